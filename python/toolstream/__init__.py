@@ -1,0 +1,54 @@
+"""toolstream: streamed LLM tool calls reassembled into whole, validated calls, fast.
+
+``for call in toolstream.reassemble(stream)`` hands over each tool call of a streamed response the moment it is
+whole, with every contract violation reported as data. The engine is the Rust extension ``toolstream._core``;
+``toolstream.reference`` is the same behaviour in plain Python.
+"""
+
+from __future__ import annotations
+
+from toolstream._api import AsyncToolCallStream, ToolCallStream, make_entry_points
+from toolstream._api import Reassembler as _Reassembler
+from toolstream._core import Engine as _Engine
+from toolstream._core import __version__
+from toolstream._model import (
+    ChoiceResult,
+    InvalidToolCall,
+    Limits,
+    Severity,
+    StreamResult,
+    ToolCall,
+    Violation,
+    ViolationCode,
+)
+from toolstream.errors import InvalidToolCallError, MalformedChunkError, StreamContractError, ToolstreamError
+
+__all__ = [
+    "AsyncToolCallStream",
+    "ChoiceResult",
+    "InvalidToolCall",
+    "InvalidToolCallError",
+    "Limits",
+    "MalformedChunkError",
+    "Reassembler",
+    "Severity",
+    "StreamContractError",
+    "StreamResult",
+    "ToolCall",
+    "ToolCallStream",
+    "ToolstreamError",
+    "Violation",
+    "ViolationCode",
+    "__version__",
+    "areassemble",
+    "reassemble",
+]
+
+
+class Reassembler(_Reassembler):
+    """Reassembly for callers who drive their own loop; see ``toolstream._api.Reassembler``."""
+
+    _engine_factory = _Engine
+
+
+reassemble, areassemble = make_entry_points(_Engine)

@@ -1,0 +1,5 @@
+"""Run the ``toolstream`` command: ``python -m toolstream``."""
+
+from toolstream.cli import main
+
+raise SystemExit(main())

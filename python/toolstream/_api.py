@@ -1,0 +1,369 @@
+"""The public entry points, written once over an engine: the Rust core's or the pure-Python reference's.
+
+An engine reads chunks and hands over calls; this module adds what both implementations share and that is
+not reassembly: argument checking, ``on_invalid``, closing the source when the consumer stops early, and the
+sync/async iteration protocols.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Generator, Iterable, Iterator
+from types import TracebackType
+from typing import Any, Literal, Protocol, cast
+
+from toolstream._choice import ToolChoice, parse_tool_choice
+from toolstream._model import InvalidToolCall, Limits, Severity, StreamResult, ToolCall, Violation
+from toolstream.errors import InvalidToolCallError, StreamContractError
+
+__all__ = ["AsyncToolCallStream", "Emit", "EngineFactory", "OnInvalid", "Reassembler", "ToolCallStream"]
+
+Emit = Literal["complete", "call_end", "stream_end"]
+OnInvalid = Literal["raise", "yield"]
+Emitted = ToolCall | InvalidToolCall
+OnViolation = Callable[[Violation], object]
+
+_EMIT_POLICIES = ("complete", "call_end", "stream_end")
+_ON_INVALID = ("raise", "yield")
+
+
+class Engine(Protocol):
+    """What the Rust core and the reference both provide."""
+
+    def feed(self, chunk: Any) -> list[Emitted]:
+        """Read one chunk; return the calls it made ready."""
+        ...
+
+    def pull(self, chunks: Iterator[Any]) -> list[Emitted] | None:
+        """Read chunks until at least one call is ready; None once ``chunks`` is exhausted."""
+        ...
+
+    def end(self) -> list[Emitted]:
+        """End the stream; return the calls that only the end made ready."""
+        ...
+
+    def result(self) -> StreamResult:
+        """The result so far."""
+        ...
+
+
+class EngineFactory(Protocol):
+    """Builds an engine for one stream."""
+
+    def __call__(
+        self, *, tool_choice: ToolChoice, emit: Emit, limits: Limits, on_violation: OnViolation | None
+    ) -> Engine:
+        """Build the engine."""
+        ...
+
+
+class _Options:
+    """The checked keyword arguments shared by every entry point."""
+
+    __slots__ = ("emit", "limits", "on_invalid", "on_violation", "tool_choice", "tools")
+
+    def __init__(
+        self,
+        tools: Any,
+        tool_choice: Any,
+        emit: str,
+        on_invalid: str,
+        on_violation: OnViolation | None,
+        limits: Limits | None,
+    ) -> None:
+        if emit not in _EMIT_POLICIES:
+            raise ValueError(f"emit must be one of {', '.join(map(repr, _EMIT_POLICIES))}; got {emit!r}")
+        if on_invalid not in _ON_INVALID:
+            raise ValueError(f"on_invalid must be 'raise' or 'yield'; got {on_invalid!r}")
+        if on_violation is not None and not callable(on_violation):
+            raise TypeError(f"on_violation must be a callable taking a Violation; got {type(on_violation).__name__}")
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a toolstream.Limits; got {type(limits).__name__}")
+        self.tools = tools
+        self.tool_choice = parse_tool_choice(tool_choice)
+        self.emit = cast(Emit, emit)
+        self.on_invalid = on_invalid
+        self.on_violation = on_violation
+        self.limits = limits if limits is not None else Limits()
+
+    def engine(self, factory: EngineFactory) -> Engine:
+        return factory(tool_choice=self.tool_choice, emit=self.emit, limits=self.limits, on_violation=self.on_violation)
+
+
+def _checked(calls: list[Emitted], on_invalid: str, engine: Engine) -> list[Emitted]:
+    if on_invalid == "raise":
+        for call in calls:
+            if isinstance(call, InvalidToolCall):
+                raise InvalidToolCallError(call, engine.result())
+    return calls
+
+
+def _contract_errors(result: StreamResult) -> tuple[Violation, ...]:
+    return tuple(v for v in result.violations if v.severity is Severity.ERROR)
+
+
+def _reject_non_streams(source: Any) -> None:
+    if isinstance(source, (str, bytes, bytearray, memoryview, dict)):
+        raise TypeError(
+            f"source must be an iterable of chunks (dicts or SDK chunk objects), or an SDK stream; "
+            f"got a single {type(source).__name__}"
+        )
+
+
+class _Outcome:
+    """Where a stream's generator leaves its result, so the generator needs no reference to its stream."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: StreamResult | None = None
+
+    def result(self) -> StreamResult:
+        if self.value is None:
+            raise ValueError("the StreamResult is available once the stream has been iterated to its end")
+        return self.value
+
+    def settle(self, engine: Engine, on_invalid: str) -> None:
+        self.value = engine.result()
+        errors = _contract_errors(self.value)
+        if errors and on_invalid == "raise":
+            raise StreamContractError(self.value, errors)
+
+
+def _run(
+    chunks: Iterator[Any], source: Any, engine: Engine, on_invalid: str, outcome: _Outcome
+) -> Generator[Emitted, None, None]:
+    try:
+        while (calls := engine.pull(chunks)) is not None:
+            yield from _checked(calls, on_invalid, engine)
+        yield from _checked(engine.end(), on_invalid, engine)
+        outcome.settle(engine, on_invalid)
+    finally:
+        _close_source(source)
+
+
+async def _arun(
+    source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
+) -> AsyncGenerator[Emitted, None]:
+    try:
+        async for chunk in source:
+            for call in _checked(engine.feed(chunk), on_invalid, engine):
+                yield call
+        for call in _checked(engine.end(), on_invalid, engine):
+            yield call
+        outcome.settle(engine, on_invalid)
+    finally:
+        await _aclose_source(source)
+
+
+class ToolCallStream(Iterator[Emitted]):
+    """The calls of one stream, each handed over as soon as the emission policy allows.
+
+    Iterate it; ``result`` is the ``StreamResult`` once it is exhausted. The source is closed when the stream is
+    exhausted, when iteration raises, and when this object is closed or collected before the end (``break``), so
+    no HTTP connection is left open. Use it as a context manager to close it deterministically.
+    """
+
+    def __init__(self, source: Iterable[Any], engine: Engine, on_invalid: str) -> None:
+        """Wrap an engine around a source of chunks (use ``toolstream.reassemble`` rather than this)."""
+        _reject_non_streams(source)
+        try:
+            self._chunks = iter(source)
+        except TypeError:
+            raise TypeError(
+                f"source must be an iterable of chunks (dicts or SDK chunk objects); got {type(source).__name__}"
+            ) from None
+        self._outcome = _Outcome()
+        # The generator must not refer to self: a cycle would keep the source open until the cyclic GC runs,
+        # instead of closing it the moment the consumer drops the stream (``break``).
+        self._calls = _run(self._chunks, source, engine, on_invalid, self._outcome)
+
+    def __iter__(self) -> ToolCallStream:
+        """Return self."""
+        return self
+
+    def __next__(self) -> Emitted:
+        """The next call handed over."""
+        return next(self._calls)
+
+    @property
+    def result(self) -> StreamResult:
+        """The stream's result; available once iteration has finished."""
+        return self._outcome.result()
+
+    def close(self) -> None:
+        """Stop reading and close the source (idempotent)."""
+        self._calls.close()
+
+    def __enter__(self) -> ToolCallStream:
+        """Enter a ``with`` block that closes the source on exit."""
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Close the source."""
+        self.close()
+
+
+class AsyncToolCallStream(AsyncIterator[Emitted]):
+    """The async twin of ``ToolCallStream``: ``async for call in ...``; the source is ``aclose()``d likewise."""
+
+    def __init__(self, source: AsyncIterable[Any], engine: Engine, on_invalid: str) -> None:
+        """Wrap an engine around an async source of chunks (use ``toolstream.areassemble`` rather than this)."""
+        _reject_non_streams(source)
+        if not hasattr(source, "__aiter__"):
+            raise TypeError(f"source must be an async iterable of chunks; got {type(source).__name__}")
+        self._outcome = _Outcome()
+        self._calls = _arun(source, engine, on_invalid, self._outcome)
+
+    def __aiter__(self) -> AsyncToolCallStream:
+        """Return self."""
+        return self
+
+    async def __anext__(self) -> Emitted:
+        """The next call handed over."""
+        return await self._calls.__anext__()
+
+    @property
+    def result(self) -> StreamResult:
+        """The stream's result; available once iteration has finished."""
+        return self._outcome.result()
+
+    async def aclose(self) -> None:
+        """Stop reading and close the source (idempotent)."""
+        await self._calls.aclose()
+
+    async def __aenter__(self) -> AsyncToolCallStream:
+        """Enter an ``async with`` block that closes the source on exit."""
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Close the source."""
+        await self.aclose()
+
+
+def _close_source(source: Any) -> None:
+    close = getattr(source, "close", None)
+    if callable(close):
+        close()
+
+
+async def _aclose_source(source: Any) -> None:
+    close = getattr(source, "aclose", None) or getattr(source, "close", None)
+    if callable(close):
+        outcome = close()
+        if hasattr(outcome, "__await__"):
+            await outcome
+
+
+class Reassembler:
+    """Reassembly for callers who drive their own loop: ``feed`` each chunk, then ``finish`` and ``close``.
+
+    ``feed`` returns the calls each chunk made ready; ``finish`` ends the stream and returns the calls only the
+    end released; ``close`` (which finishes first if needed) returns the ``StreamResult``. Under
+    ``on_invalid="raise"`` an invalid call raises ``InvalidToolCallError`` (whose ``result`` holds every call
+    handed over so far) and ``close`` raises ``StreamContractError`` for error-severity stream findings.
+    """
+
+    _engine_factory: EngineFactory
+
+    def __init__(
+        self,
+        *,
+        tools: Any = None,
+        tool_choice: Any = None,
+        emit: Emit = "call_end",
+        on_invalid: OnInvalid = "raise",
+        on_violation: OnViolation | None = None,
+        limits: Limits | None = None,
+    ) -> None:
+        """Start reassembling one stream; the keywords are those of ``reassemble``."""
+        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits)
+        self.tools = options.tools
+        self._on_invalid = options.on_invalid
+        self._engine = options.engine(type(self)._engine_factory)
+        self._finished = False
+
+    def feed(self, chunk: Any) -> list[Emitted]:
+        """Read one chunk; return the calls it made ready, in hand-over order."""
+        if self._finished:
+            raise ValueError("this Reassembler has finished; start a new one for the next stream")
+        return _checked(self._engine.feed(chunk), self._on_invalid, self._engine)
+
+    def finish(self) -> list[Emitted]:
+        """End the stream; return the calls that only the end made ready (idempotent: [] the second time)."""
+        if self._finished:
+            return []
+        self._finished = True
+        return _checked(self._engine.end(), self._on_invalid, self._engine)
+
+    def close(self) -> StreamResult:
+        """Finish if needed and return the final ``StreamResult``."""
+        self.finish()
+        result = self._engine.result()
+        errors = _contract_errors(result)
+        if errors and self._on_invalid == "raise":
+            raise StreamContractError(result, errors)
+        return result
+
+    @property
+    def result(self) -> StreamResult:
+        """The result so far (final after ``finish``)."""
+        return self._engine.result()
+
+
+def make_entry_points(
+    factory: EngineFactory,
+) -> tuple[Callable[..., ToolCallStream], Callable[..., AsyncToolCallStream]]:
+    """Build ``reassemble`` and ``areassemble`` over one engine implementation."""
+
+    def reassemble(
+        source: Iterable[Any],
+        *,
+        tools: Any = None,
+        tool_choice: Any = None,
+        emit: Emit = "call_end",
+        on_invalid: OnInvalid = "raise",
+        on_violation: OnViolation | None = None,
+        limits: Limits | None = None,
+    ) -> ToolCallStream:
+        """Reassemble the tool calls of a stream, handing each over as soon as ``emit`` allows.
+
+        Args:
+            source: An iterable of chunks: dicts in the OpenAI Chat Completions shape, the openai SDK's
+                ``ChatCompletionChunk`` objects, or the SDK's ``Stream`` itself.
+            tools: The tool definitions sent with the request (stored; validation against them comes with the
+                registry).
+            tool_choice: The ``tool_choice`` sent with the request, to check the stream against it.
+            emit: ``"complete"`` (the moment a call's JSON closes), ``"call_end"`` (closed and the call is over;
+                the default) or ``"stream_end"`` (only once the stream ended with an acceptable finish).
+            on_invalid: ``"raise"`` (default) raises ``InvalidToolCallError`` for an invalid call and
+                ``StreamContractError`` for error-severity stream findings at the end; ``"yield"`` hands invalid
+                calls over as ``InvalidToolCall`` so an agent loop can answer every call id.
+            on_violation: Called with every ``Violation`` as it is found.
+            limits: Bounds on argument size, nesting depth and number of calls.
+
+        Returns:
+            An iterator of ``ToolCall`` (and ``InvalidToolCall`` under ``on_invalid="yield"``) whose ``result`` is
+            the ``StreamResult`` once exhausted.
+        """
+        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits)
+        return ToolCallStream(source, options.engine(factory), options.on_invalid)
+
+    def areassemble(
+        source: AsyncIterable[Any],
+        *,
+        tools: Any = None,
+        tool_choice: Any = None,
+        emit: Emit = "call_end",
+        on_invalid: OnInvalid = "raise",
+        on_violation: OnViolation | None = None,
+        limits: Limits | None = None,
+    ) -> AsyncToolCallStream:
+        """``reassemble`` over an async iterable (the openai SDK's ``AsyncStream``, an async generator...)."""
+        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits)
+        return AsyncToolCallStream(source, options.engine(factory), options.on_invalid)
+
+    return reassemble, areassemble

@@ -1,0 +1,51 @@
+"""The Rust extension behind toolstream (hand-written stub with the docstrings of the Rust objects)."""
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Final
+
+from toolstream._choice import ToolChoice
+from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+
+__version__: Final[str]
+
+class Engine:
+    """Reassembles one stream; the engine behind ``toolstream.reassemble`` (driven by ``toolstream._api``).
+
+    A stream object is single-consumer: using one engine from two threads at once raises ``RuntimeError``.
+    """
+
+    def __init__(
+        self,
+        *,
+        tool_choice: ToolChoice,
+        emit: str,
+        limits: Limits,
+        on_violation: Callable[[Violation], object] | None = None,
+    ) -> None: ...
+    def feed(self, chunk: Any) -> list[ToolCall | InvalidToolCall]:
+        """Read one chunk; return the calls it made ready.
+
+        Raises:
+            toolstream.MalformedChunkError: the chunk does not have the Chat Completions shape.
+            ValueError: the stream has already ended.
+        """
+    def pull(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
+        """Read chunks in Rust until at least one call is ready; None once ``chunks`` is exhausted."""
+    def end(self) -> list[ToolCall | InvalidToolCall]:
+        """End the stream; return the calls that only the end made ready."""
+    def result(self) -> StreamResult:
+        """The result so far (final after ``end``)."""
+
+def scan(
+    fragments: Sequence[bytes], *, max_depth: int = 128, finish: bool = True
+) -> tuple[str, int | None, str | None, str | None, list[tuple[str, int]]]:
+    """Scan ``fragments`` in order with the incremental JSON scanner.
+
+    Returns:
+        ``(state, end_or_offset, error_kind, root_kind, duplicate_keys)``: state is ``"incomplete"``,
+        ``"complete"`` (with the end offset) or ``"invalid"`` (with the offset of the offending byte and its kind);
+        duplicate keys as ``(json_pointer, offset)``.
+    """
+
+def violation_table() -> list[tuple[str, str, str, bool]]:
+    """``(code, level, severity, recoverable)`` for every violation code the core knows, in order."""

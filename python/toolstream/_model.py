@@ -1,0 +1,281 @@
+"""The values toolstream hands to its users: calls, violations, results and limits.
+
+Defined once in plain Python and built by both the Rust core and the pure-Python reference, so the two
+implementations return objects of the same classes and compare with ``==``.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "VIOLATION_TABLE",
+    "ChoiceResult",
+    "InvalidToolCall",
+    "Limits",
+    "Severity",
+    "StreamResult",
+    "ToolCall",
+    "Violation",
+    "ViolationCode",
+]
+
+
+class Severity(str, enum.Enum):
+    """How bad a violation is: ``error`` makes a call invalid, ``warning`` and ``info`` ride along."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class ViolationCode(str, enum.Enum):
+    """Every contract violation toolstream reports (design.md's table)."""
+
+    MISSING_INDEX = "MISSING_INDEX"
+    INDEX_REUSED = "INDEX_REUSED"
+    ID_CHANGED = "ID_CHANGED"
+    NAME_CHANGED = "NAME_CHANGED"
+    MISSING_ID = "MISSING_ID"
+    MISSING_NAME = "MISSING_NAME"
+    TYPE_MISSING = "TYPE_MISSING"
+    ARGUMENTS_NOT_STRING = "ARGUMENTS_NOT_STRING"
+    EMPTY_ARGUMENTS = "EMPTY_ARGUMENTS"
+    ARGUMENTS_NOT_OBJECT = "ARGUMENTS_NOT_OBJECT"
+    INVALID_JSON = "INVALID_JSON"
+    DUPLICATE_KEY = "DUPLICATE_KEY"
+    TRAILING_DATA = "TRAILING_DATA"
+    TRUNCATED = "TRUNCATED"
+    ARGUMENTS_TOO_LARGE = "ARGUMENTS_TOO_LARGE"
+    TOO_DEEP = "TOO_DEEP"
+    TOO_MANY_CALLS = "TOO_MANY_CALLS"
+    UNKNOWN_TOOL = "UNKNOWN_TOOL"
+    MISSING_REQUIRED_ARGUMENT = "MISSING_REQUIRED_ARGUMENT"
+    UNEXPECTED_ARGUMENT = "UNEXPECTED_ARGUMENT"
+    TYPE_MISMATCH = "TYPE_MISMATCH"
+    ENUM_OUT_OF_RANGE = "ENUM_OUT_OF_RANGE"
+    CONSTRAINT_VIOLATION = "CONSTRAINT_VIOLATION"
+    ARGUMENTS_MISMATCH = "ARGUMENTS_MISMATCH"
+    REPAIRED = "REPAIRED"
+    FINISH_REASON_MISMATCH = "FINISH_REASON_MISMATCH"
+    FINISH_WITHOUT_CALLS = "FINISH_WITHOUT_CALLS"
+    MULTIPLE_FINISH_REASONS = "MULTIPLE_FINISH_REASONS"
+    NO_FINISH_REASON = "NO_FINISH_REASON"
+    STREAM_CUT = "STREAM_CUT"
+    TOOL_CHOICE_IGNORED = "TOOL_CHOICE_IGNORED"
+    PROVIDER_ERROR = "PROVIDER_ERROR"
+
+
+#: code -> (level, default severity, recoverable). ``recoverable`` says whether the model can fix the problem on
+#: its next turn when told about it (a malformed or truncated call can be resent; a cut stream cannot be "fixed"
+#: by the model). The Rust core mirrors this table; a test asserts that both are equal.
+VIOLATION_TABLE: dict[ViolationCode, tuple[Literal["call", "stream", "call/stream"], Severity, bool]] = {
+    ViolationCode.MISSING_INDEX: ("call", Severity.WARNING, False),
+    ViolationCode.INDEX_REUSED: ("call", Severity.INFO, False),
+    ViolationCode.ID_CHANGED: ("call", Severity.WARNING, False),
+    ViolationCode.NAME_CHANGED: ("call", Severity.ERROR, True),
+    ViolationCode.MISSING_ID: ("call", Severity.WARNING, False),
+    ViolationCode.MISSING_NAME: ("call", Severity.ERROR, True),
+    ViolationCode.TYPE_MISSING: ("call", Severity.INFO, False),
+    ViolationCode.ARGUMENTS_NOT_STRING: ("call", Severity.WARNING, False),
+    ViolationCode.EMPTY_ARGUMENTS: ("call", Severity.INFO, False),
+    ViolationCode.ARGUMENTS_NOT_OBJECT: ("call", Severity.ERROR, True),
+    ViolationCode.INVALID_JSON: ("call", Severity.ERROR, True),
+    ViolationCode.DUPLICATE_KEY: ("call", Severity.WARNING, True),
+    ViolationCode.TRAILING_DATA: ("call/stream", Severity.ERROR, True),
+    ViolationCode.TRUNCATED: ("call", Severity.ERROR, True),
+    ViolationCode.ARGUMENTS_TOO_LARGE: ("call", Severity.ERROR, True),
+    ViolationCode.TOO_DEEP: ("call", Severity.ERROR, True),
+    ViolationCode.TOO_MANY_CALLS: ("call", Severity.ERROR, True),
+    ViolationCode.UNKNOWN_TOOL: ("call", Severity.ERROR, True),
+    ViolationCode.MISSING_REQUIRED_ARGUMENT: ("call", Severity.ERROR, True),
+    ViolationCode.UNEXPECTED_ARGUMENT: ("call", Severity.ERROR, True),
+    ViolationCode.TYPE_MISMATCH: ("call", Severity.ERROR, True),
+    ViolationCode.ENUM_OUT_OF_RANGE: ("call", Severity.ERROR, True),
+    ViolationCode.CONSTRAINT_VIOLATION: ("call", Severity.ERROR, True),
+    ViolationCode.ARGUMENTS_MISMATCH: ("call", Severity.WARNING, False),
+    ViolationCode.REPAIRED: ("call", Severity.INFO, False),
+    ViolationCode.FINISH_REASON_MISMATCH: ("stream", Severity.WARNING, False),
+    ViolationCode.FINISH_WITHOUT_CALLS: ("stream", Severity.ERROR, False),
+    ViolationCode.MULTIPLE_FINISH_REASONS: ("stream", Severity.WARNING, False),
+    ViolationCode.NO_FINISH_REASON: ("stream", Severity.WARNING, False),
+    ViolationCode.STREAM_CUT: ("stream", Severity.ERROR, False),
+    ViolationCode.TOOL_CHOICE_IGNORED: ("stream", Severity.ERROR, False),
+    ViolationCode.PROVIDER_ERROR: ("stream", Severity.ERROR, False),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One contract violation, as data (never an exception).
+
+    Attributes:
+        code: What went wrong.
+        message: A sentence for humans; differential tests never compare it.
+        severity: ``error`` makes the call (or the stream) invalid; ``warning`` and ``info`` ride along.
+        choice: The choice it concerns (0 unless the request asked for several).
+        seq: The call it concerns, by opening order in the stream; None for stream-wide findings.
+        index: The provider's ``index`` of that call as sent, when it sent one.
+        path: JSON pointer inside the arguments (``/items/0/qty``) for argument-level findings.
+        offset: Byte offset inside the call's arguments text for parse findings.
+        recoverable: Whether the model can fix it on its next turn if told.
+        data: The payload that must not be lost: a provider error event, trailing text after a handed-over call.
+    """
+
+    code: ViolationCode
+    message: str
+    severity: Severity
+    choice: int | None = None
+    seq: int | None = None
+    index: int | None = None
+    path: str | None = None
+    offset: int | None = None
+    recoverable: bool = False
+    data: Any = None
+
+    def key(self) -> tuple[str, str, int | None, int | None, str | None]:
+        """The identity differential tests compare: (code, severity, choice, seq, path)."""
+        return (self.code.value, self.severity.value, self.choice, self.seq, self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A whole, valid tool call, ready to dispatch.
+
+    Attributes:
+        id: The provider's call id, or a generated ``ts_<choice>_<seq>`` (with ``MISSING_ID``) when none came.
+        name: The tool name, taken on first arrival.
+        arguments: The parsed arguments, exactly the value that was checked.
+        arguments_json: The exact concatenated arguments text (the canonical text when an object was sent).
+        seq: Position of the call in the order calls were opened in this stream.
+        index: The provider's ``index`` as sent, or None.
+        choice: The choice the call belongs to.
+        violations: Warnings and infos found on the way (errors would have made it an ``InvalidToolCall``).
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    arguments_json: str
+    seq: int
+    index: int | None
+    choice: int
+    violations: tuple[Violation, ...] = ()
+
+    @property
+    def ok(self) -> Literal[True]:
+        """Always True: a ``ToolCall`` is valid by construction."""
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidToolCall:
+    """A tool call that must not be dispatched; it still carries everything that arrived for it.
+
+    Attributes:
+        id: The provider's call id, or a generated one, so that a tool result can still answer it.
+        name: The tool name, or None when none arrived.
+        arguments: The parsed arguments when the text was a complete JSON value, else None.
+        arguments_json: The arguments text received (up to the size limit).
+        seq: Position of the call in the order calls were opened in this stream.
+        index: The provider's ``index`` as sent, or None.
+        choice: The choice the call belongs to.
+        errors: The error-severity violations that make it invalid (at least one).
+        violations: Its warnings and infos.
+    """
+
+    id: str
+    name: str | None
+    arguments: Any
+    arguments_json: str
+    seq: int
+    index: int | None
+    choice: int
+    errors: tuple[Violation, ...]
+    violations: tuple[Violation, ...] = ()
+
+    @property
+    def ok(self) -> Literal[False]:
+        """Always False."""
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceResult:
+    """What one choice of the response brought besides its calls.
+
+    Attributes:
+        choice: The choice index.
+        text: Its concatenated content text.
+        finish_reason: Its first non-null finish reason, or None.
+    """
+
+    choice: int
+    text: str
+    finish_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamResult:
+    """Everything a stream brought, settled once it has ended.
+
+    Attributes:
+        calls: The valid calls, ordered by (choice, seq).
+        invalid_calls: The invalid calls, ordered by (choice, seq).
+        finish_reason: The first non-null finish reason of choice 0 (or of the lowest choice seen).
+        usage: The last usage payload the stream carried, as sent.
+        text: The content text of that same choice.
+        violations: Stream-level findings.
+        choices: Text and finish reason of every choice seen.
+    """
+
+    calls: tuple[ToolCall, ...] = ()
+    invalid_calls: tuple[InvalidToolCall, ...] = ()
+    finish_reason: str | None = None
+    usage: Any = None
+    text: str = ""
+    violations: tuple[Violation, ...] = ()
+    choices: tuple[ChoiceResult, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        """True when no call is invalid and no stream-level violation is an error."""
+        return not self.invalid_calls and all(v.severity is not Severity.ERROR for v in self.violations)
+
+
+#: jiter (which builds the Python objects in the core) refuses nesting deeper than this.
+MAX_SUPPORTED_DEPTH = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds that keep memory and time finite on hostile or broken streams.
+
+    Going past a limit is a violation on the call concerned, never a crash: the call becomes invalid and the
+    stream goes on.
+
+    Attributes:
+        max_argument_bytes: Bytes of arguments text kept per call (default 8 MiB). Past it the call is
+            ``ARGUMENTS_TOO_LARGE``; its further bytes are scanned, not stored.
+        max_depth: Nesting of arrays and objects in the arguments, the top-level object counting as 1 (default
+            128, at most 200). Deeper is ``TOO_DEEP``.
+        max_calls: Calls per stream (default 256). Calls opened past it are ``TOO_MANY_CALLS`` and keep no
+            arguments.
+    """
+
+    max_argument_bytes: int = 8 * 1024 * 1024
+    max_depth: int = 128
+    max_calls: int = 256
+
+    def __post_init__(self) -> None:
+        """Reject limits that could not be enforced."""
+        for name in ("max_argument_bytes", "max_depth", "max_calls"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"Limits.{name} must be an int, got {type(value).__name__}")
+            if value < 1:
+                raise ValueError(f"Limits.{name} must be at least 1, got {value}")
+        if self.max_depth > MAX_SUPPORTED_DEPTH:
+            raise ValueError(f"Limits.max_depth must be at most {MAX_SUPPORTED_DEPTH}, got {self.max_depth}")

@@ -1,0 +1,113 @@
+"""The ``toolstream`` command.
+
+``toolstream demo [FOLDER]`` reassembles every recording of a folder (the bundled ``recordings/`` by default) and
+prints each call with its violations in a table; ``toolstream reassemble FILE`` prints the calls of one recorded
+stream (``.sse`` or ``.jsonl``) as JSON lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import toolstream
+from toolstream._api import Emit
+from toolstream.recordings import Recording, iter_recordings, load_recording
+
+__all__ = ["main"]
+
+_COLUMNS = ("seq", "id", "name", "arguments", "findings")
+_WIDTHS = (3, 30, 22, 44, 0)
+
+
+def _clip(text: str, width: int) -> str:
+    if width and len(text) > width:
+        return text[: width - 1] + "…"
+    return text
+
+
+def _codes(violations: Sequence[toolstream.Violation]) -> str:
+    return " ".join(violation.code.value for violation in violations)
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "  ".join(
+        _clip(cell, width).ljust(width) if width else cell for cell, width in zip(cells, _WIDTHS, strict=False)
+    )
+
+
+def _reassemble(recording: Recording) -> tuple[list[toolstream.ToolCall | toolstream.InvalidToolCall], Any]:
+    request = recording.request or {}
+    stream = toolstream.reassemble(recording.chunks(), tool_choice=request.get("tool_choice"), on_invalid="yield")
+    calls = list(stream)
+    return calls, stream.result
+
+
+def _demo(folder: Path | None, out: TextIO) -> int:
+    recordings = list(iter_recordings(folder))
+    if not recordings:
+        print(f"no recordings found in {folder}", file=sys.stderr)
+        return 1
+    totals = {"calls": 0, "invalid": 0, "findings": 0}
+    for recording in recordings:
+        calls, result = _reassemble(recording)
+        finish = result.finish_reason or "no finish reason"
+        print(f"\n{recording.name}  ({recording.format}, {len(recording.chunks())} chunks, {finish})", file=out)
+        print("  " + _row(_COLUMNS), file=out)
+        for call in calls:
+            arguments = json.dumps(call.arguments, ensure_ascii=False) if call.arguments is not None else "—"
+            findings = _codes(call.violations) if call.ok else "INVALID " + _codes([*call.errors, *call.violations])
+            print("  " + _row((str(call.seq), call.id, call.name or "—", arguments, findings)), file=out)
+            totals["calls"] += 1
+            totals["invalid"] += not call.ok
+        if not calls:
+            print("  (no tool call)", file=out)
+        if result.violations:
+            print(f"  stream: {_codes(result.violations)}", file=out)
+        totals["findings"] += len(result.violations) + sum(len(c.violations) for c in result.calls)
+    print(
+        f"\n{len(recordings)} recordings, {totals['calls']} calls handed over "
+        f"({totals['invalid']} invalid), {totals['findings']} findings on valid calls and streams",
+        file=out,
+    )
+    return 0
+
+
+def _reassemble_file(path: Path, emit: Emit, out: TextIO) -> int:
+    recording = load_recording(path)
+    request = recording.request or {}
+    stream = toolstream.reassemble(
+        recording.chunks(), tool_choice=request.get("tool_choice"), emit=emit, on_invalid="yield"
+    )
+    for call in stream:
+        line: dict[str, Any] = {"seq": call.seq, "id": call.id, "name": call.name, "arguments": call.arguments}
+        line["ok"] = call.ok
+        line["violations"] = [v.code.value for v in (call.violations if call.ok else (*call.errors, *call.violations))]
+        print(json.dumps(line, ensure_ascii=False), file=out)
+    result = stream.result
+    summary = {"finish_reason": result.finish_reason, "violations": [v.code.value for v in result.violations]}
+    print(json.dumps({"result": summary}, ensure_ascii=False), file=out)
+    return 0 if result.ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="toolstream", description=__doc__.splitlines()[0] if __doc__ else None)
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="reassemble every recording of a folder and print the calls")
+    demo.add_argument("folder", nargs="?", type=Path, help="a recordings folder (default: the bundled one)")
+    one = commands.add_parser("reassemble", help="print the calls of one recorded stream as JSON lines")
+    one.add_argument("file", type=Path, help="a .sse or .jsonl recording (with its .json manifest beside it)")
+    one.add_argument("--emit", choices=("complete", "call_end", "stream_end"), default="call_end")
+    options = parser.parse_args(argv)
+    try:
+        if options.command == "demo":
+            return _demo(options.folder, sys.stdout)
+        return _reassemble_file(options.file, options.emit, sys.stdout)
+    except (OSError, ValueError) as error:
+        print(f"toolstream: {error}", file=sys.stderr)
+        return 2

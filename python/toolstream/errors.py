@@ -1,0 +1,80 @@
+"""The one exception hierarchy of toolstream, shared by the Rust core and the pure-Python reference.
+
+Both implementations raise exactly these classes, so differential tests compare outcomes with ``==``.
+Subclasses also inherit the builtin they refine, so ``except ValueError`` keeps working for callers who do
+not know toolstream.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolstream._model import InvalidToolCall, StreamResult, Violation
+
+__all__ = [
+    "InvalidToolCallError",
+    "MalformedChunkError",
+    "StreamContractError",
+    "ToolstreamError",
+]
+
+
+class ToolstreamError(Exception):
+    """Base class of every error toolstream raises on purpose."""
+
+
+class InvalidToolCallError(ToolstreamError, ValueError):
+    """An invalid tool call was about to be handed over under ``on_invalid="raise"``.
+
+    Agent loops that must answer every call id use ``on_invalid="yield"`` instead and send
+    ``call.to_tool_result(...)`` back to the model.
+
+    Attributes:
+        call: The invalid call, with its identity and the arguments text received.
+        violations: The call's error-severity violations (``call.errors``).
+        result: The stream's result as far as it had been read when the error was raised.
+    """
+
+    def __init__(self, call: InvalidToolCall, result: StreamResult) -> None:
+        """Build the error from the call and the stream result so far."""
+        self.call = call
+        self.violations: tuple[Violation, ...] = call.errors
+        self.result = result
+        reasons = "; ".join(f"{v.code.value}: {v.message}" for v in call.errors)
+        super().__init__(f"invalid tool call seq={call.seq} id={call.id!r} name={call.name!r}: {reasons}")
+
+
+class StreamContractError(ToolstreamError, ValueError):
+    """The stream ended with error-severity stream-level violations (cut, provider error, ignored tool_choice...).
+
+    Raised at the end of iteration under ``on_invalid="raise"``; with ``on_invalid="yield"`` the same findings are
+    on ``StreamResult.violations``.
+
+    Attributes:
+        result: The complete stream result.
+        violations: The error-severity stream-level violations.
+    """
+
+    def __init__(self, result: StreamResult, violations: tuple[Violation, ...]) -> None:
+        """Build the error from the finished result and its error-severity stream violations."""
+        self.result = result
+        self.violations = violations
+        reasons = "; ".join(f"{v.code.value}: {v.message}" for v in violations)
+        super().__init__(f"stream broke its contract: {reasons}")
+
+
+class MalformedChunkError(ToolstreamError, TypeError):
+    """A chunk does not have the shape of its wire format (not a mapping, a field of the wrong type...).
+
+    Attributes:
+        chunk_number: Position of the offending chunk in the stream, from 0.
+        path: Where in the chunk, e.g. ``choices[0].delta.tool_calls[1].index``.
+    """
+
+    def __init__(self, chunk_number: int, path: str, problem: str) -> None:
+        """Build the error naming the chunk, the field and what is wrong with it."""
+        self.chunk_number = chunk_number
+        self.path = path
+        where = f" at {path}" if path else ""
+        super().__init__(f"chunk {chunk_number}{where}: {problem}")

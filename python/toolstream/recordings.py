@@ -1,0 +1,347 @@
+"""Recorded provider streams and what reassembling them must give.
+
+A recording is a pair of files in ``recordings/<format>/``: the stream itself — ``<name>.sse`` (the raw SSE bytes
+as received) or ``<name>.jsonl`` (one chunk JSON per line, where only parsed chunks exist) — and ``<name>.json``, its
+manifest (``format``, ``quirk``, ``source``, optionally ``request``, ``expected`` and ``notes``). The same files feed
+the Rust tests, pytest, the benchmarks and the local endpoint.
+
+This module only reads them, in pure Python. Its SSE reader is deliberately minimal (it serves tests and the demo);
+the fast path frames raw bytes in the Rust core.
+
+Example:
+    >>> from toolstream.recordings import iter_recordings
+    >>> for rec in iter_recordings(format="openai-chat"):  # doctest: +SKIP
+    ...     print(rec.name, len(rec.chunks()), rec.expected["finish_reason"])
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DATA_SUFFIXES", "Recording", "decode_jsonl", "decode_sse", "iter_recordings", "load_recording"]
+
+#: Suffixes of stream data files, in the order they are looked for next to a manifest.
+DATA_SUFFIXES: tuple[str, ...] = (".sse", ".jsonl")
+
+#: Suffix of the manifest that sits next to every data file.
+MANIFEST_SUFFIX = ".json"
+
+#: ``recordings/`` next to the package's source tree (``python/toolstream/../../recordings``).
+_DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "recordings"
+
+# Line ends of SSE (and of our JSON lines): CRLF, LF or a lone CR. Not str.splitlines(), which would also split on
+# U+2028, U+0085 and friends, all of which may appear raw inside a JSON string.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+_DONE = "[DONE]"
+
+
+def _decode_utf8(data: bytes, origin: str) -> str:
+    """Decode bytes as UTF-8, dropping a leading byte-order mark.
+
+    Args:
+        data: The raw bytes.
+        origin: Where they came from, for the error message.
+
+    Returns:
+        The text.
+
+    Raises:
+        ValueError: The bytes are not UTF-8.
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{origin}: not UTF-8 ({exc})") from exc
+
+
+def _parse_json(text: str, origin: str) -> Any:
+    """Parse one JSON payload, naming where it came from when it is not JSON.
+
+    Args:
+        text: The payload.
+        origin: Its place (file and event or line number), for the error message.
+
+    Returns:
+        The decoded value.
+
+    Raises:
+        ValueError: The payload is not valid JSON.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{origin}: invalid JSON ({exc.msg} at {exc.pos}): {text[:80]!r}") from exc
+
+
+def _sse_data_fields(text: str) -> Iterator[list[str]]:
+    """Split SSE text into events and yield the ``data`` field values of each event that has any.
+
+    Events end at a blank line; an event still open at the end of the text counts too (a missing final blank line).
+    Whitespace before a field name is tolerated, lines starting with ``:`` are comments, one space after the colon
+    is dropped, and fields other than ``data`` (``event``, ``id``, ``retry``) are ignored.
+
+    Args:
+        text: The whole decoded stream.
+
+    Yields:
+        The ``data`` values of one event, in order (at least one).
+    """
+    data: list[str] = []
+    for raw_line in _LINE_END.split(text):
+        line = raw_line.lstrip(" \t")
+        if not line:
+            if data:
+                yield data
+                data = []
+            continue
+        if line.startswith(":"):
+            continue
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            data.append(value)
+    if data:
+        yield data
+
+
+def decode_sse(data: bytes, origin: str = "<sse>") -> list[Any]:
+    """Decode the JSON payloads of an SSE stream.
+
+    A minimal reader: events are split on blank lines (LF, CRLF or CR line ends), an event's ``data`` field values
+    are joined with a line feed, comments and non-``data`` fields are skipped, and so are ``[DONE]`` and events whose
+    data is empty or only whitespace (keep-alives).
+
+    Args:
+        data: The raw stream bytes (UTF-8).
+        origin: A name for error messages, such as the file path.
+
+    Returns:
+        One decoded JSON value per event, in stream order.
+
+    Raises:
+        ValueError: The bytes are not UTF-8, or an event's data is not JSON.
+    """
+    payloads: list[Any] = []
+    for number, values in enumerate(_sse_data_fields(_decode_utf8(data, origin))):
+        payload = "\n".join(values)
+        if not payload.strip() or payload.strip() == _DONE:
+            continue
+        payloads.append(_parse_json(payload, f"{origin}: event {number}"))
+    return payloads
+
+
+def decode_jsonl(data: bytes, origin: str = "<jsonl>") -> list[Any]:
+    """Decode JSON lines: one JSON value per non-empty line.
+
+    Args:
+        data: The raw file bytes (UTF-8).
+        origin: A name for error messages, such as the file path.
+
+    Returns:
+        The decoded values, in file order.
+
+    Raises:
+        ValueError: The bytes are not UTF-8, or a line is not JSON.
+    """
+    text = _decode_utf8(data, origin)
+    return [
+        _parse_json(line, f"{origin}: line {number + 1}")
+        for number, line in enumerate(_LINE_END.split(text))
+        if line.strip()
+    ]
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One recorded stream and its manifest.
+
+    Attributes:
+        name: ``<format folder>/<file stem>``, e.g. ``"openai-chat/q8-index-starts-at-1"``.
+        path: The data file (``.sse`` or ``.jsonl``).
+        format: The wire format named by the manifest (``openai-chat``, ``openai-responses``, ...).
+        manifest: The whole manifest, as decoded.
+    """
+
+    name: str
+    path: Path
+    format: str
+    manifest: dict[str, Any] = field(repr=False, hash=False)
+
+    @property
+    def manifest_path(self) -> Path:
+        """The manifest file next to the data file."""
+        return self.path.with_suffix(MANIFEST_SUFFIX)
+
+    def read_bytes(self) -> bytes:
+        """The data file's bytes, exactly as stored.
+
+        Returns:
+            The raw bytes.
+        """
+        return self.path.read_bytes()
+
+    def chunks(self) -> list[Any]:
+        """The decoded chunks of the stream.
+
+        ``.jsonl``: one ``json.loads`` per non-empty line. ``.sse``: the JSON payload of each event (see
+        :func:`decode_sse`), without ``[DONE]``.
+
+        Returns:
+            The chunks (for OpenAI Chat, ``chat.completion.chunk`` dicts, and error events as sent).
+
+        Raises:
+            ValueError: The file is not UTF-8 or holds something that is not JSON.
+        """
+        data = self.read_bytes()
+        if self.path.suffix == ".jsonl":
+            return decode_jsonl(data, str(self.path))
+        return decode_sse(data, str(self.path))
+
+    @property
+    def expected(self) -> dict[str, Any]:
+        """What reassembling the stream must give (``calls``, ``finish_reason``, ``text``, ``violations``, ``usage``).
+
+        Raises:
+            ValueError: The manifest has no ``expected`` object.
+        """
+        expected = self.manifest.get("expected")
+        if not isinstance(expected, dict):
+            raise ValueError(f"{self.manifest_path}: 'expected' must be a JSON object")
+        return expected
+
+    @property
+    def request(self) -> dict[str, Any] | None:
+        """The recorded request's ``tool_choice`` and ``tools``, or None when the request is not known.
+
+        Returns:
+            ``{"tool_choice": ..., "tools": [...]}`` (``tool_choice`` None when the request sent none).
+
+        Raises:
+            ValueError: The manifest's ``request`` is not a JSON object.
+        """
+        request = self.manifest.get("request")
+        if request is None:
+            return None
+        if not isinstance(request, dict):
+            raise ValueError(f"{self.manifest_path}: 'request' must be a JSON object")
+        return {"tool_choice": request.get("tool_choice"), "tools": list(request.get("tools") or [])}
+
+
+def _data_file_for(manifest_path: Path) -> Path:
+    """Find the one data file that sits next to a manifest.
+
+    Args:
+        manifest_path: The ``.json`` manifest.
+
+    Returns:
+        The ``.sse`` or ``.jsonl`` file with the same stem.
+
+    Raises:
+        FileNotFoundError: There is none.
+        ValueError: There are several.
+    """
+    found = [manifest_path.with_suffix(suffix) for suffix in DATA_SUFFIXES]
+    found = [path for path in found if path.is_file()]
+    if not found:
+        wanted = " or ".join(manifest_path.with_suffix(suffix).name for suffix in DATA_SUFFIXES)
+        raise FileNotFoundError(f"{manifest_path}: no data file ({wanted}) next to the manifest")
+    if len(found) > 1:
+        raise ValueError(f"{manifest_path}: several data files for one manifest: {[p.name for p in found]}")
+    return found[0]
+
+
+def _load(data_path: Path, name: str) -> Recording:
+    """Read a data file's manifest and build the recording.
+
+    Args:
+        data_path: The ``.sse`` or ``.jsonl`` file.
+        name: The recording's name.
+
+    Returns:
+        The recording (its chunks are read lazily).
+
+    Raises:
+        FileNotFoundError: The manifest is missing.
+        ValueError: The manifest is not a JSON object with a string ``format``.
+    """
+    manifest_path = data_path.with_suffix(MANIFEST_SUFFIX)
+    if not manifest_path.is_file():
+        raise FileNotFoundError(f"{data_path}: no manifest {manifest_path.name} next to the data file")
+    manifest = _parse_json(_decode_utf8(manifest_path.read_bytes(), str(manifest_path)), str(manifest_path))
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{manifest_path}: the manifest must be a JSON object")
+    fmt = manifest.get("format")
+    if not isinstance(fmt, str) or not fmt:
+        raise ValueError(f"{manifest_path}: the manifest must name its 'format'")
+    return Recording(name=name, path=data_path, format=fmt, manifest=manifest)
+
+
+def load_recording(path: str | Path) -> Recording:
+    """Load one recording from its data file or from its manifest.
+
+    Args:
+        path: The ``.sse``/``.jsonl`` data file or the ``.json`` manifest next to it.
+
+    Returns:
+        The recording, named ``<folder>/<stem>``.
+
+    Raises:
+        FileNotFoundError: The file, its manifest or its data file is missing.
+        ValueError: The path is neither a data file nor a manifest, or the manifest is malformed.
+    """
+    path = Path(path)
+    if path.suffix == MANIFEST_SUFFIX:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such manifest")
+        data_path = _data_file_for(path)
+    elif path.suffix in DATA_SUFFIXES:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such data file")
+        data_path = path
+    else:
+        raise ValueError(f"{path}: a recording is a .sse or .jsonl data file or its .json manifest")
+    return _load(data_path, f"{data_path.parent.name}/{data_path.stem}")
+
+
+def iter_recordings(root: str | Path | None = None, *, format: str | None = None) -> Iterator[Recording]:
+    """Iterate over every recording under a folder, sorted by name.
+
+    The folder is read when this is called, so a missing folder or a broken manifest raises here, not later.
+
+    Args:
+        root: The recordings folder (``<root>/<format>/<name>.json`` plus its data file). By default the
+            ``recordings/`` folder of the source tree this package was imported from.
+        format: Only recordings whose manifest names this wire format.
+
+    Returns:
+        An iterator over the recordings, sorted by name (``<format folder>/<stem>``).
+
+    Raises:
+        FileNotFoundError: The folder does not exist (for the default: the package is not running from its source
+            tree, so pass ``root=``), or a manifest has no data file.
+        ValueError: A manifest is malformed or has several data files.
+    """
+    if root is None:
+        folder = _DEFAULT_ROOT
+        if not folder.is_dir():
+            raise FileNotFoundError(
+                f"no recordings folder at {folder} (toolstream is not running from its source tree); "
+                "pass root= the path of a recordings folder"
+            )
+    else:
+        folder = Path(root)
+        if not folder.is_dir():
+            raise FileNotFoundError(f"{folder}: no such recordings folder")
+    found = [
+        _load(_data_file_for(manifest_path), manifest_path.relative_to(folder).with_suffix("").as_posix())
+        for manifest_path in folder.rglob(f"*{MANIFEST_SUFFIX}")
+    ]
+    found.sort(key=lambda recording: recording.name)
+    return iter([recording for recording in found if format is None or recording.format == format])

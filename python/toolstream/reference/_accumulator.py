@@ -1,0 +1,565 @@
+"""The accumulator: tool calls in progress, their identity, their arguments and when they are handed over.
+
+This is the plain-Python statement of ``docs/semantics.md``; the Rust core implements the same rules and the
+differential tests hold the two together. Nothing here knows a wire format: decoders call ``fragment``,
+``text``, ``finish``, ``provider_error`` and ``end``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from toolstream._choice import ToolChoice
+from toolstream._model import (
+    VIOLATION_TABLE,
+    ChoiceResult,
+    InvalidToolCall,
+    Limits,
+    Severity,
+    StreamResult,
+    ToolCall,
+    Violation,
+    ViolationCode,
+)
+from toolstream.reference._scanner import COMPLETE, INCOMPLETE, Scanner
+
+Emit = Literal["complete", "call_end", "stream_end"]
+Emitted = ToolCall | InvalidToolCall
+
+#: Finish reasons that mean the model was stopped before it was done.
+CUTTING_FINISHES = frozenset({"length", "content_filter"})
+PLACEHOLDERS = frozenset({"", "null"})
+
+_SCAN_ERROR_CODES = {"too_deep": ViolationCode.TOO_DEEP, "trailing_data": ViolationCode.TRAILING_DATA}
+_WHITESPACE = b" \t\r\n"
+_PARSE = object()  # marker: the arguments text is one complete value, to be parsed last
+
+
+def value_or_none(value: str | None) -> str | None:
+    """Drop the placeholders providers send for "no value yet" (``""`` and ``"null"``)."""
+    return None if value is None or value in PLACEHOLDERS else value
+
+
+@dataclass(slots=True)
+class Fragment:
+    """One tool-call delta, already read out of its wire format.
+
+    ``arguments`` is the text to append (None when the fragment carried none); ``arguments_was_value`` says it was
+    sent as a JSON value rather than a string (``ARGUMENTS_NOT_STRING``).
+    """
+
+    index: int | None
+    id: str | None
+    name: str | None
+    type: str | None
+    arguments: str | None
+    arguments_was_value: bool = False
+
+
+@dataclass(slots=True)
+class _Call:
+    seq: int
+    choice: int
+    index: int | None
+    scanner: Scanner | None  # None for calls past max_calls: they keep nothing
+    id: str | None = None
+    name: str | None = None
+    buffer: bytearray = field(default_factory=bytearray)
+    received: int = 0  # argument bytes received, stored or not; offsets of post-hand-over data count from here
+    over_limit: bool = False
+    missing_index_reported: bool = False
+    changed_values_reported: set[tuple[str, str]] = field(default_factory=set)
+    violations: list[Violation] = field(default_factory=list)
+    handed_over: bool = False
+
+    @property
+    def closed(self) -> bool:
+        return self.scanner is not None and (
+            self.scanner.state == COMPLETE
+            or (self.scanner.error is not None and self.scanner.error.kind == "trailing_data")
+        )
+
+    @property
+    def settled(self) -> bool:
+        """The value closed or was rejected: nothing that arrives later can make it a different call.
+
+        A call with no arguments yet is not settled: with interleaved calls its arguments may still come.
+        """
+        return self.scanner is None or self.scanner.state != INCOMPLETE
+
+    @property
+    def empty(self) -> bool:
+        return self.scanner is not None and not self.scanner.is_started
+
+
+@dataclass(slots=True)
+class _Choice:
+    number: int
+    text: list[str] = field(default_factory=list)
+    finish_reason: str | None = None
+    cut: bool = False
+    calls: list[_Call] = field(default_factory=list)
+    by_index: dict[int, _Call] = field(default_factory=dict)
+    by_id: dict[str, _Call] = field(default_factory=dict)
+
+
+class Accumulator:
+    """Slots keyed by stream position, each with an incremental scanner; see ``docs/semantics.md``."""
+
+    def __init__(
+        self,
+        *,
+        emit: Emit,
+        limits: Limits,
+        tool_choice: ToolChoice,
+        on_violation: Callable[[Violation], object] | None,
+    ) -> None:
+        """Start an empty stream."""
+        self._emit = emit
+        self._limits = limits
+        self._tool_choice = tool_choice
+        self._on_violation = on_violation
+        self._choices: dict[int, _Choice] = {}
+        self._calls: list[_Call] = []
+        self._ready: list[Emitted] = []
+        self._valid: list[ToolCall] = []
+        self._invalid: list[InvalidToolCall] = []
+        self._stream_violations: list[Violation] = []
+        self._usage: Any = None
+        self._errored = False
+        self._ended = False
+
+    # ----------------------------------------------------------------------------------------------- input
+
+    def fragment(self, choice_number: int, fragment: Fragment) -> None:
+        """Apply one tool-call delta of one choice."""
+        choice = self._choice(choice_number)
+        call = self._match(choice, fragment)
+        self._hand_over_others(choice, call)
+        self._apply(call, fragment)
+        if self._emit == "complete" and not call.handed_over and call.closed:
+            self._hand_over(call)
+
+    def text(self, choice_number: int, text: str) -> None:
+        """Append content text to a choice."""
+        self._choice(choice_number).text.append(text)
+
+    def usage(self, usage: Any) -> None:
+        """Keep the latest usage payload."""
+        self._usage = usage
+
+    def touch(self, choice_number: int) -> None:
+        """Note that a choice appeared in the stream, even with nothing in it."""
+        self._choice(choice_number)
+
+    def finish(self, choice_number: int, reason: str) -> None:
+        """A non-null finish reason for a choice."""
+        choice = self._choice(choice_number)
+        if choice.finish_reason is None:
+            choice.finish_reason = reason
+        else:
+            self._report_stream(
+                ViolationCode.MULTIPLE_FINISH_REASONS,
+                f"choice {choice.number} finished again with {reason!r} after {choice.finish_reason!r}; "
+                f"the first one stands",
+                choice=choice.number,
+            )
+        if reason in CUTTING_FINISHES:
+            self._cut(choice, because=f"finish_reason {reason!r}", seqless=True)
+        elif self._emit != "stream_end":
+            for call in self._pending(choice):
+                if call.settled or call.empty:
+                    self._hand_over(call)
+
+    def provider_error(self, payload: Any) -> None:
+        """An error event in the stream: reported with its payload, and every choice counts as cut."""
+        self._report_stream(
+            ViolationCode.PROVIDER_ERROR, f"the provider sent an error event: {_brief(payload)}", data=payload
+        )
+        if not self._errored:
+            self._errored = True
+            for choice in sorted(self._choices.values(), key=lambda c: c.number):
+                self._cut(choice, because="an error event", seqless=False)
+
+    def end(self) -> None:
+        """The stream ended: every call not yet handed over is, then the stream-level findings are settled."""
+        if self._ended:
+            return
+        self._ended = True
+        for call in sorted(self._calls, key=lambda c: (c.choice, c.seq)):
+            if not call.handed_over:
+                if call.scanner is not None:
+                    call.scanner.finish()
+                self._hand_over(call)
+        self._settle_stream()
+
+    # ---------------------------------------------------------------------------------------------- output
+
+    def take_ready(self) -> list[Emitted]:
+        """The calls handed over since the last call, in hand-over order."""
+        ready, self._ready = self._ready, []
+        return ready
+
+    def result(self) -> StreamResult:
+        """The result so far (final once ``end`` was called)."""
+        choices = tuple(
+            ChoiceResult(c.number, "".join(c.text), c.finish_reason)
+            for c in sorted(self._choices.values(), key=lambda c: c.number)
+        )
+        first = choices[0] if choices else None
+        return StreamResult(
+            calls=tuple(sorted(self._valid, key=lambda c: (c.choice, c.seq))),
+            invalid_calls=tuple(sorted(self._invalid, key=lambda c: (c.choice, c.seq))),
+            finish_reason=first.finish_reason if first else None,
+            usage=self._usage,
+            text=first.text if first else "",
+            violations=tuple(self._stream_violations),
+            choices=choices,
+        )
+
+    # ---------------------------------------------------------------------------------------- call identity
+
+    def _choice(self, number: int) -> _Choice:
+        choice = self._choices.get(number)
+        if choice is None:
+            choice = self._choices[number] = _Choice(number)
+        return choice
+
+    def _match(self, choice: _Choice, fragment: Fragment) -> _Call:
+        call_id = value_or_none(fragment.id)
+        if fragment.index is not None:
+            current = choice.by_index.get(fragment.index)
+            if current is None:
+                return self._open(choice, fragment)
+            if call_id is not None and current.id is not None and call_id != current.id:
+                if current.closed or value_or_none(fragment.name) is not None:
+                    call = self._open(choice, fragment)
+                    self._report(
+                        call,
+                        ViolationCode.INDEX_REUSED,
+                        f"index {fragment.index} was reused by a new call {call_id!r} (after {current.id!r})",
+                    )
+                    return call
+                if _first_time(current, "id", call_id):
+                    self._report(
+                        current,
+                        ViolationCode.ID_CHANGED,
+                        f"id changed from {current.id!r} to {call_id!r} in the middle of the arguments; "
+                        f"the first id is kept",
+                    )
+            return current
+        if call_id is not None:
+            known = choice.by_id.get(call_id)
+            call = known if known is not None else self._open(choice, fragment)
+        else:
+            call = choice.calls[-1] if choice.calls else self._open(choice, fragment)
+        if not call.missing_index_reported:
+            call.missing_index_reported = True
+            self._report(call, ViolationCode.MISSING_INDEX, "a fragment of this call came without an index")
+        return call
+
+    def _open(self, choice: _Choice, fragment: Fragment) -> _Call:
+        seq = len(self._calls)
+        too_many = seq >= self._limits.max_calls
+        call = _Call(
+            seq=seq,
+            choice=choice.number,
+            index=fragment.index,
+            scanner=None if too_many else Scanner(self._limits.max_depth),
+        )
+        self._calls.append(call)
+        choice.calls.append(call)
+        if fragment.index is not None:
+            choice.by_index[fragment.index] = call
+        if too_many:
+            self._report(
+                call,
+                ViolationCode.TOO_MANY_CALLS,
+                f"more than {self._limits.max_calls} calls in one stream (Limits.max_calls); "
+                f"this call's arguments are not kept",
+            )
+        if value_or_none(fragment.type) is None:
+            self._report(call, ViolationCode.TYPE_MISSING, "the call's first fragment has no type")
+        return call
+
+    def _apply(self, call: _Call, fragment: Fragment) -> None:
+        call_id = value_or_none(fragment.id)
+        if call_id is not None and call.id is None:
+            call.id = call_id
+            self._choice(call.choice).by_id[call_id] = call
+        name = value_or_none(fragment.name)
+        if name is not None:
+            if call.name is None:
+                call.name = name
+            elif name != call.name and _first_time(call, "name", name):
+                self._report(
+                    call,
+                    ViolationCode.NAME_CHANGED,
+                    f"name changed from {call.name!r} to {name!r}; the first name is kept",
+                )
+        if fragment.arguments_was_value:
+            self._report(
+                call,
+                ViolationCode.ARGUMENTS_NOT_STRING,
+                "arguments came as a JSON value where the wire format promises a string; its canonical text is used",
+            )
+        if fragment.arguments is not None:
+            self._append(call, fragment.arguments.encode("utf-8", "surrogatepass"))
+
+    # ------------------------------------------------------------------------------------------- arguments
+
+    def _append(self, call: _Call, data: bytes) -> None:
+        start = call.received
+        call.received += len(data)
+        if call.scanner is None:
+            return
+        if call.handed_over:
+            stripped = data.lstrip(_WHITESPACE)
+            if stripped:
+                self._report(
+                    call,
+                    ViolationCode.TRAILING_DATA,
+                    f"{len(data)} bytes of arguments arrived after the call was handed over",
+                    offset=start + len(data) - len(stripped),
+                    data=data.decode("utf-8", "replace"),
+                )
+            return
+        if not call.over_limit:
+            if len(call.buffer) + len(data) > self._limits.max_argument_bytes:
+                call.over_limit = True
+                call.scanner.stop_tracking_keys()
+                self._report(
+                    call,
+                    ViolationCode.ARGUMENTS_TOO_LARGE,
+                    f"arguments exceed {self._limits.max_argument_bytes} bytes (Limits.max_argument_bytes); "
+                    f"the rest is checked but not kept",
+                    offset=len(call.buffer),
+                )
+            else:
+                call.buffer += data
+        was_invalid = call.scanner.error is not None
+        call.scanner.feed(data)
+        for duplicate in call.scanner.take_duplicate_keys():
+            self._report(
+                call,
+                ViolationCode.DUPLICATE_KEY,
+                f"the key at {duplicate.path} appears more than once in its object; the last value wins",
+                path=duplicate.path,
+                offset=duplicate.offset,
+            )
+        error = call.scanner.error
+        if error is not None and not was_invalid:
+            code = _SCAN_ERROR_CODES.get(error.kind, ViolationCode.INVALID_JSON)
+            self._report(call, code, _scan_message(error.kind, error.offset, self._limits), offset=error.offset)
+
+    # ------------------------------------------------------------------------------------------- hand-over
+
+    def _pending(self, choice: _Choice) -> list[_Call]:
+        return [call for call in choice.calls if not call.handed_over]
+
+    def _hand_over_others(self, choice: _Choice, current: _Call) -> None:
+        if self._emit == "stream_end":
+            return
+        for call in self._pending(choice):
+            if call is not current and call.settled:
+                self._hand_over(call)
+
+    def _cut(self, choice: _Choice, *, because: str, seqless: bool) -> None:
+        if choice.cut:
+            return
+        choice.cut = True
+        handed = [call for call in choice.calls if call.handed_over]
+        for call in handed:
+            self._report_stream(
+                ViolationCode.STREAM_CUT,
+                f"the stream was cut ({because}) after call seq={call.seq} was handed over",
+                choice=choice.number,
+                seq=call.seq,
+                index=call.index,
+            )
+        if seqless and not handed:
+            self._report_stream(ViolationCode.STREAM_CUT, f"the stream was cut ({because})", choice=choice.number)
+        if self._emit != "stream_end":
+            for call in self._pending(choice):
+                self._hand_over(call)
+
+    def _hand_over(self, call: _Call) -> None:
+        call.handed_over = True
+        if call.id is None:
+            call.id = f"ts_{call.choice}_{call.seq}"
+            self._report(call, ViolationCode.MISSING_ID, f"no id arrived; {call.id!r} was generated", settle=True)
+        if call.name is None:
+            self._report(call, ViolationCode.MISSING_NAME, "no name arrived for this call", settle=True)
+        arguments = self._settle_arguments(call)
+        if self._choice(call.choice).cut or self._errored:
+            self._report(call, ViolationCode.STREAM_CUT, "the stream was cut before this call was over", settle=True)
+        if arguments is _PARSE:
+            arguments = self._parse(call)
+        errors = tuple(v for v in call.violations if v.severity is Severity.ERROR)
+        others = tuple(v for v in call.violations if v.severity is not Severity.ERROR)
+        arguments_json = call.buffer.decode("utf-8", "replace")
+        emitted: Emitted
+        if errors:
+            emitted = InvalidToolCall(
+                call.id, call.name, arguments, arguments_json, call.seq, call.index, call.choice, errors, others
+            )
+            self._invalid.append(emitted)
+        else:
+            assert call.name is not None
+            emitted = ToolCall(call.id, call.name, arguments, arguments_json, call.seq, call.index, call.choice, others)
+            self._valid.append(emitted)
+        self._ready.append(emitted)
+
+    def _settle_arguments(self, call: _Call) -> Any:
+        """The arguments' findings at hand-over; returns ``{}``, None, or ``_PARSE`` when the text is a value."""
+        scanner = call.scanner
+        if scanner is None:
+            return None
+        if not scanner.is_started:
+            self._report(call, ViolationCode.EMPTY_ARGUMENTS, "the call came without arguments", settle=True)
+            return {}
+        if scanner.state == COMPLETE and not call.over_limit:
+            if scanner.root_kind != "object":
+                self._report(
+                    call,
+                    ViolationCode.ARGUMENTS_NOT_OBJECT,
+                    f"the arguments are a JSON {scanner.root_kind}, not an object",
+                    settle=True,
+                )
+            return _PARSE
+        if scanner.state == INCOMPLETE:
+            self._report(
+                call,
+                ViolationCode.TRUNCATED,
+                f"the arguments stopped after {call.received} bytes with the JSON value still open",
+                offset=call.received,
+                settle=True,
+            )
+        return None
+
+    def _parse(self, call: _Call) -> Any:
+        try:
+            return json.loads(call.buffer.decode("utf-8"))
+        except ValueError:
+            # Valid JSON that Python cannot hold: an integer past sys.get_int_max_str_digits() (4300 digits), the
+            # guard CPython (and jiter, in the core) keep against quadratic conversions. Reported last, as the core.
+            self._report(
+                call,
+                ViolationCode.INVALID_JSON,
+                "the arguments hold a number too long to convert (over 4300 digits)",
+                settle=True,
+            )
+            return None
+
+    # ------------------------------------------------------------------------------------------ end of stream
+
+    def _settle_stream(self) -> None:
+        if not self._choices:
+            self._report_stream(ViolationCode.NO_FINISH_REASON, "the stream carried no choice and no finish reason")
+        for choice in sorted(self._choices.values(), key=lambda c: c.number):
+            has_calls = bool(choice.calls)
+            names = [call.name for call in choice.calls]
+            if choice.finish_reason is None:
+                self._report_stream(
+                    ViolationCode.NO_FINISH_REASON,
+                    f"choice {choice.number} ended without a finish reason",
+                    choice=choice.number,
+                )
+            elif choice.finish_reason == "stop" and has_calls:
+                named = self._tool_choice.name is not None
+                self._report_stream(
+                    ViolationCode.FINISH_REASON_MISMATCH,
+                    f"choice {choice.number} finished with 'stop' but carries {len(choice.calls)} call(s)"
+                    + (" (expected: OpenAI sends 'stop' when tool_choice names a function)" if named else ""),
+                    choice=choice.number,
+                    severity=Severity.INFO if named else Severity.WARNING,
+                )
+            elif choice.finish_reason == "tool_calls" and not has_calls:
+                self._report_stream(
+                    ViolationCode.FINISH_WITHOUT_CALLS,
+                    f"choice {choice.number} finished with 'tool_calls' but carries no call",
+                    choice=choice.number,
+                )
+            wanted = self._tool_choice
+            if wanted.required and (
+                not has_calls or (wanted.name is not None and any(n != wanted.name for n in names))
+            ):
+                brought = ", ".join(sorted({repr(n) for n in names})) if has_calls else "no call"
+                demanded = f"a call to {wanted.name!r}" if wanted.name else "a tool call"
+                self._report_stream(
+                    ViolationCode.TOOL_CHOICE_IGNORED,
+                    f"tool_choice demanded {demanded}; choice {choice.number} brought {brought}",
+                    choice=choice.number,
+                )
+
+    # ---------------------------------------------------------------------------------------------- reports
+
+    def _report(
+        self,
+        call: _Call,
+        code: ViolationCode,
+        message: str,
+        *,
+        path: str | None = None,
+        offset: int | None = None,
+        data: Any = None,
+        settle: bool = False,
+    ) -> None:
+        """A call-level finding: on the call while it is held, on the stream once the call was handed over."""
+        _, severity, recoverable = VIOLATION_TABLE[code]
+        violation = Violation(
+            code, message, severity, call.choice, call.seq, call.index, path, offset, recoverable, data
+        )
+        if call.handed_over and not settle:
+            self._stream_violations.append(violation)
+        else:
+            call.violations.append(violation)
+        if self._on_violation is not None:
+            self._on_violation(violation)
+
+    def _report_stream(
+        self,
+        code: ViolationCode,
+        message: str,
+        *,
+        choice: int | None = None,
+        seq: int | None = None,
+        index: int | None = None,
+        severity: Severity | None = None,
+        data: Any = None,
+    ) -> None:
+        _, default_severity, recoverable = VIOLATION_TABLE[code]
+        violation = Violation(
+            code, message, severity or default_severity, choice, seq, index, None, None, recoverable, data
+        )
+        self._stream_violations.append(violation)
+        if self._on_violation is not None:
+            self._on_violation(violation)
+
+
+def _first_time(call: _Call, field_name: str, value: str) -> bool:
+    """Report each distinct conflicting id or name once per call, however often the provider repeats it."""
+    key = (field_name, value)
+    if key in call.changed_values_reported:
+        return False
+    call.changed_values_reported.add(key)
+    return True
+
+
+def _scan_message(kind: str, offset: int, limits: Limits) -> str:
+    if kind == "too_deep":
+        return f"the arguments nest deeper than {limits.max_depth} levels (Limits.max_depth) at byte {offset}"
+    if kind == "trailing_data":
+        return f"more data follows the complete arguments value at byte {offset}"
+    return f"the arguments are not valid JSON: {kind.replace('_', ' ')} at byte {offset}"
+
+
+def _brief(payload: Any) -> str:
+    try:
+        text = json.dumps(payload, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        text = repr(payload)
+    return text if len(text) <= 300 else text[:297] + "..."

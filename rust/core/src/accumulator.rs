@@ -1,0 +1,952 @@
+//! The accumulator: tool calls in progress, their identity, their arguments and when they are handed over.
+//!
+//! The rules are those of `docs/semantics.md`, the same as `python/toolstream/reference/_accumulator.py`;
+//! the differential tests hold the two together. Nothing here knows a wire format: decoders call
+//! [`Accumulator::fragment`], [`Accumulator::text`], [`Accumulator::finish`], [`Accumulator::provider_error`]
+//! and [`Accumulator::end`].
+//!
+//! Each argument byte is appended once and scanned once: total work is linear in the bytes received.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use crate::scanner::{ScanErrorKind, ScanState, Scanner, ValueKind};
+use crate::violation::{Severity, Violation, ViolationCode, ViolationData};
+
+/// When a call is handed over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emit {
+    /// The moment its JSON value closes.
+    Complete,
+    /// Once its value closed and the call is over (the default).
+    CallEnd,
+    /// Only at the end of the stream.
+    StreamEnd,
+}
+
+/// Bounds that keep memory finite on hostile streams; passing one is a violation, never a crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Argument bytes kept per call.
+    pub max_argument_bytes: usize,
+    /// Nesting of arrays and objects, the top-level object counting as 1.
+    pub max_depth: u32,
+    /// Calls per stream.
+    pub max_calls: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_argument_bytes: 8 * 1024 * 1024,
+            max_depth: 128,
+            max_calls: 256,
+        }
+    }
+}
+
+/// What the request's `tool_choice` demands of the stream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolChoice {
+    /// Some call was required.
+    pub required: bool,
+    /// This tool was required.
+    pub name: Option<String>,
+}
+
+/// Settings of one stream.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Emission policy.
+    pub emit: Emit,
+    /// Limits.
+    pub limits: Limits,
+    /// The request's tool choice.
+    pub tool_choice: ToolChoice,
+    /// Keep a log of every violation as it is found (for an `on_violation` callback).
+    pub log_violations: bool,
+}
+
+/// One tool-call delta, read out of its wire format.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fragment<'a> {
+    /// The provider's index, when it sent one.
+    pub index: Option<i64>,
+    /// The call id as sent (placeholders included).
+    pub id: Option<&'a str>,
+    /// The tool name as sent.
+    pub name: Option<&'a str>,
+    /// The call type as sent.
+    pub kind: Option<&'a str>,
+    /// Argument text to append.
+    pub arguments: Option<&'a [u8]>,
+    /// The arguments came as a JSON value, not a string; `arguments` holds its canonical text.
+    pub arguments_was_value: bool,
+}
+
+/// How the `arguments` value of a handed-over call is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arguments {
+    /// No arguments arrived: an empty object.
+    Empty,
+    /// The text is one complete JSON value: parse `arguments_json`.
+    Value,
+    /// No value can be given.
+    Absent,
+}
+
+/// A call handed over to the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandedOver {
+    /// Opening order in the stream.
+    pub seq: usize,
+    /// Its choice.
+    pub choice: i64,
+    /// The provider's index as first sent.
+    pub index: Option<i64>,
+    /// The provider's id, or a generated one.
+    pub id: String,
+    /// The tool name, if one arrived.
+    pub name: Option<String>,
+    /// How to build its arguments.
+    pub arguments: Arguments,
+    /// The argument bytes kept (valid UTF-8 when `arguments` is `Value`).
+    pub arguments_json: Vec<u8>,
+    /// Every violation on the call, in the order found.
+    pub violations: Vec<Violation>,
+}
+
+impl HandedOver {
+    /// A call is valid when none of its violations is an error.
+    pub fn is_valid(&self) -> bool {
+        self.violations
+            .iter()
+            .all(|violation| violation.severity != Severity::Error)
+    }
+}
+
+/// A choice's text and finish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChoiceSummary {
+    /// The choice number.
+    pub choice: i64,
+    /// Its content text.
+    pub text: String,
+    /// Its first non-null finish reason.
+    pub finish_reason: Option<String>,
+}
+
+const CUTTING_FINISHES: [&str; 2] = ["length", "content_filter"];
+
+fn value_or_none(value: Option<&str>) -> Option<&str> {
+    value.filter(|text| !text.is_empty() && *text != "null")
+}
+
+#[derive(Debug)]
+struct Call {
+    seq: usize,
+    choice: i64,
+    index: Option<i64>,
+    // None for calls past `max_calls`: they keep nothing.
+    scanner: Option<Scanner>,
+    id: Option<String>,
+    name: Option<String>,
+    buffer: Vec<u8>,
+    received: u64,
+    over_limit: bool,
+    missing_index_reported: bool,
+    changed_values_reported: Vec<(bool, String)>,
+    violations: Vec<Violation>,
+    handed_over: bool,
+}
+
+impl Call {
+    fn closed(&self) -> bool {
+        self.scanner.as_ref().is_some_and(|scanner| match scanner.state() {
+            ScanState::Complete { .. } => true,
+            ScanState::Invalid(error) => error.kind == ScanErrorKind::TrailingData,
+            ScanState::Incomplete => false,
+        })
+    }
+
+    /// The value closed or was rejected: nothing that arrives later can make it a different call. A call with
+    /// no arguments yet is not settled: with interleaved calls its arguments may still come.
+    fn settled(&self) -> bool {
+        self.scanner
+            .as_ref()
+            .is_none_or(|scanner| scanner.state() != ScanState::Incomplete)
+    }
+
+    fn empty(&self) -> bool {
+        self.scanner.as_ref().is_some_and(|scanner| !scanner.is_started())
+    }
+
+    /// Each distinct conflicting id (`is_id`) or name is reported once per call, however often it repeats.
+    fn first_time(&mut self, is_id: bool, value: &str) -> bool {
+        if self
+            .changed_values_reported
+            .iter()
+            .any(|(id, seen)| *id == is_id && seen == value)
+        {
+            return false;
+        }
+        self.changed_values_reported.push((is_id, value.to_owned()));
+        true
+    }
+}
+
+#[derive(Debug, Default)]
+struct Choice {
+    text: String,
+    finish_reason: Option<String>,
+    cut: bool,
+    calls: Vec<usize>,
+    pending: Vec<usize>,
+    by_index: HashMap<i64, usize>,
+    by_id: HashMap<String, usize>,
+}
+
+/// Where a call-level finding goes once the call may already have been handed over.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// On the call while held, on the stream once handed over.
+    Live,
+    /// On the call: it is being handed over now.
+    Settling,
+}
+
+/// Location details of a finding.
+#[derive(Default)]
+struct Detail {
+    path: Option<String>,
+    offset: Option<u64>,
+    data: Option<ViolationData>,
+}
+
+/// Slots keyed by stream position, each with an incremental scanner.
+#[derive(Debug)]
+pub struct Accumulator {
+    config: Config,
+    choices: BTreeMap<i64, Choice>,
+    calls: Vec<Call>,
+    ready: Vec<HandedOver>,
+    stream_violations: Vec<Violation>,
+    log: Vec<Violation>,
+    errored: bool,
+    ended: bool,
+}
+
+impl Accumulator {
+    /// An empty stream.
+    pub fn new(config: Config) -> Self {
+        Self {
+            config,
+            choices: BTreeMap::new(),
+            calls: Vec::new(),
+            ready: Vec::new(),
+            stream_violations: Vec::new(),
+            log: Vec::new(),
+            errored: false,
+            ended: false,
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ input
+
+    /// Apply one tool-call delta of one choice.
+    pub fn fragment(&mut self, choice: i64, fragment: &Fragment<'_>) {
+        self.choices.entry(choice).or_default();
+        let call = self.match_call(choice, fragment);
+        self.hand_over_others(choice, call);
+        self.apply(call, fragment);
+        if self.config.emit == Emit::Complete
+            && let Some(current) = self.calls.get(call)
+            && !current.handed_over
+            && current.closed()
+        {
+            self.hand_over(call);
+        }
+    }
+
+    /// Append content text to a choice.
+    pub fn text(&mut self, choice: i64, text: &str) {
+        self.choices.entry(choice).or_default().text.push_str(text);
+    }
+
+    /// Note that a choice appeared, even with nothing in it.
+    pub fn touch(&mut self, choice: i64) {
+        self.choices.entry(choice).or_default();
+    }
+
+    /// A non-null finish reason for a choice.
+    pub fn finish(&mut self, choice: i64, reason: &str) {
+        let state = self.choices.entry(choice).or_default();
+        if let Some(first) = &state.finish_reason {
+            let message =
+                format!("choice {choice} finished again with {reason:?} after {first:?}; the first one stands");
+            self.report_stream(
+                ViolationCode::MULTIPLE_FINISH_REASONS,
+                message,
+                Some(choice),
+                None,
+                None,
+                None,
+            );
+        } else {
+            state.finish_reason = Some(reason.to_owned());
+        }
+        if CUTTING_FINISHES.contains(&reason) {
+            self.cut(choice, &format!("finish_reason {reason:?}"), true);
+        } else if self.config.emit != Emit::StreamEnd {
+            for call in self.pending(choice) {
+                if self.calls.get(call).is_some_and(|call| call.settled() || call.empty()) {
+                    self.hand_over(call);
+                }
+            }
+        }
+    }
+
+    /// An error event: reported with its payload (held by the caller as `payload`), and every choice is cut.
+    pub fn provider_error(&mut self, payload: usize, brief: &str) {
+        let message = format!("the provider sent an error event: {brief}");
+        self.report_stream(
+            ViolationCode::PROVIDER_ERROR,
+            message,
+            None,
+            None,
+            None,
+            Some(ViolationData::External(payload)),
+        );
+        if !self.errored {
+            self.errored = true;
+            let choices: Vec<i64> = self.choices.keys().copied().collect();
+            for choice in choices {
+                self.cut(choice, "an error event", false);
+            }
+        }
+    }
+
+    /// The stream ended: every call not yet handed over is, then the stream-level findings are settled.
+    pub fn end(&mut self) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        let remaining: Vec<usize> = self
+            .choices
+            .values()
+            .flat_map(|choice| choice.pending.iter().copied())
+            .collect();
+        for call in remaining {
+            if let Some(scanner) = self.calls.get_mut(call).and_then(|call| call.scanner.as_mut()) {
+                scanner.finish();
+            }
+            self.hand_over(call);
+        }
+        self.settle_stream();
+    }
+
+    // ----------------------------------------------------------------------------------------------- output
+
+    /// The calls handed over since the last take, in hand-over order.
+    pub fn take_ready(&mut self) -> Vec<HandedOver> {
+        std::mem::take(&mut self.ready)
+    }
+
+    /// Whether any call is waiting to be taken.
+    pub fn has_ready(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
+    /// Every violation found since the last take (only with `log_violations`).
+    pub fn take_log(&mut self) -> Vec<Violation> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// Stream-level violations so far.
+    pub fn stream_violations(&self) -> &[Violation] {
+        &self.stream_violations
+    }
+
+    /// Every choice seen, in order.
+    pub fn choices(&self) -> Vec<ChoiceSummary> {
+        self.choices
+            .iter()
+            .map(|(number, choice)| ChoiceSummary {
+                choice: *number,
+                text: choice.text.clone(),
+                finish_reason: choice.finish_reason.clone(),
+            })
+            .collect()
+    }
+
+    /// Whether the stream has ended.
+    pub fn is_ended(&self) -> bool {
+        self.ended
+    }
+
+    // --------------------------------------------------------------------------------------- call identity
+
+    fn match_call(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
+        let call_id = value_or_none(fragment.id);
+        if let Some(index) = fragment.index {
+            let current = self
+                .choices
+                .get(&choice)
+                .and_then(|state| state.by_index.get(&index))
+                .copied();
+            let Some(current) = current else {
+                return self.open(choice, fragment);
+            };
+            let Some(state) = self.calls.get_mut(current) else {
+                return self.open(choice, fragment);
+            };
+            if let (Some(new_id), Some(old_id)) = (call_id, state.id.as_deref())
+                && new_id != old_id
+            {
+                let old_id = old_id.to_owned();
+                if state.closed() || value_or_none(fragment.name).is_some() {
+                    let call = self.open(choice, fragment);
+                    let message = format!("index {index} was reused by a new call {new_id:?} (after {old_id:?})");
+                    self.report(
+                        call,
+                        ViolationCode::INDEX_REUSED,
+                        message,
+                        Detail::default(),
+                        Target::Live,
+                    );
+                    return call;
+                }
+                if state.first_time(true, new_id) {
+                    let message = format!(
+                        "id changed from {old_id:?} to {new_id:?} in the middle of the arguments; the first id is kept"
+                    );
+                    self.report(
+                        current,
+                        ViolationCode::ID_CHANGED,
+                        message,
+                        Detail::default(),
+                        Target::Live,
+                    );
+                }
+            }
+            return current;
+        }
+        let known = call_id.and_then(|id| self.choices.get(&choice).and_then(|state| state.by_id.get(id)).copied());
+        let latest = self.choices.get(&choice).and_then(|state| state.calls.last()).copied();
+        let call = match (call_id, known, latest) {
+            (Some(_), Some(known), _) => known,
+            (None, _, Some(latest)) => latest,
+            _ => self.open(choice, fragment),
+        };
+        if let Some(state) = self.calls.get_mut(call)
+            && !state.missing_index_reported
+        {
+            state.missing_index_reported = true;
+            let message = "a fragment of this call came without an index".to_owned();
+            self.report(
+                call,
+                ViolationCode::MISSING_INDEX,
+                message,
+                Detail::default(),
+                Target::Live,
+            );
+        }
+        call
+    }
+
+    fn open(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
+        let seq = self.calls.len();
+        let too_many = seq >= self.config.limits.max_calls;
+        self.calls.push(Call {
+            seq,
+            choice,
+            index: fragment.index,
+            scanner: (!too_many).then(|| Scanner::new(self.config.limits.max_depth)),
+            id: None,
+            name: None,
+            buffer: Vec::new(),
+            received: 0,
+            over_limit: false,
+            missing_index_reported: false,
+            changed_values_reported: Vec::new(),
+            violations: Vec::new(),
+            handed_over: false,
+        });
+        let state = self.choices.entry(choice).or_default();
+        state.calls.push(seq);
+        state.pending.push(seq);
+        if let Some(index) = fragment.index {
+            state.by_index.insert(index, seq);
+        }
+        if too_many {
+            let message = format!(
+                "more than {} calls in one stream (Limits.max_calls); this call's arguments are not kept",
+                self.config.limits.max_calls
+            );
+            self.report(
+                seq,
+                ViolationCode::TOO_MANY_CALLS,
+                message,
+                Detail::default(),
+                Target::Live,
+            );
+        }
+        if value_or_none(fragment.kind).is_none() {
+            let message = "the call's first fragment has no type".to_owned();
+            self.report(
+                seq,
+                ViolationCode::TYPE_MISSING,
+                message,
+                Detail::default(),
+                Target::Live,
+            );
+        }
+        seq
+    }
+
+    fn apply(&mut self, call: usize, fragment: &Fragment<'_>) {
+        let Some(state) = self.calls.get_mut(call) else { return };
+        if let Some(new_id) = value_or_none(fragment.id)
+            && state.id.is_none()
+        {
+            state.id = Some(new_id.to_owned());
+            let choice = state.choice;
+            self.choices
+                .entry(choice)
+                .or_default()
+                .by_id
+                .insert(new_id.to_owned(), call);
+        }
+        if let Some(name) = value_or_none(fragment.name)
+            && let Some(state) = self.calls.get_mut(call)
+        {
+            match &state.name {
+                None => state.name = Some(name.to_owned()),
+                Some(first) if first != name => {
+                    let first = first.clone();
+                    if state.first_time(false, name) {
+                        let message = format!("name changed from {first:?} to {name:?}; the first name is kept");
+                        self.report(
+                            call,
+                            ViolationCode::NAME_CHANGED,
+                            message,
+                            Detail::default(),
+                            Target::Live,
+                        );
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        if fragment.arguments_was_value {
+            let message = "arguments came as a JSON value where the wire format promises a string; its canonical \
+                           text is used"
+                .to_owned();
+            self.report(
+                call,
+                ViolationCode::ARGUMENTS_NOT_STRING,
+                message,
+                Detail::default(),
+                Target::Live,
+            );
+        }
+        if let Some(data) = fragment.arguments {
+            self.append(call, data);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- arguments
+
+    fn append(&mut self, call: usize, data: &[u8]) {
+        let limits = self.config.limits;
+        let Some(state) = self.calls.get_mut(call) else { return };
+        let start = state.received;
+        state.received += data.len() as u64;
+        let Some(scanner) = state.scanner.as_mut() else { return };
+        if state.handed_over {
+            let leading = data
+                .iter()
+                .take_while(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'))
+                .count();
+            if leading < data.len() {
+                let detail = Detail {
+                    offset: Some(start + leading as u64),
+                    data: Some(ViolationData::Text(String::from_utf8_lossy(data).into_owned())),
+                    ..Detail::default()
+                };
+                let message = format!(
+                    "{} bytes of arguments arrived after the call was handed over",
+                    data.len()
+                );
+                self.report(call, ViolationCode::TRAILING_DATA, message, detail, Target::Live);
+            }
+            return;
+        }
+        let mut too_large_at = None;
+        if !state.over_limit {
+            if state.buffer.len() + data.len() > limits.max_argument_bytes {
+                state.over_limit = true;
+                scanner.stop_tracking_keys();
+                too_large_at = Some(state.buffer.len() as u64);
+            } else {
+                state.buffer.extend_from_slice(data);
+            }
+        }
+        let was_invalid = matches!(scanner.state(), ScanState::Invalid(_));
+        let after = scanner.feed(data);
+        let duplicates = if scanner.has_duplicate_keys() {
+            scanner.take_duplicate_keys()
+        } else {
+            Vec::new()
+        };
+        if let Some(offset) = too_large_at {
+            let message = format!(
+                "arguments exceed {} bytes (Limits.max_argument_bytes); the rest is checked but not kept",
+                limits.max_argument_bytes
+            );
+            let detail = Detail {
+                offset: Some(offset),
+                ..Detail::default()
+            };
+            self.report(call, ViolationCode::ARGUMENTS_TOO_LARGE, message, detail, Target::Live);
+        }
+        for duplicate in duplicates {
+            let message = format!(
+                "the key at {} appears more than once in its object; the last value wins",
+                duplicate.path
+            );
+            let detail = Detail {
+                path: Some(duplicate.path),
+                offset: Some(duplicate.offset),
+                data: None,
+            };
+            self.report(call, ViolationCode::DUPLICATE_KEY, message, detail, Target::Live);
+        }
+        if let ScanState::Invalid(error) = after
+            && !was_invalid
+        {
+            let (code, message) = scan_finding(error.kind, error.offset, limits.max_depth);
+            let detail = Detail {
+                offset: Some(error.offset),
+                ..Detail::default()
+            };
+            self.report(call, code, message, detail, Target::Live);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- hand-over
+
+    fn pending(&self, choice: i64) -> Vec<usize> {
+        self.choices
+            .get(&choice)
+            .map(|state| state.pending.clone())
+            .unwrap_or_default()
+    }
+
+    fn hand_over_others(&mut self, choice: i64, current: usize) {
+        if self.config.emit == Emit::StreamEnd {
+            return;
+        }
+        let Some(state) = self.choices.get(&choice) else { return };
+        // The common case is one pending call, the current one: nothing to do and no allocation.
+        if state.pending.iter().all(|call| *call == current) {
+            return;
+        }
+        for call in self.pending(choice) {
+            if call != current && self.calls.get(call).is_some_and(Call::settled) {
+                self.hand_over(call);
+            }
+        }
+    }
+
+    fn cut(&mut self, choice: i64, because: &str, seqless: bool) {
+        let Some(state) = self.choices.get_mut(&choice) else {
+            return;
+        };
+        if state.cut {
+            return;
+        }
+        state.cut = true;
+        let handed: Vec<(usize, Option<i64>)> = state
+            .calls
+            .iter()
+            .filter_map(|call| self.calls.get(*call))
+            .filter(|call| call.handed_over)
+            .map(|call| (call.seq, call.index))
+            .collect();
+        for (seq, index) in &handed {
+            let message = format!("the stream was cut ({because}) after call seq={seq} was handed over");
+            self.report_stream(
+                ViolationCode::STREAM_CUT,
+                message,
+                Some(choice),
+                Some(*seq),
+                *index,
+                None,
+            );
+        }
+        if seqless && handed.is_empty() {
+            let message = format!("the stream was cut ({because})");
+            self.report_stream(ViolationCode::STREAM_CUT, message, Some(choice), None, None, None);
+        }
+        if self.config.emit != Emit::StreamEnd {
+            for call in self.pending(choice) {
+                self.hand_over(call);
+            }
+        }
+    }
+
+    fn hand_over(&mut self, call: usize) {
+        let cut = self.errored;
+        let Some(state) = self.calls.get_mut(call) else { return };
+        state.handed_over = true;
+        let choice = state.choice;
+        let seq = state.seq;
+        if let Some(choice_state) = self.choices.get_mut(&choice) {
+            choice_state.pending.retain(|pending| *pending != call);
+        }
+        let cut = cut || self.choices.get(&choice).is_some_and(|state| state.cut);
+        let Some(state) = self.calls.get_mut(call) else { return };
+        let mut findings: Vec<(ViolationCode, String, Detail)> = Vec::new();
+        if state.id.is_none() {
+            let generated = format!("ts_{choice}_{seq}");
+            findings.push((
+                ViolationCode::MISSING_ID,
+                format!("no id arrived; {generated:?} was generated"),
+                Detail::default(),
+            ));
+            state.id = Some(generated);
+        }
+        if state.name.is_none() {
+            findings.push((
+                ViolationCode::MISSING_NAME,
+                "no name arrived for this call".to_owned(),
+                Detail::default(),
+            ));
+        }
+        let mut arguments = Arguments::Absent;
+        if let Some(scanner) = &state.scanner {
+            if scanner.is_started() {
+                match scanner.state() {
+                    ScanState::Complete { .. } if !state.over_limit => {
+                        arguments = Arguments::Value;
+                        if let Some(kind) = scanner.root_kind()
+                            && kind != ValueKind::Object
+                        {
+                            let message = format!("the arguments are a JSON {}, not an object", kind_name(kind));
+                            findings.push((ViolationCode::ARGUMENTS_NOT_OBJECT, message, Detail::default()));
+                        }
+                    }
+                    ScanState::Incomplete => {
+                        let message = format!(
+                            "the arguments stopped after {} bytes with the JSON value still open",
+                            state.received
+                        );
+                        let detail = Detail {
+                            offset: Some(state.received),
+                            ..Detail::default()
+                        };
+                        findings.push((ViolationCode::TRUNCATED, message, detail));
+                    }
+                    ScanState::Complete { .. } | ScanState::Invalid(_) => {}
+                }
+            } else {
+                arguments = Arguments::Empty;
+                let message = "the call came without arguments".to_owned();
+                findings.push((ViolationCode::EMPTY_ARGUMENTS, message, Detail::default()));
+            }
+        }
+        if cut {
+            let message = "the stream was cut before this call was over".to_owned();
+            findings.push((ViolationCode::STREAM_CUT, message, Detail::default()));
+        }
+        for (code, message, detail) in findings {
+            self.report(call, code, message, detail, Target::Settling);
+        }
+        let Some(state) = self.calls.get_mut(call) else { return };
+        self.ready.push(HandedOver {
+            seq,
+            choice,
+            index: state.index,
+            id: state.id.clone().unwrap_or_default(),
+            name: state.name.clone(),
+            arguments,
+            arguments_json: std::mem::take(&mut state.buffer),
+            violations: std::mem::take(&mut state.violations),
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------- end of stream
+
+    fn settle_stream(&mut self) {
+        if self.choices.is_empty() {
+            let message = "the stream carried no choice and no finish reason".to_owned();
+            self.report_stream(ViolationCode::NO_FINISH_REASON, message, None, None, None, None);
+        }
+        let mut findings: Vec<(ViolationCode, String, i64, Option<Severity>)> = Vec::new();
+        let wanted = &self.config.tool_choice;
+        for (number, choice) in &self.choices {
+            let number = *number;
+            let names: Vec<Option<&str>> = choice
+                .calls
+                .iter()
+                .filter_map(|call| self.calls.get(*call))
+                .map(|call| call.name.as_deref())
+                .collect();
+            let has_calls = !names.is_empty();
+            match choice.finish_reason.as_deref() {
+                None => findings.push((
+                    ViolationCode::NO_FINISH_REASON,
+                    format!("choice {number} ended without a finish reason"),
+                    number,
+                    None,
+                )),
+                Some("stop") if has_calls => {
+                    let function_named = wanted.name.is_some();
+                    let mut message = format!(
+                        "choice {number} finished with 'stop' but carries {} call(s)",
+                        names.len()
+                    );
+                    if function_named {
+                        message.push_str(" (expected: OpenAI sends 'stop' when tool_choice names a function)");
+                    }
+                    let severity = if function_named {
+                        Severity::Info
+                    } else {
+                        Severity::Warning
+                    };
+                    findings.push((ViolationCode::FINISH_REASON_MISMATCH, message, number, Some(severity)));
+                }
+                Some("tool_calls") if !has_calls => findings.push((
+                    ViolationCode::FINISH_WITHOUT_CALLS,
+                    format!("choice {number} finished with 'tool_calls' but carries no call"),
+                    number,
+                    None,
+                )),
+                Some(_) => {}
+            }
+            let wrong_tool = wanted
+                .name
+                .as_deref()
+                .is_some_and(|wanted| names.iter().any(|name| *name != Some(wanted)));
+            if wanted.required && (!has_calls || wrong_tool) {
+                let demanded = wanted
+                    .name
+                    .as_ref()
+                    .map_or_else(|| "a tool call".to_owned(), |name| format!("a call to {name:?}"));
+                let mut brought: Vec<String> = names.iter().map(|name| format!("{name:?}")).collect();
+                brought.sort_unstable();
+                brought.dedup();
+                let brought = if has_calls {
+                    brought.join(", ")
+                } else {
+                    "no call".to_owned()
+                };
+                let message = format!("tool_choice demanded {demanded}; choice {number} brought {brought}");
+                findings.push((ViolationCode::TOOL_CHOICE_IGNORED, message, number, None));
+            }
+        }
+        for (code, message, choice, severity) in findings {
+            let mut violation = Violation::new(code, message);
+            violation.choice = Some(choice);
+            if let Some(severity) = severity {
+                violation.severity = severity;
+            }
+            self.push_stream(violation);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- reports
+
+    #[cold]
+    fn report(&mut self, call: usize, code: ViolationCode, message: String, detail: Detail, target: Target) {
+        let Some(state) = self.calls.get_mut(call) else { return };
+        let violation = Violation {
+            code,
+            message,
+            severity: code.default_severity(),
+            choice: Some(state.choice),
+            seq: Some(state.seq),
+            index: state.index,
+            path: detail.path,
+            offset: detail.offset,
+            data: detail.data,
+        };
+        if self.config.log_violations {
+            self.log.push(violation.clone());
+        }
+        if state.handed_over && target == Target::Live {
+            self.stream_violations.push(violation);
+        } else {
+            state.violations.push(violation);
+        }
+    }
+
+    #[cold]
+    fn report_stream(
+        &mut self,
+        code: ViolationCode,
+        message: String,
+        choice: Option<i64>,
+        seq: Option<usize>,
+        index: Option<i64>,
+        data: Option<ViolationData>,
+    ) {
+        let mut violation = Violation::new(code, message);
+        violation.choice = choice;
+        violation.seq = seq;
+        violation.index = index;
+        violation.data = data;
+        self.push_stream(violation);
+    }
+
+    fn push_stream(&mut self, violation: Violation) {
+        if self.config.log_violations {
+            self.log.push(violation.clone());
+        }
+        self.stream_violations.push(violation);
+    }
+}
+
+fn kind_name(kind: ValueKind) -> &'static str {
+    match kind {
+        ValueKind::Object => "object",
+        ValueKind::Array => "array",
+        ValueKind::String => "string",
+        ValueKind::Number => "number",
+        ValueKind::True => "true",
+        ValueKind::False => "false",
+        ValueKind::Null => "null",
+    }
+}
+
+#[cold]
+fn scan_finding(kind: ScanErrorKind, offset: u64, max_depth: u32) -> (ViolationCode, String) {
+    let mut message = String::new();
+    let code = match kind {
+        ScanErrorKind::TooDeep => {
+            let _ = write!(
+                message,
+                "the arguments nest deeper than {max_depth} levels (Limits.max_depth) at byte {offset}"
+            );
+            ViolationCode::TOO_DEEP
+        }
+        ScanErrorKind::TrailingData => {
+            let _ = write!(
+                message,
+                "more data follows the complete arguments value at byte {offset}"
+            );
+            ViolationCode::TRAILING_DATA
+        }
+        other => {
+            let _ = write!(
+                message,
+                "the arguments are not valid JSON: {} at byte {offset}",
+                other.describe()
+            );
+            ViolationCode::INVALID_JSON
+        }
+    };
+    (code, message)
+}

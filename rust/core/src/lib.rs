@@ -1,0 +1,13 @@
+//! The engine of toolstream: incremental JSON scanner, decoders and the tool-call accumulator.
+//!
+//! This crate knows nothing of Python; the binding crate converts in and out.
+
+#![forbid(unsafe_code)]
+
+pub mod accumulator;
+pub mod scanner;
+pub mod violation;
+
+pub use accumulator::{Accumulator, Arguments, ChoiceSummary, Config, Emit, Fragment, HandedOver, Limits, ToolChoice};
+pub use scanner::{ScanError, ScanErrorKind, ScanState, Scanner, ValueKind};
+pub use violation::{Level, Severity, Violation, ViolationCode, ViolationData};

@@ -1,0 +1,225 @@
+//! The `Engine` class: one stream's accumulator, fed chunk by chunk or pulling from an iterator in Rust.
+//!
+//! `toolstream/_api.py` drives it (the same interface as the reference engine); `pull` keeps the whole chunk
+//! loop in Rust, so Python code runs once per call handed over, not once per chunk.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyIterator, PyList, PyTuple, PyType};
+use toolstream_core::{Accumulator, Arguments, Config, Emit, Limits, ToolChoice};
+
+use crate::input::read_chunk;
+use crate::output;
+
+/// Reassembles one stream (the engine behind `toolstream.reassemble`).
+#[pyclass(module = "toolstream._core")]
+pub(crate) struct Engine {
+    accumulator: Accumulator,
+    chunks_read: u64,
+    payloads: Vec<Py<PyAny>>,
+    usage: Option<Py<PyAny>>,
+    handed_over: Vec<HandedOverCall>,
+    on_violation: Option<Py<PyAny>>,
+}
+
+struct HandedOverCall {
+    order: (i64, usize),
+    valid: bool,
+    object: Py<PyAny>,
+}
+
+#[pymethods]
+impl Engine {
+    #[new]
+    #[pyo3(signature = (*, tool_choice, emit, limits, on_violation = None))]
+    fn new(
+        tool_choice: &Bound<'_, PyAny>,
+        emit: &str,
+        limits: &Bound<'_, PyAny>,
+        on_violation: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let emit = match emit {
+            "complete" => Emit::Complete,
+            "call_end" => Emit::CallEnd,
+            "stream_end" => Emit::StreamEnd,
+            other => return Err(PyValueError::new_err(format!("unknown emission policy {other:?}"))),
+        };
+        let limits = Limits {
+            max_argument_bytes: limits.getattr("max_argument_bytes")?.extract()?,
+            max_depth: limits.getattr("max_depth")?.extract()?,
+            max_calls: limits.getattr("max_calls")?.extract()?,
+        };
+        let tool_choice = ToolChoice {
+            required: tool_choice.getattr("required")?.extract()?,
+            name: tool_choice.getattr("name")?.extract()?,
+        };
+        let config = Config {
+            emit,
+            limits,
+            tool_choice,
+            log_violations: on_violation.is_some(),
+        };
+        Ok(Self {
+            accumulator: Accumulator::new(config),
+            chunks_read: 0,
+            payloads: Vec::new(),
+            usage: None,
+            handed_over: Vec::new(),
+            on_violation,
+        })
+    }
+
+    /// Read one chunk; return the calls it made ready.
+    fn feed<'py>(&mut self, chunk: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        self.read(chunk)?;
+        self.take_ready(chunk.py())
+    }
+
+    /// Read chunks until at least one call is ready; None once `chunks` is exhausted.
+    fn pull<'py>(&mut self, chunks: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyList>>> {
+        let chunks = chunks
+            .cast::<PyIterator>()
+            .map_err(|_| PyTypeError::new_err("pull() needs an iterator of chunks"))?;
+        for chunk in chunks.clone() {
+            self.read(&chunk?)?;
+            if self.accumulator.has_ready() {
+                return self.take_ready(chunks.py()).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// End the stream; return the calls only the end made ready.
+    fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.accumulator.end();
+        self.notify(py)?;
+        self.take_ready(py)
+    }
+
+    /// The `StreamResult` so far.
+    fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        static RESULT_CLASSES: PyOnceLock<(Py<PyType>, Py<PyType>)> = PyOnceLock::new();
+        let (result_class, choice_class) = RESULT_CLASSES.get_or_try_init(py, || {
+            let model = py.import("toolstream._model")?;
+            Ok::<_, PyErr>((
+                model.getattr("StreamResult")?.cast_into::<PyType>()?.unbind(),
+                model.getattr("ChoiceResult")?.cast_into::<PyType>()?.unbind(),
+            ))
+        })?;
+        let mut ordered: Vec<&HandedOverCall> = self.handed_over.iter().collect();
+        ordered.sort_by_key(|call| call.order);
+        let calls: Vec<_> = ordered
+            .iter()
+            .filter(|call| call.valid)
+            .map(|call| call.object.bind(py))
+            .collect();
+        let invalid: Vec<_> = ordered
+            .iter()
+            .filter(|call| !call.valid)
+            .map(|call| call.object.bind(py))
+            .collect();
+        let choices = self
+            .accumulator
+            .choices()
+            .into_iter()
+            .map(|choice| {
+                choice_class
+                    .bind(py)
+                    .call1((choice.choice, choice.text, choice.finish_reason))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let first = self.accumulator.choices().into_iter().next();
+        let violations = self
+            .accumulator
+            .stream_violations()
+            .iter()
+            .map(|violation| output::violation(py, violation, &self.payloads))
+            .collect::<PyResult<Vec<_>>>()?;
+        result_class.bind(py).call1((
+            PyTuple::new(py, calls)?,
+            PyTuple::new(py, invalid)?,
+            first.as_ref().and_then(|choice| choice.finish_reason.as_deref()),
+            self.usage.as_ref().map(|usage| usage.clone_ref(py)),
+            first.as_ref().map_or("", |choice| choice.text.as_str()),
+            PyTuple::new(py, violations)?,
+            PyTuple::new(py, choices)?,
+        ))
+    }
+}
+
+impl Engine {
+    fn read(&mut self, chunk: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = chunk.py();
+        if self.accumulator.is_ended() {
+            return Err(PyValueError::new_err("the stream has ended; no more chunks can be fed"));
+        }
+        let number = self.chunks_read;
+        self.chunks_read += 1;
+        let extras = read_chunk(&mut self.accumulator, chunk, number)?;
+        if let Some(error) = extras.error {
+            let brief = brief(&error);
+            self.payloads.push(error.unbind());
+            self.accumulator.provider_error(self.payloads.len() - 1, &brief);
+        }
+        if let Some(usage) = extras.usage {
+            self.usage = Some(usage.unbind());
+        }
+        if self.on_violation.is_some() {
+            self.notify(py)?;
+        }
+        Ok(())
+    }
+
+    /// Hand every violation found since the last call to `on_violation`, in the order found.
+    fn notify(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some(callback) = &self.on_violation else {
+            return Ok(());
+        };
+        for violation in self.accumulator.take_log() {
+            callback
+                .bind(py)
+                .call1((output::violation(py, &violation, &self.payloads)?,))?;
+        }
+        Ok(())
+    }
+
+    fn take_ready<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let ready = self.accumulator.take_ready();
+        let list = PyList::empty(py);
+        for mut call in ready {
+            let parsed = if call.arguments == Arguments::Value {
+                let parsed = output::parse_arguments(py, &mut call);
+                if parsed.is_none()
+                    && let (Some(callback), Some(violation)) = (&self.on_violation, call.violations.last())
+                {
+                    callback.bind(py).call1((output::violation(py, violation, &self.payloads)?,))?;
+                }
+                parsed
+            } else {
+                None
+            };
+            let object = output::handed_over(py, &call, parsed, &self.payloads)?;
+            list.append(&object)?;
+            self.handed_over.push(HandedOverCall {
+                order: (call.choice, call.seq),
+                valid: call.is_valid(),
+                object: object.unbind(),
+            });
+        }
+        Ok(list)
+    }
+}
+
+/// A short text of an error payload for the violation message (the payload itself is kept whole).
+#[cold]
+fn brief(payload: &Bound<'_, PyAny>) -> String {
+    let text = payload
+        .repr()
+        .map_or_else(|_| "<unprintable payload>".to_owned(), |repr| repr.to_string());
+    if text.chars().count() <= 300 {
+        text
+    } else {
+        text.chars().take(297).chain("...".chars()).collect()
+    }
+}

@@ -1,0 +1,19 @@
+//! The one mapping from failures in the binding to toolstream's Python exceptions (`toolstream/errors.py`).
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
+
+static MALFORMED_CHUNK_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// `MalformedChunkError(chunk_number, path, problem)`: a chunk without the shape of its wire format.
+#[cold]
+pub(crate) fn malformed_chunk(py: Python<'_>, chunk_number: u64, path: &str, problem: &str) -> PyErr {
+    match MALFORMED_CHUNK_ERROR.import(py, "toolstream.errors", "MalformedChunkError") {
+        Ok(class) => match class.call1((chunk_number, path, problem)) {
+            Ok(error) => PyErr::from_value(error),
+            Err(error) => error,
+        },
+        Err(error) => error,
+    }
+}

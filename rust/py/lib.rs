@@ -1,0 +1,42 @@
+//! `toolstream._core`: the thin binding between Python and the `toolstream-core` crate.
+//!
+//! It converts Python values in (`input`), drives the core (`engine`), converts results out (`output`) and maps
+//! errors (`errors`); the algorithms live in the core crate.
+
+mod engine;
+mod errors;
+mod input;
+mod output;
+mod scan;
+
+#[pyo3::pymodule(gil_used = false)]
+mod _core {
+    use pyo3::prelude::*;
+    use toolstream_core::ViolationCode;
+
+    #[pymodule_export]
+    use crate::engine::Engine;
+    #[pymodule_export]
+    use crate::scan::scan;
+
+    #[pymodule_init]
+    fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {
+        module.add("__version__", env!("CARGO_PKG_VERSION"))
+    }
+
+    /// The core's violation table: `(code, level, severity, recoverable)` for every code, in order.
+    #[pyfunction]
+    fn violation_table() -> Vec<(&'static str, &'static str, &'static str, bool)> {
+        ViolationCode::ALL
+            .iter()
+            .map(|code| {
+                (
+                    code.as_str(),
+                    code.level().as_str(),
+                    code.default_severity().as_str(),
+                    code.recoverable(),
+                )
+            })
+            .collect()
+    }
+}

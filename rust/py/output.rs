@@ -1,0 +1,181 @@
+//! Core → Python: builds the value classes of `toolstream/_model.py` from the core's results.
+//!
+//! Python objects are created only here, when a call or a finding is handed to the user. A call's `arguments`
+//! are built straight from its bytes by jiter, as pydantic-core does.
+
+use jiter::{FloatMode, PartialMode, PythonParse, StringCacheMode};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
+use toolstream_core::{Arguments, HandedOver, Severity, Violation, ViolationCode, ViolationData};
+
+/// The classes of `toolstream._model`, imported once.
+struct Classes {
+    tool_call: Py<PyType>,
+    invalid_tool_call: Py<PyType>,
+    violation: Py<PyType>,
+    codes: Vec<Py<PyAny>>,
+    severities: [Py<PyAny>; 3],
+}
+
+static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
+
+fn classes(py: Python<'_>) -> PyResult<&Classes> {
+    CLASSES.get_or_try_init(py, || {
+        let model = py.import("toolstream._model")?;
+        let code_enum = model.getattr("ViolationCode")?;
+        let codes = ViolationCode::ALL
+            .iter()
+            .map(|code| code_enum.getattr(code.as_str()).map(Bound::unbind))
+            .collect::<PyResult<Vec<_>>>()?;
+        let severity_enum = model.getattr("Severity")?;
+        let severity = |name: &str| severity_enum.getattr(name).map(Bound::unbind);
+        Ok(Classes {
+            tool_call: model.getattr("ToolCall")?.cast_into::<PyType>()?.unbind(),
+            invalid_tool_call: model.getattr("InvalidToolCall")?.cast_into::<PyType>()?.unbind(),
+            violation: model.getattr("Violation")?.cast_into::<PyType>()?.unbind(),
+            codes,
+            severities: [severity("ERROR")?, severity("WARNING")?, severity("INFO")?],
+        })
+    })
+}
+
+/// Resolves `ViolationData::External` numbers to the objects the engine holds.
+pub(crate) trait Payloads {
+    fn payload(&self, py: Python<'_>, number: usize) -> Py<PyAny>;
+}
+
+impl Payloads for [Py<PyAny>] {
+    fn payload(&self, py: Python<'_>, number: usize) -> Py<PyAny> {
+        self.get(number)
+            .map_or_else(|| py.None(), |payload| payload.clone_ref(py))
+    }
+}
+
+/// A `Violation`.
+pub(crate) fn violation<'py>(
+    py: Python<'py>,
+    violation: &Violation,
+    payloads: &[Py<PyAny>],
+) -> PyResult<Bound<'py, PyAny>> {
+    let classes = classes(py)?;
+    let position = ViolationCode::ALL
+        .iter()
+        .position(|code| *code == violation.code)
+        .unwrap_or_default();
+    let code = classes
+        .codes
+        .get(position)
+        .map_or_else(|| py.None(), |code| code.clone_ref(py));
+    let severity = match violation.severity {
+        Severity::Error => &classes.severities[0],
+        Severity::Warning => &classes.severities[1],
+        Severity::Info => &classes.severities[2],
+    };
+    let data = match &violation.data {
+        None => py.None(),
+        Some(ViolationData::Text(text)) => PyString::new(py, text).into_any().unbind(),
+        Some(ViolationData::External(number)) => payloads.payload(py, *number),
+    };
+    let arguments = (
+        code,
+        violation.message.as_str(),
+        severity.clone_ref(py),
+        violation.choice,
+        violation.seq,
+        violation.index,
+        violation.path.as_deref(),
+        violation.offset,
+        violation.recoverable(),
+        data,
+    );
+    classes.violation.bind(py).call1(arguments)
+}
+
+fn violations<'a, 'py>(
+    py: Python<'py>,
+    items: impl Iterator<Item = &'a Violation>,
+    payloads: &[Py<PyAny>],
+) -> PyResult<Bound<'py, PyTuple>> {
+    let built = items
+        .map(|item| violation(py, item, payloads))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, built)
+}
+
+/// Parse argument bytes the scanner accepted into Python objects.
+///
+/// The one failure left once the scanner accepted the text is a value Python cannot hold: an integer of more
+/// than 4300 digits, which jiter refuses as `CPython` does, against quadratic conversions. It becomes an
+/// `INVALID_JSON` violation on the call (added last, as the reference does), never an exception.
+pub(crate) fn parse_arguments<'py>(py: Python<'py>, call: &mut HandedOver) -> Option<Bound<'py, PyAny>> {
+    let parser = PythonParse {
+        allow_inf_nan: false,
+        cache_mode: StringCacheMode::Keys,
+        partial_mode: PartialMode::Off,
+        catch_duplicate_keys: false,
+        float_mode: FloatMode::Float,
+    };
+    if let Ok(value) = parser.python_parse(py, &call.arguments_json) {
+        return Some(value);
+    }
+    call.arguments = Arguments::Absent;
+    let message = "the arguments hold a number too long to convert (over 4300 digits)".to_owned();
+    let mut violation = Violation::new(ViolationCode::INVALID_JSON, message);
+    violation.choice = Some(call.choice);
+    violation.seq = Some(call.seq);
+    violation.index = call.index;
+    call.violations.push(violation);
+    None
+}
+
+/// A `ToolCall` or an `InvalidToolCall` for a call the core handed over, with its arguments as parsed by
+/// [`parse_arguments`] (None when they are not a value).
+pub(crate) fn handed_over<'py>(
+    py: Python<'py>,
+    call: &HandedOver,
+    parsed: Option<Bound<'py, PyAny>>,
+    payloads: &[Py<PyAny>],
+) -> PyResult<Bound<'py, PyAny>> {
+    let classes = classes(py)?;
+    let arguments = match (call.arguments, parsed) {
+        (Arguments::Empty, _) => PyDict::new(py).into_any(),
+        (Arguments::Value, Some(value)) => value,
+        (Arguments::Value | Arguments::Absent, _) => py.None().into_bound(py),
+    };
+    let arguments_json = String::from_utf8_lossy(&call.arguments_json);
+    let others = violations(
+        py,
+        call.violations.iter().filter(|v| v.severity != Severity::Error),
+        payloads,
+    )?;
+    if call.is_valid() {
+        classes.tool_call.bind(py).call1((
+            call.id.as_str(),
+            call.name.as_deref(),
+            arguments,
+            arguments_json,
+            call.seq,
+            call.index,
+            call.choice,
+            others,
+        ))
+    } else {
+        let errors = violations(
+            py,
+            call.violations.iter().filter(|v| v.severity == Severity::Error),
+            payloads,
+        )?;
+        classes.invalid_tool_call.bind(py).call1((
+            call.id.as_str(),
+            call.name.as_deref(),
+            arguments,
+            arguments_json,
+            call.seq,
+            call.index,
+            call.choice,
+            errors,
+            others,
+        ))
+    }
+}

@@ -1,0 +1,27 @@
+"""Shared test configuration: hypothesis profiles and the paths of the shared corpora."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+REPO = Path(__file__).resolve().parents[1]
+RECORDINGS = REPO / "recordings"
+CORPORA = REPO.parent / "shared" / "corpora"
+
+# dev: quick local runs; ci: thorough but inside a few minutes on 2 cores; soak: overnight hunting.
+settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("soak", max_examples=20_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def corpus(*parts: str) -> Path:
+    """A folder of ``../shared/corpora``, or a clean skip when this checkout has none beside it."""
+    path = CORPORA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the shared corpora live beside the repository in ../shared)")
+    return path
