@@ -4,42 +4,22 @@ arbitrary and mutated bytes, splits, duplicate keys)."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import random
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import toolstream.reference._scanner as _scanner
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpora" / "json-test-suite"
 
 
-def _load_scanner_module() -> ModuleType:
-    try:
-        return importlib.import_module("toolstream.reference._scanner")
-    except ImportError:
-        pass
-    # The package `__init__` files import the compiled extension; when it is not built, load the
-    # reference scanner (stdlib only) straight from its file under a private name.
-    name = "_toolstream_reference_scanner"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "python" / "toolstream" / "reference" / "_scanner.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-_scanner = _load_scanner_module()
 Scanner = _scanner.Scanner
 ScanError = _scanner.ScanError
 DuplicateKey = _scanner.DuplicateKey

@@ -1,27 +1,30 @@
 """The Rust extension behind toolstream (hand-written stub with the docstrings of the Rust objects)."""
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final
+from typing import Any, Final, final
 
 from toolstream._choice import ToolChoice
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
 
+__all__ = ["Engine", "__version__", "scan", "violation_table"]
+
 __version__: Final[str]
 
+@final
 class Engine:
     """Reassembles one stream; the engine behind ``toolstream.reassemble`` (driven by ``toolstream._api``).
 
     A stream object is single-consumer: using one engine from two threads at once raises ``RuntimeError``.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         tool_choice: ToolChoice,
         emit: str,
         limits: Limits,
         on_violation: Callable[[Violation], object] | None = None,
-    ) -> None: ...
+    ) -> Engine: ...
     def feed(self, chunk: Any) -> list[ToolCall | InvalidToolCall]:
         """Read one chunk; return the calls it made ready.
 

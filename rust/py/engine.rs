@@ -193,7 +193,9 @@ impl Engine {
                 if parsed.is_none()
                     && let (Some(callback), Some(violation)) = (&self.on_violation, call.violations.last())
                 {
-                    callback.bind(py).call1((output::violation(py, violation, &self.payloads)?,))?;
+                    callback
+                        .bind(py)
+                        .call1((output::violation(py, violation, &self.payloads)?,))?;
                 }
                 parsed
             } else {

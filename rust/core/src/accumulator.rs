@@ -950,3 +950,163 @@ fn scan_finding(kind: ScanErrorKind, offset: u64, max_depth: u32) -> (ViolationC
     };
     (code, message)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accumulator(emit: Emit) -> Accumulator {
+        Accumulator::new(Config {
+            emit,
+            limits: Limits::default(),
+            tool_choice: ToolChoice::default(),
+            log_violations: true,
+        })
+    }
+
+    fn open<'a>(index: i64, id: &'a str, name: &'a str, arguments: &'a str) -> Fragment<'a> {
+        Fragment {
+            index: Some(index),
+            id: Some(id),
+            name: Some(name),
+            kind: Some("function"),
+            arguments: Some(arguments.as_bytes()),
+            arguments_was_value: false,
+        }
+    }
+
+    fn more(index: i64, arguments: &str) -> Fragment<'_> {
+        Fragment {
+            index: Some(index),
+            arguments: Some(arguments.as_bytes()),
+            ..Fragment::default()
+        }
+    }
+
+    fn codes(violations: &[Violation]) -> Vec<&'static str> {
+        violations.iter().map(|violation| violation.code.as_str()).collect()
+    }
+
+    #[test]
+    fn interleaved_headers_wait_for_their_arguments() {
+        let mut stream = accumulator(Emit::CallEnd);
+        stream.fragment(0, &open(0, "a", "f", ""));
+        stream.fragment(0, &open(1, "b", "g", ""));
+        stream.fragment(0, &more(0, "{\"x\": 1}"));
+        assert!(
+            stream.take_ready().is_empty(),
+            "call a has no arguments when b opens, and is still current"
+        );
+        stream.fragment(0, &more(1, "{\"y\": 2}"));
+        let ready = stream.take_ready();
+        assert_eq!(ready.iter().map(|call| call.id.as_str()).collect::<Vec<_>>(), ["a"]);
+        assert!(ready.iter().all(HandedOver::is_valid));
+        stream.finish(0, "tool_calls");
+        assert_eq!(stream.take_ready().iter().map(|call| call.seq).collect::<Vec<_>>(), [1]);
+    }
+
+    #[test]
+    fn an_index_reused_by_a_new_named_call_opens_it() {
+        let mut stream = accumulator(Emit::CallEnd);
+        stream.fragment(0, &open(0, "a", "f", "{}"));
+        stream.fragment(0, &open(0, "b", "f", "{}"));
+        stream.end();
+        let ready = stream.take_ready();
+        assert_eq!(ready.len(), 2);
+        assert_eq!(codes(&ready[1].violations), ["INDEX_REUSED"]);
+    }
+
+    #[test]
+    fn an_id_changing_mid_value_keeps_the_first() {
+        let mut stream = accumulator(Emit::CallEnd);
+        stream.fragment(0, &open(0, "a", "f", "{\"x\":"));
+        stream.fragment(
+            0,
+            &Fragment {
+                id: Some("b"),
+                ..more(0, " 1}")
+            },
+        );
+        stream.end();
+        let ready = stream.take_ready();
+        assert_eq!(ready[0].id, "a");
+        assert_eq!(codes(&ready[0].violations), ["ID_CHANGED"]);
+        assert_eq!(ready[0].arguments, Arguments::Value);
+    }
+
+    #[test]
+    fn data_after_hand_over_goes_to_the_stream_with_its_text() {
+        let mut stream = accumulator(Emit::Complete);
+        stream.fragment(0, &open(0, "a", "f", "{\"x\": 1}"));
+        assert_eq!(stream.take_ready().len(), 1);
+        stream.fragment(0, &more(0, "  {\"y\": 2}"));
+        let trailing = &stream.stream_violations()[0];
+        assert_eq!(
+            (trailing.code, trailing.seq, trailing.offset),
+            (ViolationCode::TRAILING_DATA, Some(0), Some(10))
+        );
+        assert_eq!(trailing.data, Some(ViolationData::Text("  {\"y\": 2}".to_owned())));
+    }
+
+    #[test]
+    fn a_cut_names_handed_over_calls_and_invalidates_the_rest() {
+        let mut stream = accumulator(Emit::CallEnd);
+        stream.fragment(0, &open(0, "a", "f", "{}"));
+        stream.fragment(0, &open(1, "b", "f", "{\"x\": "));
+        stream.finish(0, "length");
+        let ready = stream.take_ready();
+        assert!(ready[0].is_valid());
+        assert_eq!(codes(&ready[1].violations), ["TRUNCATED", "STREAM_CUT"]);
+        let cut: Vec<_> = stream
+            .stream_violations()
+            .iter()
+            .map(|v| (v.code.as_str(), v.seq))
+            .collect();
+        assert_eq!(cut, [("STREAM_CUT", Some(0))]);
+    }
+
+    #[test]
+    fn limits_are_violations_and_nothing_past_them_is_kept() {
+        let limits = Limits {
+            max_argument_bytes: 16,
+            max_depth: 2,
+            max_calls: 2,
+        };
+        let config = Config {
+            emit: Emit::CallEnd,
+            limits,
+            tool_choice: ToolChoice::default(),
+            log_violations: false,
+        };
+        let mut stream = Accumulator::new(config);
+        stream.fragment(0, &open(0, "a", "f", "{\"x\": \"0123456789abcdef\"}"));
+        stream.fragment(0, &open(1, "b", "f", "{\"x\": [[1]]}"));
+        stream.fragment(0, &open(2, "c", "f", "{}"));
+        stream.end();
+        let ready = stream.take_ready();
+        assert_eq!(codes(&ready[0].violations), ["ARGUMENTS_TOO_LARGE"]);
+        assert!(ready[0].arguments_json.is_empty());
+        assert_eq!(codes(&ready[1].violations), ["TOO_DEEP"]);
+        assert_eq!(codes(&ready[2].violations), ["TOO_MANY_CALLS"]);
+        assert_eq!(ready[2].arguments, Arguments::Absent);
+    }
+
+    #[test]
+    fn the_log_sees_every_violation_once() {
+        let mut stream = accumulator(Emit::CallEnd);
+        stream.fragment(
+            0,
+            &Fragment {
+                index: None,
+                ..open(0, "a", "f", "{\"k\": 1, \"k\": 2}")
+            },
+        );
+        stream.finish(0, "stop");
+        stream.end();
+        assert_eq!(
+            codes(&stream.take_log()),
+            ["MISSING_INDEX", "DUPLICATE_KEY", "FINISH_REASON_MISMATCH"]
+        );
+        assert!(stream.take_log().is_empty());
+    }
+}
