@@ -89,11 +89,20 @@ class _Options:
         return factory(tool_choice=self.tool_choice, emit=self.emit, limits=self.limits, on_violation=self.on_violation)
 
 
-def _checked(calls: list[Emitted], on_invalid: str, engine: Engine) -> list[Emitted]:
+def _checked(calls: list[Emitted], on_invalid: str, engine: Engine) -> Iterator[Emitted]:
+    """The calls in hand-over order; under ``raise``, the valid ones before an invalid one come out first."""
+    for call in calls:
+        if on_invalid == "raise" and isinstance(call, InvalidToolCall):
+            raise InvalidToolCallError(call, engine.result())
+        yield call
+
+
+def _checked_batch(calls: list[Emitted], on_invalid: str, engine: Engine) -> list[Emitted]:
+    """``_checked`` for a list-returning step: valid calls before an invalid one ride on the error."""
     if on_invalid == "raise":
-        for call in calls:
+        for position, call in enumerate(calls):
             if isinstance(call, InvalidToolCall):
-                raise InvalidToolCallError(call, engine.result())
+                raise InvalidToolCallError(call, engine.result(), ready=tuple(calls[:position]))
     return calls
 
 
@@ -290,14 +299,14 @@ class Reassembler:
         """Read one chunk; return the calls it made ready, in hand-over order."""
         if self._finished:
             raise ValueError("this Reassembler has finished; start a new one for the next stream")
-        return _checked(self._engine.feed(chunk), self._on_invalid, self._engine)
+        return _checked_batch(self._engine.feed(chunk), self._on_invalid, self._engine)
 
     def finish(self) -> list[Emitted]:
         """End the stream; return the calls that only the end made ready (idempotent: [] the second time)."""
         if self._finished:
             return []
         self._finished = True
-        return _checked(self._engine.end(), self._on_invalid, self._engine)
+        return _checked_batch(self._engine.end(), self._on_invalid, self._engine)
 
     def close(self) -> StreamResult:
         """Finish if needed and return the final ``StreamResult``."""

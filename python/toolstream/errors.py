@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from toolstream._model import InvalidToolCall, StreamResult, Violation
+    from toolstream._model import InvalidToolCall, StreamResult, ToolCall, Violation
 
 __all__ = [
     "InvalidToolCallError",
@@ -34,13 +34,18 @@ class InvalidToolCallError(ToolstreamError, ValueError):
         call: The invalid call, with its identity and the arguments text received.
         violations: The call's error-severity violations (``call.errors``).
         result: The stream's result as far as it had been read when the error was raised.
+        ready: Valid calls handed over in the same step before this one, which the caller has not received yet
+            (``Reassembler.feed``/``finish`` return lists; iteration yields them before raising).
     """
 
-    def __init__(self, call: InvalidToolCall, result: StreamResult) -> None:
-        """Build the error from the call and the stream result so far."""
+    def __init__(
+        self, call: InvalidToolCall, result: StreamResult, ready: tuple[ToolCall | InvalidToolCall, ...] = ()
+    ) -> None:
+        """Build the error from the call, the stream result so far and the calls of the same step before it."""
         self.call = call
         self.violations: tuple[Violation, ...] = call.errors
         self.result = result
+        self.ready = ready
         reasons = "; ".join(f"{v.code.value}: {v.message}" for v in call.errors)
         super().__init__(f"invalid tool call seq={call.seq} id={call.id!r} name={call.name!r}: {reasons}")
 

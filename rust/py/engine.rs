@@ -9,7 +9,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyIterator, PyList, PyTuple, PyType};
 use toolstream_core::{Accumulator, Arguments, Config, Emit, Limits, ToolChoice};
 
-use crate::input::read_chunk;
+use crate::input::{KindCache, read_chunk};
 use crate::output;
 
 /// Reassembles one stream (the engine behind `toolstream.reassemble`).
@@ -21,6 +21,7 @@ pub(crate) struct Engine {
     usage: Option<Py<PyAny>>,
     handed_over: Vec<HandedOverCall>,
     on_violation: Option<Py<PyAny>>,
+    kinds: KindCache,
 }
 
 struct HandedOverCall {
@@ -67,6 +68,7 @@ impl Engine {
             usage: None,
             handed_over: Vec::new(),
             on_violation,
+            kinds: KindCache::default(),
         })
     }
 
@@ -119,17 +121,21 @@ impl Engine {
             .filter(|call| !call.valid)
             .map(|call| call.object.bind(py))
             .collect();
-        let choices = self
-            .accumulator
-            .choices()
-            .into_iter()
+        let summaries = self.accumulator.choices();
+        let choices = summaries
+            .iter()
             .map(|choice| {
+                let finish = choice
+                    .finish_reason
+                    .as_deref()
+                    .map(|reason| output::text(py, reason))
+                    .transpose()?;
                 choice_class
                     .bind(py)
-                    .call1((choice.choice, choice.text, choice.finish_reason))
+                    .call1((choice.choice, output::text(py, &choice.text)?, finish))
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let first = self.accumulator.choices().into_iter().next();
+        let first = summaries.first();
         let violations = self
             .accumulator
             .stream_violations()
@@ -139,9 +145,12 @@ impl Engine {
         result_class.bind(py).call1((
             PyTuple::new(py, calls)?,
             PyTuple::new(py, invalid)?,
-            first.as_ref().and_then(|choice| choice.finish_reason.as_deref()),
+            first
+                .and_then(|choice| choice.finish_reason.as_deref())
+                .map(|reason| output::text(py, reason))
+                .transpose()?,
             self.usage.as_ref().map(|usage| usage.clone_ref(py)),
-            first.as_ref().map_or("", |choice| choice.text.as_str()),
+            output::text(py, first.map_or(&[][..], |choice| choice.text.as_slice()))?,
             PyTuple::new(py, violations)?,
             PyTuple::new(py, choices)?,
         ))
@@ -156,7 +165,14 @@ impl Engine {
         }
         let number = self.chunks_read;
         self.chunks_read += 1;
-        let extras = read_chunk(&mut self.accumulator, chunk, number)?;
+        let extras = match read_chunk(&mut self.accumulator, &mut self.kinds, chunk, number) {
+            Ok(extras) => extras,
+            Err(malformed) => {
+                // What the chunk did before its malformed field still happened: report it, as the reference does.
+                self.notify(py)?;
+                return Err(malformed);
+            }
+        };
         if let Some(error) = extras.error {
             let brief = brief(&error);
             self.payloads.push(error.unbind());

@@ -4,11 +4,13 @@
 //! Reading order and type rules are those of `docs/semantics.md` ("Reading a chunk"), the same as
 //! `python/toolstream/reference/_openai_chat.py`.
 
-use pyo3::exceptions::{PyAttributeError, PyOverflowError, PyTypeError, PyValueError};
+use std::borrow::Cow;
+
+use pyo3::exceptions::{PyAttributeError, PyOverflowError, PyRecursionError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use toolstream_core::{Accumulator, Fragment};
 
 use crate::errors::malformed_chunk;
@@ -21,22 +23,68 @@ pub(crate) struct Extras<'py> {
     pub(crate) usage: Option<Bound<'py, PyAny>>,
 }
 
+/// How the fields of a container are read, decided once per container type (see [`KindCache`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Dict,
+    Mapping,
+    Attributes,
+}
+
+/// Which non-dict types are mappings, so that the `collections.abc.Mapping` check (slow for an ABC) runs once
+/// per type, not once per SDK object: a stream has a handful of types (chunk, choice, delta, call, function).
+#[derive(Default)]
+pub(crate) struct KindCache(Vec<(Py<PyType>, Access)>);
+
+const KIND_CACHE_SIZE: usize = 16;
+
+static MAPPING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// A container whose fields can be read, and how.
+struct Record<'a, 'py> {
+    object: &'a Bound<'py, PyAny>,
+    access: Access,
+}
+
+impl<'py> Record<'_, 'py> {
+    /// A field; a null value is an absent one.
+    fn get(&self, key: &Bound<'py, PyString>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let value = match self.access {
+            Access::Dict => {
+                return Ok(self
+                    .object
+                    .cast::<PyDict>()?
+                    .get_item(key)?
+                    .filter(|value| !value.is_none()));
+            }
+            Access::Mapping => self.object.call_method1(intern!(self.object.py(), "get"), (key,))?,
+            Access::Attributes => match self.object.getattr(key) {
+                Ok(value) => value,
+                Err(error) if error.is_instance_of::<PyAttributeError>(self.object.py()) => return Ok(None),
+                Err(error) => return Err(error),
+            },
+        };
+        Ok((!value.is_none()).then_some(value))
+    }
+}
+
 /// Feed one chunk to the accumulator. `number` is the chunk's position, for error messages.
 pub(crate) fn read_chunk<'py>(
     accumulator: &mut Accumulator,
+    kinds: &mut KindCache,
     chunk: &Bound<'py, PyAny>,
     number: u64,
 ) -> PyResult<Extras<'py>> {
     let py = chunk.py();
-    let reader = Reader { number };
-    reader.record(chunk, "")?;
-    if let Some(error) = get(chunk, intern!(py, "error"))? {
+    let mut reader = Reader { number, kinds };
+    let chunk = reader.record(chunk, "")?;
+    if let Some(error) = chunk.get(intern!(py, "error"))? {
         return Ok(Extras {
             error: Some(error),
             usage: None,
         });
     }
-    if let Some(choices) = get(chunk, intern!(py, "choices"))? {
+    if let Some(choices) = chunk.get(intern!(py, "choices"))? {
         let choices = reader.sequence(&choices, "choices")?;
         for (position, choice) in choices.iter().enumerate() {
             reader.read_choice(accumulator, &choice, position)?;
@@ -44,7 +92,7 @@ pub(crate) fn read_chunk<'py>(
     }
     Ok(Extras {
         error: None,
-        usage: get(chunk, intern!(py, "usage"))?,
+        usage: chunk.get(intern!(py, "usage"))?,
     })
 }
 
@@ -63,23 +111,12 @@ impl<'py> Sequence<'_, 'py> {
     }
 }
 
-/// Field access on dicts and on objects with the same attributes; a null value is an absent one.
-fn get<'py>(container: &Bound<'py, PyAny>, key: &Bound<'py, PyString>) -> PyResult<Option<Bound<'py, PyAny>>> {
-    if let Ok(dict) = container.cast::<PyDict>() {
-        return Ok(dict.get_item(key)?.filter(|value| !value.is_none()));
-    }
-    match container.getattr(key) {
-        Ok(value) => Ok((!value.is_none()).then_some(value)),
-        Err(error) if error.is_instance_of::<PyAttributeError>(container.py()) => Ok(None),
-        Err(error) => Err(error),
-    }
-}
-
-struct Reader {
+struct Reader<'k> {
     number: u64,
+    kinds: &'k mut KindCache,
 }
 
-impl Reader {
+impl Reader<'_> {
     #[cold]
     fn fail(&self, py: Python<'_>, path: &str, problem: &str) -> PyErr {
         malformed_chunk(py, self.number, path, problem)
@@ -94,9 +131,12 @@ impl Reader {
         self.fail(value.py(), path, &format!("expected {expected}, got {got}"))
     }
 
-    fn record(&self, value: &Bound<'_, PyAny>, path: &str) -> PyResult<()> {
+    fn record<'a, 'py>(&mut self, value: &'a Bound<'py, PyAny>, path: &str) -> PyResult<Record<'a, 'py>> {
         if value.is_instance_of::<PyDict>() {
-            return Ok(());
+            return Ok(Record {
+                object: value,
+                access: Access::Dict,
+            });
         }
         if value.is_none()
             || value.is_instance_of::<PyString>()
@@ -109,7 +149,23 @@ impl Reader {
         {
             return Err(self.fail_type(value, path, "a mapping or an object with attributes"));
         }
-        Ok(())
+        let kind = value.get_type();
+        if let Some((_, access)) = self.kinds.0.iter().find(|(known, _)| known.bind(value.py()).is(&kind)) {
+            return Ok(Record {
+                object: value,
+                access: *access,
+            });
+        }
+        let mapping = MAPPING.import(value.py(), "collections.abc", "Mapping")?;
+        let access = if value.is_instance(mapping)? {
+            Access::Mapping
+        } else {
+            Access::Attributes
+        };
+        if self.kinds.0.len() < KIND_CACHE_SIZE {
+            self.kinds.0.push((kind.unbind(), access));
+        }
+        Ok(Record { object: value, access })
     }
 
     fn sequence<'a, 'py>(&self, value: &'a Bound<'py, PyAny>, path: &str) -> PyResult<Sequence<'a, 'py>> {
@@ -141,38 +197,43 @@ impl Reader {
         })
     }
 
-    fn read_choice(&self, accumulator: &mut Accumulator, choice: &Bound<'_, PyAny>, position: usize) -> PyResult<()> {
+    fn read_choice(
+        &mut self,
+        accumulator: &mut Accumulator,
+        choice: &Bound<'_, PyAny>,
+        position: usize,
+    ) -> PyResult<()> {
         let py = choice.py();
         // Paths are only formatted when something is wrong: the happy path allocates nothing.
         let at = |field: &str| format!("choices[{position}]{field}");
-        self.record(choice, &at(""))?;
-        let number = match get(choice, intern!(py, "index"))? {
+        let choice = self.record(choice, &at(""))?;
+        let number = match choice.get(intern!(py, "index"))? {
             Some(index) => self.integer(&index, &at(".index"))?,
             None => i64::try_from(position).unwrap_or(i64::MAX),
         };
         accumulator.touch(number);
-        if let Some(delta) = get(choice, intern!(py, "delta"))? {
-            self.record(&delta, &at(".delta"))?;
-            if let Some(tool_calls) = get(&delta, intern!(py, "tool_calls"))? {
+        if let Some(delta) = choice.get(intern!(py, "delta"))? {
+            let delta = self.record(&delta, &at(".delta"))?;
+            if let Some(tool_calls) = delta.get(intern!(py, "tool_calls"))? {
                 let tool_calls = self.sequence(&tool_calls, &at(".delta.tool_calls"))?;
                 for (call_position, tool_call) in tool_calls.iter().enumerate() {
                     self.read_tool_call(accumulator, number, &tool_call, position, call_position)?;
                 }
             }
-            if let Some(content) = get(&delta, intern!(py, "content"))? {
+            if let Some(content) = delta.get(intern!(py, "content"))? {
                 let content = self.string(&content, &at(".delta.content"))?;
-                accumulator.text(number, &content.to_string_lossy());
+                accumulator.text(number, &utf8(content)?);
             }
         }
-        if let Some(reason) = get(choice, intern!(py, "finish_reason"))? {
+        if let Some(reason) = choice.get(intern!(py, "finish_reason"))? {
             let reason = self.string(&reason, &at(".finish_reason"))?;
-            accumulator.finish(number, &reason.to_string_lossy());
+            accumulator.finish(number, &utf8(reason)?);
         }
         Ok(())
     }
 
     fn read_tool_call(
-        &self,
+        &mut self,
         accumulator: &mut Accumulator,
         choice: i64,
         tool_call: &Bound<'_, PyAny>,
@@ -181,23 +242,24 @@ impl Reader {
     ) -> PyResult<()> {
         let py = tool_call.py();
         let at = |field: &str| format!("choices[{position}].delta.tool_calls[{call_position}]{field}");
-        self.record(tool_call, &at(""))?;
-        let index = get(tool_call, intern!(py, "index"))?
+        let tool_call = self.record(tool_call, &at(""))?;
+        let index = tool_call
+            .get(intern!(py, "index"))?
             .map(|index| self.integer(&index, &at(".index")))
             .transpose()?;
-        let id = get(tool_call, intern!(py, "id"))?;
+        let id = tool_call.get(intern!(py, "id"))?;
         let id = id.as_ref().map(|id| self.string(id, &at(".id"))).transpose()?;
-        let kind = get(tool_call, intern!(py, "type"))?;
+        let kind = tool_call.get(intern!(py, "type"))?;
         let kind = kind.as_ref().map(|kind| self.string(kind, &at(".type"))).transpose()?;
         let mut name = None;
         let mut arguments = None;
         let mut arguments_was_value = false;
-        if let Some(function) = get(tool_call, intern!(py, "function"))? {
-            self.record(&function, &at(".function"))?;
-            if let Some(found) = get(&function, intern!(py, "name"))? {
+        if let Some(function) = tool_call.get(intern!(py, "function"))? {
+            let function = self.record(&function, &at(".function"))?;
+            if let Some(found) = function.get(intern!(py, "name"))? {
                 name = Some(self.string(&found, &at(".function.name"))?.clone());
             }
-            if let Some(raw) = get(&function, intern!(py, "arguments"))? {
+            if let Some(raw) = function.get(intern!(py, "arguments"))? {
                 arguments = Some(match raw.cast_into::<PyString>() {
                     Ok(text) => text,
                     Err(error) => {
@@ -207,25 +269,16 @@ impl Reader {
                 });
             }
         }
-        let id = id.map(|id| id.to_string_lossy());
-        let kind = kind.map(|kind| kind.to_string_lossy());
-        let name = name.as_ref().map(|name| name.to_string_lossy());
-        let encoded;
-        let argument_bytes = match &arguments {
-            None => None,
-            Some(text) => Some(if let Ok(text) = text.to_str() {
-                text.as_bytes()
-            } else {
-                encoded = surrogatepass(text)?;
-                encoded.as_bytes()
-            }),
-        };
+        let id = id.map(utf8).transpose()?;
+        let kind = kind.map(utf8).transpose()?;
+        let name = name.as_ref().map(utf8).transpose()?;
+        let argument_bytes = arguments.as_ref().map(utf8).transpose()?;
         let fragment = Fragment {
             index,
             id: id.as_deref(),
             name: name.as_deref(),
             kind: kind.as_deref(),
-            arguments: argument_bytes,
+            arguments: argument_bytes.as_deref(),
             arguments_was_value,
         };
         accumulator.fragment(choice, &fragment);
@@ -244,7 +297,11 @@ impl Reader {
         options.set_item("allow_nan", false)?;
         match dumps.call((value,), Some(&options)) {
             Ok(text) => Ok(text.cast_into::<PyString>()?),
-            Err(error) if error.is_instance_of::<PyTypeError>(py) || error.is_instance_of::<PyValueError>(py) => {
+            Err(error)
+                if error.is_instance_of::<PyTypeError>(py)
+                    || error.is_instance_of::<PyValueError>(py)
+                    || error.is_instance_of::<PyRecursionError>(py) =>
+            {
                 Err(self.fail(
                     py,
                     path,
@@ -256,11 +313,20 @@ impl Reader {
     }
 }
 
-/// A string holding lone surrogates has no UTF-8 form; its bytes as `CPython` would write them (`surrogatepass`)
-/// go to the scanner, which rejects them like any invalid UTF-8.
+/// A string's UTF-8 bytes, borrowed from the string's own cache in the common case.
+///
+/// A string holding lone surrogates (from a `\ud800` escape) has no UTF-8 form: it is passed as the bytes
+/// `CPython` writes with `surrogatepass`. Identity fields come back out intact (`output::text`); in arguments the
+/// scanner rejects them like any invalid UTF-8.
+fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, [u8]>> {
+    match text.to_str() {
+        Ok(text) => Ok(Cow::Borrowed(text.as_bytes())),
+        Err(_) => surrogatepass(text).map(Cow::Owned),
+    }
+}
+
 #[cold]
-fn surrogatepass<'py>(text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyBytes>> {
-    Ok(text
-        .call_method1(intern!(text.py(), "encode"), ("utf-8", "surrogatepass"))?
-        .cast_into::<PyBytes>()?)
+fn surrogatepass(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
+    let encoded = text.call_method1(intern!(text.py(), "encode"), ("utf-8", "surrogatepass"))?;
+    Ok(encoded.cast_into::<PyBytes>()?.as_bytes().to_vec())
 }

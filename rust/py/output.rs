@@ -6,7 +6,7 @@
 use jiter::{FloatMode, PartialMode, PythonParse, StringCacheMode};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple, PyType};
 use toolstream_core::{Arguments, HandedOver, Severity, Violation, ViolationCode, ViolationData};
 
 /// The classes of `toolstream._model`, imported once.
@@ -38,6 +38,15 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
             severities: [severity("ERROR")?, severity("WARNING")?, severity("INFO")?],
         })
     })
+}
+
+/// Identity bytes from the core as a Python string: UTF-8 in the common case, and the lone surrogates a
+/// provider's string held (passed in as `surrogatepass` bytes) restored exactly.
+pub(crate) fn text<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(PyString::new(py, text)),
+        Err(_) => PyString::from_encoded_object(&PyBytes::new(py, bytes), Some(c"utf-8"), Some(c"surrogatepass")),
+    }
 }
 
 /// Resolves `ViolationData::External` numbers to the objects the engine holds.
@@ -151,8 +160,8 @@ pub(crate) fn handed_over<'py>(
     )?;
     if call.is_valid() {
         classes.tool_call.bind(py).call1((
-            call.id.as_str(),
-            call.name.as_deref(),
+            text(py, &call.id)?,
+            call.name.as_deref().map(|name| text(py, name)).transpose()?,
             arguments,
             arguments_json,
             call.seq,
@@ -167,8 +176,8 @@ pub(crate) fn handed_over<'py>(
             payloads,
         )?;
         classes.invalid_tool_call.bind(py).call1((
-            call.id.as_str(),
-            call.name.as_deref(),
+            text(py, &call.id)?,
+            call.name.as_deref().map(|name| text(py, name)).transpose()?,
             arguments,
             arguments_json,
             call.seq,

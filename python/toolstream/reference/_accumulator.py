@@ -8,7 +8,6 @@ differential tests hold the two together. Nothing here knows a wire format: deco
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -115,13 +114,13 @@ class Accumulator:
         emit: Emit,
         limits: Limits,
         tool_choice: ToolChoice,
-        on_violation: Callable[[Violation], object] | None,
+        log_violations: bool,
     ) -> None:
-        """Start an empty stream."""
+        """Start an empty stream; with ``log_violations``, every violation found is also kept for ``take_log``."""
         self._emit = emit
         self._limits = limits
         self._tool_choice = tool_choice
-        self._on_violation = on_violation
+        self._log: list[Violation] | None = [] if log_violations else None
         self._choices: dict[int, _Choice] = {}
         self._calls: list[_Call] = []
         self._ready: list[Emitted] = []
@@ -202,6 +201,13 @@ class Accumulator:
         """The calls handed over since the last call, in hand-over order."""
         ready, self._ready = self._ready, []
         return ready
+
+    def take_log(self) -> list[Violation]:
+        """Every violation found since the last call, in the order found (empty without ``log_violations``)."""
+        if self._log is None:
+            return []
+        log, self._log = self._log, []
+        return log
 
     def result(self) -> StreamResult:
         """The result so far (final once ``end`` was called)."""
@@ -517,8 +523,8 @@ class Accumulator:
             self._stream_violations.append(violation)
         else:
             call.violations.append(violation)
-        if self._on_violation is not None:
-            self._on_violation(violation)
+        if self._log is not None:
+            self._log.append(violation)
 
     def _report_stream(
         self,
@@ -536,8 +542,8 @@ class Accumulator:
             code, message, severity or default_severity, choice, seq, index, None, None, recoverable, data
         )
         self._stream_violations.append(violation)
-        if self._on_violation is not None:
-            self._on_violation(violation)
+        if self._log is not None:
+            self._log.append(violation)
 
 
 def _first_time(call: _Call, field_name: str, value: str) -> bool:

@@ -23,7 +23,10 @@ class Engine:
         on_violation: Callable[[Violation], object] | None,
     ) -> None:
         """Start one stream."""
-        self._accumulator = Accumulator(emit=emit, limits=limits, tool_choice=tool_choice, on_violation=on_violation)
+        self._accumulator = Accumulator(
+            emit=emit, limits=limits, tool_choice=tool_choice, log_violations=on_violation is not None
+        )
+        self._on_violation = on_violation
         self._chunks_read = 0
         self._ended = False
 
@@ -33,7 +36,11 @@ class Engine:
             raise ValueError("the stream has ended; no more chunks can be fed")
         number = self._chunks_read
         self._chunks_read += 1
-        read_chunk(self._accumulator, chunk, number)
+        try:
+            read_chunk(self._accumulator, chunk, number)
+        finally:
+            # What the chunk did before a malformed field still happened: it is reported either way.
+            self._notify()
         return self._accumulator.take_ready()
 
     def pull(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
@@ -48,7 +55,14 @@ class Engine:
         """End the stream; return the calls only the end made ready."""
         self._ended = True
         self._accumulator.end()
+        self._notify()
         return self._accumulator.take_ready()
+
+    def _notify(self) -> None:
+        """``on_violation`` sees a chunk's violations once the chunk has been applied, in the order found."""
+        if self._on_violation is not None:
+            for violation in self._accumulator.take_log():
+                self._on_violation(violation)
 
     def result(self) -> StreamResult:
         """The result so far."""

@@ -6,6 +6,7 @@ Reading order and type rules are those of ``docs/semantics.md`` ("Reading a chun
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from toolstream.errors import MalformedChunkError
@@ -66,7 +67,8 @@ class _Reader:
 
     @staticmethod
     def get(container: Any, key: str) -> Any:
-        if isinstance(container, dict):
+        """A field of a mapping (by key) or of any other object (by attribute)."""
+        if isinstance(container, Mapping):
             return container.get(key)
         return getattr(container, key, None)
 
@@ -116,5 +118,5 @@ class _Reader:
     def canonical(self, value: Any, path: str) -> str:
         try:
             return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise self.fail(path, f"arguments sent as a value that is not JSON: {exc}") from exc

@@ -72,12 +72,13 @@ pub struct Config {
 pub struct Fragment<'a> {
     /// The provider's index, when it sent one.
     pub index: Option<i64>,
-    /// The call id as sent (placeholders included).
-    pub id: Option<&'a str>,
+    /// The call id as sent (placeholders included). Identity fields are bytes: a Python string may hold lone
+    /// surrogates (from a `\ud800` escape), which the binding passes as `surrogatepass` bytes and gets back intact.
+    pub id: Option<&'a [u8]>,
     /// The tool name as sent.
-    pub name: Option<&'a str>,
+    pub name: Option<&'a [u8]>,
     /// The call type as sent.
-    pub kind: Option<&'a str>,
+    pub kind: Option<&'a [u8]>,
     /// Argument text to append.
     pub arguments: Option<&'a [u8]>,
     /// The arguments came as a JSON value, not a string; `arguments` holds its canonical text.
@@ -105,9 +106,9 @@ pub struct HandedOver {
     /// The provider's index as first sent.
     pub index: Option<i64>,
     /// The provider's id, or a generated one.
-    pub id: String,
+    pub id: Vec<u8>,
     /// The tool name, if one arrived.
-    pub name: Option<String>,
+    pub name: Option<Vec<u8>>,
     /// How to build its arguments.
     pub arguments: Arguments,
     /// The argument bytes kept (valid UTF-8 when `arguments` is `Value`).
@@ -131,15 +132,20 @@ pub struct ChoiceSummary {
     /// The choice number.
     pub choice: i64,
     /// Its content text.
-    pub text: String,
+    pub text: Vec<u8>,
     /// Its first non-null finish reason.
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<Vec<u8>>,
 }
 
-const CUTTING_FINISHES: [&str; 2] = ["length", "content_filter"];
+const CUTTING_FINISHES: [&[u8]; 2] = [b"length", b"content_filter"];
 
-fn value_or_none(value: Option<&str>) -> Option<&str> {
-    value.filter(|text| !text.is_empty() && *text != "null")
+fn value_or_none(value: Option<&[u8]>) -> Option<&[u8]> {
+    value.filter(|text| !text.is_empty() && *text != b"null")
+}
+
+/// Identity bytes as text, for messages.
+fn shown(value: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(value)
 }
 
 #[derive(Debug)]
@@ -149,13 +155,13 @@ struct Call {
     index: Option<i64>,
     // None for calls past `max_calls`: they keep nothing.
     scanner: Option<Scanner>,
-    id: Option<String>,
-    name: Option<String>,
+    id: Option<Vec<u8>>,
+    name: Option<Vec<u8>>,
     buffer: Vec<u8>,
     received: u64,
     over_limit: bool,
     missing_index_reported: bool,
-    changed_values_reported: Vec<(bool, String)>,
+    changed_values_reported: Vec<(bool, Vec<u8>)>,
     violations: Vec<Violation>,
     handed_over: bool,
 }
@@ -182,7 +188,7 @@ impl Call {
     }
 
     /// Each distinct conflicting id (`is_id`) or name is reported once per call, however often it repeats.
-    fn first_time(&mut self, is_id: bool, value: &str) -> bool {
+    fn first_time(&mut self, is_id: bool, value: &[u8]) -> bool {
         if self
             .changed_values_reported
             .iter()
@@ -190,20 +196,20 @@ impl Call {
         {
             return false;
         }
-        self.changed_values_reported.push((is_id, value.to_owned()));
+        self.changed_values_reported.push((is_id, value.to_vec()));
         true
     }
 }
 
 #[derive(Debug, Default)]
 struct Choice {
-    text: String,
-    finish_reason: Option<String>,
+    text: Vec<u8>,
+    finish_reason: Option<Vec<u8>>,
     cut: bool,
     calls: Vec<usize>,
     pending: Vec<usize>,
     by_index: HashMap<i64, usize>,
-    by_id: HashMap<String, usize>,
+    by_id: HashMap<Vec<u8>, usize>,
 }
 
 /// Where a call-level finding goes once the call may already have been handed over.
@@ -269,8 +275,8 @@ impl Accumulator {
     }
 
     /// Append content text to a choice.
-    pub fn text(&mut self, choice: i64, text: &str) {
-        self.choices.entry(choice).or_default().text.push_str(text);
+    pub fn text(&mut self, choice: i64, text: &[u8]) {
+        self.choices.entry(choice).or_default().text.extend_from_slice(text);
     }
 
     /// Note that a choice appeared, even with nothing in it.
@@ -279,11 +285,14 @@ impl Accumulator {
     }
 
     /// A non-null finish reason for a choice.
-    pub fn finish(&mut self, choice: i64, reason: &str) {
+    pub fn finish(&mut self, choice: i64, reason: &[u8]) {
         let state = self.choices.entry(choice).or_default();
         if let Some(first) = &state.finish_reason {
-            let message =
-                format!("choice {choice} finished again with {reason:?} after {first:?}; the first one stands");
+            let message = format!(
+                "choice {choice} finished again with {:?} after {:?}; the first one stands",
+                shown(reason),
+                shown(first)
+            );
             self.report_stream(
                 ViolationCode::MULTIPLE_FINISH_REASONS,
                 message,
@@ -293,10 +302,10 @@ impl Accumulator {
                 None,
             );
         } else {
-            state.finish_reason = Some(reason.to_owned());
+            state.finish_reason = Some(reason.to_vec());
         }
         if CUTTING_FINISHES.contains(&reason) {
-            self.cut(choice, &format!("finish_reason {reason:?}"), true);
+            self.cut(choice, &format!("finish_reason {:?}", shown(reason)), true);
         } else if self.config.emit != Emit::StreamEnd {
             for call in self.pending(choice) {
                 if self.calls.get(call).is_some_and(|call| call.settled() || call.empty()) {
@@ -404,10 +413,14 @@ impl Accumulator {
             if let (Some(new_id), Some(old_id)) = (call_id, state.id.as_deref())
                 && new_id != old_id
             {
-                let old_id = old_id.to_owned();
+                let old_id = old_id.to_vec();
                 if state.closed() || value_or_none(fragment.name).is_some() {
                     let call = self.open(choice, fragment);
-                    let message = format!("index {index} was reused by a new call {new_id:?} (after {old_id:?})");
+                    let message = format!(
+                        "index {index} was reused by a new call {:?} (after {:?})",
+                        shown(new_id),
+                        shown(&old_id)
+                    );
                     self.report(
                         call,
                         ViolationCode::INDEX_REUSED,
@@ -419,7 +432,9 @@ impl Accumulator {
                 }
                 if state.first_time(true, new_id) {
                     let message = format!(
-                        "id changed from {old_id:?} to {new_id:?} in the middle of the arguments; the first id is kept"
+                        "id changed from {:?} to {:?} in the middle of the arguments; the first id is kept",
+                        shown(&old_id),
+                        shown(new_id)
                     );
                     self.report(
                         current,
@@ -510,23 +525,27 @@ impl Accumulator {
         if let Some(new_id) = value_or_none(fragment.id)
             && state.id.is_none()
         {
-            state.id = Some(new_id.to_owned());
+            state.id = Some(new_id.to_vec());
             let choice = state.choice;
             self.choices
                 .entry(choice)
                 .or_default()
                 .by_id
-                .insert(new_id.to_owned(), call);
+                .insert(new_id.to_vec(), call);
         }
         if let Some(name) = value_or_none(fragment.name)
             && let Some(state) = self.calls.get_mut(call)
         {
             match &state.name {
-                None => state.name = Some(name.to_owned()),
+                None => state.name = Some(name.to_vec()),
                 Some(first) if first != name => {
                     let first = first.clone();
                     if state.first_time(false, name) {
-                        let message = format!("name changed from {first:?} to {name:?}; the first name is kept");
+                        let message = format!(
+                            "name changed from {:?} to {:?}; the first name is kept",
+                            shown(&first),
+                            shown(name)
+                        );
                         self.report(
                             call,
                             ViolationCode::NAME_CHANGED,
@@ -716,7 +735,7 @@ impl Accumulator {
                 format!("no id arrived; {generated:?} was generated"),
                 Detail::default(),
             ));
-            state.id = Some(generated);
+            state.id = Some(generated.into_bytes());
         }
         if state.name.is_none() {
             findings.push((
@@ -788,7 +807,7 @@ impl Accumulator {
         let wanted = &self.config.tool_choice;
         for (number, choice) in &self.choices {
             let number = *number;
-            let names: Vec<Option<&str>> = choice
+            let names: Vec<Option<&[u8]>> = choice
                 .calls
                 .iter()
                 .filter_map(|call| self.calls.get(*call))
@@ -802,7 +821,7 @@ impl Accumulator {
                     number,
                     None,
                 )),
-                Some("stop") if has_calls => {
+                Some(b"stop") if has_calls => {
                     let function_named = wanted.name.is_some();
                     let mut message = format!(
                         "choice {number} finished with 'stop' but carries {} call(s)",
@@ -818,7 +837,7 @@ impl Accumulator {
                     };
                     findings.push((ViolationCode::FINISH_REASON_MISMATCH, message, number, Some(severity)));
                 }
-                Some("tool_calls") if !has_calls => findings.push((
+                Some(b"tool_calls") if !has_calls => findings.push((
                     ViolationCode::FINISH_WITHOUT_CALLS,
                     format!("choice {number} finished with 'tool_calls' but carries no call"),
                     number,
@@ -829,13 +848,13 @@ impl Accumulator {
             let wrong_tool = wanted
                 .name
                 .as_deref()
-                .is_some_and(|wanted| names.iter().any(|name| *name != Some(wanted)));
+                .is_some_and(|wanted| names.iter().any(|name| *name != Some(wanted.as_bytes())));
             if wanted.required && (!has_calls || wrong_tool) {
                 let demanded = wanted
                     .name
                     .as_ref()
                     .map_or_else(|| "a tool call".to_owned(), |name| format!("a call to {name:?}"));
-                let mut brought: Vec<String> = names.iter().map(|name| format!("{name:?}")).collect();
+                let mut brought: Vec<String> = names.iter().map(|name| format!("{:?}", name.map(shown))).collect();
                 brought.sort_unstable();
                 brought.dedup();
                 let brought = if has_calls {
@@ -967,9 +986,9 @@ mod tests {
     fn open<'a>(index: i64, id: &'a str, name: &'a str, arguments: &'a str) -> Fragment<'a> {
         Fragment {
             index: Some(index),
-            id: Some(id),
-            name: Some(name),
-            kind: Some("function"),
+            id: Some(id.as_bytes()),
+            name: Some(name.as_bytes()),
+            kind: Some(b"function"),
             arguments: Some(arguments.as_bytes()),
             arguments_was_value: false,
         }
@@ -999,9 +1018,9 @@ mod tests {
         );
         stream.fragment(0, &more(1, "{\"y\": 2}"));
         let ready = stream.take_ready();
-        assert_eq!(ready.iter().map(|call| call.id.as_str()).collect::<Vec<_>>(), ["a"]);
+        assert_eq!(ready.iter().map(|call| call.id.as_slice()).collect::<Vec<_>>(), [b"a"]);
         assert!(ready.iter().all(HandedOver::is_valid));
-        stream.finish(0, "tool_calls");
+        stream.finish(0, b"tool_calls");
         assert_eq!(stream.take_ready().iter().map(|call| call.seq).collect::<Vec<_>>(), [1]);
     }
 
@@ -1023,13 +1042,13 @@ mod tests {
         stream.fragment(
             0,
             &Fragment {
-                id: Some("b"),
+                id: Some(b"b"),
                 ..more(0, " 1}")
             },
         );
         stream.end();
         let ready = stream.take_ready();
-        assert_eq!(ready[0].id, "a");
+        assert_eq!(ready[0].id, b"a");
         assert_eq!(codes(&ready[0].violations), ["ID_CHANGED"]);
         assert_eq!(ready[0].arguments, Arguments::Value);
     }
@@ -1053,7 +1072,7 @@ mod tests {
         let mut stream = accumulator(Emit::CallEnd);
         stream.fragment(0, &open(0, "a", "f", "{}"));
         stream.fragment(0, &open(1, "b", "f", "{\"x\": "));
-        stream.finish(0, "length");
+        stream.finish(0, b"length");
         let ready = stream.take_ready();
         assert!(ready[0].is_valid());
         assert_eq!(codes(&ready[1].violations), ["TRUNCATED", "STREAM_CUT"]);
@@ -1101,7 +1120,7 @@ mod tests {
                 ..open(0, "a", "f", "{\"k\": 1, \"k\": 2}")
             },
         );
-        stream.finish(0, "stop");
+        stream.finish(0, b"stop");
         stream.end();
         assert_eq!(
             codes(&stream.take_log()),

@@ -96,17 +96,17 @@ fn feed(accumulator: &mut Accumulator, chunk: &Value, payloads: &mut Vec<Value>)
                 accumulator.fragment(number, &fragment);
             }
             if let Some(content) = delta.get("content").and_then(Value::as_str) {
-                accumulator.text(number, content);
+                accumulator.text(number, content.as_bytes());
             }
         }
         if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-            accumulator.finish(number, reason);
+            accumulator.finish(number, reason.as_bytes());
         }
     }
 }
 
-fn text(value: Option<&Value>) -> Option<&str> {
-    value.and_then(Value::as_str)
+fn text(value: Option<&Value>) -> Option<&[u8]> {
+    value.and_then(Value::as_str).map(str::as_bytes)
 }
 
 fn codes(call: &HandedOver, errors: bool) -> Vec<String> {
@@ -187,8 +187,8 @@ fn every_recording_reassembles_to_its_expected_calls() {
                 want["seq"].as_u64().and_then(|seq| usize::try_from(seq).ok()),
                 "{name}"
             );
-            assert_eq!(call.id, want["id"].as_str().expect("an id"), "{name}");
-            assert_eq!(call.name.as_deref(), want["name"].as_str(), "{name}");
+            assert_eq!(call.id, want["id"].as_str().expect("an id").as_bytes(), "{name}");
+            assert_eq!(call.name.as_deref(), want["name"].as_str().map(str::as_bytes), "{name}");
             assert_eq!(call.index, want["index"].as_i64(), "{name}");
             assert_eq!(call.is_valid(), want["ok"].as_bool().expect("ok"), "{name}");
             let text = String::from_utf8_lossy(&call.arguments_json);
@@ -209,9 +209,14 @@ fn every_recording_reassembles_to_its_expected_calls() {
                 codes(call, false),
                 want_codes("violations"),
                 "{name}: warnings and infos of {}",
-                call.id
+                String::from_utf8_lossy(&call.id)
             );
-            assert_eq!(codes(call, true), want_codes("errors"), "{name}: errors of {}", call.id);
+            assert_eq!(
+                codes(call, true),
+                want_codes("errors"),
+                "{name}: errors of {}",
+                String::from_utf8_lossy(&call.id)
+            );
         }
         let mut stream: Vec<&str> = accumulator
             .stream_violations()
@@ -229,14 +234,13 @@ fn every_recording_reassembles_to_its_expected_calls() {
         let first = accumulator.choices().into_iter().next();
         assert_eq!(
             first.as_ref().and_then(|choice| choice.finish_reason.as_deref()),
-            manifest["expected"]["finish_reason"].as_str(),
+            manifest["expected"]["finish_reason"].as_str().map(str::as_bytes),
             "{name}"
         );
-        assert_eq!(
-            first.map(|choice| choice.text).unwrap_or_default(),
-            manifest["expected"]["text"],
-            "{name}"
-        );
+        let text = first
+            .map(|choice| String::from_utf8(choice.text).expect("UTF-8 text"))
+            .unwrap_or_default();
+        assert_eq!(text, manifest["expected"]["text"], "{name}");
         checked += 1;
     }
     assert!(checked >= 30, "only {checked} recordings found in {}", folder.display());
