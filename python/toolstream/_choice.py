@@ -22,6 +22,9 @@ class ToolChoice:
     name: str | None = None
 
 
+_NOTHING_DEMANDED = ToolChoice()
+
+
 def parse_tool_choice(tool_choice: Any) -> ToolChoice:
     """Read a ``tool_choice`` in any provider's shape.
 
@@ -33,17 +36,17 @@ def parse_tool_choice(tool_choice: Any) -> ToolChoice:
         TypeError: for anything else, naming what was received.
     """
     if tool_choice is None:
-        return ToolChoice()
+        return _NOTHING_DEMANDED
     if isinstance(tool_choice, str):
         if tool_choice in ("auto", "none"):
-            return ToolChoice()
+            return _NOTHING_DEMANDED
         if tool_choice in ("required", "any"):
             return ToolChoice(required=True)
         raise TypeError(f"tool_choice string must be 'auto', 'none', 'required' or 'any', got {tool_choice!r}")
     if isinstance(tool_choice, Mapping):
         kind = tool_choice.get("type")
         if kind in ("auto", "none"):
-            return ToolChoice()
+            return _NOTHING_DEMANDED
         if kind in ("any", "required"):
             return ToolChoice(required=True)
         if kind in ("function", "tool"):

@@ -1,10 +1,12 @@
-//! Python → core: reads an `OpenAI` Chat Completions chunk (a dict, or an SDK object with the same attributes)
-//! straight into the accumulator, without building intermediate Python or Rust values.
+//! Python → core: reads an `OpenAI` Chat Completions chunk (a dict, a mapping, or an SDK object with the same
+//! attributes) straight into the accumulator, without building intermediate Python or Rust values.
 //!
 //! Reading order and type rules are those of `docs/semantics.md` ("Reading a chunk"), the same as
-//! `python/toolstream/reference/_openai_chat.py`.
+//! `python/toolstream/reference/_openai_chat.py`. This is the per-chunk hot path: field paths for error messages
+//! are formatted only when something is wrong, and how a container is read is decided once per type.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use pyo3::exceptions::{PyAttributeError, PyOverflowError, PyRecursionError, PyTypeError, PyValueError};
 use pyo3::intern;
@@ -23,51 +25,6 @@ pub(crate) struct Extras<'py> {
     pub(crate) usage: Option<Bound<'py, PyAny>>,
 }
 
-/// How the fields of a container are read, decided once per container type (see [`KindCache`]).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Access {
-    Dict,
-    Mapping,
-    Attributes,
-}
-
-/// Which non-dict types are mappings, so that the `collections.abc.Mapping` check (slow for an ABC) runs once
-/// per type, not once per SDK object: a stream has a handful of types (chunk, choice, delta, call, function).
-#[derive(Default)]
-pub(crate) struct KindCache(Vec<(Py<PyType>, Access)>);
-
-const KIND_CACHE_SIZE: usize = 16;
-
-static MAPPING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-
-/// A container whose fields can be read, and how.
-struct Record<'a, 'py> {
-    object: &'a Bound<'py, PyAny>,
-    access: Access,
-}
-
-impl<'py> Record<'_, 'py> {
-    /// A field; a null value is an absent one.
-    fn get(&self, key: &Bound<'py, PyString>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let value = match self.access {
-            Access::Dict => {
-                return Ok(self
-                    .object
-                    .cast::<PyDict>()?
-                    .get_item(key)?
-                    .filter(|value| !value.is_none()));
-            }
-            Access::Mapping => self.object.call_method1(intern!(self.object.py(), "get"), (key,))?,
-            Access::Attributes => match self.object.getattr(key) {
-                Ok(value) => value,
-                Err(error) if error.is_instance_of::<PyAttributeError>(self.object.py()) => return Ok(None),
-                Err(error) => return Err(error),
-            },
-        };
-        Ok((!value.is_none()).then_some(value))
-    }
-}
-
 /// Feed one chunk to the accumulator. `number` is the chunk's position, for error messages.
 pub(crate) fn read_chunk<'py>(
     accumulator: &mut Accumulator,
@@ -75,38 +32,193 @@ pub(crate) fn read_chunk<'py>(
     chunk: &Bound<'py, PyAny>,
     number: u64,
 ) -> PyResult<Extras<'py>> {
-    let py = chunk.py();
     let mut reader = Reader { number, kinds };
-    let chunk = reader.record(chunk, "")?;
-    if let Some(error) = chunk.get(intern!(py, "error"))? {
-        return Ok(Extras {
-            error: Some(error),
-            usage: None,
-        });
+    let [error, choices, usage] = reader.record(chunk, At::CHUNK)?.fields(&CHUNK)?;
+    if error.is_some() {
+        return Ok(Extras { error, usage: None });
     }
-    if let Some(choices) = chunk.get(intern!(py, "choices"))? {
-        let choices = reader.sequence(&choices, "choices")?;
-        for (position, choice) in choices.iter().enumerate() {
-            reader.read_choice(accumulator, &choice, position)?;
+    if let Some(choices) = choices {
+        let choices = reader.sequence(&choices, At::CHOICES)?;
+        for position in 0..choices.len() {
+            reader.read_choice(accumulator, &choices.get(position)?, position)?;
         }
     }
-    Ok(Extras {
-        error: None,
-        usage: chunk.get(intern!(py, "usage"))?,
-    })
+    Ok(Extras { error: None, usage })
 }
 
-/// A list or tuple, iterated without copying.
+/// Where a field is in its chunk, formatted only for an error message.
+#[derive(Clone, Copy)]
+struct At {
+    choice: Option<usize>,
+    call: Option<usize>,
+    field: &'static str,
+}
+
+impl At {
+    const CHUNK: Self = Self {
+        choice: None,
+        call: None,
+        field: "",
+    };
+    const CHOICES: Self = Self {
+        choice: None,
+        call: None,
+        field: "choices",
+    };
+
+    fn choice(position: usize, field: &'static str) -> Self {
+        Self {
+            choice: Some(position),
+            call: None,
+            field,
+        }
+    }
+
+    fn call(position: usize, call: usize, field: &'static str) -> Self {
+        Self {
+            choice: Some(position),
+            call: Some(call),
+            field,
+        }
+    }
+}
+
+impl fmt::Display for At {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(choice) = self.choice {
+            write!(out, "choices[{choice}]")?;
+            if let Some(call) = self.call {
+                write!(out, ".delta.tool_calls[{call}]")?;
+            }
+        }
+        out.write_str(self.field)
+    }
+}
+
+/// How the fields of a container type are read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Any `collections.abc.Mapping` other than a `dict`: by `.get(key)`.
+    Mapping,
+    /// A pydantic model (the SDKs' objects): field values from its `__dict__`, extra fields from
+    /// `__pydantic_extra__`. The same values `getattr` returns, without the exception pydantic's `__getattr__`
+    /// raises for every absent field (a chunk's `error`: 2 µs each).
+    Pydantic,
+    /// Any other object: by attribute.
+    Attributes,
+}
+
+/// The access of each container type seen, so that the `collections.abc.Mapping` check (slow for an ABC) runs
+/// once per type: a stream has a handful of types (chunk, choice, delta, call, function).
+#[derive(Default)]
+pub(crate) struct KindCache(Vec<(Py<PyType>, Access)>);
+
+const KIND_CACHE_SIZE: usize = 16;
+
+static MAPPING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// A container whose fields can be read.
+enum Record<'a, 'py> {
+    Dict(&'a Bound<'py, PyDict>),
+    /// Declared fields are all in `__dict__` (absent ones as None); only an undeclared key, such as a chunk's
+    /// `error`, needs `__pydantic_extra__`.
+    Pydantic {
+        object: &'a Bound<'py, PyAny>,
+        fields: Option<Bound<'py, PyDict>>,
+    },
+    Mapping(&'a Bound<'py, PyAny>),
+    Attributes(&'a Bound<'py, PyAny>),
+}
+
+impl<'py> Record<'_, 'py> {
+    /// The non-null values of `keys`, in their order.
+    fn fields<const N: usize>(&self, keys: &Keys<N>) -> PyResult<[Option<Bound<'py, PyAny>>; N]> {
+        let mut found = [const { None }; N];
+        for (slot, key) in found.iter_mut().zip(keys.interned(self.py())?) {
+            *slot = self.get(key.bind(self.py()))?;
+        }
+        Ok(found)
+    }
+
+    fn py(&self) -> Python<'py> {
+        match self {
+            Self::Dict(dict) => dict.py(),
+            Self::Pydantic { object, .. } | Self::Mapping(object) | Self::Attributes(object) => object.py(),
+        }
+    }
+
+    /// A field; a null value is an absent one.
+    fn get(&self, key: &Bound<'py, PyString>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let value = match self {
+            Self::Dict(dict) => dict.get_item(key)?,
+            Self::Pydantic { object, fields } => {
+                match fields.as_ref().map(|fields| fields.get_item(key)).transpose()? {
+                    Some(Some(value)) => Some(value),
+                    _ => match object
+                        .getattr(intern!(object.py(), "__pydantic_extra__"))?
+                        .cast_into::<PyDict>()
+                    {
+                        Ok(extra) => extra.get_item(key)?,
+                        Err(_) => None,
+                    },
+                }
+            }
+            Self::Mapping(object) => Some(object.call_method1(intern!(object.py(), "get"), (key,))?),
+            Self::Attributes(object) => match object.getattr(key) {
+                Ok(value) => Some(value),
+                Err(error) if error.is_instance_of::<PyAttributeError>(object.py()) => None,
+                Err(error) => return Err(error),
+            },
+        };
+        Ok(value.filter(|value| !value.is_none()))
+    }
+}
+
+/// The fields one kind of container is read for, interned once.
+struct Keys<const N: usize> {
+    names: [&'static str; N],
+    interned: PyOnceLock<[Py<PyString>; N]>,
+}
+
+impl<const N: usize> Keys<N> {
+    const fn new(names: [&'static str; N]) -> Self {
+        Self {
+            names,
+            interned: PyOnceLock::new(),
+        }
+    }
+
+    fn interned(&self, py: Python<'_>) -> PyResult<&[Py<PyString>; N]> {
+        self.interned.get_or_try_init(py, || {
+            Ok::<_, PyErr>(self.names.map(|name| PyString::intern(py, name).unbind()))
+        })
+    }
+}
+
+static CHUNK: Keys<3> = Keys::new(["error", "choices", "usage"]);
+static CHOICE: Keys<3> = Keys::new(["index", "delta", "finish_reason"]);
+static DELTA: Keys<2> = Keys::new(["tool_calls", "content"]);
+static CALL: Keys<4> = Keys::new(["index", "id", "type", "function"]);
+static FUNCTION: Keys<2> = Keys::new(["name", "arguments"]);
+
+/// A list or tuple, read by position without copying.
 enum Sequence<'a, 'py> {
     List(&'a Bound<'py, PyList>),
     Tuple(&'a Bound<'py, PyTuple>),
 }
 
 impl<'py> Sequence<'_, 'py> {
-    fn iter(&self) -> Box<dyn Iterator<Item = Bound<'py, PyAny>> + '_> {
+    fn len(&self) -> usize {
         match self {
-            Self::List(list) => Box::new(list.iter()),
-            Self::Tuple(tuple) => Box::new(tuple.iter()),
+            Self::List(list) => list.len(),
+            Self::Tuple(tuple) => tuple.len(),
+        }
+    }
+
+    fn get(&self, position: usize) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Self::List(list) => list.get_item(position),
+            Self::Tuple(tuple) => tuple.get_item(position),
         }
     }
 }
@@ -118,26 +230,37 @@ struct Reader<'k> {
 
 impl Reader<'_> {
     #[cold]
-    fn fail(&self, py: Python<'_>, path: &str, problem: &str) -> PyErr {
-        malformed_chunk(py, self.number, path, problem)
+    fn fail(&self, py: Python<'_>, at: At, problem: &str) -> PyErr {
+        malformed_chunk(py, self.number, &at.to_string(), problem)
     }
 
     #[cold]
-    fn fail_type(&self, value: &Bound<'_, PyAny>, path: &str, expected: &str) -> PyErr {
+    fn fail_type(&self, value: &Bound<'_, PyAny>, at: At, expected: &str) -> PyErr {
         let got = value
             .get_type()
             .name()
             .map_or_else(|_| "?".to_owned(), |name| name.to_string());
-        self.fail(value.py(), path, &format!("expected {expected}, got {got}"))
+        self.fail(value.py(), at, &format!("expected {expected}, got {got}"))
     }
 
-    fn record<'a, 'py>(&mut self, value: &'a Bound<'py, PyAny>, path: &str) -> PyResult<Record<'a, 'py>> {
-        if value.is_instance_of::<PyDict>() {
-            return Ok(Record {
-                object: value,
-                access: Access::Dict,
-            });
+    fn record<'a, 'py>(&mut self, value: &'a Bound<'py, PyAny>, at: At) -> PyResult<Record<'a, 'py>> {
+        if let Ok(dict) = value.cast::<PyDict>() {
+            return Ok(Record::Dict(dict));
         }
+        Ok(match self.access(value, at)? {
+            Access::Pydantic => Record::Pydantic {
+                object: value,
+                fields: value
+                    .getattr(intern!(value.py(), "__dict__"))?
+                    .cast_into::<PyDict>()
+                    .ok(),
+            },
+            Access::Mapping => Record::Mapping(value),
+            Access::Attributes => Record::Attributes(value),
+        })
+    }
+
+    fn access(&mut self, value: &Bound<'_, PyAny>, at: At) -> PyResult<Access> {
         if value.is_none()
             || value.is_instance_of::<PyString>()
             || value.is_instance_of::<PyBytes>()
@@ -147,50 +270,51 @@ impl Reader<'_> {
             || value.is_instance_of::<PyList>()
             || value.is_instance_of::<PyTuple>()
         {
-            return Err(self.fail_type(value, path, "a mapping or an object with attributes"));
+            return Err(self.fail_type(value, at, "a mapping or an object with attributes"));
         }
+        let py = value.py();
         let kind = value.get_type();
-        if let Some((_, access)) = self.kinds.0.iter().find(|(known, _)| known.bind(value.py()).is(&kind)) {
-            return Ok(Record {
-                object: value,
-                access: *access,
-            });
+        if let Some((_, access)) = self.kinds.0.iter().find(|(known, _)| known.bind(py).is(&kind)) {
+            return Ok(*access);
         }
-        let mapping = MAPPING.import(value.py(), "collections.abc", "Mapping")?;
-        let access = if value.is_instance(mapping)? {
+        let access = if value.is_instance(MAPPING.import(py, "collections.abc", "Mapping")?)? {
             Access::Mapping
+        } else if kind.hasattr(intern!(py, "__pydantic_fields__"))?
+            && value.hasattr(intern!(py, "__pydantic_extra__"))?
+        {
+            Access::Pydantic
         } else {
             Access::Attributes
         };
         if self.kinds.0.len() < KIND_CACHE_SIZE {
             self.kinds.0.push((kind.unbind(), access));
         }
-        Ok(Record { object: value, access })
+        Ok(access)
     }
 
-    fn sequence<'a, 'py>(&self, value: &'a Bound<'py, PyAny>, path: &str) -> PyResult<Sequence<'a, 'py>> {
+    fn sequence<'a, 'py>(&self, value: &'a Bound<'py, PyAny>, at: At) -> PyResult<Sequence<'a, 'py>> {
         if let Ok(list) = value.cast::<PyList>() {
             Ok(Sequence::List(list))
         } else if let Ok(tuple) = value.cast::<PyTuple>() {
             Ok(Sequence::Tuple(tuple))
         } else {
-            Err(self.fail_type(value, path, "a list"))
+            Err(self.fail_type(value, at, "a list"))
         }
     }
 
-    fn string<'a, 'py>(&self, value: &'a Bound<'py, PyAny>, path: &str) -> PyResult<&'a Bound<'py, PyString>> {
+    fn string<'a, 'py>(&self, value: &'a Bound<'py, PyAny>, at: At) -> PyResult<&'a Bound<'py, PyString>> {
         value
             .cast::<PyString>()
-            .map_err(|_| self.fail_type(value, path, "a string or null"))
+            .map_err(|_| self.fail_type(value, at, "a string or null"))
     }
 
-    fn integer(&self, value: &Bound<'_, PyAny>, path: &str) -> PyResult<i64> {
+    fn integer(&self, value: &Bound<'_, PyAny>, at: At) -> PyResult<i64> {
         if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
-            return Err(self.fail_type(value, path, "an integer or null"));
+            return Err(self.fail_type(value, at, "an integer or null"));
         }
         value.extract::<i64>().map_err(|error| {
             if error.is_instance_of::<PyOverflowError>(value.py()) {
-                self.fail(value.py(), path, &format!("integer {value} is out of the 64-bit range"))
+                self.fail(value.py(), at, &format!("integer {value} is out of the 64-bit range"))
             } else {
                 error
             }
@@ -203,30 +327,27 @@ impl Reader<'_> {
         choice: &Bound<'_, PyAny>,
         position: usize,
     ) -> PyResult<()> {
-        let py = choice.py();
-        // Paths are only formatted when something is wrong: the happy path allocates nothing.
-        let at = |field: &str| format!("choices[{position}]{field}");
-        let choice = self.record(choice, &at(""))?;
-        let number = match choice.get(intern!(py, "index"))? {
-            Some(index) => self.integer(&index, &at(".index"))?,
+        let [index, delta, finish_reason] = self.record(choice, At::choice(position, ""))?.fields(&CHOICE)?;
+        let number = match index {
+            Some(index) => self.integer(&index, At::choice(position, ".index"))?,
             None => i64::try_from(position).unwrap_or(i64::MAX),
         };
         accumulator.touch(number);
-        if let Some(delta) = choice.get(intern!(py, "delta"))? {
-            let delta = self.record(&delta, &at(".delta"))?;
-            if let Some(tool_calls) = delta.get(intern!(py, "tool_calls"))? {
-                let tool_calls = self.sequence(&tool_calls, &at(".delta.tool_calls"))?;
-                for (call_position, tool_call) in tool_calls.iter().enumerate() {
-                    self.read_tool_call(accumulator, number, &tool_call, position, call_position)?;
+        if let Some(delta) = delta {
+            let [tool_calls, content] = self.record(&delta, At::choice(position, ".delta"))?.fields(&DELTA)?;
+            if let Some(tool_calls) = tool_calls {
+                let tool_calls = self.sequence(&tool_calls, At::choice(position, ".delta.tool_calls"))?;
+                for call in 0..tool_calls.len() {
+                    self.read_tool_call(accumulator, number, &tool_calls.get(call)?, position, call)?;
                 }
             }
-            if let Some(content) = delta.get(intern!(py, "content"))? {
-                let content = self.string(&content, &at(".delta.content"))?;
+            if let Some(content) = content {
+                let content = self.string(&content, At::choice(position, ".delta.content"))?;
                 accumulator.text(number, &utf8(content)?);
             }
         }
-        if let Some(reason) = choice.get(intern!(py, "finish_reason"))? {
-            let reason = self.string(&reason, &at(".finish_reason"))?;
+        if let Some(reason) = finish_reason {
+            let reason = self.string(&reason, At::choice(position, ".finish_reason"))?;
             accumulator.finish(number, &utf8(reason)?);
         }
         Ok(())
@@ -238,33 +359,27 @@ impl Reader<'_> {
         choice: i64,
         tool_call: &Bound<'_, PyAny>,
         position: usize,
-        call_position: usize,
+        call: usize,
     ) -> PyResult<()> {
-        let py = tool_call.py();
-        let at = |field: &str| format!("choices[{position}].delta.tool_calls[{call_position}]{field}");
-        let tool_call = self.record(tool_call, &at(""))?;
-        let index = tool_call
-            .get(intern!(py, "index"))?
-            .map(|index| self.integer(&index, &at(".index")))
-            .transpose()?;
-        let id = tool_call.get(intern!(py, "id"))?;
-        let id = id.as_ref().map(|id| self.string(id, &at(".id"))).transpose()?;
-        let kind = tool_call.get(intern!(py, "type"))?;
-        let kind = kind.as_ref().map(|kind| self.string(kind, &at(".type"))).transpose()?;
+        let at = |field| At::call(position, call, field);
+        let [index, id, kind, function] = self.record(tool_call, at(""))?.fields(&CALL)?;
+        let index = index.map(|index| self.integer(&index, at(".index"))).transpose()?;
+        let id = id.as_ref().map(|id| self.string(id, at(".id"))).transpose()?;
+        let kind = kind.as_ref().map(|kind| self.string(kind, at(".type"))).transpose()?;
         let mut name = None;
         let mut arguments = None;
         let mut arguments_was_value = false;
-        if let Some(function) = tool_call.get(intern!(py, "function"))? {
-            let function = self.record(&function, &at(".function"))?;
-            if let Some(found) = function.get(intern!(py, "name"))? {
-                name = Some(self.string(&found, &at(".function.name"))?.clone());
+        if let Some(function) = function {
+            let [found, raw] = self.record(&function, at(".function"))?.fields(&FUNCTION)?;
+            if let Some(found) = found {
+                name = Some(self.string(&found, at(".function.name"))?.clone());
             }
-            if let Some(raw) = function.get(intern!(py, "arguments"))? {
+            if let Some(raw) = raw {
                 arguments = Some(match raw.cast_into::<PyString>() {
                     Ok(text) => text,
                     Err(error) => {
                         arguments_was_value = true;
-                        self.canonical(&error.into_inner(), &at(".function.arguments"))?
+                        self.canonical(&error.into_inner(), at(".function.arguments"))?
                     }
                 });
             }
@@ -287,7 +402,7 @@ impl Reader<'_> {
 
     /// The canonical text of arguments sent as a JSON value, exactly as the reference computes it.
     #[cold]
-    fn canonical<'py>(&self, value: &Bound<'py, PyAny>, path: &str) -> PyResult<Bound<'py, PyString>> {
+    fn canonical<'py>(&self, value: &Bound<'py, PyAny>, at: At) -> PyResult<Bound<'py, PyString>> {
         static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
         let py = value.py();
         let dumps = DUMPS.import(py, "json", "dumps")?;
@@ -304,7 +419,7 @@ impl Reader<'_> {
             {
                 Err(self.fail(
                     py,
-                    path,
+                    at,
                     &format!("arguments sent as a value that is not JSON: {}", error.value(py)),
                 ))
             }

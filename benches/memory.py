@@ -1,0 +1,193 @@
+"""Peak memory of reassembling a long stream, measured as RSS in a fresh process.
+
+tracemalloc cannot see the Rust core's allocations, so a child process reads its resident set (``/proc/self/
+statm``) before the stream and every 4096 chunks while feeding it, and its high-water mark (``VmHWM``, reset
+after set-up) at the end. The stream is fed warm from pools (``grid``), so the feed itself allocates nothing.
+Per stream, three runs, each in its own process:
+
+- ``core``: ``toolstream.reassemble``; the consumer drops each call as soon as it has it (dispatch and forget).
+- ``control``: no reassembly; wherever the core hands calls over, it builds the same output (the arguments
+  text as a ``str`` and its value parsed by jiter with the core's settings) and drops it: what any reassembler
+  must allocate for its output.
+- ``control-retain``: the same, but every output is kept to the end, as a ``StreamResult`` holding every call.
+
+Figures, against the argument bytes in flight (one call's when calls follow each other, all calls' when they
+interleave):
+
+- ``streaming``: the core's RSS growth sampled while chunks are fed (before the calls in flight are handed
+  over), i.e. its argument buffers and bookkeeping, plus whatever it still holds of calls already handed over;
+- ``net``: (core peak - control peak): what the engine adds to the output every reassembler must build;
+- ``own``: (core peak - control-retain peak): the same, if keeping every call for the result is granted.
+
+Run ``.venv/bin/python benches/memory.py core sequential 32 2097152`` to see one process's figures as JSON.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from itertools import chain, repeat
+from pathlib import Path
+from typing import Any
+
+BENCHES = Path(__file__).resolve().parent
+if str(BENCHES) not in sys.path:
+    sys.path.insert(0, str(BENCHES))
+
+import grid  # noqa: E402
+
+MIB = 1024 * 1024
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * _PAGE
+
+
+def _high_water() -> int:
+    """This process's peak RSS (``VmHWM``).
+
+    Not ``ru_maxrss``: Linux carries the parent's high-water mark into a child spawned with vfork+exec, so a
+    large parent (pytest, report.py) would hide the child's own peak.
+    """
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
+def _reset_high_water() -> None:
+    """Reset ``VmHWM`` to the current RSS (Linux >= 4.0), so that the peak is the run's own."""
+    with open("/proc/self/clear_refs", "w") as clear_refs:
+        clear_refs.write("5")
+
+
+class _Sampler:
+    """Wraps a feed; reads the RSS every ``every`` chunks."""
+
+    def __init__(self, every: int = 4096) -> None:
+        self.every = every
+        self.peak = 0
+
+    def feed(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        every = self.every
+        for number, chunk in enumerate(chunks):
+            if number % every == 0:
+                self.peak = max(self.peak, _rss())
+            yield chunk
+
+
+def _text(call: grid.Call) -> str:
+    return "".join(chain((call.head,), repeat(call.block, call.repeats), (call.tail,)))
+
+
+def _run_core(stream: grid.Stream, sampler: _Sampler) -> list[int]:
+    import toolstream
+
+    sizes = []
+    for call in toolstream.reassemble(sampler.feed(stream.feed())):
+        sizes.append(len(call.arguments_json))
+        del call
+    return sizes
+
+
+def _outputs(stream: grid.Stream, sampler: _Sampler, keep: bool) -> list[int]:
+    """The output alone (no feed, no reassembly): built where the core hands calls over."""
+    import jiter
+
+    sizes = []
+    kept = []
+    batches = [[call] for call in stream.calls] if stream.cell.mode == "sequential" else [list(stream.calls)]
+    for batch in batches:
+        outputs = []
+        for call in batch:
+            text = _text(call)
+            outputs.append((text, jiter.from_json(text.encode(), allow_inf_nan=False, cache_mode="keys")))
+            del text
+        sizes.extend(len(text) for text, _ in outputs)
+        if keep:
+            kept.extend(outputs)
+        del outputs
+    return sizes
+
+
+def _run_control(stream: grid.Stream, sampler: _Sampler) -> list[int]:
+    return _outputs(stream, sampler, keep=False)
+
+
+def _run_control_retain(stream: grid.Stream, sampler: _Sampler) -> list[int]:
+    return _outputs(stream, sampler, keep=True)
+
+
+RUNS = {"core": _run_core, "control": _run_control, "control-retain": _run_control_retain}
+
+
+def child(implementation: str, mode: str, calls: int, size: int) -> dict[str, Any]:
+    run = RUNS[implementation]
+    run(grid.stream(grid.Cell(1, 4 * 1024, mode)), _Sampler())  # warm up: imports, caches, code paths
+    stream = grid.make_stream(grid.Cell(calls, size, mode))
+    sampler = _Sampler()
+    gc.collect()
+    _reset_high_water()
+    before, high_before = _rss(), _high_water()
+    sizes = run(stream, sampler)
+    high_after = _high_water()
+    assert sizes == [size] * calls, f"{implementation}: got calls of {sizes[:3]}..., expected {calls} of {size}"
+    return {
+        "implementation": implementation,
+        "mode": mode,
+        "calls": calls,
+        "size": size,
+        "chunks": stream.chunk_count,
+        "rss_before": before,
+        "high_water_before": high_before,
+        "high_water_after": high_after,
+        "streaming_extra": sampler.peak - before if sampler.peak else None,
+        "peak_extra": high_after - before,
+    }
+
+
+def measure(implementation: str, mode: str, calls: int, size: int) -> dict[str, Any]:
+    """Run ``child`` in a fresh interpreter and return its figures."""
+    completed = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), implementation, mode, str(calls), str(size)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    figures: dict[str, Any] = json.loads(completed.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def engine_memory(mode: str, calls: int, size: int) -> dict[str, Any]:
+    """The core's memory on one long stream, against the argument bytes in flight."""
+    core = measure("core", mode, calls, size)
+    control = measure("control", mode, calls, size)
+    retain = measure("control-retain", mode, calls, size)
+    in_flight = size if mode == "sequential" else size * calls
+    return {
+        "mode": mode,
+        "calls": calls,
+        "size": size,
+        "total": calls * size,
+        "chunks": core["chunks"],
+        "in_flight": in_flight,
+        "core_streaming": core["streaming_extra"],
+        "core_peak": core["peak_extra"],
+        "control_peak": control["peak_extra"],
+        "retain_peak": retain["peak_extra"],
+        "streaming_ratio": core["streaming_extra"] / in_flight,
+        "net_ratio": (core["peak_extra"] - control["peak_extra"]) / in_flight,
+        "own_ratio": (core["peak_extra"] - retain["peak_extra"]) / in_flight,
+    }
+
+
+if __name__ == "__main__":
+    name, how, count, each = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    print(json.dumps(child(name, how, count, each)))

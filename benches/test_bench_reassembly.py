@@ -1,0 +1,33 @@
+"""Reassembly of the stream grid, parametrized over implementation x grid cell (see ``grid`` and ``implementations``).
+
+Each benchmark times one whole stream (fed warm by ``Stream.feed``) and then asserts its result is the ground
+truth, so ``--benchmark-disable`` makes this a correctness test of every harness. Benchmarks are grouped by cell:
+compare rows within a group; ``benches/report.py`` prints the same comparison as ratios.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import grid
+from implementations import IMPLEMENTATIONS, check
+
+
+def _cells() -> list[object]:
+    return [pytest.param(cell, id=cell.id, marks=() if cell.smallest else (pytest.mark.slow,)) for cell in grid.GRID]
+
+
+@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
+@pytest.mark.parametrize("cell", _cells())
+def test_reassembly(benchmark, implementation: str, cell: grid.Cell) -> None:
+    impl = IMPLEMENTATIONS[implementation]
+    reason = impl.skip_reason(cell)
+    if reason is not None:
+        pytest.skip(reason)
+    stream = grid.stream(cell)
+    if impl.prepare is not None:
+        impl.prepare(stream)
+    benchmark.group = cell.id
+    benchmark.extra_info.update(chunks=stream.chunk_count, argument_bytes=stream.argument_bytes)
+    result = benchmark(impl.run, stream)
+    check(implementation, stream, result)
