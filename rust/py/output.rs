@@ -158,26 +158,29 @@ pub(crate) fn handed_over<'py>(
         call.violations.iter().filter(|v| v.severity != Severity::Error),
         payloads,
     )?;
+    let id = text(py, &call.id)?;
+    let name = call.name.as_deref().map(|name| text(py, name)).transpose()?;
     if call.is_valid() {
-        classes.tool_call.bind(py).call1((
-            text(py, &call.id)?,
-            call.name.as_deref().map(|name| text(py, name)).transpose()?,
+        let fields = (
+            id,
+            name,
             arguments,
             arguments_json,
             call.seq,
             call.index,
             call.choice,
             others,
-        ))
+        );
+        classes.tool_call.bind(py).call1(fields)
     } else {
         let errors = violations(
             py,
             call.violations.iter().filter(|v| v.severity == Severity::Error),
             payloads,
         )?;
-        classes.invalid_tool_call.bind(py).call1((
-            text(py, &call.id)?,
-            call.name.as_deref().map(|name| text(py, name)).transpose()?,
+        let fields = (
+            id,
+            name,
             arguments,
             arguments_json,
             call.seq,
@@ -185,6 +188,7 @@ pub(crate) fn handed_over<'py>(
             call.choice,
             errors,
             others,
-        ))
+        );
+        classes.invalid_tool_call.bind(py).call1(fields)
     }
 }

@@ -30,15 +30,7 @@ pub(crate) fn scan(fragments: Vec<PyBackedBytes>, max_depth: u32, finish: bool) 
         );
     }
     let state = if finish { scanner.finish() } else { scanner.state() };
-    let root = scanner.root_kind().map(|kind| match kind {
-        ValueKind::Object => "object",
-        ValueKind::Array => "array",
-        ValueKind::String => "string",
-        ValueKind::Number => "number",
-        ValueKind::True => "true",
-        ValueKind::False => "false",
-        ValueKind::Null => "null",
-    });
+    let root = scanner.root_kind().map(ValueKind::as_str);
     match state {
         ScanState::Incomplete => ("incomplete", None, None, root, duplicates),
         ScanState::Complete { end } => ("complete", Some(end), None, root, duplicates),

@@ -757,7 +757,7 @@ impl Accumulator {
                         if let Some(kind) = scanner.root_kind()
                             && kind != ValueKind::Object
                         {
-                            let message = format!("the arguments are a JSON {}, not an object", kind_name(kind));
+                            let message = format!("the arguments are a JSON {}, not an object", kind.as_str());
                             findings.push((ViolationCode::ARGUMENTS_NOT_OBJECT, message, Detail::default()));
                         }
                     }
@@ -929,18 +929,6 @@ impl Accumulator {
             self.log.push(violation.clone());
         }
         self.stream_violations.push(violation);
-    }
-}
-
-fn kind_name(kind: ValueKind) -> &'static str {
-    match kind {
-        ValueKind::Object => "object",
-        ValueKind::Array => "array",
-        ValueKind::String => "string",
-        ValueKind::Number => "number",
-        ValueKind::True => "true",
-        ValueKind::False => "false",
-        ValueKind::Null => "null",
     }
 }
 

@@ -116,6 +116,21 @@ pub enum ValueKind {
     Null,
 }
 
+impl ValueKind {
+    /// The lowercase JSON name (`object`, `array`, `string`, `number`, `true`, `false`, `null`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Object => "object",
+            Self::Array => "array",
+            Self::String => "string",
+            Self::Number => "number",
+            Self::True => "true",
+            Self::False => "false",
+            Self::Null => "null",
+        }
+    }
+}
+
 /// A key repeated within one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DuplicateKey {
