@@ -13,27 +13,10 @@ import pytest
 
 import toolstream
 import toolstream.reference
-from toolstream.recordings import iter_recordings
+from toolstream.recordings import describe_call, iter_recordings
 
 RECORDINGS = [(recording, recording.chunks()) for recording in iter_recordings()]
 MODULES = {"core": toolstream, "reference": toolstream.reference}
-
-
-def _described(call: Any) -> dict[str, Any]:
-    description = {
-        "seq": call.seq,
-        "choice": call.choice,
-        "index": call.index,
-        "id": call.id,
-        "name": call.name,
-        "arguments": call.arguments,
-        "arguments_json": call.arguments_json,
-        "ok": call.ok,
-        "violations": sorted(violation.code.value for violation in call.violations),
-    }
-    if not call.ok:
-        description["errors"] = sorted(violation.code.value for violation in call.errors)
-    return description
 
 
 def replay(module: Any) -> list[Any]:
@@ -54,5 +37,5 @@ def test_replay_recordings(benchmark, implementation: str) -> None:
     results = benchmark(replay, MODULES[implementation])
     for (recording, _), result in zip(RECORDINGS, results, strict=True):
         every_call = sorted([*result.calls, *result.invalid_calls], key=lambda call: (call.choice, call.seq))
-        assert [_described(call) for call in every_call] == recording.expected["calls"], recording.name
+        assert [describe_call(call) for call in every_call] == recording.expected["calls"], recording.name
         assert result.finish_reason == recording.expected["finish_reason"], recording.name

@@ -6,13 +6,11 @@ default ``emit="call_end"``), independently of either implementation.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 import toolstream
 import toolstream.reference
-from toolstream.recordings import Recording, iter_recordings
+from toolstream.recordings import Recording, describe_call, iter_recordings
 
 RECORDINGS = list(iter_recordings())
 IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
@@ -20,23 +18,6 @@ IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
 
 def codes(violations: tuple[toolstream.Violation, ...]) -> list[str]:
     return sorted(violation.code.value for violation in violations)
-
-
-def described(call: toolstream.ToolCall | toolstream.InvalidToolCall) -> dict[str, Any]:
-    description: dict[str, Any] = {
-        "seq": call.seq,
-        "choice": call.choice,
-        "index": call.index,
-        "id": call.id,
-        "name": call.name,
-        "arguments": call.arguments,
-        "arguments_json": call.arguments_json,
-        "ok": call.ok,
-        "violations": codes(call.violations),
-    }
-    if isinstance(call, toolstream.InvalidToolCall):
-        description["errors"] = codes(call.errors)
-    return description
 
 
 def test_there_are_recordings_for_every_chat_quirk() -> None:
@@ -51,11 +32,11 @@ def test_recording_reassembles_to_its_expected_result(recording: Recording, impl
     stream = IMPLEMENTATIONS[implementation].reassemble(
         recording.chunks(), tool_choice=request.get("tool_choice"), on_invalid="yield"
     )
-    handed_over = [described(call) for call in stream]
+    handed_over = [describe_call(call) for call in stream]
     result = stream.result
     expected = recording.expected
     every_call = sorted([*result.calls, *result.invalid_calls], key=lambda call: (call.choice, call.seq))
-    assert [described(call) for call in every_call] == expected["calls"]
+    assert [describe_call(call) for call in every_call] == expected["calls"]
     assert sorted(handed_over, key=lambda call: (call["choice"], call["seq"])) == expected["calls"]
     assert result.finish_reason == expected["finish_reason"]
     assert result.text == expected["text"]

@@ -23,7 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DATA_SUFFIXES", "Recording", "decode_jsonl", "decode_sse", "iter_recordings", "load_recording"]
+__all__ = [
+    "DATA_SUFFIXES",
+    "Recording",
+    "decode_jsonl",
+    "decode_sse",
+    "describe_call",
+    "iter_recordings",
+    "load_recording",
+]
 
 #: Suffixes of stream data files, in the order they are looked for next to a manifest.
 DATA_SUFFIXES: tuple[str, ...] = (".sse", ".jsonl")
@@ -345,3 +353,32 @@ def iter_recordings(root: str | Path | None = None, *, format: str | None = None
     ]
     found.sort(key=lambda recording: recording.name)
     return iter([recording for recording in found if format is None or recording.format == format])
+
+
+def describe_call(call: Any) -> dict[str, Any]:
+    """A handed-over call in the shape of a manifest's ``expected.calls`` entries.
+
+    Violations are listed as sorted codes (``violations`` for warnings and infos, ``errors`` for an invalid call's
+    errors), the form in which a manifest states them.
+
+    Args:
+        call: A ``ToolCall`` or ``InvalidToolCall`` (from the core or the reference).
+
+    Returns:
+        ``{"seq", "choice", "index", "id", "name", "arguments", "arguments_json", "ok", "violations"}`` plus
+        ``"errors"`` for an invalid call.
+    """
+    description: dict[str, Any] = {
+        "seq": call.seq,
+        "choice": call.choice,
+        "index": call.index,
+        "id": call.id,
+        "name": call.name,
+        "arguments": call.arguments,
+        "arguments_json": call.arguments_json,
+        "ok": call.ok,
+        "violations": sorted(violation.code.value for violation in call.violations),
+    }
+    if not call.ok:
+        description["errors"] = sorted(violation.code.value for violation in call.errors)
+    return description
