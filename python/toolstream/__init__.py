@@ -22,6 +22,7 @@ from toolstream._model import (
     ViolationCode,
 )
 from toolstream.errors import InvalidToolCallError, MalformedChunkError, StreamContractError, ToolstreamError
+from toolstream.registry import ServerTool, Tool, ToolRegistry
 
 __all__ = [
     "AsyncToolCallStream",
@@ -31,11 +32,14 @@ __all__ = [
     "Limits",
     "MalformedChunkError",
     "Reassembler",
+    "ServerTool",
     "Severity",
     "StreamContractError",
     "StreamResult",
+    "Tool",
     "ToolCall",
     "ToolCallStream",
+    "ToolRegistry",
     "ToolstreamError",
     "Violation",
     "ViolationCode",

@@ -21,6 +21,7 @@ from toolstream._model import (
 )
 from toolstream.errors import InvalidToolCallError, MalformedChunkError, StreamContractError, ToolstreamError
 from toolstream.reference._engine import Engine
+from toolstream.registry import ServerTool, Tool, ToolRegistry
 
 __all__ = [
     "AsyncToolCallStream",
@@ -31,11 +32,14 @@ __all__ = [
     "Limits",
     "MalformedChunkError",
     "Reassembler",
+    "ServerTool",
     "Severity",
     "StreamContractError",
     "StreamResult",
+    "Tool",
     "ToolCall",
     "ToolCallStream",
+    "ToolRegistry",
     "ToolstreamError",
     "Violation",
     "ViolationCode",
