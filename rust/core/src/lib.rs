@@ -6,6 +6,7 @@
 
 pub mod accumulator;
 pub mod scanner;
+pub mod validator;
 pub mod violation;
 
 pub use accumulator::{Accumulator, Arguments, ChoiceSummary, Config, Emit, Fragment, HandedOver, Limits, ToolChoice};
