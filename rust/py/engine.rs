@@ -4,9 +4,10 @@
 //! loop in Rust, so Python code runs once per call handed over, not once per chunk.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyIterator, PyList, PyTuple, PyType};
+use pyo3::types::{PyIterator, PyList, PyString, PyTuple, PyType};
 use toolstream_core::{Accumulator, Arguments, Config, Emit, Limits, ToolChoice};
 
 use crate::input::{KindCache, read_chunk};
@@ -121,8 +122,9 @@ impl Engine {
             .filter(|call| !call.valid)
             .map(|call| call.object.bind(py))
             .collect();
-        let summaries = self.accumulator.choices();
-        let choices = summaries
+        let choices = self
+            .accumulator
+            .choices()
             .iter()
             .map(|choice| {
                 let finish = choice
@@ -135,7 +137,14 @@ impl Engine {
                     .call1((choice.choice, output::text(py, &choice.text)?, finish))
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let first = summaries.first();
+        // The result's finish reason and text are those of the lowest choice: reuse its strings, built once.
+        let (finish_reason, text) = match choices.first() {
+            Some(first) => (
+                first.getattr(intern!(py, "finish_reason"))?,
+                first.getattr(intern!(py, "text"))?,
+            ),
+            None => (py.None().into_bound(py), PyString::new(py, "").into_any()),
+        };
         let violations = self
             .accumulator
             .stream_violations()
@@ -145,12 +154,9 @@ impl Engine {
         result_class.bind(py).call1((
             PyTuple::new(py, calls)?,
             PyTuple::new(py, invalid)?,
-            first
-                .and_then(|choice| choice.finish_reason.as_deref())
-                .map(|reason| output::text(py, reason))
-                .transpose()?,
+            finish_reason,
             self.usage.as_ref().map(|usage| usage.clone_ref(py)),
-            output::text(py, first.map_or(&[][..], |choice| choice.text.as_slice()))?,
+            text,
             PyTuple::new(py, violations)?,
             PyTuple::new(py, choices)?,
         ))

@@ -139,20 +139,28 @@ fn run_case(case: &Value, default_schema: &str) -> Result<usize, String> {
     }
 }
 
-fn run_draft(dir: &Path, draft: &str, default_schema: &str) -> Result<Tally, Box<dyn Error>> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir.join(draft))?
+/// The files of `dir` with extension `ext`, sorted, each with its file name.
+fn files_ending(dir: &Path, ext: &str) -> Result<Vec<(PathBuf, String)>, Box<dyn Error>> {
+    let mut files: Vec<(PathBuf, String)> = fs::read_dir(dir)?
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .filter(|path| path.extension().is_some_and(|found| found == ext))
+        .map(|path| {
+            let name = path
+                .file_name()
+                .and_then(|name| name.to_str())
+                .unwrap_or_default()
+                .to_owned();
+            (path, name)
+        })
         .collect();
     files.sort();
+    Ok(files)
+}
+
+fn run_draft(dir: &Path, draft: &str, default_schema: &str) -> Result<Tally, Box<dyn Error>> {
     let mut tally = Tally::default();
-    for path in files {
-        let file = path
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or_default()
-            .to_owned();
+    for (path, file) in files_ending(&dir.join(draft), "json")? {
         let cases: Value = serde_json::from_slice(&fs::read(&path)?)?;
         for case in cases.as_array().ok_or("a list of cases")? {
             let description = case["description"].as_str().unwrap_or_default();
@@ -214,19 +222,8 @@ fn real_tool_definitions_compile() -> Result<(), Box<dyn Error>> {
         eprintln!("note: {} is absent; tool definition checks skipped", dir.display());
         return Ok(());
     }
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
-    files.sort();
     let mut failures = Vec::new();
-    for path in files {
-        let file = path
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or_default()
-            .to_owned();
+    for (path, file) in files_ending(&dir, "jsonl")? {
         let expect_error = NOT_JSON_SCHEMA.contains(&file.as_str());
         let (mut compiled, mut rejected) = (0, 0);
         for line in fs::read_to_string(&path)?.lines() {
