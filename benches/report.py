@@ -6,7 +6,11 @@ Every implementation of ``implementations.IMPLEMENTATIONS`` runs on every grid c
 quadratic competitors stop where one run would take over ~2 s), in round-robin order, each run timed with
 ``time.perf_counter`` over one whole warm stream (``grid``); a cell's figure is the best of its rounds. Then the
 core's scaling (linearity in bytes, per-chunk cost from 1 to 16 parallel calls), its memory (``memory``), and a
-breakdown of where its time goes. Every target of the issue is checked and every miss flagged.
+breakdown of where its time goes. Then validation (issue 3, item 7): the contenders of
+``validation_data.CONTENDERS`` on 100,000 calls as JSON text against the BFCL schemas (round-robin over whole
+batches; ``json+jsonschema`` best of 3, without warm-up runs), what ``tools=`` adds to ``reassemble`` in each grid
+cell (plain and validating runs timed round-robin on the same stream), and a breakdown of the core's validation
+time. Every target of the issue is checked and every miss flagged.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ if str(BENCHES) not in sys.path:
 
 import grid  # noqa: E402
 import memory  # noqa: E402
+import validation_data  # noqa: E402
 from implementations import IMPLEMENTATIONS, check, floor  # noqa: E402
 
 MIB = 1024 * 1024
@@ -44,6 +49,10 @@ OPENAI_OVER_CORE_SDK = 300.0
 LINEARITY = 1.2
 FLATNESS = 1.2  # "flat per chunk from 1 to 16 parallel calls": read as within the linearity tolerance
 MEMORY = 2.0  # "at most about twice the argument bytes in flight"
+# Issue 3, item 7 (validation).
+CORE_OVER_JSONSCHEMA_RS = 3.0  # core vs orjson.loads + jsonschema-rs, 100,000 calls as JSON text
+CORE_OVER_JSONSCHEMA = 30.0  # core vs json.loads + jsonschema
+TOOLS_OVERHEAD = 0.25  # what tools= (validation) may add to reassemble, in every grid cell
 
 
 # --- the build ---------------------------------------------------------------------------------------------------
@@ -87,22 +96,63 @@ MIN_TIMING = 0.002  # seconds: a timing repeats a short stream until it lasts th
 WARM_UP = 0.02  # seconds of untimed runs before each timing (at least one run)
 
 
-def _timed(run: Callable[[], object], number: int) -> float:
-    """Seconds per run over ``number`` runs, after untimed warm-up runs.
+def _timed(run: Callable[[], object], number: int, warm_up: bool = True) -> float:
+    """Seconds per run over ``number`` runs, after untimed warm-up runs (unless ``warm_up`` is false).
 
     The warm-up matters: on the development VM, memory left untouched for a few tenths of a second goes cold
     (the first run of a 1000-chunk stream after another competitor ran for 0.7 s takes 10-50x longer, with no
     page fault visible in the guest), so a round-robin over competitors would otherwise time cold memory.
     """
-    warm_until = time.perf_counter() + WARM_UP
-    run()
-    while time.perf_counter() < warm_until:
+    if warm_up:
+        warm_until = time.perf_counter() + WARM_UP
         run()
+        while time.perf_counter() < warm_until:
+            run()
     gc.collect()
     start = time.perf_counter()
     for _ in range(number):
         run()
     return (time.perf_counter() - start) / number
+
+
+def time_runs(
+    runs: dict[str, Callable[[], object]],
+    check_result: Callable[[str, object], None],
+    rounds: int,
+    budget: float,
+    slow: frozenset[str] | set[str] = SLOW,
+    cold_over: float = math.inf,
+) -> dict[str, float]:
+    """Best time of one run of each of ``runs``, over round-robin rounds (the rules of ``time_cell``).
+
+    ``slow`` runs take part in the first 3 rounds only; a run whose checking run lasted over ``cold_over`` seconds
+    is timed without warm-up runs (a run of seconds warms its own memory).
+    """
+    names = list(runs)
+    number = {}
+    warm = {}
+    # Everything alive now (every stream's pools, SDK objects, LangChain messages) leaves the collector's view,
+    # so a timing pays only for collections its own allocations cause, not for scanning other competitors' data.
+    gc.collect()
+    gc.freeze()
+    for name, run in runs.items():
+        elapsed, result = _once(run)
+        check_result(name, result)
+        number[name] = max(1, math.ceil(MIN_TIMING / max(elapsed, 1e-9)))
+        warm[name] = elapsed <= cold_over
+    best = {name: float("inf") for name in names}
+    spent = 0.0
+    for round_number in range(rounds):
+        shift = round_number % len(names)
+        for name in names[shift:] + names[:shift]:
+            if round_number >= 3 and name in slow:
+                continue
+            elapsed = _timed(runs[name], number[name], warm[name])
+            best[name] = min(best[name], elapsed)
+            spent += elapsed * number[name]
+        if round_number >= 2 and spent > budget:
+            break
+    return best
 
 
 def time_cell(stream: grid.Stream, names: list[str], rounds: int, budget: float) -> dict[str, float]:
@@ -118,28 +168,7 @@ def time_cell(stream: grid.Stream, names: list[str], rounds: int, budget: float)
         if impl.prepare is not None:
             impl.prepare(stream)
     runs: dict[str, Callable[[], object]] = {name: (lambda impl=impl: impl.run(stream)) for name, impl in impls.items()}
-    number = {}
-    # Everything alive now (every stream's pools, SDK objects, LangChain messages) leaves the collector's view,
-    # so a timing pays only for collections its own allocations cause, not for scanning other competitors' data.
-    gc.collect()
-    gc.freeze()
-    for name, run in runs.items():
-        elapsed, result = _once(run)
-        check(name, stream, result)
-        number[name] = max(1, math.ceil(MIN_TIMING / max(elapsed, 1e-9)))
-    best = {name: float("inf") for name in names}
-    spent = 0.0
-    for round_number in range(rounds):
-        shift = round_number % len(names)
-        for name in names[shift:] + names[:shift]:
-            if round_number >= 3 and name in SLOW:
-                continue
-            elapsed = _timed(runs[name], number[name])
-            best[name] = min(best[name], elapsed)
-            spent += elapsed * number[name]
-        if round_number >= 2 and spent > budget:
-            break
-    return best
+    return time_runs(runs, lambda name, result: check(name, stream, result), rounds, budget)
 
 
 def _ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -216,6 +245,179 @@ def breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
     return [(label, best[label] / base) for label, _ in ways]
 
 
+# --- validation (issue 3, item 7) ---------------------------------------------------------------------------------
+
+
+def time_validation(load: validation_data.Workload, rounds: int, budget: float) -> dict[str, float]:
+    """Best time of each contender of ``validation_data.CONTENDERS`` on the whole workload (round-robin)."""
+    validation_data.compiled()  # every schema compiled once, untimed
+    runs: dict[str, Callable[[], object]] = {
+        name: (lambda run=run: run(load.calls)) for name, run in validation_data.CONTENDERS.items()
+    }
+
+    def check_result(name: str, result: Any) -> None:
+        validation_data.check(name, load, result)
+
+    return time_runs(runs, check_result, rounds, budget, slow=validation_data.SLOW_CONTENDERS, cold_over=1.0)
+
+
+def time_tools(stream: grid.Stream, rounds: int, budget: float) -> dict[str, float]:
+    """Best time of ``reassemble`` on one stream, plain (``core``) and with ``tools=`` (``core+tools``)."""
+    import toolstream
+
+    registry = validation_data.grid_registry()
+    runs: dict[str, Callable[[], object]] = {
+        "core": lambda: list(toolstream.reassemble(stream.feed())),
+        "core+tools": lambda: list(toolstream.reassemble(stream.feed(), tools=registry, on_invalid="yield")),
+    }
+
+    def check_result(name: str, result: Any) -> None:
+        check("core", stream, result)
+        if name == "core+tools":
+            assert all(call.tool_fingerprint == registry[call.name].fingerprint for call in result), name
+
+    return time_runs(runs, check_result, rounds, budget)
+
+
+def validation_breakdown(load: validation_data.Workload, rounds: int) -> list[tuple[str, int, float]]:
+    """(way, calls, ns per call) of the pieces of the core's validation and of JSON parsing alone."""
+    import json
+
+    import orjson
+
+    import toolstream
+    from toolstream._validation import core_validators
+
+    registry = validation_data.compiled().registry
+    core = core_validators(registry)
+    any_object = core_validators(toolstream.ToolRegistry([{"name": "t", "parameters": {"type": "object"}}]))
+    calls = load.calls
+    valid = load.subset(valid=True)
+    invalid = load.subset(valid=False)
+    short = load.subset(valid=True, where=lambda _, text: len(text) <= 40)
+    long = load.subset(valid=True, where=lambda _, text: len(text) >= 150)
+    same_texts = [("t", text) for _, text in calls]
+    empty = [("t", "{}")] * len(calls)
+    rs = validation_data.compiled().jsonschema_rs
+
+    def parse(loads: Callable[[str], object]) -> Callable[[], object]:
+        def run() -> None:
+            for _, text in calls:
+                loads(text)
+
+        return run
+
+    def rs_is_valid() -> list[bool]:
+        loads = orjson.loads
+        return [rs[name].is_valid(loads(text)) for name, text in calls]
+
+    ways: list[tuple[str, list[Any], Callable[[], object]]] = [
+        (
+            "`toolstream.validate_many` (public API), all calls",
+            calls,
+            lambda: toolstream.validate_many(calls, registry),
+        ),
+        (
+            "`_core.ToolValidators.validate_many` (no Python wrapper), all calls",
+            calls,
+            lambda: core.validate_many(calls),
+        ),
+        ("the same, valid calls only", valid, lambda: core.validate_many(valid)),
+        ("the same, invalid calls only", invalid, lambda: core.validate_many(invalid)),
+        ("the same, valid calls of at most 40 bytes", short, lambda: core.validate_many(short)),
+        ("the same, valid calls of at least 150 bytes", long, lambda: core.validate_many(long)),
+        (
+            'the same texts against `{"type": "object"}` (parse + per-call cost)',
+            same_texts,
+            lambda: any_object.validate_many(same_texts),
+        ),
+        ('`"{}"` against `{"type": "object"}` (per-call cost alone)', empty, lambda: any_object.validate_many(empty)),
+        ("`orjson.loads` of each text alone", calls, parse(orjson.loads)),
+        ("`json.loads` of each text alone", calls, parse(json.loads)),
+        ("`orjson.loads` + jsonschema-rs `is_valid` (no errors built)", calls, rs_is_valid),
+        (
+            "orjson+jsonschema-rs (`iter_errors`, as benchmarked)",
+            calls,
+            lambda: validation_data.run_orjson_jsonschema_rs(calls),
+        ),
+    ]
+    gc.collect()
+    gc.freeze()
+    best = {label: float("inf") for label, _, _ in ways}
+    for _ in range(rounds):
+        for label, _, run in ways:
+            best[label] = min(best[label], _timed(run, 1, warm_up=False))
+    return [(label, len(batch), best[label] / len(batch) * 1e9) for label, batch, _ in ways]
+
+
+def validation_report(
+    options: argparse.Namespace, say: Callable[[str], None], target: Callable[[bool, str], None]
+) -> None:
+    """The validation section: contenders at 100,000 calls, the tools= overhead per grid cell, the breakdown."""
+    progress = sys.stderr
+    say("")
+    if not validation_data.available():
+        say(f"Validation against the BFCL schemas: skipped, {validation_data.SCHEMAS} is absent.")
+    else:
+        size = options.validation_calls
+        load = validation_data.workload(size)
+        invalid = 1 - load.valid.count(True) / size
+        print(f"timing validation ({size} calls): {', '.join(validation_data.CONTENDERS)}", file=progress, flush=True)
+        best = time_validation(load, options.rounds, options.validation_budget)
+        say(
+            f"Validation of {size:,} calls given as JSON text against the {len(validation_data.tools())} BFCL schemas "
+            f"(`validation_data`: {invalid:.0%} invalid, {load.text_bytes / size:.0f} bytes of arguments on average), "
+            "every contender producing every error of every call, schemas compiled beforehand:"
+        )
+        say("")
+        say("| contender | calls/s | time / core's |")
+        say("| --- | ---: | ---: |")
+        targets = {"orjson+jsonschema-rs": CORE_OVER_JSONSCHEMA_RS, "json+jsonschema": CORE_OVER_JSONSCHEMA}
+        for name, seconds in best.items():
+            ratio = seconds / best["core"]
+            bound = targets.get(name)
+            say(f"| {name} | {size / seconds:,.0f} | {_fmt(ratio, None if bound is None else f'>={bound}')} |")
+        say("")
+        for name, bound in targets.items():
+            ratio = best[name] / best["core"]
+            target(ratio >= bound, f"core at least {bound:.0f}x faster than {name} on {size:,} calls: {ratio:.2f}x")
+
+    print("timing reassembly with and without tools=", file=progress, flush=True)
+    overheads: dict[grid.Cell, float] = {}
+    say("")
+    say(
+        'What `tools=` (every call validated against `validation_data.GRID_PARAMETERS`, `on_invalid="yield"`) '
+        "adds to `toolstream.reassemble` on the grid's streams:"
+    )
+    say("")
+    say("| cell | chunks | core+tools / core - 1 | added ns per KiB of arguments |")
+    say("| --- | ---: | ---: | ---: |")
+    for cell in grid.GRID:
+        stream = grid.stream(cell)
+        best = time_tools(stream, options.rounds, options.budget)
+        overheads[cell] = overhead = best["core+tools"] / best["core"] - 1
+        per_kib = (best["core+tools"] - best["core"]) / stream.argument_bytes * 1024 * 1e9
+        shown = f"{overhead:+.0%}" if overhead <= TOOLS_OVERHEAD else f"**{overhead:+.0%}** ✗"
+        say(f"| {cell.id} | {stream.chunk_count} | {shown} | {per_kib:,.0f} |")
+    say("")
+    worst = max(overheads, key=overheads.__getitem__)
+    target(
+        overheads[worst] <= TOOLS_OVERHEAD,
+        f"tools= adds at most {TOOLS_OVERHEAD:.0%} to reassemble in every cell: worst {overheads[worst]:+.0%} "
+        f"({worst.id}), median {statistics.median(overheads.values()):+.0%}",
+    )
+
+    if validation_data.available():
+        print("breaking down the core's validation time", file=progress, flush=True)
+        say("")
+        say("Where the core's validation time goes (ns per call, best of 5, same workload):")
+        say("")
+        say("| way | calls | ns/call |")
+        say("| --- | ---: | ---: |")
+        for label, calls, ns in validation_breakdown(load, rounds=5):
+            say(f"| {label} | {calls:,} | {ns:,.0f} |")
+
+
 # --- the report --------------------------------------------------------------------------------------------------
 
 
@@ -224,6 +426,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=15, help="at most this many rounds per cell (default 15)")
     parser.add_argument("--budget", type=float, default=1.5, help="seconds of timed runs per cell (default 1.5)")
     parser.add_argument("--quick", action="store_true", help="a smaller memory stream (8 calls, not 32)")
+    parser.add_argument(
+        "--validation-calls", type=int, default=validation_data.CALLS, help="calls of the validation workload"
+    )
+    parser.add_argument(
+        "--validation-budget", type=float, default=20.0, help="seconds of timed validation runs (default 20)"
+    )
     options = parser.parse_args(argv)
 
     build = build_info()
@@ -368,6 +576,8 @@ def main(argv: list[str] | None = None) -> int:
     say("| --- | ---: |")
     for label, ratio in ways:
         say(f"| {label} | {ratio:.2f} |")
+
+    validation_report(options, say, target)
 
     after = build_info()
     say("")

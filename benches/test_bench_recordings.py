@@ -22,8 +22,7 @@ MODULES = {"core": toolstream, "reference": toolstream.reference}
 def replay(module: Any) -> list[Any]:
     results = []
     for recording, chunks in RECORDINGS:
-        request = recording.request or {}
-        stream = module.reassemble(iter(chunks), tool_choice=request.get("tool_choice"), on_invalid="yield")
+        stream = module.reassemble(iter(chunks), **recording.reassemble_options(), on_invalid="yield")
         for _ in stream:
             pass
         results.append(stream.result)

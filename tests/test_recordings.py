@@ -28,9 +28,8 @@ def test_there_are_recordings_for_every_chat_quirk() -> None:
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("recording", RECORDINGS, ids=[recording.name for recording in RECORDINGS])
 def test_recording_reassembles_to_its_expected_result(recording: Recording, implementation: str) -> None:
-    request = recording.request or {}
     stream = IMPLEMENTATIONS[implementation].reassemble(
-        recording.chunks(), tool_choice=request.get("tool_choice"), on_invalid="yield"
+        recording.chunks(), **recording.reassemble_options(), on_invalid="yield"
     )
     handed_over = [describe_call(call) for call in stream]
     result = stream.result

@@ -21,7 +21,15 @@ from toolstream._model import (
     Violation,
     ViolationCode,
 )
-from toolstream.errors import InvalidToolCallError, MalformedChunkError, StreamContractError, ToolstreamError
+from toolstream._validation import core_validators as _core_validators
+from toolstream._validation import make_validators
+from toolstream.errors import (
+    InvalidToolCallError,
+    MalformedChunkError,
+    SchemaError,
+    StreamContractError,
+    ToolstreamError,
+)
 from toolstream.registry import ServerTool, Tool, ToolRegistry
 
 __all__ = [
@@ -32,6 +40,7 @@ __all__ = [
     "Limits",
     "MalformedChunkError",
     "Reassembler",
+    "SchemaError",
     "ServerTool",
     "Severity",
     "StreamContractError",
@@ -46,6 +55,8 @@ __all__ = [
     "__version__",
     "areassemble",
     "reassemble",
+    "validate",
+    "validate_many",
 ]
 
 
@@ -53,6 +64,8 @@ class Reassembler(_Reassembler):
     """Reassembly for callers who drive their own loop; see ``toolstream._api.Reassembler``."""
 
     _engine_factory = _Engine
+    _compile_tools = staticmethod(_core_validators)
 
 
-reassemble, areassemble = make_entry_points(_Engine)
+reassemble, areassemble = make_entry_points(_Engine, _core_validators)
+validate, validate_many = make_validators(_core_validators)

@@ -7,13 +7,34 @@ sync/async iteration protocols.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Generator, Iterable, Iterator
+import json
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+)
 from types import TracebackType
 from typing import Any, Literal, Protocol, cast
 
 from toolstream._choice import ToolChoice, parse_tool_choice
-from toolstream._model import InvalidToolCall, Limits, Severity, StreamResult, ToolCall, Violation
+from toolstream._model import (
+    VIOLATION_TABLE,
+    InvalidToolCall,
+    Limits,
+    Severity,
+    StreamResult,
+    ToolCall,
+    Violation,
+    ViolationCode,
+)
+from toolstream._validation import CompiledTools, CompileTools
 from toolstream.errors import InvalidToolCallError, StreamContractError
+from toolstream.registry import ToolRegistry
 
 __all__ = ["AsyncToolCallStream", "Emit", "EngineFactory", "OnInvalid", "Reassembler", "ToolCallStream"]
 
@@ -21,6 +42,22 @@ Emit = Literal["complete", "call_end", "stream_end"]
 OnInvalid = Literal["raise", "yield"]
 Emitted = ToolCall | InvalidToolCall
 OnViolation = Callable[[Violation], object]
+Repair = Callable[[InvalidToolCall], Mapping[str, Any] | None]
+
+#: What a repair hook may fix: arguments the model finished but got wrong. A call cut short (``TRUNCATED``,
+#: ``STREAM_CUT``), over a limit, or without a declared name is not repaired: completing it would be inventing it.
+_REPAIRABLE = frozenset(
+    {
+        ViolationCode.INVALID_JSON,
+        ViolationCode.TRAILING_DATA,
+        ViolationCode.ARGUMENTS_NOT_OBJECT,
+        ViolationCode.MISSING_REQUIRED_ARGUMENT,
+        ViolationCode.UNEXPECTED_ARGUMENT,
+        ViolationCode.TYPE_MISMATCH,
+        ViolationCode.ENUM_OUT_OF_RANGE,
+        ViolationCode.CONSTRAINT_VIOLATION,
+    }
+)
 
 _EMIT_POLICIES = ("complete", "call_end", "stream_end")
 # Built once: constructing the frozen defaults per stream was a measurable share of a short stream's cost.
@@ -47,21 +84,122 @@ class Engine(Protocol):
         """The result so far."""
         ...
 
+    def amend(self, call: Emitted) -> None:
+        """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""
+        ...
+
 
 class EngineFactory(Protocol):
     """Builds an engine for one stream."""
 
     def __call__(
-        self, *, tool_choice: ToolChoice, emit: Emit, limits: Limits, on_violation: OnViolation | None
+        self,
+        *,
+        tool_choice: ToolChoice,
+        emit: Emit,
+        limits: Limits,
+        on_violation: OnViolation | None,
+        validators: Any,
     ) -> Engine:
-        """Build the engine."""
+        """Build the engine; ``validators`` is its own implementation's ``CompiledTools``, or None."""
         ...
+
+
+class _Repairing:
+    """An engine whose invalid calls first go through the user's ``repair`` hook (``reassemble(repair=...)``).
+
+    A proposal is re-validated; only one that passes replaces the call, as a ``ToolCall`` carrying ``REPAIRED``
+    (with the original text and errors in its data). A proposal that still fails is discarded: the call stays as
+    the model sent it, so the model is told about its own mistakes.
+    """
+
+    def __init__(
+        self, engine: Engine, repair: Repair, validators: CompiledTools, on_violation: OnViolation | None
+    ) -> None:
+        self._engine = engine
+        self._repair = repair
+        self._validators = validators
+        self._on_violation = on_violation
+
+    def feed(self, chunk: Any) -> list[Emitted]:
+        return self._repaired(self._engine.feed(chunk))
+
+    def pull(self, chunks: Iterator[Any]) -> list[Emitted] | None:
+        calls = self._engine.pull(chunks)
+        return None if calls is None else self._repaired(calls)
+
+    def end(self) -> list[Emitted]:
+        return self._repaired(self._engine.end())
+
+    def result(self) -> StreamResult:
+        return self._engine.result()
+
+    def amend(self, call: Emitted) -> None:
+        self._engine.amend(call)
+
+    def _repaired(self, calls: list[Emitted]) -> list[Emitted]:
+        return [self._attempt(call) if isinstance(call, InvalidToolCall) else call for call in calls]
+
+    def _attempt(self, call: InvalidToolCall) -> Emitted:
+        name = call.name
+        if name is None or self._validators.fingerprint(name) is None:
+            return call
+        if any(error.code not in _REPAIRABLE for error in call.errors):
+            return call
+        proposal = self._repair(call)
+        if proposal is None:
+            return call
+        if not isinstance(proposal, Mapping):
+            raise TypeError(
+                f"repair must return the corrected arguments as a dict, or None to leave the call invalid; got "
+                f"{type(proposal).__name__} for call seq={call.seq} id={call.id!r}"
+            )
+        try:
+            text = json.dumps(dict(proposal), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"repair returned arguments that are not JSON for call id={call.id!r}: {error}") from None
+        if self._validators.validate(name, text):
+            return call
+        _, severity, recoverable = VIOLATION_TABLE[ViolationCode.REPAIRED]
+        fixed = ", ".join(
+            f"{error.code.value} at {error.path}" if error.path else error.code.value for error in call.errors
+        )
+        repaired = Violation(
+            ViolationCode.REPAIRED,
+            f"the repair hook replaced the arguments, which then validated; the model's arguments had: {fixed}",
+            severity,
+            call.choice,
+            call.seq,
+            call.index,
+            recoverable=recoverable,
+            data={
+                "original_arguments_json": call.arguments_json,
+                "errors": [
+                    {"code": error.code.value, "path": error.path, "message": error.message} for error in call.errors
+                ],
+            },
+        )
+        amended = ToolCall(
+            call.id,
+            name,
+            json.loads(text),
+            text,
+            call.seq,
+            call.index,
+            call.choice,
+            (*call.violations, repaired),
+            self._validators.fingerprint(name),
+        )
+        self._engine.amend(amended)
+        if self._on_violation is not None:
+            self._on_violation(repaired)
+        return amended
 
 
 class _Options:
     """The checked keyword arguments shared by every entry point."""
 
-    __slots__ = ("emit", "limits", "on_invalid", "on_violation", "tool_choice", "tools")
+    __slots__ = ("emit", "limits", "on_invalid", "on_violation", "registry", "repair", "tool_choice")
 
     def __init__(
         self,
@@ -71,6 +209,7 @@ class _Options:
         on_invalid: str,
         on_violation: OnViolation | None,
         limits: Limits | None,
+        repair: Repair | None,
     ) -> None:
         if emit not in _EMIT_POLICIES:
             raise ValueError(f"emit must be one of {', '.join(map(repr, _EMIT_POLICIES))}; got {emit!r}")
@@ -80,15 +219,31 @@ class _Options:
             raise TypeError(f"on_violation must be a callable taking a Violation; got {type(on_violation).__name__}")
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError(f"limits must be a toolstream.Limits; got {type(limits).__name__}")
-        self.tools = tools
+        if repair is not None and not callable(repair):
+            raise TypeError(f"repair must be a callable taking an InvalidToolCall; got {type(repair).__name__}")
+        # ``None`` checks nothing; an empty registry declares no tool, so that every call is unknown.
+        self.registry = None if tools is None else ToolRegistry.load(tools)
+        if repair is not None and self.registry is None:
+            raise ValueError("repair needs tools=...: a repaired call is re-validated against its tool's schema")
         self.tool_choice = parse_tool_choice(tool_choice)
         self.emit = cast(Emit, emit)
         self.on_invalid = on_invalid
         self.on_violation = on_violation
         self.limits = limits if limits is not None else _DEFAULT_LIMITS
+        self.repair = repair
 
-    def engine(self, factory: EngineFactory) -> Engine:
-        return factory(tool_choice=self.tool_choice, emit=self.emit, limits=self.limits, on_violation=self.on_violation)
+    def engine(self, factory: EngineFactory, compile_tools: CompileTools) -> Engine:
+        validators = None if self.registry is None else compile_tools(self.registry, self.limits.max_depth)
+        engine = factory(
+            tool_choice=self.tool_choice,
+            emit=self.emit,
+            limits=self.limits,
+            on_violation=self.on_violation,
+            validators=validators,
+        )
+        if self.repair is not None and validators is not None:
+            return _Repairing(engine, self.repair, validators, self.on_violation)
+        return engine
 
 
 def _checked(calls: list[Emitted], on_invalid: str, engine: Engine) -> Iterator[Emitted]:
@@ -279,6 +434,7 @@ class Reassembler:
     """
 
     _engine_factory: EngineFactory
+    _compile_tools: CompileTools
 
     def __init__(
         self,
@@ -289,12 +445,13 @@ class Reassembler:
         on_invalid: OnInvalid = "raise",
         on_violation: OnViolation | None = None,
         limits: Limits | None = None,
+        repair: Repair | None = None,
     ) -> None:
         """Start reassembling one stream; the keywords are those of ``reassemble``."""
-        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits)
-        self.tools = options.tools
+        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair)
+        self.tools = options.registry
         self._on_invalid = options.on_invalid
-        self._engine = options.engine(type(self)._engine_factory)
+        self._engine = options.engine(type(self)._engine_factory, type(self)._compile_tools)
         self._finished = False
 
     def feed(self, chunk: Any) -> list[Emitted]:
@@ -326,7 +483,7 @@ class Reassembler:
 
 
 def make_entry_points(
-    factory: EngineFactory,
+    factory: EngineFactory, compile_tools: CompileTools
 ) -> tuple[Callable[..., ToolCallStream], Callable[..., AsyncToolCallStream]]:
     """Build ``reassemble`` and ``areassemble`` over one engine implementation."""
 
@@ -339,14 +496,18 @@ def make_entry_points(
         on_invalid: OnInvalid = "raise",
         on_violation: OnViolation | None = None,
         limits: Limits | None = None,
+        repair: Repair | None = None,
     ) -> ToolCallStream:
         """Reassemble the tool calls of a stream, handing each over as soon as ``emit`` allows.
 
         Args:
             source: An iterable of chunks: dicts in the OpenAI Chat Completions shape, the openai SDK's
                 ``ChatCompletionChunk`` objects, or the SDK's ``Stream`` itself.
-            tools: The tool definitions sent with the request (stored; validation against them comes with the
-                registry).
+            tools: The tools declared in the request: a ``ToolRegistry`` or anything it loads (OpenAI, Anthropic or
+                MCP definitions, a ``{name: schema}`` mapping...). Every call is then checked: an undeclared name is
+                ``UNKNOWN_TOOL``, arguments that break the tool's schema are invalid (``TYPE_MISMATCH``,
+                ``MISSING_REQUIRED_ARGUMENT``... each with its JSON pointer), and a valid call carries the
+                ``tool_fingerprint`` it was checked against. ``None`` (the default) checks no names or schemas.
             tool_choice: The ``tool_choice`` sent with the request, to check the stream against it.
             emit: ``"complete"`` (the moment a call's JSON closes), ``"call_end"`` (closed and the call is over;
                 the default) or ``"stream_end"`` (only once the stream ended with an acceptable finish).
@@ -355,13 +516,17 @@ def make_entry_points(
                 calls over as ``InvalidToolCall`` so an agent loop can answer every call id.
             on_violation: Called with every ``Violation`` as it is found.
             limits: Bounds on argument size, nesting depth and number of calls.
+            repair: Opt-in: called with each ``InvalidToolCall`` whose arguments were whole but wrong (bad JSON,
+                schema violations); may return corrected arguments (a dict), which are re-validated and, if valid,
+                hand the call over as a ``ToolCall`` marked ``REPAIRED`` (never a silent change). Return None to
+                leave the call invalid. Needs ``tools``.
 
         Returns:
             An iterator of ``ToolCall`` (and ``InvalidToolCall`` under ``on_invalid="yield"``) whose ``result`` is
             the ``StreamResult`` once exhausted.
         """
-        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits)
-        return ToolCallStream(source, options.engine(factory), options.on_invalid)
+        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair)
+        return ToolCallStream(source, options.engine(factory, compile_tools), options.on_invalid)
 
     def areassemble(
         source: AsyncIterable[Any],
@@ -372,9 +537,10 @@ def make_entry_points(
         on_invalid: OnInvalid = "raise",
         on_violation: OnViolation | None = None,
         limits: Limits | None = None,
+        repair: Repair | None = None,
     ) -> AsyncToolCallStream:
         """``reassemble`` over an async iterable (the openai SDK's ``AsyncStream``, an async generator...)."""
-        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits)
-        return AsyncToolCallStream(source, options.engine(factory), options.on_invalid)
+        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair)
+        return AsyncToolCallStream(source, options.engine(factory, compile_tools), options.on_invalid)
 
     return reassemble, areassemble

@@ -6,7 +6,7 @@ from typing import Any, Final, final
 from toolstream._choice import ToolChoice
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
 
-__all__ = ["Engine", "__version__", "scan", "violation_table"]
+__all__ = ["Engine", "ToolValidators", "__version__", "scan", "violation_table"]
 
 __version__: Final[str]
 
@@ -24,6 +24,7 @@ class Engine:
         emit: str,
         limits: Limits,
         on_violation: Callable[[Violation], object] | None = None,
+        validators: ToolValidators | None = None,
     ) -> Engine: ...
     def feed(self, chunk: Any) -> list[ToolCall | InvalidToolCall]:
         """Read one chunk; return the calls it made ready.
@@ -38,6 +39,32 @@ class Engine:
         """End the stream; return the calls that only the end made ready."""
     def result(self) -> StreamResult:
         """The result so far (final after ``end``)."""
+    def amend(self, call: ToolCall | InvalidToolCall) -> None:
+        """Replace the handed-over call with the same ``(choice, seq)`` by ``call`` (a repaired one)."""
+
+@final
+class ToolValidators:
+    """Compiled parameter schemas of a set of tools, with each tool's fingerprint. Immutable and thread-safe."""
+
+    def __new__(
+        cls, tools: Sequence[tuple[str, str, str]], server_names: Sequence[str], max_depth: int
+    ) -> ToolValidators:
+        """Compile ``(name, parameters schema as JSON text, fingerprint)`` triples.
+
+        Raises:
+            toolstream.SchemaError: a schema does not compile (naming the tool and the JSON pointer).
+        """
+    @property
+    def names(self) -> list[str]:
+        """The function tools' names, in declaration order."""
+    def fingerprint(self, name: str) -> str | None:
+        """The fingerprint of the function tool ``name``, or None."""
+    def unknown_tool(self, name: str) -> Violation | None:
+        """``UNKNOWN_TOOL`` when ``name`` is neither a function tool nor a server tool, else None."""
+    def validate(self, name: str, arguments: str | bytes, *, call: bool = True) -> list[Violation]:
+        """Every problem of ``arguments`` (JSON text) for the tool ``name``; with ``call``, judged as a call's."""
+    def validate_many(self, calls: Sequence[tuple[str, str | bytes]]) -> list[list[Violation]]:
+        """``validate`` for each pair, with the GIL released while the batch is checked."""
 
 def scan(
     fragments: Sequence[bytes], *, max_depth: int = 128, finish: bool = True

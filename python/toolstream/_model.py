@@ -10,6 +10,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from toolstream._tool_result import ResultFormat, tool_result
+
 __all__ = [
     "VIOLATION_TABLE",
     "ChoiceResult",
@@ -153,6 +155,9 @@ class ToolCall:
         index: The provider's ``index`` as sent, or None.
         choice: The choice the call belongs to.
         violations: Warnings and infos found on the way (errors would have made it an ``InvalidToolCall``).
+        tool_fingerprint: The fingerprint of the tool definition the arguments were validated against (see
+            ``Tool.fingerprint``), so logs can say which schema version accepted the call; None when no tools
+            were given or the name is a server tool's.
     """
 
     id: str
@@ -163,6 +168,7 @@ class ToolCall:
     index: int | None
     choice: int
     violations: tuple[Violation, ...] = ()
+    tool_fingerprint: str | None = None
 
     @property
     def ok(self) -> Literal[True]:
@@ -184,6 +190,8 @@ class InvalidToolCall:
         choice: The choice the call belongs to.
         errors: The error-severity violations that make it invalid (at least one).
         violations: Its warnings and infos.
+        tool_fingerprint: The fingerprint of the declared tool its arguments were checked against, or None (no
+            tools given, unknown or missing name, server tool).
     """
 
     id: str
@@ -195,11 +203,33 @@ class InvalidToolCall:
     choice: int
     errors: tuple[Violation, ...]
     violations: tuple[Violation, ...] = ()
+    tool_fingerprint: str | None = None
 
     @property
     def ok(self) -> Literal[False]:
         """Always False."""
         return False
+
+    def to_tool_result(self, format: ResultFormat) -> dict[str, Any]:
+        """The tool-result message that tells the model what was wrong, so it can try again on its next turn.
+
+        The content is compact JSON: ``{"error": "invalid_tool_call", "tool", "problems": [{"code", "path",
+        "message", and what is allowed there: "expected" types, "allowed" values, or "keyword" and "limit"}],
+        "available_tools" (for an unknown tool), "instruction"}``, with at most 20 problems (``more_problems``
+        counts the rest).
+
+        Args:
+            format: ``"openai-chat"`` (a ``role: "tool"`` message with ``tool_call_id``), ``"openai-responses"``
+                (a ``function_call_output`` item with ``call_id``) or ``"anthropic-messages"`` (a ``tool_result``
+                content block with ``tool_use_id`` and ``is_error: true``). The call's id is echoed exactly.
+
+        Returns:
+            A dict ready to append to the next request (the Anthropic block goes in a ``user`` message's content).
+
+        Raises:
+            ValueError: An unknown format.
+        """
+        return tool_result(self, format)
 
 
 @dataclass(frozen=True, slots=True)

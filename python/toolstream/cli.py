@@ -30,8 +30,12 @@ def _clip(text: str, width: int) -> str:
     return text
 
 
+def _finding(violation: toolstream.Violation) -> str:
+    return f"{violation.code.value} {violation.path}" if violation.path else violation.code.value
+
+
 def _codes(violations: Sequence[toolstream.Violation]) -> str:
-    return " ".join(violation.code.value for violation in violations)
+    return " ".join(map(_finding, violations))
 
 
 def _row(cells: Sequence[str]) -> str:
@@ -41,8 +45,7 @@ def _row(cells: Sequence[str]) -> str:
 
 
 def _reassemble(recording: Recording) -> tuple[list[toolstream.ToolCall | toolstream.InvalidToolCall], Any]:
-    request = recording.request or {}
-    stream = toolstream.reassemble(recording.chunks(), tool_choice=request.get("tool_choice"), on_invalid="yield")
+    stream = toolstream.reassemble(recording.chunks(), **recording.reassemble_options(), on_invalid="yield")
     calls = list(stream)
     return calls, stream.result
 
@@ -79,14 +82,11 @@ def _demo(folder: Path | None, out: TextIO) -> int:
 
 def _reassemble_file(path: Path, emit: Emit, out: TextIO) -> int:
     recording = load_recording(path)
-    request = recording.request or {}
-    stream = toolstream.reassemble(
-        recording.chunks(), tool_choice=request.get("tool_choice"), emit=emit, on_invalid="yield"
-    )
+    stream = toolstream.reassemble(recording.chunks(), **recording.reassemble_options(), emit=emit, on_invalid="yield")
     for call in stream:
         line: dict[str, Any] = {"seq": call.seq, "id": call.id, "name": call.name, "arguments": call.arguments}
         line["ok"] = call.ok
-        line["violations"] = [v.code.value for v in (call.violations if call.ok else (*call.errors, *call.violations))]
+        line["violations"] = [_finding(v) for v in (call.violations if call.ok else (*call.errors, *call.violations))]
         print(json.dumps(line, ensure_ascii=False), file=out)
     result = stream.result
     summary = {"finish_reason": result.finish_reason, "violations": [v.code.value for v in result.violations]}

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = [
     "InvalidToolCallError",
     "MalformedChunkError",
+    "SchemaError",
     "StreamContractError",
     "ToolstreamError",
 ]
@@ -83,3 +84,21 @@ class MalformedChunkError(ToolstreamError, TypeError):
         self.path = path
         where = f" at {path}" if path else ""
         super().__init__(f"chunk {chunk_number}{where}: {problem}")
+
+
+class SchemaError(ToolstreamError, ValueError):
+    """A tool's parameter schema cannot be compiled (raised when the tools are first used for validation).
+
+    Attributes:
+        tool: The tool whose schema fails.
+        pointer: JSON pointer of the failing part inside that schema (``""`` for the whole schema).
+        problem: What is wrong.
+    """
+
+    def __init__(self, tool: str, pointer: str, problem: str) -> None:
+        """Build the error naming the tool, where in its schema, and the problem."""
+        self.tool = tool
+        self.pointer = pointer
+        self.problem = problem
+        at = f"at {pointer}" if pointer else "at the root"
+        super().__init__(f"the parameters schema of tool {tool!r} is invalid {at}: {problem}")

@@ -241,6 +241,15 @@ class Recording:
             raise ValueError(f"{self.manifest_path}: 'request' must be a JSON object")
         return {"tool_choice": request.get("tool_choice"), "tools": list(request.get("tools") or [])}
 
+    def reassemble_options(self) -> dict[str, Any]:
+        """The keywords that replay the recorded request: ``tools`` (None when unknown) and ``tool_choice``.
+
+        Use as ``toolstream.reassemble(recording.chunks(), **recording.reassemble_options(), ...)``, so that the calls
+        are checked against the tools the request declared, and the stream against its ``tool_choice``.
+        """
+        request = self.request or {}
+        return {"tools": request.get("tools") or None, "tool_choice": request.get("tool_choice")}
+
 
 def _data_file_for(manifest_path: Path) -> Path:
     """Find the one data file that sits next to a manifest.
@@ -359,7 +368,8 @@ def describe_call(call: Any) -> dict[str, Any]:
     """A handed-over call in the shape of a manifest's ``expected.calls`` entries.
 
     Violations are listed as sorted codes (``violations`` for warnings and infos, ``errors`` for an invalid call's
-    errors), the form in which a manifest states them.
+    errors, each followed by its JSON pointer when it has one: ``"TYPE_MISMATCH /celsius"``), the form in which a
+    manifest states them.
 
     Args:
         call: A ``ToolCall`` or ``InvalidToolCall`` (from the core or the reference).
@@ -380,5 +390,7 @@ def describe_call(call: Any) -> dict[str, Any]:
         "violations": sorted(violation.code.value for violation in call.violations),
     }
     if not call.ok:
-        description["errors"] = sorted(violation.code.value for violation in call.errors)
+        description["errors"] = sorted(
+            f"{error.code.value} {error.path}" if error.path is not None else error.code.value for error in call.errors
+        )
     return description

@@ -78,7 +78,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, NoReturn, cast, get_args
+from typing import Any, Final, Literal, NoReturn, TypeVar, cast, get_args
 
 __all__ = ["ServerTool", "Tool", "ToolRegistry", "ToolSource", "WireFormat"]
 
@@ -89,6 +89,7 @@ WireFormat = Literal["openai-chat", "openai-responses", "anthropic-messages"]
 """A provider wire format, named as everywhere in toolstream."""
 
 _SOURCES: Final = frozenset(get_args(ToolSource))
+_Compiled = TypeVar("_Compiled")
 _NO_PARAMETERS: Final = '{"type": "object", "properties": {}}'
 
 # OpenAI Responses `tools` entries that are not function tools (openai-python `responses/tool_param.py`).
@@ -817,13 +818,14 @@ class ToolRegistry:
         {'city': {'type': 'string'}}
     """
 
-    __slots__ = ("_by_name", "_entries", "_fingerprint", "_server_tools", "_tools")
+    __slots__ = ("_by_name", "_compiled_forms", "_entries", "_fingerprint", "_server_tools", "_tools")
 
     _entries: tuple[Tool | ServerTool, ...]
     _tools: tuple[Tool, ...]
     _server_tools: tuple[ServerTool, ...]
     _by_name: dict[str, Tool | ServerTool]
     _fingerprint: str
+    _compiled_forms: dict[object, Any]
 
     def __init__(self, tools: object = ()) -> None:
         """Load tools from any supported input (see the module docstring); ``ToolRegistry()`` is empty.
@@ -856,6 +858,12 @@ class ToolRegistry:
             "_fingerprint",
             _sha256({"server_tools": servers, "tools": sorted(t.fingerprint for t in self._tools)}),
         )
+        setter(self, "_compiled_forms", {})
+        # Compiling now makes a schema that cannot be compiled a SchemaError here, where the tools are declared,
+        # rather than in the middle of the first stream that uses them.
+        from toolstream._validation import core_validators
+
+        core_validators(self)
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         """Refuse: a registry is immutable."""
@@ -980,6 +988,25 @@ class ToolRegistry:
         """A short summary: names, server tool types, fingerprint."""
         servers = [tool.type for tool in self._server_tools]
         return f"ToolRegistry(names={list(self.names)!r}, server_tools={servers!r}, fingerprint={self._fingerprint!r})"
+
+    def _compiled(self, key: object, build: Callable[[ToolRegistry], _Compiled]) -> _Compiled:
+        """``build(self)``, made once per ``key`` and kept: a registry is immutable, so its compiled forms are too."""
+        try:
+            return cast("_Compiled", self._compiled_forms[key])
+        except KeyError:
+            compiled = self._compiled_forms[key] = build(self)
+            return compiled
+
+    def _schema_texts(self) -> list[tuple[str, str, str]]:
+        """``(name, parameters as JSON text, fingerprint)`` of every function tool, for a validator to compile."""
+        return [
+            (tool.name, json.dumps(tool.parameters, ensure_ascii=False, allow_nan=False), tool.fingerprint)
+            for tool in self._tools
+        ]
+
+    def _server_names(self) -> list[str]:
+        """The names server-tool calls carry."""
+        return [tool.name for tool in self._server_tools if tool.name is not None]
 
     def _render(self, target: WireFormat | Literal["mcp"], tool_render: Callable[[Tool], dict[str, Any]]) -> list[Any]:
         rendered: list[dict[str, Any]] = []

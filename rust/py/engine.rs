@@ -12,6 +12,7 @@ use toolstream_core::{Accumulator, Arguments, Config, Emit, Limits, ToolChoice};
 
 use crate::input::{KindCache, read_chunk};
 use crate::output;
+use crate::validators::ToolValidators;
 
 /// Reassembles one stream (the engine behind `toolstream.reassemble`).
 #[pyclass(module = "toolstream._core")]
@@ -23,6 +24,7 @@ pub(crate) struct Engine {
     handed_over: Vec<HandedOverCall>,
     on_violation: Option<Py<PyAny>>,
     kinds: KindCache,
+    validators: Option<Py<ToolValidators>>,
 }
 
 struct HandedOverCall {
@@ -34,12 +36,13 @@ struct HandedOverCall {
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (*, tool_choice, emit, limits, on_violation = None))]
+    #[pyo3(signature = (*, tool_choice, emit, limits, on_violation = None, validators = None))]
     fn new(
         tool_choice: &Bound<'_, PyAny>,
         emit: &str,
         limits: &Bound<'_, PyAny>,
         on_violation: Option<Py<PyAny>>,
+        validators: Option<Py<ToolValidators>>,
     ) -> PyResult<Self> {
         let emit = match emit {
             "complete" => Emit::Complete,
@@ -61,6 +64,7 @@ impl Engine {
             limits,
             tool_choice,
             log_violations: on_violation.is_some(),
+            validators: validators.as_ref().map(|validators| validators.get().core()),
         };
         Ok(Self {
             accumulator: Accumulator::new(config),
@@ -70,6 +74,7 @@ impl Engine {
             handed_over: Vec::new(),
             on_violation,
             kinds: KindCache::default(),
+            validators,
         })
     }
 
@@ -98,6 +103,25 @@ impl Engine {
         self.accumulator.end();
         self.notify(py)?;
         self.take_ready(py)
+    }
+
+    /// Replace the handed-over call with the same `(choice, seq)` by `call` (a repaired one).
+    fn amend(&mut self, call: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = call.py();
+        let order: (i64, usize) = (
+            call.getattr(intern!(py, "choice"))?.extract()?,
+            call.getattr(intern!(py, "seq"))?.extract()?,
+        );
+        let valid: bool = call.getattr(intern!(py, "ok"))?.extract()?;
+        let Some(entry) = self.handed_over.iter_mut().find(|entry| entry.order == order) else {
+            return Err(PyValueError::new_err(format!(
+                "no call with choice={} seq={} was handed over",
+                order.0, order.1
+            )));
+        };
+        entry.valid = valid;
+        entry.object = call.clone().unbind();
+        Ok(())
     }
 
     /// The `StreamResult` so far.
@@ -223,7 +247,12 @@ impl Engine {
             } else {
                 None
             };
-            let object = output::handed_over(py, &call, parsed, &self.payloads)?;
+            let fingerprint = self
+                .validators
+                .as_ref()
+                .zip(call.name.as_deref())
+                .and_then(|(validators, name)| validators.get().fingerprint_of(py, name));
+            let object = output::handed_over(py, &call, parsed, fingerprint, &self.payloads)?;
             list.append(&object)?;
             self.handed_over.push(HandedOverCall {
                 order: (call.choice, call.seq),

@@ -5,12 +5,25 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
 
 static MALFORMED_CHUNK_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static SCHEMA_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// `MalformedChunkError(chunk_number, path, problem)`: a chunk without the shape of its wire format.
 #[cold]
 pub(crate) fn malformed_chunk(py: Python<'_>, chunk_number: u64, path: &str, problem: &str) -> PyErr {
     match MALFORMED_CHUNK_ERROR.import(py, "toolstream.errors", "MalformedChunkError") {
         Ok(class) => match class.call1((chunk_number, path, problem)) {
+            Ok(error) => PyErr::from_value(error),
+            Err(error) => error,
+        },
+        Err(error) => error,
+    }
+}
+
+/// `SchemaError(tool, pointer, problem)`: a tool's parameters schema that does not compile.
+#[cold]
+pub(crate) fn schema_error(py: Python<'_>, tool: &str, pointer: &str, problem: &str) -> PyErr {
+    match SCHEMA_ERROR.import(py, "toolstream.errors", "SchemaError") {
+        Ok(class) => match class.call1((tool, pointer, problem)) {
             Ok(error) => PyErr::from_value(error),
             Err(error) => error,
         },

@@ -433,7 +433,7 @@ impl Reader<'_> {
 /// A string holding lone surrogates (from a `\ud800` escape) has no UTF-8 form: it is passed as the bytes
 /// `CPython` writes with `surrogatepass`. Identity fields come back out intact (`output::text`); in arguments the
 /// scanner rejects them like any invalid UTF-8.
-fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, [u8]>> {
+pub(crate) fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, [u8]>> {
     match text.to_str() {
         Ok(text) => Ok(Cow::Borrowed(text.as_bytes())),
         Err(_) => surrogatepass(text).map(Cow::Owned),

@@ -8,6 +8,7 @@ mod errors;
 mod input;
 mod output;
 mod scan;
+mod validators;
 
 #[pyo3::pymodule(gil_used = false)]
 mod _core {
@@ -18,6 +19,8 @@ mod _core {
     use crate::engine::Engine;
     #[pymodule_export]
     use crate::scan::scan;
+    #[pymodule_export]
+    use crate::validators::ToolValidators;
 
     #[pymodule_init]
     fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {

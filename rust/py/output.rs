@@ -6,7 +6,7 @@
 use jiter::{FloatMode, PartialMode, PythonParse, StringCacheMode};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use toolstream_core::{Arguments, HandedOver, Severity, Violation, ViolationCode, ViolationData};
 
 /// The classes of `toolstream._model`, imported once.
@@ -85,6 +85,7 @@ pub(crate) fn violation<'py>(
         None => py.None(),
         Some(ViolationData::Text(text)) => PyString::new(py, text).into_any().unbind(),
         Some(ViolationData::External(number)) => payloads.payload(py, *number),
+        Some(ViolationData::Json(value)) => json_value(py, value)?,
     };
     let arguments = (
         code,
@@ -99,6 +100,44 @@ pub(crate) fn violation<'py>(
         data,
     );
     classes.violation.bind(py).call1(arguments)
+}
+
+/// A JSON value the core built (a violation's structured data) as Python objects; numbers exact, as jiter builds
+/// arguments (an integer of any size is an `int`).
+#[cold]
+fn json_value(py: Python<'_>, value: &serde_json::Value) -> PyResult<Py<PyAny>> {
+    use serde_json::Value;
+    Ok(match value {
+        Value::Null => py.None(),
+        Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any().unbind(),
+        Value::Number(number) => {
+            let text = number.as_str();
+            if text.bytes().any(|byte| matches!(byte, b'.' | b'e' | b'E')) {
+                PyFloat::new(py, text.parse::<f64>().unwrap_or(f64::NAN))
+                    .into_any()
+                    .unbind()
+            } else if let Ok(small) = text.parse::<i64>() {
+                small.into_pyobject(py)?.into_any().unbind()
+            } else {
+                py.get_type::<PyInt>().call1((text,))?.unbind()
+            }
+        }
+        Value::String(text) => PyString::new(py, text).into_any().unbind(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_value(py, item)?)?;
+            }
+            list.into_any().unbind()
+        }
+        Value::Object(members) => {
+            let dict = PyDict::new(py);
+            for (key, member) in members {
+                dict.set_item(key, json_value(py, member)?)?;
+            }
+            dict.into_any().unbind()
+        }
+    })
 }
 
 fn violations<'a, 'py>(
@@ -144,6 +183,7 @@ pub(crate) fn handed_over<'py>(
     py: Python<'py>,
     call: &HandedOver,
     parsed: Option<Bound<'py, PyAny>>,
+    tool_fingerprint: Option<Py<PyString>>,
     payloads: &[Py<PyAny>],
 ) -> PyResult<Bound<'py, PyAny>> {
     let classes = classes(py)?;
@@ -170,6 +210,7 @@ pub(crate) fn handed_over<'py>(
             call.index,
             call.choice,
             others,
+            tool_fingerprint,
         );
         classes.tool_call.bind(py).call1(fields)
     } else {
@@ -188,6 +229,7 @@ pub(crate) fn handed_over<'py>(
             call.choice,
             errors,
             others,
+            tool_fingerprint,
         );
         classes.invalid_tool_call.bind(py).call1(fields)
     }

@@ -19,8 +19,16 @@ from toolstream._model import (
     Violation,
     ViolationCode,
 )
-from toolstream.errors import InvalidToolCallError, MalformedChunkError, StreamContractError, ToolstreamError
+from toolstream._validation import make_validators
+from toolstream.errors import (
+    InvalidToolCallError,
+    MalformedChunkError,
+    SchemaError,
+    StreamContractError,
+    ToolstreamError,
+)
 from toolstream.reference._engine import Engine
+from toolstream.reference._tools import reference_validators
 from toolstream.registry import ServerTool, Tool, ToolRegistry
 
 __all__ = [
@@ -32,6 +40,7 @@ __all__ = [
     "Limits",
     "MalformedChunkError",
     "Reassembler",
+    "SchemaError",
     "ServerTool",
     "Severity",
     "StreamContractError",
@@ -45,6 +54,8 @@ __all__ = [
     "ViolationCode",
     "areassemble",
     "reassemble",
+    "validate",
+    "validate_many",
 ]
 
 
@@ -52,6 +63,8 @@ class Reassembler(_Reassembler):
     """``toolstream.Reassembler`` over the reference engine."""
 
     _engine_factory = Engine
+    _compile_tools = staticmethod(reference_validators)
 
 
-reassemble, areassemble = make_entry_points(Engine)
+reassemble, areassemble = make_entry_points(Engine, reference_validators)
+validate, validate_many = make_validators(reference_validators)

@@ -7,9 +7,10 @@ differential tests hold the two together. Nothing here knows a wire format: deco
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolstream._choice import ToolChoice
 from toolstream._model import (
@@ -24,6 +25,9 @@ from toolstream._model import (
     ViolationCode,
 )
 from toolstream.reference._scanner import COMPLETE, INCOMPLETE, Scanner
+
+if TYPE_CHECKING:
+    from toolstream._validation import CompiledTools
 
 Emit = Literal["complete", "call_end", "stream_end"]
 Emitted = ToolCall | InvalidToolCall
@@ -115,8 +119,13 @@ class Accumulator:
         limits: Limits,
         tool_choice: ToolChoice,
         log_violations: bool,
+        validators: CompiledTools | None = None,
     ) -> None:
-        """Start an empty stream; with ``log_violations``, every violation found is also kept for ``take_log``."""
+        """Start an empty stream; with ``log_violations``, every violation found is also kept for ``take_log``.
+
+        With ``validators``, each call is checked against the declared tools as it is handed over.
+        """
+        self._validators = validators
         self._emit = emit
         self._limits = limits
         self._tool_choice = tool_choice
@@ -402,22 +411,74 @@ class Accumulator:
         arguments = self._settle_arguments(call)
         if self._choice(call.choice).cut or self._errored:
             self._report(call, ViolationCode.STREAM_CUT, "the stream was cut before this call was over", settle=True)
+        if self._validators is not None:
+            self._validate(call, self._validators, arguments)
         if arguments is _PARSE:
             arguments = self._parse(call)
         errors = tuple(v for v in call.violations if v.severity is Severity.ERROR)
         others = tuple(v for v in call.violations if v.severity is not Severity.ERROR)
         arguments_json = call.buffer.decode("utf-8", "replace")
         emitted: Emitted
+        fingerprint = None
+        if self._validators is not None and call.name is not None:
+            fingerprint = self._validators.fingerprint(call.name)
         if errors:
             emitted = InvalidToolCall(
-                call.id, call.name, arguments, arguments_json, call.seq, call.index, call.choice, errors, others
+                call.id,
+                call.name,
+                arguments,
+                arguments_json,
+                call.seq,
+                call.index,
+                call.choice,
+                errors,
+                others,
+                fingerprint,
             )
             self._invalid.append(emitted)
         else:
             assert call.name is not None
-            emitted = ToolCall(call.id, call.name, arguments, arguments_json, call.seq, call.index, call.choice, others)
+            emitted = ToolCall(
+                call.id, call.name, arguments, arguments_json, call.seq, call.index, call.choice, others, fingerprint
+            )
             self._valid.append(emitted)
         self._ready.append(emitted)
+
+    def _validate(self, call: _Call, validators: CompiledTools, arguments: Any) -> None:
+        """The declared tools' verdict: the name always, the arguments when they are a whole object.
+
+        Arguments that never came are checked as the ``{}`` the call will carry.
+        """
+        if call.name is None:
+            return
+        unknown = validators.unknown_tool(call.name)
+        if unknown is not None:
+            found = [unknown]
+        elif arguments is _PARSE and call.scanner is not None and call.scanner.root_kind == "object":
+            found = validators.validate(call.name, bytes(call.buffer), call=False)
+        elif isinstance(arguments, dict):
+            found = validators.validate(call.name, "{}", call=False)
+        else:
+            return
+        for violation in found:
+            adopted = dataclasses.replace(violation, choice=call.choice, seq=call.seq, index=call.index)
+            call.violations.append(adopted)
+            if self._log is not None:
+                self._log.append(adopted)
+
+    def amend(self, call: Emitted) -> None:
+        """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""
+        key = (call.choice, call.seq)
+        kept = len(self._valid) + len(self._invalid)
+        self._valid = [old for old in self._valid if (old.choice, old.seq) != key]
+        self._invalid = [old for old in self._invalid if (old.choice, old.seq) != key]
+        if len(self._valid) + len(self._invalid) < kept:
+            if isinstance(call, ToolCall):
+                self._valid.append(call)
+            else:
+                self._invalid.append(call)
+            return
+        raise ValueError(f"no call with choice={call.choice} seq={call.seq} was handed over")
 
     def _settle_arguments(self, call: _Call) -> Any:
         """The arguments' findings at hand-over; returns ``{}``, None, or ``_PARSE`` when the text is a value."""

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolstream._choice import ToolChoice
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
 from toolstream.reference._accumulator import Accumulator, Emit
 from toolstream.reference._openai_chat import read_chunk
+
+if TYPE_CHECKING:
+    from toolstream._validation import CompiledTools
 
 
 class Engine:
@@ -21,10 +24,15 @@ class Engine:
         emit: Emit,
         limits: Limits,
         on_violation: Callable[[Violation], object] | None,
+        validators: CompiledTools | None = None,
     ) -> None:
-        """Start one stream."""
+        """Start one stream; with ``validators``, calls are checked against the declared tools."""
         self._accumulator = Accumulator(
-            emit=emit, limits=limits, tool_choice=tool_choice, log_violations=on_violation is not None
+            emit=emit,
+            limits=limits,
+            tool_choice=tool_choice,
+            log_violations=on_violation is not None,
+            validators=validators,
         )
         self._on_violation = on_violation
         self._chunks_read = 0
@@ -67,3 +75,7 @@ class Engine:
     def result(self) -> StreamResult:
         """The result so far."""
         return self._accumulator.result()
+
+    def amend(self, call: ToolCall | InvalidToolCall) -> None:
+        """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""
+        self._accumulator.amend(call)

@@ -8,11 +8,13 @@
 //! Each argument byte is appended once and scanned once: total work is linear in the bytes received.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use std::fmt::Write as _;
 
 use crate::scanner::{ScanErrorKind, ScanState, Scanner, ValueKind};
+use crate::validator::ToolValidators;
 use crate::violation::{Severity, Violation, ViolationCode, ViolationData};
 
 /// When a call is handed over.
@@ -67,6 +69,9 @@ pub struct Config {
     pub tool_choice: ToolChoice,
     /// Keep a log of every violation as it is found (for an `on_violation` callback).
     pub log_violations: bool,
+    /// The declared tools: each call's name is checked against them and its arguments validated as it is handed
+    /// over. `None` checks nothing (no tools were given).
+    pub validators: Option<Arc<ToolValidators>>,
 }
 
 /// One tool-call delta, read out of its wire format.
@@ -749,11 +754,13 @@ impl Accumulator {
             ));
         }
         let mut arguments = Arguments::Absent;
+        let mut is_object = false;
         if let Some(scanner) = &state.scanner {
             if scanner.is_started() {
                 match scanner.state() {
                     ScanState::Complete { .. } if !state.over_limit => {
                         arguments = Arguments::Value;
+                        is_object = scanner.root_kind() == Some(ValueKind::Object);
                         if let Some(kind) = scanner.root_kind()
                             && kind != ValueKind::Object
                         {
@@ -776,6 +783,7 @@ impl Accumulator {
                 }
             } else {
                 arguments = Arguments::Empty;
+                is_object = true;
                 let message = "the call came without arguments".to_owned();
                 findings.push((ViolationCode::EMPTY_ARGUMENTS, message, Detail::default()));
             }
@@ -786,6 +794,9 @@ impl Accumulator {
         }
         for (code, message, detail) in findings {
             self.report(call, code, message, detail, Target::Settling);
+        }
+        if let Some(validators) = self.config.validators.clone() {
+            self.validate(call, &validators, arguments, is_object);
         }
         let Some(state) = self.calls.get_mut(call) else { return };
         self.ready.push(HandedOver {
@@ -798,6 +809,27 @@ impl Accumulator {
             arguments_json: std::mem::take(&mut state.buffer),
             violations: std::mem::take(&mut state.violations),
         });
+    }
+
+    /// Checks a call being handed over against the declared tools: its name always, its arguments when they are a
+    /// whole JSON object (an absent value is checked as `{}`, the value the call will carry).
+    fn validate(&mut self, call: usize, validators: &ToolValidators, arguments: Arguments, is_object: bool) {
+        let Some(state) = self.calls.get(call) else { return };
+        let Some(name) = &state.name else { return };
+        // A name that is not UTF-8 (lone surrogates passed through) cannot be a declared one.
+        let name = String::from_utf8_lossy(name);
+        let found = if let Some(unknown) = validators.unknown_tool(&name) {
+            vec![unknown]
+        } else if !is_object {
+            return;
+        } else if arguments == Arguments::Empty {
+            validators.validate(&name, b"{}")
+        } else {
+            validators.validate(&name, &state.buffer)
+        };
+        for violation in found {
+            self.adopt(call, violation);
+        }
     }
 
     // ---------------------------------------------------------------------------------------- end of stream
@@ -881,6 +913,19 @@ impl Accumulator {
     }
 
     // ---------------------------------------------------------------------------------------------- reports
+
+    /// Files a violation found outside the accumulator (by the validator) on a call being handed over.
+    #[cold]
+    fn adopt(&mut self, call: usize, mut violation: Violation) {
+        let Some(state) = self.calls.get_mut(call) else { return };
+        violation.choice = Some(state.choice);
+        violation.seq = Some(state.seq);
+        violation.index = state.index;
+        if self.config.log_violations {
+            self.log.push(violation.clone());
+        }
+        state.violations.push(violation);
+    }
 
     #[cold]
     fn report(&mut self, call: usize, code: ViolationCode, message: String, detail: Detail, target: Target) {
@@ -972,6 +1017,7 @@ mod tests {
             limits: Limits::default(),
             tool_choice: ToolChoice::default(),
             log_violations: true,
+            validators: None,
         })
     }
 
@@ -996,6 +1042,57 @@ mod tests {
 
     fn codes(violations: &[Violation]) -> Vec<&'static str> {
         violations.iter().map(|violation| violation.code.as_str()).collect()
+    }
+
+    fn validating(schema: &str) -> Accumulator {
+        let validators = ToolValidators::compile([("f", schema.as_bytes())])
+            .unwrap()
+            .with_server_tools(["web_search"]);
+        Accumulator::new(Config {
+            emit: Emit::CallEnd,
+            limits: Limits::default(),
+            tool_choice: ToolChoice::default(),
+            log_violations: true,
+            validators: Some(Arc::new(validators)),
+        })
+    }
+
+    #[test]
+    fn calls_are_checked_against_the_declared_tools_as_they_are_handed_over() {
+        let mut stream =
+            validating(r#"{"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}"#);
+        stream.fragment(0, &open(0, "a", "f", "{\"x\": \"3\"}"));
+        stream.fragment(0, &open(1, "b", "g", "{}"));
+        stream.fragment(0, &open(2, "c", "f", ""));
+        stream.fragment(0, &open(3, "d", "f", "[1]"));
+        stream.fragment(0, &open(4, "e", "web_search", "{\"q\": 1}"));
+        stream.fragment(0, &open(5, "h", "f", "{\"x\": 3}"));
+        stream.finish(0, b"tool_calls");
+        let mut ready = stream.take_ready();
+        // The call with no arguments yet waits for the finish (semantics.md), so hand-over order is not seq order.
+        ready.sort_by_key(|call| call.seq);
+        let found: Vec<Vec<&str>> = ready.iter().map(|call| codes(&call.violations)).collect();
+        assert_eq!(
+            found,
+            [
+                vec!["TYPE_MISMATCH"],
+                vec!["UNKNOWN_TOOL"],
+                vec!["EMPTY_ARGUMENTS", "MISSING_REQUIRED_ARGUMENT"],
+                vec!["ARGUMENTS_NOT_OBJECT"],
+                vec![],
+                vec![],
+            ],
+            "an absent value is checked as the {{}} it becomes; a non-object is not checked again"
+        );
+        let mismatch = &ready[0].violations[0];
+        assert_eq!(
+            (mismatch.choice, mismatch.seq, mismatch.index),
+            (Some(0), Some(0), Some(0))
+        );
+        assert_eq!(mismatch.path.as_deref(), Some("/x"));
+        assert!(!ready[0].is_valid());
+        let logged = codes(&stream.take_log());
+        assert!(logged.contains(&"TYPE_MISMATCH") && logged.contains(&"UNKNOWN_TOOL"));
     }
 
     #[test]
@@ -1088,6 +1185,7 @@ mod tests {
             limits,
             tool_choice: ToolChoice::default(),
             log_violations: false,
+            validators: None,
         };
         let mut stream = Accumulator::new(config);
         stream.fragment(0, &open(0, "a", "f", "{\"x\": \"0123456789abcdef\"}"));

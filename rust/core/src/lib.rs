@@ -11,4 +11,5 @@ pub mod violation;
 
 pub use accumulator::{Accumulator, Arguments, ChoiceSummary, Config, Emit, Fragment, HandedOver, Limits, ToolChoice};
 pub use scanner::{ScanError, ScanErrorKind, ScanState, Scanner, ValueKind};
+pub use validator::{SchemaError, ToolValidators};
 pub use violation::{Level, Severity, Violation, ViolationCode, ViolationData};

@@ -31,17 +31,19 @@ use std::fmt::{self, Write as _};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{JsonType, JsonTypeSet, ReferencingError, ValidationError, ValidationOptions, Validator};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::accumulator::Limits;
-use crate::violation::{Violation, ViolationCode};
+use crate::violation::{Violation, ViolationCode, ViolationData};
 
 /// Longest rendering of a schema value (an enum's options, a `not` schema) kept in a message, in bytes.
 const SHOWN_VALUE_BYTES: usize = 300;
 /// Declared names listed in an `UNKNOWN_TOOL` message; the rest are counted.
 const LISTED_NAMES: usize = 20;
+/// Calls a thread of [`ToolValidators::validate_batch`] is given at least: fewer are not worth a thread's start.
+const MIN_CALLS_PER_THREAD: usize = 256;
 /// Characters of an unknown name compared with the declared ones.
 const MAX_COMPARED_CHARS: usize = 256;
 
@@ -84,6 +86,9 @@ struct Tool {
 pub struct ToolValidators {
     tools: Vec<Tool>,
     by_name: FxHashMap<String, usize>,
+    // Built-in tools the provider runs itself (web search, code execution...): their calls are declared, and have
+    // no schema of ours to check.
+    server_names: FxHashSet<String>,
     max_depth: u32,
 }
 
@@ -113,6 +118,7 @@ impl ToolValidators {
         let mut compiled = Self {
             tools: Vec::new(),
             by_name: FxHashMap::default(),
+            server_names: FxHashSet::default(),
             max_depth: Limits::default().max_depth,
         };
         for (name, text) in tools {
@@ -148,6 +154,13 @@ impl ToolValidators {
         self
     }
 
+    /// The same validators, also declaring the server tools `names`: calls to them are neither unknown nor checked.
+    #[must_use]
+    pub fn with_server_tools<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Self {
+        self.server_names.extend(names.into_iter().map(str::to_owned));
+        self
+    }
+
     /// The declared names, in declaration order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(|tool| tool.name.as_str())
@@ -155,25 +168,107 @@ impl ToolValidators {
 
     /// Every problem of `arguments` (a complete JSON text the scanner accepted) for tool `name`, as Violations
     /// (with code, message, path = JSON pointer, severity from the code's table); empty when the arguments are
-    /// valid. An undeclared `name` gives one `UNKNOWN_TOOL`; text that is not JSON one `INVALID_JSON`; nesting
-    /// past the depth limit one `TOO_DEEP`.
+    /// valid. An undeclared `name` gives one `UNKNOWN_TOOL`, a server tool's name nothing; text that is not JSON one
+    /// `INVALID_JSON`; nesting past the depth limit one `TOO_DEEP`.
     pub fn validate(&self, name: &str, arguments: &[u8]) -> Vec<Violation> {
         let Some(tool) = self.by_name.get(name).and_then(|&at| self.tools.get(at)) else {
-            return vec![self.unknown_tool(name)];
+            return self.unknown_tool(name).into_iter().collect();
         };
-        if too_deep(arguments, self.max_depth) {
-            return vec![too_deep_violation(self.max_depth)];
+        match self.parse_within_limits(arguments) {
+            Ok(instance) => Self::check(tool, &instance),
+            Err(violation) => vec![*violation],
         }
-        let instance = match parse(arguments) {
-            Ok(instance) => instance,
-            Err(error) => return vec![invalid_json(&error)],
+    }
+
+    /// A tool call's arguments as a stream judges them once whole, in the stream's order: what is wrong with the
+    /// text first (`EMPTY_ARGUMENTS`, then checked as `{}`; `INVALID_JSON`; `TOO_DEEP`; `ARGUMENTS_NOT_OBJECT`),
+    /// then `UNKNOWN_TOOL`, then the schema's findings. A server tool's call is not checked at all.
+    pub fn validate_arguments(&self, name: &str, arguments: &[u8]) -> Vec<Violation> {
+        let tool = self.by_name.get(name).and_then(|&at| self.tools.get(at));
+        if tool.is_none() && self.server_names.contains(name) {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        // JSON's whitespace only: no value, as a stream sees a call whose arguments never started.
+        let instance = if arguments
+            .iter()
+            .all(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            found.push(Violation::new(
+                ViolationCode::EMPTY_ARGUMENTS,
+                "the call came without arguments".to_owned(),
+            ));
+            Some(Value::Object(serde_json::Map::new()))
+        } else {
+            match self.parse_within_limits(arguments) {
+                Err(violation) => {
+                    found.push(*violation);
+                    None
+                }
+                Ok(instance) if !instance.is_object() => {
+                    found.push(Violation::new(
+                        ViolationCode::ARGUMENTS_NOT_OBJECT,
+                        format!("the arguments are a JSON {}, not an object", json_type(&instance)),
+                    ));
+                    None
+                }
+                Ok(instance) => Some(instance),
+            }
         };
+        match (tool, instance) {
+            (None, _) => found.push(self.unknown_tool_violation(name)),
+            (Some(tool), Some(instance)) => found.extend(Self::check(tool, &instance)),
+            (Some(_), None) => {}
+        }
+        found
+    }
+
+    /// [`ToolValidators::validate_arguments`] for each `(name, arguments)` pair, in order, spread over the machine's
+    /// cores when the batch is large enough to pay for the threads.
+    pub fn validate_batch<N, T>(&self, calls: &[(N, T)]) -> Vec<Vec<Violation>>
+    where
+        N: AsRef<str> + Sync,
+        T: AsRef<[u8]> + Sync,
+    {
+        let judge = |part: &[(N, T)]| -> Vec<Vec<Violation>> {
+            part.iter()
+                .map(|(name, arguments)| self.validate_arguments(name.as_ref(), arguments.as_ref()))
+                .collect()
+        };
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(calls.len() / MIN_CALLS_PER_THREAD);
+        if threads <= 1 {
+            return judge(calls);
+        }
+        let part = calls.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = calls
+                .chunks(part)
+                .map(|chunk| scope.spawn(move || judge(chunk)))
+                .collect();
+            workers
+                .into_iter()
+                // A worker only panics on a bug; its panic is carried on rather than a result lost.
+                .flat_map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        })
+    }
+
+    fn parse_within_limits(&self, arguments: &[u8]) -> Result<Value, Box<Violation>> {
+        if too_deep(arguments, self.max_depth) {
+            return Err(Box::new(too_deep_violation(self.max_depth)));
+        }
+        parse(arguments).map_err(|error| Box::new(invalid_json(&error)))
+    }
+
+    fn check(tool: &Tool, instance: &Value) -> Vec<Violation> {
         // `is_valid` builds no error values: the common, valid case stays on the fast path.
-        if tool.validator.is_valid(&instance) {
+        if tool.validator.is_valid(instance) {
             return Vec::new();
         }
         let mut violations = Vec::new();
-        for error in tool.validator.iter_errors(&instance) {
+        for error in tool.validator.iter_errors(instance) {
             push_violations(&tool.schema, &error, &mut violations);
         }
         violations.sort_by(|a, b| {
@@ -188,12 +283,29 @@ impl ToolValidators {
         violations
     }
 
+    /// `UNKNOWN_TOOL` when `name` is neither a declared function tool nor a server tool, listing the declared
+    /// names and the closest one (also in its data: `{"available": [...], "closest": ...}`).
+    pub fn unknown_tool(&self, name: &str) -> Option<Violation> {
+        if self.by_name.contains_key(name) || self.server_names.contains(name) {
+            return None;
+        }
+        Some(self.unknown_tool_violation(name))
+    }
+
     #[cold]
-    fn unknown_tool(&self, name: &str) -> Violation {
+    fn unknown_tool_violation(&self, name: &str) -> Violation {
         let mut message = format!("unknown tool {}", shorten(quoted(name)));
+        let available: Vec<Value> = self
+            .names()
+            .map(|declared| Value::String(declared.to_owned()))
+            .collect();
         if self.tools.is_empty() {
             message.push_str("; no tools are declared");
-            return Violation::new(ViolationCode::UNKNOWN_TOOL, message);
+            let mut violation = Violation::new(ViolationCode::UNKNOWN_TOOL, message);
+            violation.data = Some(ViolationData::Json(
+                serde_json::json!({"available": available, "closest": null}),
+            ));
+            return violation;
         }
         message.push_str("; declared: ");
         let listed: Vec<String> = self.names().take(LISTED_NAMES).map(quoted).collect();
@@ -214,10 +326,15 @@ impl ToolValidators {
                 closest = Some((distance, declared));
             }
         }
-        if let Some((_, declared)) = closest {
+        let closest = closest.map(|(_, declared)| declared);
+        if let Some(declared) = closest {
             let _ = write!(message, "; closest: {}", quoted(declared));
         }
-        Violation::new(ViolationCode::UNKNOWN_TOOL, message)
+        let mut violation = Violation::new(ViolationCode::UNKNOWN_TOOL, message);
+        violation.data = Some(ViolationData::Json(
+            serde_json::json!({"available": available, "closest": closest}),
+        ));
+        violation
     }
 }
 
@@ -401,16 +518,19 @@ fn keyword_value<'s>(schema: &'s Value, error: &ValidationError<'_>) -> Option<&
     schema.pointer(error.schema_path().as_str())
 }
 
-fn violation(code: ViolationCode, path: String, message: String) -> Violation {
+fn violation(code: ViolationCode, path: String, message: String, data: Option<Value>) -> Violation {
     let mut violation = Violation::new(code, message);
     violation.path = Some(path);
+    violation.data = data.map(ViolationData::Json);
     violation
 }
 
+fn keyword_data(keyword: &str) -> Value {
+    serde_json::json!({ "keyword": keyword })
+}
+
 fn push_violations(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>) {
-    use ViolationCode::{
-        CONSTRAINT_VIOLATION, ENUM_OUT_OF_RANGE, MISSING_REQUIRED_ARGUMENT, TYPE_MISMATCH, UNEXPECTED_ARGUMENT,
-    };
+    use ViolationCode::{CONSTRAINT_VIOLATION, ENUM_OUT_OF_RANGE, MISSING_REQUIRED_ARGUMENT, UNEXPECTED_ARGUMENT};
     let at = error.instance_path().as_str();
     let keyword = failed_keyword(error);
     match error.kind() {
@@ -422,52 +542,44 @@ fn push_violations(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Vi
                     "{keyword}: {} is required when another member is present",
                     quoted(&member)
                 );
-                out.push(violation(CONSTRAINT_VIOLATION, path, message));
+                out.push(violation(
+                    CONSTRAINT_VIOLATION,
+                    path,
+                    message,
+                    Some(keyword_data(keyword)),
+                ));
             } else {
                 let message = format!("missing required argument {}", quoted(&member));
-                out.push(violation(MISSING_REQUIRED_ARGUMENT, path, message));
+                out.push(violation(MISSING_REQUIRED_ARGUMENT, path, message, None));
             }
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             for member in unexpected {
                 let message = format!("unexpected argument {} (additionalProperties is false)", quoted(member));
-                out.push(violation(UNEXPECTED_ARGUMENT, child(at, member), message));
+                out.push(violation(UNEXPECTED_ARGUMENT, child(at, member), message, None));
             }
         }
         ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            // The same kind reports members that failed an `unevaluatedProperties` *schema*: those were allowed,
-            // with a shape, so they are constraint violations.
-            let forbidden = keyword_value(schema, error).is_none_or(|value| *value == Value::Bool(false));
-            for member in unexpected {
-                let (code, message) = if forbidden {
-                    let message = format!(
-                        "unexpected argument {} (unevaluatedProperties is false)",
-                        quoted(member)
-                    );
-                    (UNEXPECTED_ARGUMENT, message)
-                } else {
-                    let message = format!("unevaluatedProperties: {} does not match its schema", quoted(member));
-                    (CONSTRAINT_VIOLATION, message)
-                };
-                out.push(violation(code, child(at, member), message));
-            }
+            push_unevaluated(schema, error, unexpected, out);
         }
         ValidationErrorKind::Type { kind } => {
             let mut expected = Vec::new();
             add_types(&mut expected, kind, keyword_value(schema, error));
-            out.push(violation(
-                TYPE_MISMATCH,
-                at.to_owned(),
-                type_message(&expected, error.instance()),
-            ));
+            out.push(type_mismatch(at, &expected, error.instance()));
         }
         ValidationErrorKind::Enum { options } => {
             let message = format!("must be one of {}", shown_options(options));
-            out.push(violation(ENUM_OUT_OF_RANGE, at.to_owned(), message));
+            let allowed = match &**options {
+                Value::Array(_) => (**options).clone(),
+                other => Value::Array(vec![other.clone()]),
+            };
+            let data = Some(serde_json::json!({ "allowed": allowed }));
+            out.push(violation(ENUM_OUT_OF_RANGE, at.to_owned(), message, data));
         }
         ValidationErrorKind::Constant { expected_value } => {
             let message = format!("must be {} (const)", shown(expected_value));
-            out.push(violation(ENUM_OUT_OF_RANGE, at.to_owned(), message));
+            let data = Some(serde_json::json!({ "allowed": [&**expected_value] }));
+            out.push(violation(ENUM_OUT_OF_RANGE, at.to_owned(), message, data));
         }
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             let combinator = if matches!(error.kind(), ValidationErrorKind::AnyOf { .. }) {
@@ -476,14 +588,15 @@ fn push_violations(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Vi
                 "oneOf"
             };
             if let Some(expected) = branch_types(schema, context, at) {
-                out.push(violation(
-                    TYPE_MISMATCH,
-                    at.to_owned(),
-                    type_message(&expected, error.instance()),
-                ));
+                out.push(type_mismatch(at, &expected, error.instance()));
             } else {
                 let message = format!("{combinator}: matches none of the {} alternatives", context.len());
-                out.push(violation(CONSTRAINT_VIOLATION, at.to_owned(), message));
+                out.push(violation(
+                    CONSTRAINT_VIOLATION,
+                    at.to_owned(),
+                    message,
+                    Some(keyword_data(combinator)),
+                ));
             }
         }
         ValidationErrorKind::OneOfMultipleValid { context } => {
@@ -492,7 +605,12 @@ fn push_violations(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Vi
                 "oneOf: matches {matched} of the {} alternatives; exactly one is allowed",
                 context.len()
             );
-            out.push(violation(CONSTRAINT_VIOLATION, at.to_owned(), message));
+            out.push(violation(
+                CONSTRAINT_VIOLATION,
+                at.to_owned(),
+                message,
+                Some(keyword_data("oneOf")),
+            ));
         }
         ValidationErrorKind::PropertyNames { error: inner } => {
             let name = inner.instance();
@@ -502,13 +620,79 @@ fn push_violations(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Vi
                 quoted(&name),
                 constraint_message(schema, inner)
             );
-            out.push(violation(CONSTRAINT_VIOLATION, child(at, &name), message));
+            let data = Some(keyword_data("propertyNames"));
+            out.push(violation(CONSTRAINT_VIOLATION, child(at, &name), message, data));
         }
         _ => out.push(violation(
             CONSTRAINT_VIOLATION,
             at.to_owned(),
             constraint_message(schema, error),
+            Some(constraint_data(schema, error)),
         )),
+    }
+}
+
+/// Members an `unevaluatedProperties` keyword refused: unexpected when it is `false`; when it is a schema they
+/// were allowed, with a shape, so failing it is a constraint violation.
+fn push_unevaluated(schema: &Value, error: &ValidationError<'_>, unexpected: &[String], out: &mut Vec<Violation>) {
+    use ViolationCode::{CONSTRAINT_VIOLATION, UNEXPECTED_ARGUMENT};
+    let at = error.instance_path().as_str();
+    let forbidden = keyword_value(schema, error).is_none_or(|value| *value == Value::Bool(false));
+    for member in unexpected {
+        let (code, message, data) = if forbidden {
+            let message = format!(
+                "unexpected argument {} (unevaluatedProperties is false)",
+                quoted(member)
+            );
+            (UNEXPECTED_ARGUMENT, message, None)
+        } else {
+            let message = format!("unevaluatedProperties: {} does not match its schema", quoted(member));
+            (
+                CONSTRAINT_VIOLATION,
+                message,
+                Some(keyword_data("unevaluatedProperties")),
+            )
+        };
+        out.push(violation(code, child(at, member), message, data));
+    }
+}
+
+fn type_mismatch(at: &str, expected: &[String], instance: &Value) -> Violation {
+    let data = serde_json::json!({ "expected": expected });
+    violation(
+        ViolationCode::TYPE_MISMATCH,
+        at.to_owned(),
+        type_message(expected, instance),
+        Some(data),
+    )
+}
+
+/// `{"keyword": ..., "limit": ...}` of a `CONSTRAINT_VIOLATION`: the limit for bounds, lengths, counts and
+/// `pattern`, which a model can act on; the keyword alone otherwise.
+fn constraint_data(schema: &Value, error: &ValidationError<'_>) -> Value {
+    let (keyword, limit): (&str, Option<Value>) = match error.kind() {
+        ValidationErrorKind::Minimum { limit } => ("minimum", Some(limit.clone())),
+        ValidationErrorKind::Maximum { limit } => ("maximum", Some(limit.clone())),
+        ValidationErrorKind::ExclusiveMinimum { limit } => ("exclusiveMinimum", Some(limit.clone())),
+        ValidationErrorKind::ExclusiveMaximum { limit } => ("exclusiveMaximum", Some(limit.clone())),
+        ValidationErrorKind::MultipleOf { multiple_of } => ("multipleOf", Some(multiple_of.clone())),
+        ValidationErrorKind::MinLength { limit } => ("minLength", Some(Value::from(*limit))),
+        ValidationErrorKind::MaxLength { limit } => ("maxLength", Some(Value::from(*limit))),
+        ValidationErrorKind::MinItems { limit } => ("minItems", Some(Value::from(*limit))),
+        ValidationErrorKind::MaxItems { limit } => ("maxItems", Some(Value::from(*limit))),
+        ValidationErrorKind::MinProperties { limit } => ("minProperties", Some(Value::from(*limit))),
+        ValidationErrorKind::MaxProperties { limit } => ("maxProperties", Some(Value::from(*limit))),
+        ValidationErrorKind::Pattern { pattern } => ("pattern", Some(Value::String(pattern.clone()))),
+        ValidationErrorKind::Contains => match failed_keyword(error) {
+            keyword @ ("minContains" | "maxContains") => (keyword, keyword_value(schema, error).cloned()),
+            _ => ("contains", None),
+        },
+        ValidationErrorKind::FalseSchema => ("false", None),
+        _ => (failed_keyword(error), None),
+    };
+    match limit {
+        Some(limit) => serde_json::json!({ "keyword": keyword, "limit": limit }),
+        None => serde_json::json!({ "keyword": keyword }),
     }
 }
 
@@ -1061,6 +1245,103 @@ mod tests {
         assert!(violations[0].message.ends_with(r#"closest: "get_weather""#));
         let none = ToolValidators::compile([]).unwrap();
         assert!(none.validate("x", b"{}")[0].message.ends_with("no tools are declared"));
+    }
+
+    fn data(violation: &Violation) -> Value {
+        match &violation.data {
+            Some(ViolationData::Json(value)) => value.clone(),
+            other => panic!("expected JSON data, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unknown_tool_data_lists_every_name_and_server_tools_are_declared() {
+        let v = tools(&[("get_weather", "{}"), ("search_web", "{}")]).with_server_tools(["web_search"]);
+        let unknown = v.unknown_tool("get_wether").unwrap();
+        assert_eq!(
+            data(&unknown),
+            serde_json::json!({"available": ["get_weather", "search_web"], "closest": "get_weather"})
+        );
+        assert!(v.unknown_tool("web_search").is_none());
+        assert!(v.validate("web_search", b"not even json").is_empty());
+        assert!(v.unknown_tool("get_weather").is_none());
+        let none = ToolValidators::compile([]).unwrap();
+        assert_eq!(
+            data(&none.unknown_tool("x").unwrap()),
+            serde_json::json!({"available": [], "closest": null})
+        );
+    }
+
+    #[test]
+    fn data_says_what_is_allowed() {
+        let v = one(r#"{"type": "object", "properties": {
+                "n": {"type": ["integer", "null"], "maximum": 10},
+                "unit": {"enum": ["c", "f"]},
+                "k": {"const": 3},
+                "s": {"type": "string", "pattern": "^a", "maxLength": 2},
+                "o": {"anyOf": [{"type": "string"}, {"type": "boolean"}]}
+            }}"#);
+        let violations = v.validate("t", br#"{"n": "3", "unit": "k", "k": 4, "s": "bbb", "o": 1}"#);
+        let by_path: Vec<(String, Value)> = violations
+            .iter()
+            .map(|violation| (violation.path.clone().unwrap(), data(violation)))
+            .collect();
+        assert_eq!(
+            by_path,
+            [
+                ("/k".to_owned(), serde_json::json!({"allowed": [3]})),
+                ("/n".to_owned(), serde_json::json!({"expected": ["integer", "null"]})),
+                ("/o".to_owned(), serde_json::json!({"expected": ["string", "boolean"]})),
+                ("/s".to_owned(), serde_json::json!({"keyword": "maxLength", "limit": 2})),
+                (
+                    "/s".to_owned(),
+                    serde_json::json!({"keyword": "pattern", "limit": "^a"})
+                ),
+                ("/unit".to_owned(), serde_json::json!({"allowed": ["c", "f"]})),
+            ]
+        );
+        let bound = v.validate("t", br#"{"n": 11}"#);
+        assert_eq!(data(&bound[0]), serde_json::json!({"keyword": "maximum", "limit": 10}));
+    }
+
+    #[test]
+    fn validate_arguments_judges_a_call_as_a_stream_would() {
+        let v = one(r#"{"properties": {"x": {"type": "integer"}}}"#).with_server_tools(["web_search"]);
+        let codes_of = |name: &str, text: &str| -> Vec<&'static str> {
+            v.validate_arguments(name, text.as_bytes())
+                .iter()
+                .map(|violation| violation.code.as_str())
+                .collect()
+        };
+        assert_eq!(codes_of("t", r#"{"x": 1}"#), Vec::<&str>::new());
+        assert_eq!(codes_of("t", "[1]"), ["ARGUMENTS_NOT_OBJECT"]);
+        assert_eq!(codes_of("t", r#"{"x": "1"}"#), ["TYPE_MISMATCH"]);
+        assert_eq!(codes_of("nope", "{"), ["INVALID_JSON", "UNKNOWN_TOOL"]);
+        assert_eq!(codes_of("t", " "), ["EMPTY_ARGUMENTS"]);
+        assert_eq!(codes_of("nope", r#"{"x": "1"}"#), ["UNKNOWN_TOOL"]);
+        assert_eq!(codes_of("web_search", "not json"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn a_batch_is_judged_in_order_whatever_the_threads() {
+        let v = one(r#"{"properties": {"x": {"type": "integer"}}}"#);
+        let calls: Vec<(String, String)> = (0..2_000)
+            .map(|i| {
+                let arguments = if i % 3 == 0 {
+                    format!(r#"{{"x": "{i}"}}"#)
+                } else {
+                    format!(r#"{{"x": {i}}}"#)
+                };
+                ("t".to_owned(), arguments)
+            })
+            .collect();
+        let one_by_one: Vec<Vec<Violation>> = calls
+            .iter()
+            .map(|(name, arguments)| v.validate_arguments(name, arguments.as_bytes()))
+            .collect();
+        assert_eq!(v.validate_batch(&calls), one_by_one);
+        assert_eq!(one_by_one.iter().filter(|found| !found.is_empty()).count(), 667);
+        assert!(v.validate_batch::<&str, &str>(&[]).is_empty());
     }
 
     #[test]

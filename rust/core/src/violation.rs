@@ -123,6 +123,9 @@ pub enum ViolationData {
     Text(String),
     /// A value held by the caller (the binding keeps provider error payloads as Python objects); its number.
     External(usize),
+    /// Structured detail a model can act on: the declared names for an unknown tool, the allowed values or types,
+    /// a constraint's keyword and limit.
+    Json(serde_json::Value),
 }
 
 /// One contract violation, as data.

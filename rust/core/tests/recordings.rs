@@ -1,7 +1,8 @@
 //! Every `OpenAI` Chat recording in `recordings/` reassembles, through the core alone, to its expected calls.
 //!
 //! The chunks are read with `serde_json` and walked in the order `docs/semantics.md` gives ("Reading a chunk"), the
-//! same walk the Python binding does over dicts; expected values come from each recording's manifest.
+//! same walk the Python binding does over dicts; expected values come from each recording's manifest. Calls are
+//! checked against the request's tools when the manifest records them.
 
 #![expect(
     clippy::expect_used,
@@ -11,9 +12,12 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
-use toolstream_core::{Accumulator, Arguments, Config, Emit, Fragment, HandedOver, Limits, Severity, ToolChoice};
+use toolstream_core::{
+    Accumulator, Arguments, Config, Emit, Fragment, HandedOver, Limits, Severity, ToolChoice, ToolValidators,
+};
 
 fn recordings() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../recordings/openai-chat")
@@ -109,15 +113,40 @@ fn text(value: Option<&Value>) -> Option<&[u8]> {
     value.and_then(Value::as_str).map(str::as_bytes)
 }
 
+/// Sorted codes, as a manifest lists them; an error with a JSON pointer as `"TYPE_MISMATCH /celsius"`.
 fn codes(call: &HandedOver, errors: bool) -> Vec<String> {
     let mut codes: Vec<String> = call
         .violations
         .iter()
         .filter(|violation| (violation.severity == Severity::Error) == errors)
-        .map(|violation| violation.code.as_str().to_owned())
+        .map(|violation| match &violation.path {
+            Some(path) if errors => format!("{} {path}", violation.code.as_str()),
+            _ => violation.code.as_str().to_owned(),
+        })
         .collect();
     codes.sort();
     codes
+}
+
+/// The request's tools (`{name, description, parameters}`), compiled; None when the request is not recorded.
+fn validators(manifest: &Value) -> Option<Arc<ToolValidators>> {
+    let tools = manifest.pointer("/request/tools")?.as_array()?;
+    let schemas: Vec<(&str, String)> = tools
+        .iter()
+        .map(|tool| {
+            let name = tool["name"].as_str().expect("a tool name");
+            let parameters = tool.get("parameters").cloned().unwrap_or(Value::Null);
+            let parameters = if parameters.is_null() {
+                serde_json::json!({"type": "object"})
+            } else {
+                parameters
+            };
+            (name, parameters.to_string())
+        })
+        .collect();
+    let compiled = ToolValidators::compile(schemas.iter().map(|(name, schema)| (*name, schema.as_bytes())))
+        .expect("the recorded tools compile");
+    Some(Arc::new(compiled))
 }
 
 fn tool_choice(manifest: &Value) -> ToolChoice {
@@ -166,6 +195,7 @@ fn every_recording_reassembles_to_its_expected_calls() {
             limits: Limits::default(),
             tool_choice: tool_choice(&manifest),
             log_violations: false,
+            validators: validators(&manifest),
         };
         let mut accumulator = Accumulator::new(config);
         let mut payloads = Vec::new();

@@ -1,0 +1,108 @@
+"""Validation of tool calls given as JSON text (issue 3, item 7), and the cost of ``tools=`` inside ``reassemble``.
+
+``test_validation``: the workload of ``validation_data`` (calls against the real BFCL schemas, ~10% invalid) at
+2,000 calls (bench-smoke) and 100,000 (``slow``), for the contenders of ``validation_data.CONTENDERS``: ``core``
+(``toolstream.validate_many`` over the batch), ``core-loop`` (``toolstream.validate`` per call),
+``orjson+jsonschema-rs`` and ``json+jsonschema``. Each produces the full list of errors of every call from its JSON
+text; schemas are compiled beforehand, untimed. ``json+jsonschema`` at 100,000 calls is timed with
+``benchmark.pedantic`` for one round of the whole batch (one run takes ~5 s; the others take the usual rounds). After
+timing, each contender's verdicts (valid or not, per call) must equal the workload's construction, so all contenders
+agree with one another; ``test_workload_is_what_it_says`` checks the construction with Python's ``jsonschema``.
+
+``test_reassembly_tools``: every stream of the reassembly grid (``grid``) through ``toolstream.reassemble``, plain
+and with ``tools=`` (``validation_data.grid_registry``, real schemas for the arguments the grid writes) and
+``on_invalid="yield"``; the calls must be the ground truth and none may carry a violation. Compare the two rows
+of a group; ``benches/report.py`` prints the overhead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+import grid
+import toolstream
+import validation_data
+from implementations import check as check_reassembly
+
+SIZES = (validation_data.SMALL, validation_data.CALLS)
+# The validators' error keyword expected for each kind of broken call (typed additionalProperties: "type").
+KEYWORDS = {
+    "number-as-string": {"type"},
+    "missing-required": {"required"},
+    "enum-out-of-range": {"enum"},
+    "unexpected-property": {"additionalProperties", "type"},
+}
+
+
+def _sizes() -> list[object]:
+    return [
+        pytest.param(n, id=f"{n}calls", marks=() if n == validation_data.SMALL else (pytest.mark.slow,)) for n in SIZES
+    ]
+
+
+@pytest.mark.parametrize("size", _sizes())
+def test_workload_is_what_it_says(size: int) -> None:
+    """Valid calls pass Python's ``jsonschema``; each broken one fails with the error its kind means."""
+    validation_data.skip_if_absent()
+    load = validation_data.workload(size)
+    validators = validation_data.compiled().jsonschema
+    kinds = Counter(load.kinds)
+    assert set(kinds) == {"valid", *validation_data.KINDS}, kinds
+    assert 0.08 <= 1 - kinds["valid"] / size <= 0.12, kinds
+    for (name, text), kind in zip(load.calls, load.kinds, strict=True):
+        errors = list(validators[name].iter_errors(json.loads(text)))
+        if kind == "valid":
+            assert not errors, f"{name} {text}: {[e.message for e in errors]}"
+        else:
+            assert {e.validator for e in errors} & KEYWORDS[kind], (
+                f"{kind} {name} {text}: {[e.message for e in errors]}"
+            )
+
+
+@pytest.mark.parametrize("contender", list(validation_data.CONTENDERS))
+@pytest.mark.parametrize("size", _sizes())
+def test_validation(benchmark, contender: str, size: int) -> None:
+    validation_data.skip_if_absent()
+    load = validation_data.workload(size)
+    run = validation_data.CONTENDERS[contender]
+    validation_data.compiled()
+    benchmark.group = f"validation-{size}calls"
+    benchmark.extra_info.update(calls=size, text_bytes=load.text_bytes, invalid=size - load.kinds.count("valid"))
+    if contender in validation_data.SLOW_CONTENDERS and size > validation_data.SMALL:
+        result = benchmark.pedantic(run, args=(load.calls,), rounds=1, iterations=1)
+    else:
+        result = benchmark(run, load.calls)
+    validation_data.check(contender, load, result)
+
+
+def _cells() -> list[object]:
+    return [pytest.param(cell, id=cell.id, marks=() if cell.smallest else (pytest.mark.slow,)) for cell in grid.GRID]
+
+
+def run_plain(stream: grid.Stream) -> list[toolstream.ToolCall]:
+    return list(toolstream.reassemble(stream.feed()))
+
+
+def run_with_tools(stream: grid.Stream) -> list[toolstream.ToolCall]:
+    return list(toolstream.reassemble(stream.feed(), tools=validation_data.grid_registry(), on_invalid="yield"))
+
+
+REASSEMBLY = {"core": run_plain, "core+tools": run_with_tools}
+
+
+@pytest.mark.parametrize("variant", list(REASSEMBLY))
+@pytest.mark.parametrize("cell", _cells())
+def test_reassembly_tools(benchmark, variant: str, cell: grid.Cell) -> None:
+    stream = grid.stream(cell)
+    run_with_tools(stream)  # compiles the registry's schemas (cached on it), untimed
+    benchmark.group = f"tools-{cell.id}"
+    benchmark.extra_info.update(chunks=stream.chunk_count, argument_bytes=stream.argument_bytes)
+    result = benchmark(REASSEMBLY[variant], stream)
+    check_reassembly("core", stream, result)
+    assert all(isinstance(call, toolstream.ToolCall) for call in result), result
+    if variant == "core+tools":  # validated against the registry's schema, and found valid
+        registry = validation_data.grid_registry()
+        assert all(call.tool_fingerprint == registry[call.name].fingerprint for call in result)

@@ -1,0 +1,128 @@
+"""A ``ToolRegistry`` compiled by the reference (Python ``jsonschema``), in the shape ``toolstream._validation`` uses.
+
+The twin of the core's ``ToolValidators`` class: fingerprints by name, and a call's arguments judged as the core's
+``validate_arguments`` judges them.
+"""
+
+from __future__ import annotations
+
+import json
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from toolstream._model import VIOLATION_TABLE, Limits, Violation, ViolationCode
+from toolstream.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from toolstream.reference._validator import Validators
+
+__all__ = ["ReferenceTools", "reference_validators"]
+
+
+class ReferenceTools:
+    """The registry's function tools compiled once, their fingerprints, and its server tools' names."""
+
+    def __init__(self, registry: ToolRegistry, max_depth: int) -> None:
+        """Compile every schema of ``registry``; a schema that fails raises ``SchemaError``."""
+        self._module = _validator_module()
+        self._validators: Validators = self._module.Validators(
+            ((tool.name, tool.parameters) for tool in registry), registry._server_names(), max_depth
+        )
+        self._fingerprints = {tool.name: tool.fingerprint for tool in registry}
+        self._max_depth = max_depth
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The function tools' names, in declaration order."""
+        return self._validators.names
+
+    def fingerprint(self, name: str) -> str | None:
+        """The fingerprint of the function tool ``name``, or None."""
+        return self._fingerprints.get(name)
+
+    def unknown_tool(self, name: str) -> Violation | None:
+        """``UNKNOWN_TOOL`` when ``name`` is neither a function tool nor a server tool."""
+        return self._validators.unknown_tool(name)
+
+    def validate(self, name: str, arguments: str | bytes, *, call: bool = True) -> list[Violation]:
+        """Every problem of ``arguments`` for ``name``; with ``call``, judged as a stream judges a whole call.
+
+        In the stream's order: what is wrong with the text (``EMPTY_ARGUMENTS``, then checked as ``{}``;
+        ``INVALID_JSON``; ``TOO_DEEP``; ``ARGUMENTS_NOT_OBJECT``), then ``UNKNOWN_TOOL``, then the schema's findings.
+        A server tool's call is not checked.
+        """
+        if not call:
+            return self._validators.validate(name, arguments)
+        unknown = self.unknown_tool(name)
+        if unknown is None and name not in self._fingerprints:
+            return []
+        text = arguments.encode("utf-8", "surrogatepass") if isinstance(arguments, str) else bytes(arguments)
+        found: list[Violation] = []
+        checked: bytes | None = text
+        if not text.strip(b" \t\n\r"):  # JSON's whitespace: a text of nothing else is no value
+            found.append(_violation(ViolationCode.EMPTY_ARGUMENTS, "the call came without arguments"))
+            checked = b"{}"
+        elif self._module._too_deep(text, self._max_depth):
+            found.append(self._module._too_deep_violation(self._max_depth))
+            checked = None
+        elif (problem := self._module._scan(text, self._max_depth)) is not None:
+            found.append(problem)
+            checked = None
+        elif not text.lstrip().startswith(b"{"):
+            kind = _json_kind(json.loads(text.decode("utf-8")))
+            found.append(
+                _violation(ViolationCode.ARGUMENTS_NOT_OBJECT, f"the arguments are a JSON {kind}, not an object")
+            )
+            checked = None
+        if unknown is not None:
+            return [*found, unknown]
+        if checked is not None:
+            found.extend(self._validators.validate(name, checked))
+        return found
+
+    def validate_many(self, calls: list[object]) -> list[list[Violation]] | None:
+        """``validate`` for each ``(name, text)`` pair; None when an item is not such a pair."""
+        pairs = []
+        for item in calls:
+            if not (
+                isinstance(item, tuple)
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and isinstance(item[1], (str, bytes))
+            ):
+                return None
+            pairs.append((item[0], item[1]))
+        return [self.validate(name, arguments) for name, arguments in pairs]
+
+
+def _violation(code: ViolationCode, message: str) -> Violation:
+    _, severity, recoverable = VIOLATION_TABLE[code]
+    return Violation(code, message, severity, recoverable=recoverable)
+
+
+def _validator_module() -> ModuleType:
+    """The reference validator, imported on first use: it needs the optional ``jsonschema`` package."""
+    try:
+        from toolstream.reference import _validator
+    except ImportError as error:
+        raise ImportError(
+            "toolstream.reference validates tool calls with the jsonschema package: pip install 'toolstream[reference]'"
+        ) from error
+    return _validator
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def reference_validators(registry: ToolRegistry, max_depth: int = Limits().max_depth) -> ReferenceTools:
+    """The registry compiled by the reference, once per depth limit."""
+    return registry._compiled(("reference", max_depth), lambda tools: ReferenceTools(tools, max_depth))

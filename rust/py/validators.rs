@@ -1,0 +1,190 @@
+//! The `ToolValidators` class: a registry's parameter schemas compiled once by the core, shared by every stream
+//! that declares those tools and by `toolstream.validate`.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use rustc_hash::FxHashMap;
+use toolstream_core::{SchemaError, Violation};
+
+use crate::errors;
+use crate::input::utf8;
+use crate::output;
+
+/// Compiled parameter schemas of a set of tools, with each tool's fingerprint. Immutable and thread-safe.
+#[pyclass(frozen, module = "toolstream._core")]
+pub(crate) struct ToolValidators {
+    core: Arc<toolstream_core::ToolValidators>,
+    fingerprints: FxHashMap<String, Py<PyString>>,
+}
+
+#[pymethods]
+impl ToolValidators {
+    /// Compile `tools`, `(name, parameters schema as JSON text, fingerprint)` triples; calls named in `server_names`
+    /// are declared but not checked. Raises `toolstream.errors.SchemaError` naming the tool and the pointer.
+    #[new]
+    #[pyo3(signature = (tools, server_names, max_depth))]
+    #[expect(clippy::needless_pass_by_value, reason = "pyo3 extracts arguments into owned values")]
+    fn new(
+        py: Python<'_>,
+        tools: Vec<(String, String, Py<PyString>)>,
+        server_names: Vec<String>,
+        max_depth: u32,
+    ) -> PyResult<Self> {
+        let compiled = toolstream_core::ToolValidators::compile(
+            tools.iter().map(|(name, schema, _)| (name.as_str(), schema.as_bytes())),
+        )
+        .map_err(|error| schema_error(py, &error))?
+        .with_server_tools(server_names.iter().map(String::as_str))
+        .with_max_depth(max_depth);
+        let fingerprints = tools
+            .into_iter()
+            .map(|(name, _, fingerprint)| (name, fingerprint))
+            .collect();
+        Ok(Self {
+            core: Arc::new(compiled),
+            fingerprints,
+        })
+    }
+
+    /// The function tools' names, in declaration order.
+    #[getter]
+    fn names(&self) -> Vec<&str> {
+        self.core.names().collect()
+    }
+
+    /// The fingerprint of the function tool `name`, or None.
+    fn fingerprint(&self, py: Python<'_>, name: &str) -> Option<Py<PyString>> {
+        self.fingerprints.get(name).map(|fingerprint| fingerprint.clone_ref(py))
+    }
+
+    /// `UNKNOWN_TOOL` when `name` is neither a function tool nor a server tool, else None.
+    fn unknown_tool<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.core
+            .unknown_tool(name)
+            .map(|violation| output::violation(py, &violation, &[]))
+            .transpose()
+    }
+
+    /// Every problem of `arguments` (JSON text, `str` or `bytes`) for the tool `name`; empty when valid. With
+    /// `call=True` the arguments are judged as a call's (they must be an object; see the core's
+    /// `validate_arguments`); with `call=False` any JSON value is checked against the schema.
+    #[pyo3(signature = (name, arguments, *, call = true))]
+    fn validate<'py>(&self, name: &str, arguments: &Bound<'py, PyAny>, call: bool) -> PyResult<Bound<'py, PyList>> {
+        let py = arguments.py();
+        let text = json_text(arguments)?;
+        let found = if call {
+            self.core.validate_arguments(name, &text)
+        } else {
+            self.core.validate(name, &text)
+        };
+        built(py, &found)
+    }
+
+    /// `validate` (as calls) for a list of `(name, arguments)` pairs, with the GIL released while the batch is
+    /// checked (on every core when it is large); None when an item is not such a pair, for the caller to normalize.
+    fn validate_many<'py>(&self, calls: &Bound<'py, PyList>) -> PyResult<Option<Bound<'py, PyList>>> {
+        let py = calls.py();
+        let mut batch = Vec::with_capacity(calls.len());
+        for item in calls.iter() {
+            let Some(pair) = Text::pair(&item)? else {
+                return Ok(None);
+            };
+            batch.push(pair);
+        }
+        let core = &self.core;
+        let found = py.detach(|| core.validate_batch(&batch));
+        let results = PyList::empty(py);
+        for violations in &found {
+            results.append(built(py, violations)?)?;
+        }
+        Ok(Some(results))
+    }
+}
+
+/// The arguments text of a batch's pair, borrowing the Python string's UTF-8 where it can.
+enum Text {
+    Str(PyBackedStr),
+    Bytes(PyBackedBytes),
+    /// A string holding lone surrogates, as `surrogatepass` bytes (which the parser rejects as invalid UTF-8).
+    Encoded(Vec<u8>),
+}
+
+impl Text {
+    /// `(name, arguments)` of a batch's item, or None when it is not a pair of `str` and `str`/`bytes`.
+    fn pair(item: &Bound<'_, PyAny>) -> PyResult<Option<(PyBackedStr, Self)>> {
+        let Ok(pair) = item.cast::<PyTuple>() else {
+            return Ok(None);
+        };
+        if pair.len() != 2 {
+            return Ok(None);
+        }
+        let Ok(name) = pair.get_item(0)?.extract::<PyBackedStr>() else {
+            return Ok(None);
+        };
+        let arguments = pair.get_item(1)?;
+        let arguments = if let Ok(text) = arguments.cast::<PyString>() {
+            match PyBackedStr::try_from(text.clone()) {
+                Ok(text) => Text::Str(text),
+                Err(_) => Text::Encoded(utf8(text)?.into_owned()),
+            }
+        } else if let Ok(bytes) = arguments.cast::<PyBytes>() {
+            Text::Bytes(bytes.clone().into())
+        } else {
+            return Ok(None);
+        };
+        Ok(Some((name, arguments)))
+    }
+}
+
+impl AsRef<[u8]> for Text {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Text::Str(text) => text.as_bytes(),
+            Text::Bytes(bytes) => bytes,
+            Text::Encoded(bytes) => bytes,
+        }
+    }
+}
+
+impl ToolValidators {
+    /// The compiled validators, for an engine to share.
+    pub(crate) fn core(&self) -> Arc<toolstream_core::ToolValidators> {
+        Arc::clone(&self.core)
+    }
+
+    /// The fingerprint of the function tool named by `name` (bytes as the core keeps names).
+    pub(crate) fn fingerprint_of(&self, py: Python<'_>, name: &[u8]) -> Option<Py<PyString>> {
+        let name = std::str::from_utf8(name).ok()?;
+        self.fingerprints.get(name).map(|fingerprint| fingerprint.clone_ref(py))
+    }
+}
+
+fn json_text<'a>(arguments: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]>> {
+    if let Ok(text) = arguments.cast::<PyString>() {
+        return utf8(text).map(|bytes| std::borrow::Cow::Owned(bytes.into_owned()));
+    }
+    if let Ok(bytes) = arguments.cast::<PyBytes>() {
+        return Ok(std::borrow::Cow::Borrowed(bytes.as_bytes()));
+    }
+    Err(PyTypeError::new_err(format!(
+        "arguments must be JSON text (str or bytes); got {}",
+        arguments.get_type().name()?
+    )))
+}
+
+fn built<'py>(py: Python<'py>, violations: &[Violation]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for violation in violations {
+        list.append(output::violation(py, violation, &[])?)?;
+    }
+    Ok(list)
+}
+
+#[cold]
+fn schema_error(py: Python<'_>, error: &SchemaError) -> PyErr {
+    errors::schema_error(py, &error.tool, &error.pointer, &error.message)
+}

@@ -1,0 +1,314 @@
+"""Calls checked against the declared tools: in streams, through ``validate``/``validate_many``, with ``repair``.
+
+Every test runs on the Rust core and on the reference; both must give the same calls and violation keys.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import toolstream
+import toolstream.reference
+from toolstream import InvalidToolCall, SchemaError, ToolCall, ToolRegistry, Violation, ViolationCode
+
+IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+
+WEATHER = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "minLength": 1},
+        "days": {"type": "integer", "minimum": 1, "maximum": 7},
+        "unit": {"enum": ["c", "f"]},
+    },
+    "required": ["city"],
+    "additionalProperties": False,
+}
+TOOLS: list[dict[str, Any]] = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}},
+    {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}}},
+]
+
+
+@pytest.fixture(params=list(IMPLEMENTATIONS))
+def impl(request: pytest.FixtureRequest) -> ModuleType:
+    return IMPLEMENTATIONS[request.param]
+
+
+def opening(index: int, call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    call = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    return {"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+
+
+def finish(reason: str = "tool_calls") -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}
+
+
+def stream_of(*calls: tuple[str, str, str]) -> list[dict[str, Any]]:
+    return [*(opening(i, call_id, name, args) for i, (call_id, name, args) in enumerate(calls)), finish()]
+
+
+def codes(violations: tuple[Violation, ...] | list[Violation]) -> list[tuple[str, str | None]]:
+    return [(v.code.value, v.path) for v in violations]
+
+
+# ------------------------------------------------------------------------------------------------------ in streams
+
+
+def test_each_call_is_checked_with_codes_and_pointers(impl: ModuleType) -> None:
+    chunks = stream_of(
+        ("a", "get_weather", '{"city": "Paris", "days": "3"}'),
+        ("b", "get_wether", "{}"),
+        ("c", "get_weather", '{"city": "", "days": 9, "unit": "k", "extra": true}'),
+        ("d", "get_weather", '{"city": "Oslo", "days": 2}'),
+        ("e", "get_time", ""),
+    )
+    stream = impl.reassemble(chunks, tools=TOOLS, on_invalid="yield")
+    calls = list(stream)
+    assert [call.ok for call in calls] == [False, False, False, True, True]
+    assert codes(calls[0].errors) == [("TYPE_MISMATCH", "/days")]
+    assert calls[0].errors[0].data == {"expected": ["integer"]}
+    assert calls[0].errors[0].recoverable
+    assert codes(calls[1].errors) == [("UNKNOWN_TOOL", None)]
+    assert calls[1].errors[0].data == {"available": ["get_weather", "get_time"], "closest": "get_weather"}
+    assert codes(calls[2].errors) == [
+        ("CONSTRAINT_VIOLATION", "/city"),
+        ("CONSTRAINT_VIOLATION", "/days"),
+        ("UNEXPECTED_ARGUMENT", "/extra"),
+        ("ENUM_OUT_OF_RANGE", "/unit"),
+    ]
+    assert [v.data for v in calls[2].errors] == [
+        {"keyword": "minLength", "limit": 1},
+        {"keyword": "maximum", "limit": 7},
+        None,
+        {"allowed": ["c", "f"]},
+    ]
+    assert all((v.choice, v.seq, v.index) == (0, 2, 2) for v in calls[2].errors)
+    assert calls[3].tool_fingerprint == ToolRegistry(TOOLS)["get_weather"].fingerprint
+    assert calls[4].arguments == {}
+    assert stream.result.calls == (calls[3], calls[4])
+
+
+def test_invalid_calls_keep_their_fingerprint_and_unknown_ones_have_none(impl: ModuleType) -> None:
+    chunks = stream_of(("a", "get_weather", '{"days": 1}'), ("b", "nope", "{}"))
+    calls = list(impl.reassemble(chunks, tools=TOOLS, on_invalid="yield"))
+    assert calls[0].tool_fingerprint == ToolRegistry(TOOLS)["get_weather"].fingerprint
+    assert calls[1].tool_fingerprint is None
+
+
+def test_without_tools_nothing_is_checked_and_an_empty_registry_declares_nothing(impl: ModuleType) -> None:
+    chunks = stream_of(("a", "anything", '{"x": 1}'))
+    (call,) = impl.reassemble(chunks)
+    assert call.ok and call.tool_fingerprint is None
+    (call,) = impl.reassemble(chunks, tools=[], on_invalid="yield")
+    assert codes(call.errors) == [("UNKNOWN_TOOL", None)]
+    assert call.errors[0].message.endswith("no tools are declared")
+
+
+def test_server_tools_are_declared_and_not_checked(impl: ModuleType) -> None:
+    tools = [*TOOLS, {"type": "web_search_20250305", "name": "web_search"}]
+    chunks = stream_of(("a", "web_search", '{"query": 1}'))
+    (call,) = impl.reassemble(chunks, tools=tools)
+    assert call.ok and call.tool_fingerprint is None
+
+
+def test_an_invalid_call_raises_under_the_default_policy(impl: ModuleType) -> None:
+    chunks = stream_of(("a", "get_weather", '{"city": "Paris"}'), ("b", "get_weather", '{"city": 3}'))
+    stream = impl.reassemble(chunks, tools=ToolRegistry(TOOLS))
+    assert next(stream).id == "a"
+    with pytest.raises(toolstream.InvalidToolCallError) as raised:
+        next(stream)
+    assert codes(raised.value.violations) == [("TYPE_MISMATCH", "/city")]
+
+
+def test_arguments_that_are_not_an_object_or_not_json_are_not_checked_again(impl: ModuleType) -> None:
+    chunks = stream_of(("a", "get_weather", "[1]"), ("b", "get_weather", '{"city": nul}'), ("c", "nope", "{,"))
+    calls = list(impl.reassemble(chunks, tools=TOOLS, on_invalid="yield"))
+    assert [codes(call.errors) for call in calls] == [
+        [("ARGUMENTS_NOT_OBJECT", None)],
+        [("INVALID_JSON", None)],
+        [("INVALID_JSON", None), ("UNKNOWN_TOOL", None)],
+    ]
+
+
+def test_on_violation_sees_schema_violations_as_they_are_found(impl: ModuleType) -> None:
+    seen: list[Violation] = []
+    chunks = stream_of(("a", "get_weather", '{"city": 1}'), ("b", "nope", "{}"))
+    list(impl.reassemble(chunks, tools=TOOLS, on_invalid="yield", on_violation=seen.append))
+    assert [(v.code.value, v.seq) for v in seen] == [("TYPE_MISMATCH", 0), ("UNKNOWN_TOOL", 1)]
+
+
+def test_a_schema_that_does_not_compile_is_a_schema_error_naming_tool_and_pointer(impl: ModuleType) -> None:
+    bad = {"bad": {"type": "object", "properties": {"x": {"type": "integr"}}}}
+    with pytest.raises(SchemaError) as raised:
+        impl.validate("bad", "{}", bad)
+    assert (raised.value.tool, raised.value.pointer) == ("bad", "/properties/x/type")
+    dangling = {"t": {"type": "object", "properties": {"x": {"$ref": "#/$defs/missing"}}}}
+    with pytest.raises(SchemaError) as raised:
+        impl.validate("t", "{}", dangling)
+    assert (raised.value.tool, raised.value.pointer) == ("t", "/properties/x/$ref")
+    remote = {"t": {"type": "object", "properties": {"x": {"$ref": "https://example.com/s.json"}}}}
+    with pytest.raises(SchemaError, match="t"):
+        impl.validate("t", "{}", remote)
+
+
+def test_the_registry_compiles_at_construction() -> None:
+    with pytest.raises(SchemaError, match="'bad'"):
+        ToolRegistry({"bad": {"type": "object", "properties": {"x": {"minimum": "1"}}}})
+
+
+# ------------------------------------------------------------------------------------------- outside a stream
+
+
+def test_validate_takes_text_bytes_or_values(impl: ModuleType) -> None:
+    registry = ToolRegistry(TOOLS)
+    assert impl.validate("get_weather", '{"city": "Paris"}', registry) == []
+    assert impl.validate("get_weather", b'{"city": "Paris"}', registry) == []
+    assert impl.validate("get_weather", {"city": "Paris", "days": 2}, registry) == []
+    assert codes(impl.validate("get_weather", {"city": 1}, registry)) == [("TYPE_MISMATCH", "/city")]
+    assert codes(impl.validate("get_time", None, registry)) == [("EMPTY_ARGUMENTS", None)]
+    assert codes(impl.validate("get_weather", "", registry)) == [
+        ("EMPTY_ARGUMENTS", None),
+        ("MISSING_REQUIRED_ARGUMENT", "/city"),
+    ]
+    assert codes(impl.validate("get_weather", "[]", registry)) == [("ARGUMENTS_NOT_OBJECT", None)]
+    assert codes(impl.validate("get_weather", '{"city": "\\ud800"}', registry)) == [("INVALID_JSON", None)]
+    assert codes(impl.validate("nope", "{", registry)) == [("INVALID_JSON", None), ("UNKNOWN_TOOL", None)]
+    assert codes(impl.validate("nope", "", registry)) == [("EMPTY_ARGUMENTS", None), ("UNKNOWN_TOOL", None)]
+    with pytest.raises(TypeError, match="JSON-compatible"):
+        impl.validate("get_weather", {"city": object()}, registry)
+    with pytest.raises(TypeError, match="tool name must be a str"):
+        impl.validate(3, "{}", registry)
+
+
+def test_validate_judges_exact_types_without_coercion(impl: ModuleType) -> None:
+    tools = {"t": {"type": "object", "properties": {"n": {"type": "integer"}, "b": {"type": "boolean"}}}}
+    assert codes(impl.validate("t", '{"n": "3"}', tools)) == [("TYPE_MISMATCH", "/n")]
+    assert impl.validate("t", '{"n": 1.0}', tools) == [], "1.0 is an integer in JSON Schema"
+    assert codes(impl.validate("t", '{"n": 1.5}', tools)) == [("TYPE_MISMATCH", "/n")]
+    assert codes(impl.validate("t", '{"b": "true"}', tools)) == [("TYPE_MISMATCH", "/b")]
+    assert codes(impl.validate("t", '{"b": 1}', tools)) == [("TYPE_MISMATCH", "/b")]
+    assert impl.validate("t", '{"n": 123456789012345678901234567890}', tools) == []
+
+
+def test_validate_many_reads_pairs_mappings_and_call_objects(impl: ModuleType) -> None:
+    registry = ToolRegistry(TOOLS)
+    call = ToolCall("x", "get_weather", {"city": 5}, '{"city": 5}', 0, 0, 0)
+    batch: list[object] = [
+        ("get_weather", '{"city": "Paris"}'),
+        {"name": "get_weather", "arguments": '{"days": 1}'},
+        {"id": "c", "type": "function", "function": {"name": "get_time", "arguments": ""}},
+        {"type": "tool_use", "id": "t", "name": "get_weather", "input": {"city": "Oslo"}},
+        call,
+    ]
+    found = impl.validate_many(batch, registry)
+    assert [codes(each) for each in found] == [
+        [],
+        [("MISSING_REQUIRED_ARGUMENT", "/city")],
+        [("EMPTY_ARGUMENTS", None)],
+        [],
+        [("TYPE_MISMATCH", "/city")],
+    ]
+    with pytest.raises(TypeError, match=r"calls\[0\]"):
+        impl.validate_many([42], registry)
+
+
+def test_validate_many_agrees_with_validate_one_by_one(impl: ModuleType) -> None:
+    registry = ToolRegistry(TOOLS)
+    batch = [("get_weather", json.dumps({"city": "c" * i, "days": i})) for i in range(12)]
+    assert impl.validate_many(batch, registry) == [impl.validate(name, args, registry) for name, args in batch]
+
+
+def test_validate_many_lets_other_threads_run() -> None:
+    """The core releases the GIL around the batch: another thread's Python code runs meanwhile."""
+    registry = ToolRegistry(TOOLS)
+    batch = [("get_weather", '{"city": "' + "x" * 20_000 + '", "days": 3}')] * 3_000
+    ticks = 0
+    done = threading.Event()
+
+    def count() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        before = ticks
+        toolstream.validate_many(batch, registry)
+        during = ticks - before
+    finally:
+        done.set()
+        counter.join()
+    assert during > 0
+
+
+# ------------------------------------------------------------------------------------------------------- repair
+
+
+def as_integers(call: InvalidToolCall) -> dict[str, Any] | None:
+    arguments = dict(call.arguments)
+    arguments["days"] = int(arguments["days"])
+    return arguments
+
+
+def test_a_repaired_call_is_revalidated_and_marked(impl: ModuleType) -> None:
+    seen: list[Violation] = []
+    chunks = stream_of(("a", "get_weather", '{"city": "Paris", "days": "3"}'))
+    stream = impl.reassemble(chunks, tools=TOOLS, repair=as_integers, on_violation=seen.append)
+    (call,) = stream
+    assert isinstance(call, ToolCall)
+    assert call.arguments == {"city": "Paris", "days": 3}
+    assert json.loads(call.arguments_json) == call.arguments
+    assert call.tool_fingerprint == ToolRegistry(TOOLS)["get_weather"].fingerprint
+    (repaired,) = call.violations
+    assert repaired.code is ViolationCode.REPAIRED and repaired.seq == 0
+    assert repaired.data == {
+        "original_arguments_json": '{"city": "Paris", "days": "3"}',
+        "errors": [{"code": "TYPE_MISMATCH", "path": "/days", "message": "expected integer, got string"}],
+    }
+    assert stream.result.calls == (call,) and not stream.result.invalid_calls
+    assert [v.code for v in seen] == [ViolationCode.TYPE_MISMATCH, ViolationCode.REPAIRED]
+
+
+def test_a_repair_that_still_fails_or_declines_leaves_the_call_as_sent(impl: ModuleType) -> None:
+    chunks = stream_of(("a", "get_weather", '{"city": "Paris", "days": "30"}'))
+    (call,) = impl.reassemble(chunks, tools=TOOLS, repair=as_integers, on_invalid="yield")
+    assert not call.ok and codes(call.errors) == [("TYPE_MISMATCH", "/days")]
+    (call,) = impl.reassemble(chunks, tools=TOOLS, repair=lambda call: None, on_invalid="yield")
+    assert not call.ok
+
+
+def test_repair_is_not_offered_calls_that_did_not_arrive_whole_or_name_no_tool(impl: ModuleType) -> None:
+    offered: list[InvalidToolCall] = []
+
+    def repair(call: InvalidToolCall) -> None:
+        offered.append(call)
+
+    chunks = [opening(0, "a", "nope", "{}"), opening(1, "b", "get_weather", '{"city": "x'), finish("length")]
+    list(impl.reassemble(chunks, tools=TOOLS, repair=repair, on_invalid="yield"))
+    assert offered == []
+
+
+def test_repair_must_return_a_dict_and_needs_tools(impl: ModuleType) -> None:
+    chunks = stream_of(("a", "get_weather", '{"days": 1}'))
+    with pytest.raises(TypeError, match="as a dict"):
+        list(impl.reassemble(chunks, tools=TOOLS, repair=lambda call: [1]))
+    with pytest.raises(ValueError, match="repair needs tools"):
+        impl.reassemble(chunks, repair=lambda call: None)
+
+
+def test_the_reassembler_repairs_too(impl: ModuleType) -> None:
+    reassembler = impl.Reassembler(tools=TOOLS, repair=as_integers)
+    ready = [
+        call
+        for chunk in stream_of(("a", "get_weather", '{"city": "P", "days": "2"}'))
+        for call in reassembler.feed(chunk)
+    ]
+    ready += reassembler.finish()
+    assert [call.ok for call in ready] == [True]
+    assert reassembler.close().calls == tuple(ready)
