@@ -77,6 +77,11 @@ def _json_text(arguments: object, where: str) -> str | bytes:
         ) from None
 
 
+def _depth(limits: Limits | None) -> int:
+    # Not ``(limits or Limits())``: building the frozen default costs more than validating a small call.
+    return _DEFAULT_DEPTH if limits is None else limits.max_depth
+
+
 def _name_of(name: object, where: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"{where}: the tool name must be a str; got {type(name).__name__}")
@@ -128,7 +133,7 @@ def make_validators(
             TypeError: ``name`` is not a string, or ``arguments`` is neither JSON text nor a JSON-compatible value.
             toolstream.errors.SchemaError: A tool's schema cannot be compiled.
         """
-        compiled = compile_tools(ToolRegistry.load(tools), (limits or Limits()).max_depth)
+        compiled = compile_tools(ToolRegistry.load(tools), _depth(limits))
         return compiled.validate(_name_of(name, "validate"), _json_text(arguments, "validate"))
 
     def validate_many(calls: Iterable[object], tools: object, *, limits: Limits | None = None) -> list[list[Violation]]:
@@ -144,7 +149,7 @@ def make_validators(
         Returns:
             One list of violations per call, in order.
         """
-        compiled = compile_tools(ToolRegistry.load(tools), (limits or Limits()).max_depth)
+        compiled = compile_tools(ToolRegistry.load(tools), _depth(limits))
         batch = calls if isinstance(calls, list) else list(calls)
         # (name, text) pairs go to the compiled form as they are; anything else is read into pairs first.
         found = compiled.validate_many(batch)
