@@ -7,6 +7,8 @@ sync/async iteration protocols.
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 from collections.abc import (
     AsyncGenerator,
@@ -60,6 +62,7 @@ _REPAIRABLE = frozenset(
 )
 
 _EMIT_POLICIES = ("complete", "call_end", "stream_end")
+_END = object()
 # Built once: constructing the frozen defaults per stream was a measurable share of a short stream's cost.
 _DEFAULT_LIMITS = Limits()
 _ON_INVALID = ("raise", "yield")
@@ -74,6 +77,14 @@ class Engine(Protocol):
 
     def pull(self, chunks: Iterator[Any]) -> list[Emitted] | None:
         """Read chunks until at least one call is ready; None once ``chunks`` is exhausted."""
+        ...
+
+    def feed_bytes(self, data: Any) -> list[Emitted]:
+        """Read raw event-stream bytes; return the calls they made ready."""
+        ...
+
+    def pull_bytes(self, chunks: Iterator[Any]) -> list[Emitted] | None:
+        """``pull`` over raw event-stream byte chunks."""
         ...
 
     def end(self) -> list[Emitted]:
@@ -126,6 +137,13 @@ class _Repairing:
 
     def pull(self, chunks: Iterator[Any]) -> list[Emitted] | None:
         calls = self._engine.pull(chunks)
+        return None if calls is None else self._repaired(calls)
+
+    def feed_bytes(self, data: Any) -> list[Emitted]:
+        return self._repaired(self._engine.feed_bytes(data))
+
+    def pull_bytes(self, chunks: Iterator[Any]) -> list[Emitted] | None:
+        calls = self._engine.pull_bytes(chunks)
         return None if calls is None else self._repaired(calls)
 
     def end(self) -> list[Emitted]:
@@ -267,12 +285,30 @@ def _contract_errors(result: StreamResult) -> tuple[Violation, ...]:
     return tuple(v for v in result.violations if v.severity is Severity.ERROR)
 
 
-def _reject_non_streams(source: Any) -> None:
-    if isinstance(source, (str, bytes, bytearray, memoryview, dict)):
+_RAW = (bytes, bytearray, memoryview)
+_BLOCK = 1 << 16  # bytes read at a time from a binary file
+
+
+def _chunks_of(source: Any) -> Iterator[Any]:
+    """The items of a source: its chunks, or byte chunks of raw stream bytes (one blob, a binary file)."""
+    if isinstance(source, _RAW):
+        return iter((source,))
+    if isinstance(source, (str, dict)):
+        hint = " (encode it: raw stream bytes are read as bytes)" if isinstance(source, str) else ""
         raise TypeError(
-            f"source must be an iterable of chunks (dicts or SDK chunk objects), or an SDK stream; "
-            f"got a single {type(source).__name__}"
+            "source must be an iterable of chunks (dicts or SDK chunk objects), an SDK stream, or raw event-stream "
+            f"bytes (one bytes object, an iterable of bytes, a binary file); got a single {type(source).__name__}"
+            + hint
         )
+    if isinstance(source, io.IOBase) and not isinstance(source, io.TextIOBase):
+        return iter(lambda: source.read(_BLOCK), b"")
+    try:
+        return iter(source)
+    except TypeError:
+        raise TypeError(
+            "source must be an iterable of chunks (dicts or SDK chunk objects), an SDK stream, or raw event-stream "
+            f"bytes; got {type(source).__name__}"
+        ) from None
 
 
 class _Outcome:
@@ -299,8 +335,13 @@ def _run(
     chunks: Iterator[Any], source: Any, engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> Generator[Emitted, None, None]:
     try:
-        while (calls := engine.pull(chunks)) is not None:
-            yield from _checked(calls, on_invalid, engine)
+        # The first item says what the source is: raw event-stream bytes, or chunks.
+        first = next(chunks, _END)
+        if first is not _END:
+            rest = itertools.chain((first,), chunks)
+            pull = engine.pull_bytes if isinstance(first, _RAW) else engine.pull
+            while (calls := pull(rest)) is not None:
+                yield from _checked(calls, on_invalid, engine)
         yield from _checked(engine.end(), on_invalid, engine)
         outcome.settle(engine, on_invalid)
     finally:
@@ -311,8 +352,11 @@ async def _arun(
     source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> AsyncGenerator[Emitted, None]:
     try:
+        feed: Callable[[Any], list[Emitted]] | None = None
         async for chunk in source:
-            for call in _checked(engine.feed(chunk), on_invalid, engine):
+            if feed is None:  # the first item says what the source is: raw event-stream bytes, or chunks
+                feed = engine.feed_bytes if isinstance(chunk, _RAW) else engine.feed
+            for call in _checked(feed(chunk), on_invalid, engine):
                 yield call
         for call in _checked(engine.end(), on_invalid, engine):
             yield call
@@ -331,13 +375,7 @@ class ToolCallStream(Iterator[Emitted]):
 
     def __init__(self, source: Iterable[Any], engine: Engine, on_invalid: str) -> None:
         """Wrap an engine around a source of chunks (use ``toolstream.reassemble`` rather than this)."""
-        _reject_non_streams(source)
-        try:
-            self._chunks = iter(source)
-        except TypeError:
-            raise TypeError(
-                f"source must be an iterable of chunks (dicts or SDK chunk objects); got {type(source).__name__}"
-            ) from None
+        self._chunks = _chunks_of(source)
         self._outcome = _Outcome()
         # The generator must not refer to self: a cycle would keep the source open until the cyclic GC runs,
         # instead of closing it the moment the consumer drops the stream (``break``).
@@ -376,8 +414,7 @@ class AsyncToolCallStream(AsyncIterator[Emitted]):
 
     def __init__(self, source: AsyncIterable[Any], engine: Engine, on_invalid: str) -> None:
         """Wrap an engine around an async source of chunks (use ``toolstream.areassemble`` rather than this)."""
-        _reject_non_streams(source)
-        if not hasattr(source, "__aiter__"):
+        if isinstance(source, (*_RAW, str, dict)) or not hasattr(source, "__aiter__"):
             raise TypeError(f"source must be an async iterable of chunks; got {type(source).__name__}")
         self._outcome = _Outcome()
         self._calls = _arun(source, engine, on_invalid, self._outcome)
@@ -460,6 +497,12 @@ class Reassembler:
             raise ValueError("this Reassembler has finished; start a new one for the next stream")
         return _checked_batch(self._engine.feed(chunk), self._on_invalid, self._engine)
 
+    def feed_bytes(self, data: bytes | bytearray | memoryview) -> list[Emitted]:
+        """Read raw event-stream bytes (split anywhere); return the calls they made ready, in hand-over order."""
+        if self._finished:
+            raise ValueError("this Reassembler has finished; start a new one for the next stream")
+        return _checked_batch(self._engine.feed_bytes(data), self._on_invalid, self._engine)
+
     def finish(self) -> list[Emitted]:
         """End the stream; return the calls that only the end made ready (idempotent: [] the second time)."""
         if self._finished:
@@ -502,7 +545,9 @@ def make_entry_points(
 
         Args:
             source: An iterable of chunks: dicts in the OpenAI Chat Completions shape, the openai SDK's
-                ``ChatCompletionChunk`` objects, or the SDK's ``Stream`` itself.
+                ``ChatCompletionChunk`` objects, or the SDK's ``Stream`` itself. Or, the fast path, the raw
+                event-stream bytes of the HTTP response: one ``bytes`` object, an iterable of ``bytes`` split
+                anywhere (httpx's ``iter_bytes()``/``iter_raw()``), or a binary file; framed and parsed in Rust.
             tools: The tools declared in the request: a ``ToolRegistry`` or anything it loads (OpenAI, Anthropic or
                 MCP definitions, a ``{name: schema}`` mapping...). Every call is then checked: an undeclared name is
                 ``UNKNOWN_TOOL``, arguments that break the tool's schema are invalid (``TYPE_MISMATCH``,

@@ -6,7 +6,7 @@ from typing import Any, Final, final
 from toolstream._choice import ToolChoice
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
 
-__all__ = ["Engine", "ToolValidators", "__version__", "scan", "violation_table"]
+__all__ = ["Engine", "ToolValidators", "__version__", "frame_sse", "scan", "violation_table"]
 
 __version__: Final[str]
 
@@ -35,6 +35,15 @@ class Engine:
         """
     def pull(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
         """Read chunks in Rust until at least one call is ready; None once ``chunks`` is exhausted."""
+    def feed_bytes(self, data: bytes | bytearray | memoryview) -> list[ToolCall | InvalidToolCall]:
+        """Read raw event-stream bytes (split anywhere); return the calls they made ready.
+
+        Raises:
+            toolstream.MalformedChunkError: an event's data is not a JSON chunk of the Chat Completions shape, or an
+                event is larger than ``Limits.max_event_bytes``.
+        """
+    def pull_bytes(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
+        """``pull`` over an iterator of raw event-stream byte chunks."""
     def end(self) -> list[ToolCall | InvalidToolCall]:
         """End the stream; return the calls that only the end made ready."""
     def result(self) -> StreamResult:
@@ -75,6 +84,13 @@ def scan(
         ``(state, end_or_offset, error_kind, root_kind, duplicate_keys)``: state is ``"incomplete"``,
         ``"complete"`` (with the end offset) or ``"invalid"`` (with the offset of the offending byte and its kind);
         duplicate keys as ``(json_pointer, offset)``.
+    """
+
+def frame_sse(reads: Sequence[bytes], *, limit: int = ...) -> list[tuple[bytes, bytes]]:
+    """The ``(event, data)`` pairs of an event stream read in ``reads`` (for tests comparing framers).
+
+    Raises:
+        ValueError: an event is larger than ``limit`` bytes.
     """
 
 def violation_table() -> list[tuple[str, str, str, bool]]:

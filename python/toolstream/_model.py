@@ -293,15 +293,19 @@ class Limits:
             128, at most 200). Deeper is ``TOO_DEEP``.
         max_calls: Calls per stream (default 256). Calls opened past it are ``TOO_MANY_CALLS`` and keep no
             arguments.
+        max_event_bytes: Bytes of one server-sent event when reading raw stream bytes (default 32 MiB, room for a
+            whole call at ``max_argument_bytes`` with its escapes). A longer event, or a line of one, is a
+            ``MalformedChunkError``: the source is not the event stream it was taken for.
     """
 
     max_argument_bytes: int = 8 * 1024 * 1024
     max_depth: int = 128
     max_calls: int = 256
+    max_event_bytes: int = 32 * 1024 * 1024
 
     def __post_init__(self) -> None:
         """Reject limits that could not be enforced."""
-        for name in ("max_argument_bytes", "max_depth", "max_calls"):
+        for name in ("max_argument_bytes", "max_depth", "max_calls", "max_event_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"Limits.{name} must be an int, got {type(value).__name__}")

@@ -6,11 +6,15 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyIterator, PyList, PyString, PyTuple, PyType};
+use toolstream_core::chat_chunk::{ChunkError, read_chat_chunk};
+use toolstream_core::sse::{Event, SseError, SseFramer};
 use toolstream_core::{Accumulator, Arguments, Config, Emit, Limits, ToolChoice};
 
-use crate::input::{KindCache, read_chunk};
+use crate::errors::malformed_chunk;
+use crate::input::{KindCache, canonical_text, read_chunk};
 use crate::output;
 use crate::validators::ToolValidators;
 
@@ -25,6 +29,9 @@ pub(crate) struct Engine {
     on_violation: Option<Py<PyAny>>,
     kinds: KindCache,
     validators: Option<Py<ToolValidators>>,
+    // Raw stream bytes: the framer, made on the first bytes, and its limit.
+    framer: Option<SseFramer>,
+    max_event_bytes: usize,
 }
 
 struct HandedOverCall {
@@ -50,6 +57,7 @@ impl Engine {
             "stream_end" => Emit::StreamEnd,
             other => return Err(PyValueError::new_err(format!("unknown emission policy {other:?}"))),
         };
+        let max_event_bytes = limits.getattr("max_event_bytes")?.extract()?;
         let limits = Limits {
             max_argument_bytes: limits.getattr("max_argument_bytes")?.extract()?,
             max_depth: limits.getattr("max_depth")?.extract()?,
@@ -75,6 +83,8 @@ impl Engine {
             on_violation,
             kinds: KindCache::default(),
             validators,
+            framer: None,
+            max_event_bytes,
         })
     }
 
@@ -98,8 +108,32 @@ impl Engine {
         Ok(None)
     }
 
+    /// Read raw event-stream bytes (any split); return the calls they made ready.
+    fn feed_bytes<'py>(&mut self, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        self.read_bytes(data)?;
+        self.take_ready(data.py())
+    }
+
+    /// `pull` over an iterator of raw event-stream byte chunks.
+    fn pull_bytes<'py>(&mut self, chunks: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyList>>> {
+        let chunks = chunks
+            .cast::<PyIterator>()
+            .map_err(|_| PyTypeError::new_err("pull_bytes() needs an iterator of bytes"))?;
+        for data in chunks.clone() {
+            self.read_bytes(&data?)?;
+            if self.accumulator.has_ready() {
+                return self.take_ready(chunks.py()).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
     /// End the stream; return the calls only the end made ready.
     fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        if let Some(mut framer) = self.framer.take() {
+            let outcome = framer.finish(&mut |event: Event<'_>| self.read_event(py, event));
+            outcome.map_err(|error| self.bytes_error(py, error))?;
+        }
         self.accumulator.end();
         self.notify(py)?;
         self.take_ready(py)
@@ -217,6 +251,68 @@ impl Engine {
         Ok(())
     }
 
+    fn read_bytes(&mut self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = data.py();
+        if self.accumulator.is_ended() {
+            return Err(PyValueError::new_err("the stream has ended; no more bytes can be fed"));
+        }
+        let bytes = data.extract::<PyBackedBytes>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "raw stream chunks must be bytes, bytearray or memoryview; got {}",
+                data.get_type()
+                    .name()
+                    .map_or_else(|_| "?".to_owned(), |name| name.to_string())
+            ))
+        })?;
+        let mut framer = self
+            .framer
+            .take()
+            .unwrap_or_else(|| SseFramer::new(self.max_event_bytes));
+        let outcome = framer.feed(&bytes, &mut |event: Event<'_>| self.read_event(py, event));
+        self.framer = Some(framer);
+        outcome.map_err(|error| self.bytes_error(py, error))
+    }
+
+    /// One event's data: a chunk's JSON, or nothing (`[DONE]`, a keep-alive with empty data).
+    fn read_event(&mut self, py: Python<'_>, event: Event<'_>) -> Result<(), BytesError> {
+        let data = event.data.trim_ascii();
+        if data.is_empty() || data == b"[DONE]" {
+            return Ok(());
+        }
+        let number = self.chunks_read;
+        self.chunks_read += 1;
+        let mut canonical = |raw: &[u8]| canonical_text(py, raw);
+        let read = read_chat_chunk(&mut self.accumulator, data, &mut canonical);
+        let extras = match read {
+            Ok(extras) => extras,
+            Err(ChunkError { path, problem }) => {
+                self.notify(py)?;
+                return Err(BytesError::Python(malformed_chunk(py, number, &path, &problem)));
+            }
+        };
+        if let Some(error) = extras.error {
+            let payload = output::json_bytes(py, error)?;
+            let brief = brief(&payload);
+            self.payloads.push(payload.unbind());
+            self.accumulator.provider_error(self.payloads.len() - 1, &brief);
+        }
+        if let Some(usage) = extras.usage {
+            self.usage = Some(output::json_bytes(py, usage)?.unbind());
+        }
+        if self.on_violation.is_some() {
+            self.notify(py)?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn bytes_error(&self, py: Python<'_>, error: BytesError) -> PyErr {
+        match error {
+            BytesError::Python(error) => error,
+            BytesError::Framing(error) => malformed_chunk(py, self.chunks_read, "", &error.to_string()),
+        }
+    }
+
     /// Hand every violation found since the last call to `on_violation`, in the order found.
     fn notify(&mut self, py: Python<'_>) -> PyResult<()> {
         let Some(callback) = &self.on_violation else {
@@ -261,6 +357,24 @@ impl Engine {
             });
         }
         Ok(list)
+    }
+}
+
+/// Why reading raw bytes stopped: the framer's limit, or a Python error from a chunk or a callback.
+enum BytesError {
+    Framing(SseError),
+    Python(PyErr),
+}
+
+impl From<SseError> for BytesError {
+    fn from(error: SseError) -> Self {
+        Self::Framing(error)
+    }
+}
+
+impl From<PyErr> for BytesError {
+    fn from(error: PyErr) -> Self {
+        Self::Python(error)
     }
 }
 

@@ -403,14 +403,8 @@ impl Reader<'_> {
     /// The canonical text of arguments sent as a JSON value, exactly as the reference computes it.
     #[cold]
     fn canonical<'py>(&self, value: &Bound<'py, PyAny>, at: At) -> PyResult<Bound<'py, PyString>> {
-        static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
         let py = value.py();
-        let dumps = DUMPS.import(py, "json", "dumps")?;
-        let options = PyDict::new(py);
-        options.set_item("separators", (",", ":"))?;
-        options.set_item("ensure_ascii", false)?;
-        options.set_item("allow_nan", false)?;
-        match dumps.call((value,), Some(&options)) {
+        match dumps(value) {
             Ok(text) => Ok(text.cast_into::<PyString>()?),
             Err(error)
                 if error.is_instance_of::<PyTypeError>(py)
@@ -444,4 +438,26 @@ pub(crate) fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<Cow<'a, [u8]>>
 fn surrogatepass(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     let encoded = text.call_method1(intern!(text.py(), "encode"), ("utf-8", "surrogatepass"))?;
     Ok(encoded.cast_into::<PyBytes>()?.as_bytes().to_vec())
+}
+
+/// `json.dumps` with the options of the canonical text of arguments sent as a value.
+fn dumps<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let py = value.py();
+    let dumps = DUMPS.import(py, "json", "dumps")?;
+    let options = PyDict::new(py);
+    options.set_item("separators", (",", ":"))?;
+    options.set_item("ensure_ascii", false)?;
+    options.set_item("allow_nan", false)?;
+    dumps.call((value,), Some(&options))
+}
+
+/// The canonical text of arguments that came as a JSON value in raw bytes: the value decoded as a dict would be,
+/// then written as `read_tool_call` writes it, so bytes and decoded chunks give the same `arguments_json`.
+#[cold]
+pub(crate) fn canonical_text(py: Python<'_>, raw: &[u8]) -> Result<Vec<u8>, String> {
+    let value = crate::output::json_bytes(py, raw).map_err(|error| error.to_string())?;
+    let text = dumps(&value).map_err(|error| error.value(py).to_string())?;
+    let text = text.cast_into::<PyString>().map_err(|error| error.to_string())?;
+    utf8(&text).map(Cow::into_owned).map_err(|error| error.to_string())
 }

@@ -18,7 +18,7 @@ mod _core {
     #[pymodule_export]
     use crate::engine::Engine;
     #[pymodule_export]
-    use crate::scan::scan;
+    use crate::scan::{frame_sse, scan};
     #[pymodule_export]
     use crate::validators::ToolValidators;
 

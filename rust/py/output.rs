@@ -102,6 +102,20 @@ pub(crate) fn violation<'py>(
     classes.violation.bind(py).call1(arguments)
 }
 
+/// JSON text (a chunk's error payload or usage, as raw bytes) as Python objects, built as jiter builds arguments.
+pub(crate) fn json_bytes<'py>(py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let parser = PythonParse {
+        allow_inf_nan: false,
+        cache_mode: StringCacheMode::Keys,
+        partial_mode: PartialMode::Off,
+        catch_duplicate_keys: false,
+        float_mode: FloatMode::Float,
+    };
+    parser
+        .python_parse(py, raw)
+        .map_err(|error| pyo3::exceptions::PyValueError::new_err(error.to_string()))
+}
+
 /// A JSON value the core built (a violation's structured data) as Python objects; numbers exact, as jiter builds
 /// arguments (an integer of any size is an `int`).
 #[cold]

@@ -1,8 +1,12 @@
-//! The scanner on its own, for tests that compare it with the reference and for users who want the verdict.
+//! The scanner and the event-stream framer on their own, for tests that compare them with the reference's (and
+//! for users who want the scanner's verdict).
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
+use pyo3::types::PyBytes;
 use toolstream_core::scanner::{ScanState, Scanner, ValueKind};
+use toolstream_core::sse::{Event, SseError, SseFramer};
 
 /// The outcome of scanning: `(state, end_or_offset, error_kind, root_kind, duplicate_keys)`.
 type ScanOutcome = (
@@ -42,4 +46,34 @@ pub(crate) fn scan(fragments: Vec<PyBackedBytes>, max_depth: u32, finish: bool) 
             duplicates,
         ),
     }
+}
+
+/// The events of an event stream read in `reads`: `(event, data)` pairs, for tests that compare the framer with the
+/// reference's. An event past `limit` bytes raises `ValueError`.
+#[pyfunction]
+#[expect(clippy::needless_pass_by_value, reason = "pyo3 extracts arguments into owned values")]
+#[pyo3(signature = (reads, *, limit = 32 * 1024 * 1024))]
+pub(crate) fn frame_sse(
+    py: Python<'_>,
+    reads: Vec<PyBackedBytes>,
+    limit: usize,
+) -> PyResult<Vec<(Py<PyBytes>, Py<PyBytes>)>> {
+    let mut framer = SseFramer::new(limit);
+    let mut events = Vec::new();
+    let mut collect = |event: Event<'_>| -> Result<(), SseError> {
+        events.push((
+            PyBytes::new(py, event.kind).unbind(),
+            PyBytes::new(py, event.data).unbind(),
+        ));
+        Ok(())
+    };
+    for read in &reads {
+        framer
+            .feed(read, &mut collect)
+            .map_err(|error| PyValueError::new_err(error.to_string()))?;
+    }
+    framer
+        .finish(&mut collect)
+        .map_err(|error| PyValueError::new_err(error.to_string()))?;
+    Ok(events)
 }

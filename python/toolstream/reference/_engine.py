@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from toolstream._choice import ToolChoice
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+from toolstream.errors import MalformedChunkError
 from toolstream.reference._accumulator import Accumulator, Emit
 from toolstream.reference._openai_chat import read_chunk
+from toolstream.reference._sse import Event, EventTooLargeError, SseFramer
 
 if TYPE_CHECKING:
     from toolstream._validation import CompiledTools
@@ -37,11 +40,17 @@ class Engine:
         self._on_violation = on_violation
         self._chunks_read = 0
         self._ended = False
+        self._framer: SseFramer | None = None
+        self._max_event_bytes = limits.max_event_bytes
 
     def feed(self, chunk: Any) -> list[ToolCall | InvalidToolCall]:
         """Read one chunk; return the calls it made ready."""
         if self._ended:
             raise ValueError("the stream has ended; no more chunks can be fed")
+        self._read(chunk)
+        return self._accumulator.take_ready()
+
+    def _read(self, chunk: Any) -> None:
         number = self._chunks_read
         self._chunks_read += 1
         try:
@@ -49,7 +58,6 @@ class Engine:
         finally:
             # What the chunk did before a malformed field still happened: it is reported either way.
             self._notify()
-        return self._accumulator.take_ready()
 
     def pull(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
         """Read chunks until at least one call is ready; None once ``chunks`` is exhausted."""
@@ -59,8 +67,47 @@ class Engine:
                 return ready
         return None
 
+    def feed_bytes(self, data: Any) -> list[ToolCall | InvalidToolCall]:
+        """Read raw event-stream bytes (any split); return the calls they made ready."""
+        if self._ended:
+            raise ValueError("the stream has ended; no more bytes can be fed")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"raw stream chunks must be bytes, bytearray or memoryview; got {type(data).__name__}")
+        if self._framer is None:
+            self._framer = SseFramer(self._max_event_bytes)
+        try:
+            self._framer.feed(bytes(data), self._read_event)
+        except EventTooLargeError as error:
+            raise MalformedChunkError(self._chunks_read, "", str(error)) from None
+        return self._accumulator.take_ready()
+
+    def pull_bytes(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
+        """``pull`` over an iterator of raw event-stream byte chunks."""
+        for data in chunks:
+            ready = self.feed_bytes(data)
+            if ready:
+                return ready
+        return None
+
+    def _read_event(self, event: Event) -> None:
+        """One event's data: a chunk's JSON, or nothing (``[DONE]``, a keep-alive with empty data)."""
+        data = event.data.strip(b" \t\n\r\x0c")  # ASCII whitespace, as the core trims it
+        if not data or data == b"[DONE]":
+            return
+        number = self._chunks_read
+        try:
+            chunk = json.loads(data.decode("utf-8"), parse_constant=_not_json)
+        except UnicodeDecodeError as error:
+            raise MalformedChunkError(number, "", f"the chunk is not UTF-8: {error}") from None
+        except ValueError as error:
+            raise MalformedChunkError(number, "", f"not JSON: {error}") from None
+        self._read(chunk)
+
     def end(self) -> list[ToolCall | InvalidToolCall]:
         """End the stream; return the calls only the end made ready."""
+        if self._framer is not None:
+            framer, self._framer = self._framer, None
+            framer.finish(self._read_event)
         self._ended = True
         self._accumulator.end()
         self._notify()
@@ -79,3 +126,8 @@ class Engine:
     def amend(self, call: ToolCall | InvalidToolCall) -> None:
         """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""
         self._accumulator.amend(call)
+
+
+def _not_json(constant: str) -> None:
+    """``NaN`` and ``Infinity`` are not JSON (``json.loads`` would take them)."""
+    raise ValueError(f"{constant} is not a JSON value")

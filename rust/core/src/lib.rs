@@ -5,7 +5,9 @@
 #![forbid(unsafe_code)]
 
 pub mod accumulator;
+pub mod chat_chunk;
 pub mod scanner;
+pub mod sse;
 pub mod validator;
 pub mod violation;
 

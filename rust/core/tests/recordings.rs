@@ -1,7 +1,7 @@
 //! Every `OpenAI` Chat recording in `recordings/` reassembles, through the core alone, to its expected calls.
 //!
-//! The chunks are read with `serde_json` and walked in the order `docs/semantics.md` gives ("Reading a chunk"), the
-//! same walk the Python binding does over dicts; expected values come from each recording's manifest. Calls are
+//! The `.sse` files are framed by the core's event-stream framer (fed a byte at a time) and each chunk read from its
+//! bytes by the core's chunk reader, as the raw-bytes path does; expected values come from each recording's manifest. Calls are
 //! checked against the request's tools when the manifest records them.
 
 #![expect(
@@ -15,102 +15,52 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolstream_core::{
-    Accumulator, Arguments, Config, Emit, Fragment, HandedOver, Limits, Severity, ToolChoice, ToolValidators,
-};
+use toolstream_core::chat_chunk::read_chat_chunk;
+use toolstream_core::sse::{Event, SseError, SseFramer};
+use toolstream_core::{Accumulator, Arguments, Config, Emit, HandedOver, Limits, Severity, ToolChoice, ToolValidators};
 
 fn recordings() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../recordings/openai-chat")
 }
 
-/// The `data:` payloads of an SSE body (the framing of a later issue replaces this test helper).
-fn sse_payloads(text: &str) -> Vec<String> {
-    let normalized = text.replace("\r\n", "\n").replace('\r', "\n");
-    let mut payloads = Vec::new();
-    for event in normalized.split("\n\n") {
-        let data: Vec<&str> = event
-            .lines()
-            .map(str::trim_start)
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(|value| value.strip_prefix(' ').unwrap_or(value))
+/// The JSON chunks of a recording: the events of an `.sse` file as the core frames them, the lines of a `.jsonl`.
+fn chunks(path: &Path) -> Vec<Vec<u8>> {
+    let bytes = fs::read(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    if path.extension().is_some_and(|ext| ext == "jsonl") {
+        return bytes
+            .split(|byte| *byte == b'\n')
+            .filter(|line| !line.trim_ascii().is_empty())
+            .map(<[u8]>::to_vec)
             .collect();
-        if !data.is_empty() {
-            let payload = data.join("\n");
-            if payload.trim() != "[DONE]" {
-                payloads.push(payload);
-            }
-        }
     }
-    payloads
-}
-
-fn chunks(path: &Path) -> Vec<Value> {
-    let text = fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-    let payloads: Vec<String> = if path.extension().is_some_and(|ext| ext == "jsonl") {
-        text.lines()
-            .filter(|line| !line.trim().is_empty())
-            .map(str::to_owned)
-            .collect()
-    } else {
-        sse_payloads(&text)
+    let mut framer = SseFramer::new(1 << 24);
+    let mut payloads = Vec::new();
+    let mut collect = |event: Event<'_>| -> Result<(), SseError> {
+        if event.data.trim_ascii() != b"[DONE]" {
+            payloads.push(event.data.to_vec());
+        }
+        Ok(())
     };
+    // Byte by byte: the framer must not care where reads end.
+    for byte in bytes.chunks(1) {
+        framer.feed(byte, &mut collect).expect("an event stream");
+    }
+    framer.finish(&mut collect).expect("an event stream");
     payloads
-        .iter()
-        .map(|payload| serde_json::from_str(payload).expect("a JSON chunk"))
-        .collect()
 }
 
-fn feed(accumulator: &mut Accumulator, chunk: &Value, payloads: &mut Vec<Value>) {
-    if let Some(error) = chunk.get("error").filter(|error| !error.is_null()) {
-        payloads.push(error.clone());
-        accumulator.provider_error(payloads.len() - 1, &error.to_string());
-        return;
+/// One chunk through the core's own reading of chunk bytes; arguments sent as a value get the compact text Python's
+/// `json.dumps` gives (the tests' `serde_json` keeps key order).
+fn feed(accumulator: &mut Accumulator, chunk: &[u8], payloads: &mut Vec<Value>) {
+    let mut canonical = |raw: &[u8]| -> Result<Vec<u8>, String> {
+        let value: Value = serde_json::from_slice(raw).map_err(|error| error.to_string())?;
+        Ok(value.to_string().into_bytes())
+    };
+    let extras = read_chat_chunk(accumulator, chunk, &mut canonical).expect("a well-formed chunk");
+    if let Some(error) = extras.error {
+        payloads.push(serde_json::from_slice(error).expect("JSON"));
+        accumulator.provider_error(payloads.len() - 1, &String::from_utf8_lossy(error));
     }
-    let choices = chunk
-        .get("choices")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for (position, choice) in choices.iter().enumerate() {
-        let number = choice
-            .get("index")
-            .and_then(Value::as_i64)
-            .unwrap_or(i64::try_from(position).expect("small"));
-        accumulator.touch(number);
-        if let Some(delta) = choice.get("delta").filter(|delta| delta.is_object()) {
-            for call in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
-                let function = call.get("function");
-                let raw = function
-                    .and_then(|function| function.get("arguments"))
-                    .filter(|raw| !raw.is_null());
-                let canonical = raw.filter(|raw| !raw.is_string()).map(Value::to_string);
-                let arguments = match (raw, &canonical) {
-                    (_, Some(canonical)) => Some(canonical.as_bytes()),
-                    (Some(Value::String(text)), None) => Some(text.as_bytes()),
-                    _ => None,
-                };
-                let fragment = Fragment {
-                    index: call.get("index").and_then(Value::as_i64),
-                    id: text(call.get("id")),
-                    name: text(function.and_then(|function| function.get("name"))),
-                    kind: text(call.get("type")),
-                    arguments,
-                    arguments_was_value: canonical.is_some(),
-                };
-                accumulator.fragment(number, &fragment);
-            }
-            if let Some(content) = delta.get("content").and_then(Value::as_str) {
-                accumulator.text(number, content.as_bytes());
-            }
-        }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-            accumulator.finish(number, reason.as_bytes());
-        }
-    }
-}
-
-fn text(value: Option<&Value>) -> Option<&[u8]> {
-    value.and_then(Value::as_str).map(str::as_bytes)
 }
 
 /// Sorted codes, as a manifest lists them; an error with a JSON pointer as `"TYPE_MISMATCH /celsius"`.

@@ -1,0 +1,527 @@
+//! `OpenAI` Chat Completions chunks read from their JSON bytes (a server-sent event's data) straight into the
+//! accumulator, without building a value for the chunk.
+//!
+//! The rules are those of `docs/semantics.md` ("Reading a chunk"), the same as the binding's reading of Python
+//! objects (`rust/py/input.rs`), with the same error paths and the Python type names in messages, so that bytes and
+//! the dicts decoded from them behave alike. Each container is scanned once with jiter's pull parser, recording where
+//! the fields it needs start and end (the last of a repeated key wins, `null` is absent, as in a decoded dict);
+//! everything else is skipped. Strings without escapes are borrowed from the bytes.
+
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+
+use jiter::{Jiter, JiterError, Peek};
+
+use crate::accumulator::{Accumulator, Fragment};
+
+/// A chunk without the shape of its wire format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkError {
+    /// Where in the chunk, e.g. `choices[0].delta.tool_calls[1].index` (empty for the chunk itself).
+    pub path: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// What a chunk hands over besides accumulator calls: raw JSON values the caller keeps as it wishes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChatExtras<'a> {
+    /// A provider error payload, when the chunk was an error event.
+    pub error: Option<&'a [u8]>,
+    /// The chunk's non-null usage.
+    pub usage: Option<&'a [u8]>,
+}
+
+/// The canonical text of arguments sent as a JSON value instead of a string (the caller's rule, so that it matches
+/// the text a decoded chunk would give); an error is a problem for the message.
+pub type Canonical<'c> = &'c mut dyn FnMut(&[u8]) -> Result<Vec<u8>, String>;
+
+/// Read one chunk's JSON bytes into `accumulator`.
+pub fn read_chat_chunk<'a>(
+    accumulator: &mut Accumulator,
+    data: &'a [u8],
+    canonical: Canonical<'_>,
+) -> Result<ChatExtras<'a>, ChunkError> {
+    if let Err(error) = std::str::from_utf8(data) {
+        return Err(fail(At::CHUNK, format!("the chunk is not UTF-8: {error}")));
+    }
+    let [error, choices, usage] = fields(data, ["error", "choices", "usage"], At::CHUNK, true)?;
+    if error.is_some() {
+        return Ok(ChatExtras { error, usage: None });
+    }
+    if let Some(choices) = choices {
+        let mut position = 0;
+        for_each_item(choices, At::CHOICES, &mut |choice| {
+            read_choice(accumulator, choice, position, canonical)?;
+            position += 1;
+            Ok(())
+        })?;
+    }
+    Ok(ChatExtras { error: None, usage })
+}
+
+fn read_choice(
+    accumulator: &mut Accumulator,
+    choice: &[u8],
+    position: usize,
+    canonical: Canonical<'_>,
+) -> Result<(), ChunkError> {
+    let at = |field| At::choice(position, field);
+    let [index, delta, finish_reason] = fields(choice, ["index", "delta", "finish_reason"], at(""), false)?;
+    let number = match index {
+        Some(index) => integer(index, at(".index"))?,
+        None => i64::try_from(position).unwrap_or(i64::MAX),
+    };
+    accumulator.touch(number);
+    if let Some(delta) = delta {
+        let [tool_calls, content] = fields(delta, ["tool_calls", "content"], at(".delta"), false)?;
+        if let Some(tool_calls) = tool_calls {
+            let mut call = 0;
+            for_each_item(tool_calls, at(".delta.tool_calls"), &mut |tool_call| {
+                read_tool_call(accumulator, number, tool_call, At::call(position, call, ""), canonical)?;
+                call += 1;
+                Ok(())
+            })?;
+        }
+        if let Some(content) = content {
+            accumulator.text(number, &string(content, at(".delta.content"))?);
+        }
+    }
+    if let Some(reason) = finish_reason {
+        accumulator.finish(number, &string(reason, at(".finish_reason"))?);
+    }
+    Ok(())
+}
+
+fn read_tool_call(
+    accumulator: &mut Accumulator,
+    choice: i64,
+    tool_call: &[u8],
+    at: At,
+    canonical: Canonical<'_>,
+) -> Result<(), ChunkError> {
+    let field = |name| At { field: name, ..at };
+    let [index, id, kind, function] = fields(tool_call, ["index", "id", "type", "function"], at, false)?;
+    let index = index.map(|index| integer(index, field(".index"))).transpose()?;
+    let id = id.map(|id| string(id, field(".id"))).transpose()?;
+    let kind = kind.map(|kind| string(kind, field(".type"))).transpose()?;
+    let mut name = None;
+    let mut arguments = None;
+    let mut arguments_was_value = false;
+    if let Some(function) = function {
+        let [found, raw] = fields(function, ["name", "arguments"], field(".function"), false)?;
+        if let Some(found) = found {
+            name = Some(string(found, field(".function.name"))?);
+        }
+        if let Some(raw) = raw {
+            arguments = Some(if raw.first() == Some(&b'"') {
+                string(raw, field(".function.arguments"))?
+            } else {
+                arguments_was_value = true;
+                Cow::Owned(canonical(raw).map_err(|problem| {
+                    fail(
+                        field(".function.arguments"),
+                        format!("arguments sent as a value that is not JSON: {problem}"),
+                    )
+                })?)
+            });
+        }
+    }
+    let fragment = Fragment {
+        index,
+        id: id.as_deref(),
+        name: name.as_deref(),
+        kind: kind.as_deref(),
+        arguments: arguments.as_deref(),
+        arguments_was_value,
+    };
+    accumulator.fragment(choice, &fragment);
+    Ok(())
+}
+
+/// Where a field is in its chunk, formatted only for an error message (as `rust/py/input.rs` formats it).
+#[derive(Clone, Copy)]
+struct At {
+    choice: Option<usize>,
+    call: Option<usize>,
+    field: &'static str,
+}
+
+impl At {
+    const CHUNK: Self = Self {
+        choice: None,
+        call: None,
+        field: "",
+    };
+    const CHOICES: Self = Self {
+        choice: None,
+        call: None,
+        field: "choices",
+    };
+
+    fn choice(position: usize, field: &'static str) -> Self {
+        Self {
+            choice: Some(position),
+            call: None,
+            field,
+        }
+    }
+
+    fn call(position: usize, call: usize, field: &'static str) -> Self {
+        Self {
+            choice: Some(position),
+            call: Some(call),
+            field,
+        }
+    }
+}
+
+impl fmt::Display for At {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(choice) = self.choice {
+            write!(out, "choices[{choice}]")?;
+            if let Some(call) = self.call {
+                write!(out, ".delta.tool_calls[{call}]")?;
+            }
+        }
+        out.write_str(self.field)
+    }
+}
+
+#[cold]
+fn fail(at: At, problem: String) -> ChunkError {
+    ChunkError {
+        path: at.to_string(),
+        problem,
+    }
+}
+
+#[cold]
+fn not_json(at: At, error: &JiterError) -> ChunkError {
+    fail(at, format!("not JSON: {error}"))
+}
+
+/// The Python type a decoded chunk would hold for the value starting with `raw`.
+fn type_name(raw: &[u8]) -> &'static str {
+    match raw.first() {
+        Some(b'{') => "dict",
+        Some(b'[') => "list",
+        Some(b'"') => "str",
+        Some(b't' | b'f') => "bool",
+        Some(b'n') => "NoneType",
+        _ if raw.iter().any(|byte| matches!(byte, b'.' | b'e' | b'E')) => "float",
+        _ => "int",
+    }
+}
+
+#[cold]
+fn wrong_type(raw: &[u8], at: At, expected: &str) -> ChunkError {
+    fail(at, format!("expected {expected}, got {}", type_name(raw)))
+}
+
+/// The raw values of `keys` in the object `raw` (the last of a repeated key; `null` is absent). `whole` also checks
+/// that nothing follows the object (a chunk's own bytes; a member's slice ends with its value).
+fn fields<'a, const N: usize>(
+    raw: &'a [u8],
+    keys: [&str; N],
+    at: At,
+    whole: bool,
+) -> Result<[Option<&'a [u8]>; N], ChunkError> {
+    let mut found = [None; N];
+    let mut jiter = Jiter::new(raw);
+    let peek = jiter.peek().map_err(|error| not_json(at, &error))?;
+    if peek != Peek::Object {
+        let start = jiter.current_index();
+        return Err(wrong_type(
+            raw.get(start..).unwrap_or_default(),
+            at,
+            "a mapping or an object with attributes",
+        ));
+    }
+    let mut key = jiter
+        .known_object()
+        .map_err(|error| not_json(at, &error))?
+        .map(|key| keys.iter().position(|wanted| *wanted == key));
+    while let Some(slot) = key {
+        let peek = jiter.peek().map_err(|error| not_json(at, &error))?;
+        let start = jiter.current_index();
+        jiter.known_skip(peek).map_err(|error| not_json(at, &error))?;
+        if let Some(slot) = slot.and_then(|slot| found.get_mut(slot)) {
+            *slot = (peek != Peek::Null).then(|| raw.get(start..jiter.current_index()).unwrap_or_default());
+        }
+        key = jiter
+            .next_key()
+            .map_err(|error| not_json(at, &error))?
+            .map(|key| keys.iter().position(|wanted| *wanted == key));
+    }
+    if whole {
+        jiter.finish().map_err(|error| not_json(at, &error))?;
+    }
+    Ok(found)
+}
+
+/// Calls `each` with the raw value of every item of the array `raw`.
+fn for_each_item(raw: &[u8], at: At, each: &mut dyn FnMut(&[u8]) -> Result<(), ChunkError>) -> Result<(), ChunkError> {
+    let mut jiter = Jiter::new(raw);
+    let peek = jiter.peek().map_err(|error| not_json(at, &error))?;
+    if peek != Peek::Array {
+        return Err(wrong_type(raw, at, "a list"));
+    }
+    let mut next = jiter.known_array().map_err(|error| not_json(at, &error))?;
+    while let Some(peek) = next {
+        let start = jiter.current_index();
+        jiter.known_skip(peek).map_err(|error| not_json(at, &error))?;
+        each(raw.get(start..jiter.current_index()).unwrap_or_default())?;
+        next = jiter.array_step().map_err(|error| not_json(at, &error))?;
+    }
+    Ok(())
+}
+
+/// A string value's UTF-8, borrowed when it holds no escape.
+fn string(raw: &[u8], at: At) -> Result<Cow<'_, [u8]>, ChunkError> {
+    if raw.first() != Some(&b'"') {
+        return Err(wrong_type(raw, at, "a string or null"));
+    }
+    let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
+    if !inner.contains(&b'\\') {
+        return Ok(Cow::Borrowed(inner));
+    }
+    unescape(inner).map(Cow::Owned).map_err(|problem| fail(at, problem))
+}
+
+/// The bytes of a JSON string's escaped content. A `\u` escape of a lone surrogate, which a decoded chunk holds as
+/// it is, becomes the three bytes `surrogatepass` gives it: identity fields come back as sent, and in arguments the
+/// scanner rejects them as it rejects them from a decoded chunk.
+fn unescape(inner: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(inner.len());
+    let mut bytes = inner.iter().copied();
+    while let Some(byte) = bytes.next() {
+        if byte != b'\\' {
+            out.push(byte);
+            continue;
+        }
+        let escaped = match bytes.next() {
+            Some(b'"') => b'"',
+            Some(b'\\') => b'\\',
+            Some(b'/') => b'/',
+            Some(b'b') => 0x08,
+            Some(b'f') => 0x0C,
+            Some(b'n') => b'\n',
+            Some(b'r') => b'\r',
+            Some(b't') => b'\t',
+            Some(b'u') => {
+                let mut unit = hex4(&mut bytes)?;
+                if (0xD800..0xDC00).contains(&unit) {
+                    let mut lookahead = bytes.clone();
+                    if lookahead.next() == Some(b'\\') && lookahead.next() == Some(b'u') {
+                        let low = hex4(&mut lookahead)?;
+                        if (0xDC00..0xE000).contains(&low) {
+                            bytes = lookahead;
+                            unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        }
+                    }
+                }
+                push_code_point(&mut out, unit);
+                continue;
+            }
+            _ => return Err("an invalid escape in a string".to_owned()),
+        };
+        out.push(escaped);
+    }
+    Ok(out)
+}
+
+fn hex4(bytes: &mut impl Iterator<Item = u8>) -> Result<u32, String> {
+    let mut unit = 0;
+    for _ in 0..4 {
+        let digit = bytes
+            .next()
+            .and_then(|byte| char::from(byte).to_digit(16))
+            .ok_or_else(|| "an invalid \\u escape in a string".to_owned())?;
+        unit = unit * 16 + digit;
+    }
+    Ok(unit)
+}
+
+/// UTF-8 of a code point, and of a lone surrogate the bytes Python's `surrogatepass` writes.
+fn push_code_point(out: &mut Vec<u8>, point: u32) {
+    let [_, b1, b2, b3] = point.to_be_bytes();
+    match point {
+        0..0x80 => out.push(b3),
+        0x80..0x800 => out.extend([0xC0 | (b2 << 2) | (b3 >> 6), 0x80 | (b3 & 0x3F)]),
+        0x800..0x10000 => out.extend([
+            0xE0 | (b2 >> 4),
+            0x80 | ((b2 & 0x0F) << 2) | (b3 >> 6),
+            0x80 | (b3 & 0x3F),
+        ]),
+        _ => out.extend([
+            0xF0 | (b1 >> 2),
+            0x80 | ((b1 & 0x03) << 4) | (b2 >> 4),
+            0x80 | ((b2 & 0x0F) << 2) | (b3 >> 6),
+            0x80 | (b3 & 0x3F),
+        ]),
+    }
+}
+
+fn integer(raw: &[u8], at: At) -> Result<i64, ChunkError> {
+    let is_number = raw.first().is_some_and(|byte| *byte == b'-' || byte.is_ascii_digit());
+    if !is_number || type_name(raw) != "int" {
+        return Err(wrong_type(raw, at, "an integer or null"));
+    }
+    let digits = std::str::from_utf8(raw).unwrap_or_default();
+    digits.parse::<i64>().map_err(|_| {
+        let mut problem = String::new();
+        let _ = write!(problem, "integer {digits} is out of the 64-bit range");
+        fail(at, problem)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accumulator::{Config, Emit, HandedOver, Limits, ToolChoice};
+
+    fn accumulator() -> Accumulator {
+        Accumulator::new(Config {
+            emit: Emit::CallEnd,
+            limits: Limits::default(),
+            tool_choice: ToolChoice::default(),
+            log_violations: false,
+            validators: None,
+        })
+    }
+
+    fn no_values(_: &[u8]) -> Result<Vec<u8>, String> {
+        Err("unexpected".to_owned())
+    }
+
+    fn read(stream: &mut Accumulator, chunk: &str) -> Result<(), ChunkError> {
+        read_chat_chunk(stream, chunk.as_bytes(), &mut no_values).map(|_| ())
+    }
+
+    fn calls(stream: &mut Accumulator) -> Vec<HandedOver> {
+        stream.end();
+        stream.take_ready()
+    }
+
+    #[test]
+    fn a_call_is_read_from_its_bytes() {
+        let mut stream = accumulator();
+        let head = r#"{"id": "x", "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+            {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f", "arguments": ""}}]}}]}"#;
+        read(&mut stream, head).unwrap();
+        read(
+            &mut stream,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\": \"\\u00e9\"}"}}]}}]}"#,
+        )
+        .unwrap();
+        read(
+            &mut stream,
+            r#"{"choices":[{"index":0,"delta":{"content":null},"finish_reason":"tool_calls"}],"usage":null}"#,
+        )
+        .unwrap();
+        let ready = calls(&mut stream);
+        assert_eq!(ready.len(), 1);
+        assert_eq!(ready[0].id, b"call_1");
+        assert_eq!(ready[0].arguments_json, "{\"a\": \"\\u00e9\"}".as_bytes());
+        assert!(ready[0].is_valid());
+    }
+
+    #[test]
+    fn errors_and_usage_come_back_raw() {
+        let mut stream = accumulator();
+        let extras = read_chat_chunk(
+            &mut stream,
+            br#"{"error": {"message": "m"}, "choices": 3}"#,
+            &mut no_values,
+        )
+        .unwrap();
+        assert_eq!(extras.error, Some(&br#"{"message": "m"}"#[..]));
+        let extras = read_chat_chunk(&mut stream, br#"{"choices": [], "usage": {"t": 1}}"#, &mut no_values).unwrap();
+        assert_eq!(extras.usage, Some(&br#"{"t": 1}"#[..]));
+    }
+
+    #[test]
+    fn wrong_shapes_name_the_field_and_the_python_type() {
+        let mut stream = accumulator();
+        let cases = [
+            ("[]", "", "expected a mapping or an object with attributes, got list"),
+            (r#"{"choices": {}}"#, "choices", "expected a list, got dict"),
+            (
+                r#"{"choices": [1]}"#,
+                "choices[0]",
+                "expected a mapping or an object with attributes, got int",
+            ),
+            (
+                r#"{"choices": [{"index": 1.5}]}"#,
+                "choices[0].index",
+                "expected an integer or null, got float",
+            ),
+            (
+                r#"{"choices": [{"index": true}]}"#,
+                "choices[0].index",
+                "expected an integer or null, got bool",
+            ),
+            (
+                r#"{"choices": [{"index": 99999999999999999999}]}"#,
+                "choices[0].index",
+                "integer 99999999999999999999 is out of the 64-bit range",
+            ),
+            (
+                r#"{"choices": [{"delta": {"tool_calls": [{"id": 7}]}}]}"#,
+                "choices[0].delta.tool_calls[0].id",
+                "expected a string or null, got int",
+            ),
+            (
+                r#"{"choices": [{"delta": {"content": ["a"]}}]}"#,
+                "choices[0].delta.content",
+                "expected a string or null, got list",
+            ),
+        ];
+        for (chunk, path, problem) in cases {
+            let error = read(&mut stream, chunk).unwrap_err();
+            assert_eq!(
+                (error.path.as_str(), error.problem.as_str()),
+                (path, problem),
+                "{chunk}"
+            );
+        }
+        let error = read(&mut stream, r#"{"choices": []} x"#).unwrap_err();
+        assert!(error.problem.starts_with("not JSON"), "{error:?}");
+    }
+
+    #[test]
+    fn escapes_are_decoded_and_lone_surrogates_kept_as_surrogatepass_bytes() {
+        let at = At::CHUNK;
+        let decoded = |raw: &str| string(raw.as_bytes(), at).unwrap().into_owned();
+        assert_eq!(decoded(r#""a\"\\\/\b\f\n\r\t""#), b"a\"\\/\x08\x0c\n\r\t");
+        assert_eq!(decoded(r#""\u00e9\u20ac\ud83d\ude00""#), "é€😀".as_bytes());
+        assert_eq!(decoded(r#""x\ud800y""#), b"x\xed\xa0\x80y");
+        assert_eq!(decoded(r#""\udc00\ud800""#), b"\xed\xb0\x80\xed\xa0\x80");
+        assert!(string(br#""\q""#, at).is_err());
+    }
+
+    #[test]
+    fn the_last_of_a_repeated_key_wins_and_null_is_absent() {
+        let mut stream = accumulator();
+        read(
+            &mut stream,
+            r#"{"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "a", "id": "b",
+                "function": {"name": "f", "arguments": "{}", "name": null}}]}}]}"#,
+        )
+        .unwrap();
+        let ready = calls(&mut stream);
+        assert_eq!(ready[0].id, b"b");
+        assert_eq!(ready[0].name, None);
+    }
+
+    #[test]
+    fn arguments_sent_as_a_value_go_through_the_callers_canonical_text() {
+        let mut stream = accumulator();
+        let mut canonical = |raw: &[u8]| -> Result<Vec<u8>, String> { Ok([b"<", raw, b">"].concat()) };
+        let chunk = br#"{"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": {"x": 1}}}]}}]}"#;
+        read_chat_chunk(&mut stream, chunk, &mut canonical).unwrap();
+        let ready = calls(&mut stream);
+        assert_eq!(ready[0].arguments_json, b"<{\"x\": 1}>");
+    }
+}
