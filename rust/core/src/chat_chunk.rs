@@ -239,9 +239,9 @@ fn fields<'a, const N: usize>(
         ));
     }
     let mut key = jiter
-        .known_object()
+        .next_object_bytes()
         .map_err(|error| not_json(at, &error))?
-        .map(|key| keys.iter().position(|wanted| *wanted == key));
+        .map(|key| slot_of(&keys, key));
     while let Some(slot) = key {
         let peek = jiter.peek().map_err(|error| not_json(at, &error))?;
         let start = jiter.current_index();
@@ -250,14 +250,23 @@ fn fields<'a, const N: usize>(
             *slot = (peek != Peek::Null).then(|| raw.get(start..jiter.current_index()).unwrap_or_default());
         }
         key = jiter
-            .next_key()
+            .next_key_bytes()
             .map_err(|error| not_json(at, &error))?
-            .map(|key| keys.iter().position(|wanted| *wanted == key));
+            .map(|key| slot_of(&keys, key));
     }
     if whole {
         jiter.finish().map_err(|error| not_json(at, &error))?;
     }
     Ok(found)
+}
+
+/// Which of `keys` a raw key (as written, escapes included) names: a decoded chunk would decode its escapes.
+fn slot_of(keys: &[&str], raw: &[u8]) -> Option<usize> {
+    if raw.contains(&b'\\') {
+        let decoded = unescape(raw).ok()?;
+        return keys.iter().position(|wanted| wanted.as_bytes() == decoded);
+    }
+    keys.iter().position(|wanted| wanted.as_bytes() == raw)
 }
 
 /// Calls `each` with the raw value of every item of the array `raw`.
@@ -499,6 +508,17 @@ mod tests {
         assert_eq!(decoded(r#""x\ud800y""#), b"x\xed\xa0\x80y");
         assert_eq!(decoded(r#""\udc00\ud800""#), b"\xed\xb0\x80\xed\xa0\x80");
         assert!(string(br#""\q""#, at).is_err());
+    }
+
+    #[test]
+    fn keys_are_matched_as_decoded() {
+        let mut stream = accumulator();
+        read(
+            &mut stream,
+            r#"{"ch\u006fices": [{"delta": {"tool_calls": [{"index": 0, "i\u0064": "a", "function": {"name": "f", "arguments": "{}"}}]}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(calls(&mut stream)[0].id, b"a");
     }
 
     #[test]

@@ -92,7 +92,7 @@ impl SseFramer {
                 bytes = rest;
             }
         }
-        while let Some(end) = bytes.iter().position(|&byte| byte == b'\n' || byte == b'\r') {
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) {
             let (line, rest) = bytes.split_at(end);
             let terminator = rest.first().copied();
             let mut rest = rest.get(1..).unwrap_or_default();
