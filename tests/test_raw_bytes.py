@@ -185,7 +185,28 @@ def test_bad_bytes_are_malformed_chunks_with_their_number(implementation: str) -
     with pytest.raises(TypeError, match="encode it"):
         impl.reassemble('data: {"choices": []}\n\n')
     with pytest.raises(TypeError, match="must be bytes"):
-        list(impl.reassemble(iter([good, "text"])))
+        list(impl.reassemble(iter([good, {"choices": []}])))
+
+
+@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
+@pytest.mark.parametrize("as_text", [False, True])
+@pytest.mark.parametrize("ends", ["\n", "\r\n"])
+def test_lines_without_their_ends_are_framed_too(implementation: str, as_text: bool, ends: str) -> None:
+    """httpx ``iter_lines()`` (str) and requests ``iter_lines()`` (bytes) drop the line ends; reads keep them."""
+    recording = next(r for r in RECORDINGS if r.name == "openai-chat/q9-interleaved-parallel-calls")
+    text = sse(recording.chunks()).decode().replace("\n", ends)
+    lines = text.splitlines()
+    items: list[Any] = lines if as_text else [line.encode() for line in lines]
+    for source in (iter(items), iter([b"", *items])):
+        calls = list(IMPLEMENTATIONS[implementation].reassemble(source, on_invalid="yield"))
+        expected = sorted(recording.expected["calls"], key=lambda call: (call["choice"], call["seq"]))
+        assert sorted(map(describe_call, calls), key=lambda call: (call["choice"], call["seq"])) == expected
+    one_line = IMPLEMENTATIONS[implementation].reassemble(iter(['data: {"choices": []}']), on_invalid="yield")
+    assert list(one_line) == [] and one_line.result.choices == ()
+    text_reads = [text[i : i + 9] for i in range(0, len(text), 9)]
+    assert len(list(IMPLEMENTATIONS[implementation].reassemble(iter(text_reads), on_invalid="yield"))) == len(
+        recording.expected["calls"]
+    )
 
 
 @pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
 from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
@@ -331,6 +332,77 @@ class _Outcome:
             raise StreamContractError(self.value, errors)
 
 
+_FIELD = re.compile(r" *(?:data|event|id|retry)?(?::|$)")
+
+
+def _is_raw(item: Any) -> bool:
+    """Whether a source's first item says the source is raw event-stream bytes or text, not chunks.
+
+    Bytes always are; a string is when it reads as the opening of an event stream (a field, a comment, a blank
+    line, or text with line ends), as every real stream opens. Any other string is a malformed chunk.
+    """
+    return isinstance(item, _RAW) or (
+        isinstance(item, str) and ("\n" in item or "\r" in item or _FIELD.match(item) is not None)
+    )
+
+
+class _Reads:
+    """The items of a raw source as reads with their line ends, whichever way the client cut them.
+
+    Reads of any size (httpx ``iter_bytes()``/``iter_text()``, a file) keep their line ends; line iterators
+    (httpx ``iter_lines()``, requests ``iter_lines()``) drop them. Which one a source is shows at the first item
+    holding a line end (reads) or at the first empty item (the blank line that ends every event: lines); until then
+    items are held, at most one event's worth.
+    """
+
+    __slots__ = ("held", "lines")
+
+    def __init__(self) -> None:
+        self.lines: bool | None = None
+        self.held: list[bytes] = []
+
+    def take(self, item: Any) -> list[bytes]:
+        data = _raw_bytes(item)
+        if self.lines is None:
+            if not data and not self.held:
+                return []  # an empty read before anything: no evidence either way, and nothing to frame
+            if data and b"\n" not in data and b"\r" not in data:
+                self.held.append(data)
+                return []
+            self.lines = not data
+            held, self.held = self.held, []
+            return [self._read(piece) for piece in (*held, data)]
+        return [self._read(data)]
+
+    def rest(self) -> list[bytes]:
+        """What is still held at the end: lines (a stream of one line and no blank line)."""
+        held, self.held = self.held, []
+        return [piece + b"\n" for piece in held]
+
+    def _read(self, data: bytes) -> bytes:
+        return data + b"\n" if self.lines else data
+
+
+def _raw_bytes(item: Any) -> bytes:
+    if isinstance(item, str):
+        try:
+            return item.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise TypeError(f"raw stream text holds a character UTF-8 cannot carry: {error}") from None
+    if isinstance(item, _RAW):
+        return bytes(item)
+    raise TypeError(
+        f"raw stream chunks must be bytes, bytearray, memoryview or str (as the first was); got {type(item).__name__}"
+    )
+
+
+def _raw_reads(items: Iterable[Any]) -> Iterator[bytes]:
+    reads = _Reads()
+    for item in items:
+        yield from reads.take(item)
+    yield from reads.rest()
+
+
 def _run(
     chunks: Iterator[Any], source: Any, engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> Generator[Emitted, None, None]:
@@ -339,9 +411,13 @@ def _run(
         first = next(chunks, _END)
         if first is not _END:
             rest = itertools.chain((first,), chunks)
-            pull = engine.pull_bytes if isinstance(first, _RAW) else engine.pull
-            while (calls := pull(rest)) is not None:
-                yield from _checked(calls, on_invalid, engine)
+            if _is_raw(first):
+                reads = _raw_reads(rest)
+                while (calls := engine.pull_bytes(reads)) is not None:
+                    yield from _checked(calls, on_invalid, engine)
+            else:
+                while (calls := engine.pull(rest)) is not None:
+                    yield from _checked(calls, on_invalid, engine)
         yield from _checked(engine.end(), on_invalid, engine)
         outcome.settle(engine, on_invalid)
     finally:
@@ -352,11 +428,21 @@ async def _arun(
     source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> AsyncGenerator[Emitted, None]:
     try:
-        feed: Callable[[Any], list[Emitted]] | None = None
+        reads: _Reads | None = None
+        first = True
         async for chunk in source:
-            if feed is None:  # the first item says what the source is: raw event-stream bytes, or chunks
-                feed = engine.feed_bytes if isinstance(chunk, _RAW) else engine.feed
-            for call in _checked(feed(chunk), on_invalid, engine):
+            if first:  # the first item says what the source is: raw event-stream bytes, or chunks
+                first = False
+                reads = _Reads() if _is_raw(chunk) else None
+            if reads is None:
+                for call in _checked(engine.feed(chunk), on_invalid, engine):
+                    yield call
+                continue
+            for data in reads.take(chunk):
+                for call in _checked(engine.feed_bytes(data), on_invalid, engine):
+                    yield call
+        for data in reads.rest() if reads is not None else ():
+            for call in _checked(engine.feed_bytes(data), on_invalid, engine):
                 yield call
         for call in _checked(engine.end(), on_invalid, engine):
             yield call
