@@ -21,6 +21,7 @@ from toolstream._model import (
     Violation,
     ViolationCode,
 )
+from toolstream._normalize import make_normalize
 from toolstream._validation import core_validators as _core_validators
 from toolstream._validation import make_validators
 from toolstream.errors import (
@@ -54,6 +55,7 @@ __all__ = [
     "ViolationCode",
     "__version__",
     "areassemble",
+    "normalize",
     "reassemble",
     "validate",
     "validate_many",
@@ -69,3 +71,4 @@ class Reassembler(_Reassembler):
 
 reassemble, areassemble = make_entry_points(_Engine, _core_validators)
 validate, validate_many = make_validators(_core_validators)
+normalize = make_normalize(reassemble)

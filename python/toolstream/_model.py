@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from toolstream._history import call_entry, turn
 from toolstream._tool_result import ResultFormat, tool_result
 
 __all__ = [
@@ -175,6 +176,18 @@ class ToolCall:
         """Always True: a ``ToolCall`` is valid by construction."""
         return True
 
+    def to_history(self, format: ResultFormat) -> dict[str, Any]:
+        """This call as the assistant side of a conversation records it, its id echoed exactly.
+
+        Args:
+            format: ``"openai-chat"`` (a ``tool_calls`` entry), ``"openai-responses"`` (a ``function_call`` item)
+                or ``"anthropic-messages"`` (a ``tool_use`` content block).
+
+        Returns:
+            The entry; ``StreamResult.to_history`` builds the whole assistant turn from these.
+        """
+        return call_entry(self, format)
+
 
 @dataclass(frozen=True, slots=True)
 class InvalidToolCall:
@@ -209,6 +222,15 @@ class InvalidToolCall:
     def ok(self) -> Literal[False]:
         """Always False."""
         return False
+
+    def to_history(self, format: ResultFormat) -> dict[str, Any]:
+        """This call as the assistant side of a conversation records it (see ``ToolCall.to_history``).
+
+        An invalid call is part of the turn too: its tool result (``to_tool_result``) must answer a call the provider
+        knows. Its arguments text is replayed as received (``{}`` when none came); Anthropic's ``input``, which must
+        be an object, is ``{}`` when the text was no object.
+        """
+        return call_entry(self, format)
 
     def to_tool_result(self, format: ResultFormat) -> dict[str, Any]:
         """The tool-result message that tells the model what was wrong, so it can try again on its next turn.
@@ -268,6 +290,22 @@ class StreamResult:
     text: str = ""
     violations: tuple[Violation, ...] = ()
     choices: tuple[ChoiceResult, ...] = field(default=())
+
+    def to_history(self, format: ResultFormat) -> Any:
+        """The assistant turn of the first choice, ready to append to the next request, ids echoed exactly.
+
+        Every call of that choice, valid or invalid, in the order the model opened them, with the choice's text.
+
+        Args:
+            format: ``"openai-chat"`` (one ``role: "assistant"`` message with ``content`` and ``tool_calls``),
+                ``"openai-responses"`` (a list of input items: the text as an assistant message, then one
+                ``function_call`` per call) or ``"anthropic-messages"`` (one assistant message whose content is the
+                text block and the ``tool_use`` blocks).
+
+        Returns:
+            The message (a list of items for Responses).
+        """
+        return turn(self, format)
 
     @property
     def ok(self) -> bool:

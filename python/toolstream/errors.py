@@ -76,12 +76,14 @@ class MalformedChunkError(ToolstreamError, TypeError):
     Attributes:
         chunk_number: Position of the offending chunk in the stream, from 0.
         path: Where in the chunk, e.g. ``choices[0].delta.tool_calls[1].index``.
+        problem: What is wrong there.
     """
 
     def __init__(self, chunk_number: int, path: str, problem: str) -> None:
         """Build the error naming the chunk, the field and what is wrong with it."""
         self.chunk_number = chunk_number
         self.path = path
+        self.problem = problem
         where = f" at {path}" if path else ""
         super().__init__(f"chunk {chunk_number}{where}: {problem}")
 

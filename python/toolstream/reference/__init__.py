@@ -19,6 +19,7 @@ from toolstream._model import (
     Violation,
     ViolationCode,
 )
+from toolstream._normalize import make_normalize
 from toolstream._validation import make_validators
 from toolstream.errors import (
     InvalidToolCallError,
@@ -53,6 +54,7 @@ __all__ = [
     "Violation",
     "ViolationCode",
     "areassemble",
+    "normalize",
     "reassemble",
     "validate",
     "validate_many",
@@ -68,3 +70,4 @@ class Reassembler(_Reassembler):
 
 reassemble, areassemble = make_entry_points(Engine, reference_validators)
 validate, validate_many = make_validators(reference_validators)
+normalize = make_normalize(reassemble)
