@@ -45,7 +45,7 @@ def _row(cells: Sequence[str]) -> str:
 
 
 def _reassemble(recording: Recording) -> tuple[list[toolstream.ToolCall | toolstream.InvalidToolCall], Any]:
-    stream = toolstream.reassemble(recording.chunks(), **recording.reassemble_options(), on_invalid="yield")
+    stream = toolstream.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
     calls = list(stream)
     return calls, stream.result
 
@@ -82,7 +82,7 @@ def _demo(folder: Path | None, out: TextIO) -> int:
 
 def _reassemble_file(path: Path, emit: Emit, out: TextIO) -> int:
     recording = load_recording(path)
-    stream = toolstream.reassemble(recording.chunks(), **recording.reassemble_options(), emit=emit, on_invalid="yield")
+    stream = toolstream.reassemble(recording.source(), **recording.reassemble_options(), emit=emit, on_invalid="yield")
     for call in stream:
         line: dict[str, Any] = {"seq": call.seq, "id": call.id, "name": call.name, "arguments": call.arguments}
         line["ok"] = call.ok

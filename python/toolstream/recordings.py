@@ -182,6 +182,14 @@ class Recording:
     format: str
     manifest: dict[str, Any] = field(repr=False, hash=False)
 
+    def source(self) -> Any:
+        """What ``reassemble`` reads for this recording.
+
+        Returns:
+            An ``.sse`` file's raw bytes (the fast path, framed and parsed in Rust); a ``.jsonl`` file's chunks.
+        """
+        return self.read_bytes() if self.path.suffix == ".sse" else self.chunks()
+
     @property
     def manifest_path(self) -> Path:
         """The manifest file next to the data file."""
