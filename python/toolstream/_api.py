@@ -1,218 +1,34 @@
 """The public entry points, written once over an engine: the Rust core's or the pure-Python reference's.
 
-An engine reads chunks and hands over calls; this module adds what both implementations share and that is
-not reassembly: argument checking, ``on_invalid``, closing the source when the consumer stops early, and the
-sync/async iteration protocols.
+An engine (``_protocol``) reads chunks and hands over calls; this module adds what both implementations share and
+that is not reassembly: argument checking, ``on_invalid``, the sync/async iteration protocols, and, from their own
+modules, reading sources (``_sources``: chunks or raw bytes, closed when the consumer stops early) and the
+``repair=`` hook (``_repair``).
 """
 
 from __future__ import annotations
 
-import io
 import itertools
-import json
-import re
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterable,
-    AsyncIterator,
-    Callable,
-    Generator,
-    Iterable,
-    Iterator,
-    Mapping,
-)
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Generator, Iterable, Iterator
 from types import TracebackType
-from typing import Any, Literal, Protocol, cast
+from typing import Any, cast
 
-from toolstream._choice import ToolChoice, parse_tool_choice
-from toolstream._model import (
-    VIOLATION_TABLE,
-    InvalidToolCall,
-    Limits,
-    Severity,
-    StreamResult,
-    ToolCall,
-    Violation,
-    ViolationCode,
-)
-from toolstream._validation import CompiledTools, CompileTools
+from toolstream._choice import parse_tool_choice
+from toolstream._model import InvalidToolCall, Limits, Severity, StreamResult, Violation
+from toolstream._protocol import Emit, Emitted, Engine, EngineFactory, OnInvalid, OnViolation
+from toolstream._repair import Repair, Repairing
+from toolstream._sources import RAW, RawReads, aclose_source, chunks_of, close_source, is_raw, raw_reads
+from toolstream._validation import CompileTools
 from toolstream.errors import InvalidToolCallError, StreamContractError
 from toolstream.registry import ToolRegistry
 
 __all__ = ["AsyncToolCallStream", "Emit", "EngineFactory", "OnInvalid", "Reassembler", "ToolCallStream"]
-
-Emit = Literal["complete", "call_end", "stream_end"]
-OnInvalid = Literal["raise", "yield"]
-Emitted = ToolCall | InvalidToolCall
-OnViolation = Callable[[Violation], object]
-Repair = Callable[[InvalidToolCall], Mapping[str, Any] | None]
-
-#: What a repair hook may fix: arguments the model finished but got wrong. A call cut short (``TRUNCATED``,
-#: ``STREAM_CUT``), over a limit, or without a declared name is not repaired: completing it would be inventing it.
-_REPAIRABLE = frozenset(
-    {
-        ViolationCode.INVALID_JSON,
-        ViolationCode.TRAILING_DATA,
-        ViolationCode.ARGUMENTS_NOT_OBJECT,
-        ViolationCode.MISSING_REQUIRED_ARGUMENT,
-        ViolationCode.UNEXPECTED_ARGUMENT,
-        ViolationCode.TYPE_MISMATCH,
-        ViolationCode.ENUM_OUT_OF_RANGE,
-        ViolationCode.CONSTRAINT_VIOLATION,
-    }
-)
 
 _EMIT_POLICIES = ("complete", "call_end", "stream_end")
 _END = object()
 # Built once: constructing the frozen defaults per stream was a measurable share of a short stream's cost.
 _DEFAULT_LIMITS = Limits()
 _ON_INVALID = ("raise", "yield")
-
-
-class Engine(Protocol):
-    """What the Rust core and the reference both provide."""
-
-    def feed(self, chunk: Any) -> list[Emitted]:
-        """Read one chunk; return the calls it made ready."""
-        ...
-
-    def pull(self, chunks: Iterator[Any]) -> list[Emitted] | None:
-        """Read chunks until at least one call is ready; None once ``chunks`` is exhausted."""
-        ...
-
-    def feed_bytes(self, data: Any) -> list[Emitted]:
-        """Read raw event-stream bytes; return the calls they made ready."""
-        ...
-
-    def pull_bytes(self, chunks: Iterator[Any]) -> list[Emitted] | None:
-        """``pull`` over raw event-stream byte chunks."""
-        ...
-
-    def end(self) -> list[Emitted]:
-        """End the stream; return the calls that only the end made ready."""
-        ...
-
-    def result(self) -> StreamResult:
-        """The result so far."""
-        ...
-
-    def amend(self, call: Emitted) -> None:
-        """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""
-        ...
-
-
-class EngineFactory(Protocol):
-    """Builds an engine for one stream."""
-
-    def __call__(
-        self,
-        *,
-        tool_choice: ToolChoice,
-        emit: Emit,
-        limits: Limits,
-        on_violation: OnViolation | None,
-        validators: Any,
-    ) -> Engine:
-        """Build the engine; ``validators`` is its own implementation's ``CompiledTools``, or None."""
-        ...
-
-
-class _Repairing:
-    """An engine whose invalid calls first go through the user's ``repair`` hook (``reassemble(repair=...)``).
-
-    A proposal is re-validated; only one that passes replaces the call, as a ``ToolCall`` carrying ``REPAIRED``
-    (with the original text and errors in its data). A proposal that still fails is discarded: the call stays as
-    the model sent it, so the model is told about its own mistakes.
-    """
-
-    def __init__(
-        self, engine: Engine, repair: Repair, validators: CompiledTools, on_violation: OnViolation | None
-    ) -> None:
-        self._engine = engine
-        self._repair = repair
-        self._validators = validators
-        self._on_violation = on_violation
-
-    def feed(self, chunk: Any) -> list[Emitted]:
-        return self._repaired(self._engine.feed(chunk))
-
-    def pull(self, chunks: Iterator[Any]) -> list[Emitted] | None:
-        calls = self._engine.pull(chunks)
-        return None if calls is None else self._repaired(calls)
-
-    def feed_bytes(self, data: Any) -> list[Emitted]:
-        return self._repaired(self._engine.feed_bytes(data))
-
-    def pull_bytes(self, chunks: Iterator[Any]) -> list[Emitted] | None:
-        calls = self._engine.pull_bytes(chunks)
-        return None if calls is None else self._repaired(calls)
-
-    def end(self) -> list[Emitted]:
-        return self._repaired(self._engine.end())
-
-    def result(self) -> StreamResult:
-        return self._engine.result()
-
-    def amend(self, call: Emitted) -> None:
-        self._engine.amend(call)
-
-    def _repaired(self, calls: list[Emitted]) -> list[Emitted]:
-        return [self._attempt(call) if isinstance(call, InvalidToolCall) else call for call in calls]
-
-    def _attempt(self, call: InvalidToolCall) -> Emitted:
-        name = call.name
-        if name is None or self._validators.fingerprint(name) is None:
-            return call
-        if any(error.code not in _REPAIRABLE for error in call.errors):
-            return call
-        proposal = self._repair(call)
-        if proposal is None:
-            return call
-        if not isinstance(proposal, Mapping):
-            raise TypeError(
-                f"repair must return the corrected arguments as a dict, or None to leave the call invalid; got "
-                f"{type(proposal).__name__} for call seq={call.seq} id={call.id!r}"
-            )
-        try:
-            text = json.dumps(dict(proposal), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-        except (TypeError, ValueError) as error:
-            raise TypeError(f"repair returned arguments that are not JSON for call id={call.id!r}: {error}") from None
-        if self._validators.validate(name, text):
-            return call
-        _, severity, recoverable = VIOLATION_TABLE[ViolationCode.REPAIRED]
-        fixed = ", ".join(
-            f"{error.code.value} at {error.path}" if error.path else error.code.value for error in call.errors
-        )
-        repaired = Violation(
-            ViolationCode.REPAIRED,
-            f"the repair hook replaced the arguments, which then validated; the model's arguments had: {fixed}",
-            severity,
-            call.choice,
-            call.seq,
-            call.index,
-            recoverable=recoverable,
-            data={
-                "original_arguments_json": call.arguments_json,
-                "errors": [
-                    {"code": error.code.value, "path": error.path, "message": error.message} for error in call.errors
-                ],
-            },
-        )
-        amended = ToolCall(
-            call.id,
-            name,
-            json.loads(text),
-            text,
-            call.seq,
-            call.index,
-            call.choice,
-            (*call.violations, repaired),
-            self._validators.fingerprint(name),
-        )
-        self._engine.amend(amended)
-        if self._on_violation is not None:
-            self._on_violation(repaired)
-        return amended
 
 
 class _Options:
@@ -261,7 +77,7 @@ class _Options:
             validators=validators,
         )
         if self.repair is not None and validators is not None:
-            return _Repairing(engine, self.repair, validators, self.on_violation)
+            return Repairing(engine, self.repair, validators, self.on_violation)
         return engine
 
 
@@ -286,32 +102,6 @@ def _contract_errors(result: StreamResult) -> tuple[Violation, ...]:
     return tuple(v for v in result.violations if v.severity is Severity.ERROR)
 
 
-_RAW = (bytes, bytearray, memoryview)
-_BLOCK = 1 << 16  # bytes read at a time from a binary file
-
-
-def _chunks_of(source: Any) -> Iterator[Any]:
-    """The items of a source: its chunks, or byte chunks of raw stream bytes (one blob, a binary file)."""
-    if isinstance(source, _RAW):
-        return iter((source,))
-    if isinstance(source, (str, dict)):
-        hint = " (encode it: raw stream bytes are read as bytes)" if isinstance(source, str) else ""
-        raise TypeError(
-            "source must be an iterable of chunks (dicts or SDK chunk objects), an SDK stream, or raw event-stream "
-            f"bytes (one bytes object, an iterable of bytes, a binary file); got a single {type(source).__name__}"
-            + hint
-        )
-    if isinstance(source, io.IOBase) and not isinstance(source, io.TextIOBase):
-        return iter(lambda: source.read(_BLOCK), b"")
-    try:
-        return iter(source)
-    except TypeError:
-        raise TypeError(
-            "source must be an iterable of chunks (dicts or SDK chunk objects), an SDK stream, or raw event-stream "
-            f"bytes; got {type(source).__name__}"
-        ) from None
-
-
 class _Outcome:
     """Where a stream's generator leaves its result, so the generator needs no reference to its stream."""
 
@@ -332,77 +122,6 @@ class _Outcome:
             raise StreamContractError(self.value, errors)
 
 
-_FIELD = re.compile(r" *(?:data|event|id|retry)?(?::|$)")
-
-
-def _is_raw(item: Any) -> bool:
-    """Whether a source's first item says the source is raw event-stream bytes or text, not chunks.
-
-    Bytes always are; a string is when it reads as the opening of an event stream (a field, a comment, a blank
-    line, or text with line ends), as every real stream opens. Any other string is a malformed chunk.
-    """
-    return isinstance(item, _RAW) or (
-        isinstance(item, str) and ("\n" in item or "\r" in item or _FIELD.match(item) is not None)
-    )
-
-
-class _Reads:
-    """The items of a raw source as reads with their line ends, whichever way the client cut them.
-
-    Reads of any size (httpx ``iter_bytes()``/``iter_text()``, a file) keep their line ends; line iterators
-    (httpx ``iter_lines()``, requests ``iter_lines()``) drop them. Which one a source is shows at the first item
-    holding a line end (reads) or at the first empty item (the blank line that ends every event: lines); until then
-    items are held, at most one event's worth.
-    """
-
-    __slots__ = ("held", "lines")
-
-    def __init__(self) -> None:
-        self.lines: bool | None = None
-        self.held: list[bytes] = []
-
-    def take(self, item: Any) -> list[bytes]:
-        data = _raw_bytes(item)
-        if self.lines is None:
-            if not data and not self.held:
-                return []  # an empty read before anything: no evidence either way, and nothing to frame
-            if data and b"\n" not in data and b"\r" not in data:
-                self.held.append(data)
-                return []
-            self.lines = not data
-            held, self.held = self.held, []
-            return [self._read(piece) for piece in (*held, data)]
-        return [self._read(data)]
-
-    def rest(self) -> list[bytes]:
-        """What is still held at the end: lines (a stream of one line and no blank line)."""
-        held, self.held = self.held, []
-        return [piece + b"\n" for piece in held]
-
-    def _read(self, data: bytes) -> bytes:
-        return data + b"\n" if self.lines else data
-
-
-def _raw_bytes(item: Any) -> bytes:
-    if isinstance(item, str):
-        try:
-            return item.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise TypeError(f"raw stream text holds a character UTF-8 cannot carry: {error}") from None
-    if isinstance(item, _RAW):
-        return bytes(item)
-    raise TypeError(
-        f"raw stream chunks must be bytes, bytearray, memoryview or str (as the first was); got {type(item).__name__}"
-    )
-
-
-def _raw_reads(items: Iterable[Any]) -> Iterator[bytes]:
-    reads = _Reads()
-    for item in items:
-        yield from reads.take(item)
-    yield from reads.rest()
-
-
 def _run(
     chunks: Iterator[Any], source: Any, engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> Generator[Emitted, None, None]:
@@ -411,8 +130,8 @@ def _run(
         first = next(chunks, _END)
         if first is not _END:
             rest = itertools.chain((first,), chunks)
-            if _is_raw(first):
-                reads = _raw_reads(rest)
+            if is_raw(first):
+                reads = raw_reads(rest)
                 while (calls := engine.pull_bytes(reads)) is not None:
                     yield from _checked(calls, on_invalid, engine)
             else:
@@ -421,19 +140,19 @@ def _run(
         yield from _checked(engine.end(), on_invalid, engine)
         outcome.settle(engine, on_invalid)
     finally:
-        _close_source(source)
+        close_source(source)
 
 
 async def _arun(
     source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> AsyncGenerator[Emitted, None]:
     try:
-        reads: _Reads | None = None
+        reads: RawReads | None = None
         first = True
         async for chunk in source:
             if first:  # the first item says what the source is: raw event-stream bytes, or chunks
                 first = False
-                reads = _Reads() if _is_raw(chunk) else None
+                reads = RawReads() if is_raw(chunk) else None
             if reads is None:
                 for call in _checked(engine.feed(chunk), on_invalid, engine):
                     yield call
@@ -448,7 +167,7 @@ async def _arun(
             yield call
         outcome.settle(engine, on_invalid)
     finally:
-        await _aclose_source(source)
+        await aclose_source(source)
 
 
 class ToolCallStream(Iterator[Emitted]):
@@ -461,7 +180,7 @@ class ToolCallStream(Iterator[Emitted]):
 
     def __init__(self, source: Iterable[Any], engine: Engine, on_invalid: str) -> None:
         """Wrap an engine around a source of chunks (use ``toolstream.reassemble`` rather than this)."""
-        self._chunks = _chunks_of(source)
+        self._chunks = chunks_of(source)
         self._outcome = _Outcome()
         # The generator must not refer to self: a cycle would keep the source open until the cyclic GC runs,
         # instead of closing it the moment the consumer drops the stream (``break``).
@@ -500,7 +219,7 @@ class AsyncToolCallStream(AsyncIterator[Emitted]):
 
     def __init__(self, source: AsyncIterable[Any], engine: Engine, on_invalid: str) -> None:
         """Wrap an engine around an async source of chunks (use ``toolstream.areassemble`` rather than this)."""
-        if isinstance(source, (*_RAW, str, dict)) or not hasattr(source, "__aiter__"):
+        if isinstance(source, (*RAW, str, dict)) or not hasattr(source, "__aiter__"):
             raise TypeError(f"source must be an async iterable of chunks; got {type(source).__name__}")
         self._outcome = _Outcome()
         self._calls = _arun(source, engine, on_invalid, self._outcome)
@@ -531,20 +250,6 @@ class AsyncToolCallStream(AsyncIterator[Emitted]):
     ) -> None:
         """Close the source."""
         await self.aclose()
-
-
-def _close_source(source: Any) -> None:
-    close = getattr(source, "close", None)
-    if callable(close):
-        close()
-
-
-async def _aclose_source(source: Any) -> None:
-    close = getattr(source, "aclose", None) or getattr(source, "close", None)
-    if callable(close):
-        outcome = close()
-        if hasattr(outcome, "__await__"):
-            await outcome
 
 
 class Reassembler:
