@@ -10,7 +10,10 @@ breakdown of where its time goes. Then validation (issue 3, item 7): the contend
 ``validation_data.CONTENDERS`` on 100,000 calls as JSON text against the BFCL schemas (round-robin over whole
 batches; ``json+jsonschema`` best of 3, without warm-up runs), what ``tools=`` adds to ``reassemble`` in each grid
 cell (plain and validating runs timed round-robin on the same stream), and a breakdown of the core's validation
-time. Every target of the issue is checked and every miss flagged.
+time. Then raw event-stream bytes (issue 4, item 8): the contenders of ``sse_data.CONTENDERS`` on every grid cell
+rendered as OpenAI's SSE bytes in 64 KiB reads (round-robin as above; ``reference-bytes`` and ``openai-sdk-bytes``
+best of 3, runs of over 1 s without warm-up runs), linearity from 0.33 MB to 166 MB of SSE, and a breakdown of
+``core-bytes``' time. Every target of the issue is checked and every miss flagged.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ if str(BENCHES) not in sys.path:
 
 import grid  # noqa: E402
 import memory  # noqa: E402
+import sse_data  # noqa: E402
 import validation_data  # noqa: E402
 from implementations import IMPLEMENTATIONS, check, floor  # noqa: E402
 
@@ -53,6 +57,10 @@ MEMORY = 2.0  # "at most about twice the argument bytes in flight"
 CORE_OVER_JSONSCHEMA_RS = 3.0  # core vs orjson.loads + jsonschema-rs, 100,000 calls as JSON text
 CORE_OVER_JSONSCHEMA = 30.0  # core vs json.loads + jsonschema
 TOOLS_OVERHEAD = 0.25  # what tools= (validation) may add to reassemble, in every grid cell
+# Issue 4, item 8 (raw event-stream bytes).
+BYTES_OVER_ORJSON_LINES = 0.1  # core-bytes at most this share of orjson.loads-ing each data line
+ACCUMULATOR_OVER_BYTES = 10.0  # orjson-accumulator / core-bytes
+OPENAI_OVER_BYTES = 500.0  # openai-sdk-bytes / core-bytes
 
 
 # --- the build ---------------------------------------------------------------------------------------------------
@@ -418,6 +426,188 @@ def validation_report(
             say(f"| {label} | {calls:,} | {ns:,.0f} |")
 
 
+# --- raw event-stream bytes (issue 4, item 8) ------------------------------------------------------------------------
+
+
+def time_bytes(stream: grid.Stream, rounds: int, budget: float) -> dict[str, float]:
+    """Best time of each contender of ``sse_data.CONTENDERS`` on one stream's bytes (the quadratic where it runs)."""
+    names = [
+        name
+        for name in sse_data.CONTENDERS
+        if name not in sse_data.QUADRATIC or sse_data.skip_reason(name, stream.cell) is None
+    ]
+    for name in names:
+        sse_data.prepare(name, stream)
+    runs: dict[str, Callable[[], object]] = {
+        name: (lambda run=sse_data.CONTENDERS[name]: run(stream)) for name in names
+    }
+
+    def check_result(name: str, result: Any) -> None:
+        sse_data.check(name, stream, result)
+
+    return time_runs(runs, check_result, rounds, budget, slow=sse_data.SLOW_CONTENDERS, cold_over=1.0)
+
+
+def bytes_breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
+    """ns per chunk of the floor, its parts and the ways the core reads the same stream, on one cell."""
+    import orjson
+
+    import toolstream
+    from toolstream import _core
+
+    floor_lines = sse_data.orjson_lines
+    stream = grid.stream(cell)
+    reads = sse_data.sse(stream).reads
+    whole = b"".join(reads)
+    lines = [line[6:] for line in whole.split(b"\n") if line.startswith(b"data: {")]
+    bare = sse_data.render(stream, drop=sse_data.ENVELOPE).reads
+
+    def loads_only() -> None:
+        loads = orjson.loads
+        for line in lines:
+            loads(line)
+
+    def split_only() -> int:
+        rest = b""
+        count = 0
+        for read in reads:
+            parts = (rest + read).split(b"\n")
+            rest = parts.pop()
+            count += len(parts)
+        return count
+
+    def bytes_of(source: Any) -> Callable[[], object]:
+        return lambda: list(toolstream.reassemble(iter(source)))
+
+    ways: list[tuple[str, Callable[[], object]]] = [
+        ("orjson-lines (the floor: split into lines, `orjson.loads` each data line)", lambda: floor_lines(reads)),
+        ("the floor's line splitting alone", split_only),
+        ("`orjson.loads` of each data line alone (lines split beforehand, untimed)", loads_only),
+        ("core-bytes (`toolstream.reassemble` over the 64 KiB reads)", bytes_of(reads)),
+        ("core-bytes over one `bytes` object of the whole stream", bytes_of((whole,))),
+        (
+            f"core-bytes on the same stream with the envelope left out ({', '.join(sse_data.ENVELOPE)}; "
+            f"{1 - sum(map(len, bare)) / len(whole):.0%} fewer bytes)",
+            bytes_of(bare),
+        ),
+        ("`_core.frame_sse` (framing alone, but two `bytes` objects built per event)", lambda: _core.frame_sse(reads)),
+        (
+            "core on the same chunks already decoded (`reassemble(stream.feed())`, the warm dict feed)",
+            lambda: list(toolstream.reassemble(stream.feed())),
+        ),
+    ]
+    for source in (reads, (whole,), bare):  # the core's variants give the ground truth
+        sse_data.check("core-bytes", stream, bytes_of(source)())
+    assert floor_lines(reads)[0] == stream.chunk_count
+    gc.collect()
+    gc.freeze()
+    best = {label: float("inf") for label, _ in ways}
+    for _ in range(rounds):
+        for label, run in ways:
+            best[label] = min(best[label], _timed(run, 1))
+    return [(label, best[label] / stream.chunk_count * 1e9) for label, _ in ways]
+
+
+def bytes_report(say: Callable[[str], None], target: Callable[[bool, str], None], rounds: int, budget: float) -> None:
+    """The raw-bytes section: contenders on every grid cell's SSE bytes, linearity, where core-bytes' time goes."""
+    progress = sys.stderr
+    results: dict[grid.Cell, dict[str, float]] = {}
+    sizes: dict[grid.Cell, int] = {}
+    for cell in grid.GRID:
+        stream = grid.stream(cell)
+        sizes[cell] = sse_data.sse(stream).size
+        print(f"timing raw bytes on {cell.id} ({sizes[cell] / 1e6:.1f} MB of SSE)", file=progress, flush=True)
+        results[cell] = time_bytes(stream, rounds, budget)
+
+    def ratio(cell: grid.Cell, numerator: str, denominator: str) -> float | None:
+        return _ratio(results[cell].get(numerator), results[cell].get(denominator))
+
+    say("")
+    say("Raw event-stream bytes")
+    say("")
+    say(
+        f"Every grid cell's stream as OpenAI sends it (`sse_data`: `data: <compact JSON>` per chunk, then "
+        f"`data: [DONE]`), in reads of {sse_data.READ // 1024} KiB; each contender consumes the reads and its result "
+        "is checked against the ground truth. orjson-lines splits the reads into lines and `orjson.loads` each data "
+        "line, nothing else (the floor the targets are relative to); orjson-accumulator adds a hand-written "
+        "accumulator; openai-sdk-bytes is `openai.Stream` over the bytes into `ChatCompletionStreamState` (quadratic, "
+        f"run where one run takes under ~2 s). MB = 10^6 bytes."
+    )
+    say("")
+    say(
+        f"| cell | MB of SSE | core-bytes MB/s | core-bytes/orjson-lines (≤ {BYTES_OVER_ORJSON_LINES}) "
+        f"| orjson-accumulator/core-bytes (≥ {ACCUMULATOR_OVER_BYTES:.0f}) "
+        f"| openai-sdk-bytes/core-bytes (≥ {OPENAI_OVER_BYTES:.0f}) | reference-bytes/core-bytes |"
+    )
+    say("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for cell in grid.GRID:
+        megabytes = sizes[cell] / 1e6
+        say(
+            f"| {cell.id} | {megabytes:.2f} | {megabytes / results[cell]['core-bytes']:.0f} "
+            f"| {_fmt(ratio(cell, 'core-bytes', 'orjson-lines'), f'<={BYTES_OVER_ORJSON_LINES}')} "
+            f"| {_fmt(ratio(cell, 'orjson-accumulator', 'core-bytes'), f'>={ACCUMULATOR_OVER_BYTES}')} "
+            f"| {_fmt(ratio(cell, 'openai-sdk-bytes', 'core-bytes'), f'>={OPENAI_OVER_BYTES}')} "
+            f"| {_fmt(ratio(cell, 'reference-bytes', 'core-bytes'))} |"
+        )
+
+    def column(numerator: str, denominator: str) -> dict[grid.Cell, float]:
+        values = {cell: ratio(cell, numerator, denominator) for cell in grid.GRID}
+        return {cell: value for cell, value in values.items() if value is not None}
+
+    say("")
+    floor = column("core-bytes", "orjson-lines")
+    worst = max(floor, key=floor.__getitem__)
+    target(
+        floor[worst] <= BYTES_OVER_ORJSON_LINES,
+        f"core-bytes/orjson-lines at most {BYTES_OVER_ORJSON_LINES} in every cell: worst {floor[worst]:.2f} "
+        f"({worst.id}), median {statistics.median(floor.values()):.2f}; core-bytes at "
+        f"{min(sizes[c] / results[c]['core-bytes'] for c in grid.GRID) / 1e6:.0f} to "
+        f"{max(sizes[c] / results[c]['core-bytes'] for c in grid.GRID) / 1e6:.0f} MB/s",
+    )
+    accumulator = column("orjson-accumulator", "core-bytes")
+    target(
+        min(accumulator.values()) >= ACCUMULATOR_OVER_BYTES,
+        f"orjson-accumulator/core-bytes at least {ACCUMULATOR_OVER_BYTES:.0f} in every cell: "
+        f"{min(accumulator.values()):.2f} to {max(accumulator.values()):.2f}",
+    )
+    openai = column("openai-sdk-bytes", "core-bytes")
+    target(
+        min(openai.values()) >= OPENAI_OVER_BYTES,
+        f"openai-sdk-bytes/core-bytes at least {OPENAI_OVER_BYTES:.0f} (on the {len(openai)} cells it runs on): "
+        f"{min(openai.values()):.0f} to {max(openai.values()):.0f}",
+    )
+
+    # Linearity: per-byte time of one call at 4 KiB and at 2 MiB of arguments, in the same run.
+    print("timing raw-bytes linearity (1 call, 4 KiB and 2 MiB)", file=progress, flush=True)
+    per_byte = {}
+    for size, rounds_here in ((4 * 1024, 7), (2 * MIB, 5)):
+        cell = grid.Cell(1, size, "sequential")
+        stream = grid.stream(cell) if size <= 64 * 1024 else grid.make_stream(cell)
+        runs: dict[str, Callable[[], object]] = {"core-bytes": lambda stream=stream: sse_data.run_core_bytes(stream)}
+        best = time_runs(
+            runs, lambda name, result, stream=stream: sse_data.check(name, stream, result), rounds_here, 3.0
+        )
+        per_byte[size] = (best["core-bytes"] / sse_data.sse(stream).size, sse_data.sse(stream).size)
+    linearity = per_byte[2 * MIB][0] / per_byte[4 * 1024][0]
+    target(
+        linearity <= LINEARITY,
+        f"core-bytes linear in bytes: per-byte time at 1x2MiB-seq ({per_byte[2 * MIB][1] / 1e6:.0f} MB of SSE) / at "
+        f"1x4KiB-seq ({per_byte[4 * 1024][1] / 1e6:.2f} MB) = {linearity:.2f} (≤ {LINEARITY})",
+    )
+
+    print("breaking down core-bytes' time", file=progress, flush=True)
+    cell = grid.Cell(1, 64 * 1024, "sequential")
+    ways = bytes_breakdown(cell, rounds=7)
+    floor_ns = ways[0][1]
+    say("")
+    say(f"Where core-bytes' time goes ({cell.id}, ns per chunk, best of 7):")
+    say("")
+    say("| way | ns/chunk | / orjson-lines |")
+    say("| --- | ---: | ---: |")
+    for label, ns in ways:
+        say(f"| {label} | {ns:,.0f} | {ns / floor_ns:.2f} |")
+
+
 # --- the report --------------------------------------------------------------------------------------------------
 
 
@@ -578,6 +768,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"| {label} | {ratio:.2f} |")
 
     validation_report(options, say, target)
+    bytes_report(say, target, options.rounds, options.budget)
 
     after = build_info()
     say("")

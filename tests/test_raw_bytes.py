@@ -93,8 +93,9 @@ def outcome(module: ModuleType, source: Any) -> dict[str, Any]:
 
 
 def jsonable(chunks: list[Any]) -> bool:
+    """Whether the chunks can travel as JSON text (NaN and infinities cannot: they are not JSON)."""
     try:
-        json.dumps(chunks)
+        json.dumps(chunks, allow_nan=False)
     except (TypeError, ValueError):
         return False
     return True
@@ -178,6 +179,10 @@ def test_bad_bytes_are_malformed_chunks_with_their_number(implementation: str) -
     with pytest.raises(MalformedChunkError) as raised:
         list(impl.reassemble(good + b"data: {not json\n\n"))
     assert (raised.value.chunk_number, raised.value.path) == (1, "")
+    for constant in (b"NaN", b"Infinity", b"-Infinity"):  # json.loads takes them; they are not JSON
+        with pytest.raises(MalformedChunkError, match="not JSON") as raised:
+            list(impl.reassemble(b'data: {"choices": ' + constant + b"}\n\n"))
+        assert (raised.value.chunk_number, raised.value.path) == (0, "")
     with pytest.raises(MalformedChunkError, match="not UTF-8"):
         list(impl.reassemble(good + b'data: {"choices": [], "x": "\xff"}\n\n'))
     with pytest.raises(MalformedChunkError, match="max_event_bytes"):
