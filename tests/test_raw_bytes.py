@@ -117,8 +117,8 @@ def test_bytes_reassemble_as_their_chunks(case: Any, rng: random.Random) -> None
 
 @given(junk_streams(), st.randoms(use_true_random=False))
 def test_malformed_chunks_fail_alike_as_bytes(chunks: list[Any], rng: random.Random) -> None:
-    if not jsonable(chunks):
-        return
+    if not jsonable(chunks) or (chunks and isinstance(chunks[0], str)):
+        return  # a string first is read as raw event-stream text when it looks like one: not a chunk source
     chunks = json.loads(json.dumps(chunks))
     expected = outcome(toolstream, chunks)
     for module in (toolstream, reference):
@@ -212,6 +212,25 @@ def test_lines_without_their_ends_are_framed_too(implementation: str, as_text: b
     assert len(list(IMPLEMENTATIONS[implementation].reassemble(iter(text_reads), on_invalid="yield"))) == len(
         recording.expected["calls"]
     )
+
+
+@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
+def test_calls_ready_before_a_malformed_event_of_the_same_read_come_out_first(implementation: str) -> None:
+    """As a chunk source yields the calls before the chunk that raises, whatever events share a read."""
+    impl = IMPLEMENTATIONS[implementation]
+    call = {"index": 0, "id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": "tool_calls"}]}, None]
+    data = sse(chunks)
+    for source in (data, iter([data]), io.BytesIO(data)):
+        stream = impl.reassemble(source, on_invalid="yield")
+        assert next(stream).id == "a"
+        with pytest.raises(MalformedChunkError) as raised:
+            next(stream)
+        assert raised.value.chunk_number == 1
+    machine = impl.Reassembler(on_invalid="yield")
+    assert [c.id for c in machine.feed_bytes(data)] == ["a"]
+    with pytest.raises(MalformedChunkError):
+        machine.finish()
 
 
 @pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))

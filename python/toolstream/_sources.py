@@ -35,14 +35,14 @@ def chunks_of(source: Any) -> Iterator[Any]:
         ) from None
 
 
-_FIELD = re.compile(r" *(?:data|event|id|retry)?(?::|$)")
+_FIELD = re.compile(r" *(?:(?:data|event|id|retry)(?::|$)|:)")
 
 
 def is_raw(item: Any) -> bool:
     """Whether a source's first item says the source is raw event-stream bytes or text, not chunks.
 
-    Bytes always are; a string is when it reads as the opening of an event stream (a field, a comment, a blank
-    line, or text with line ends), as every real stream opens. Any other string is a malformed chunk.
+    Bytes always are; a string is when it reads as the opening of an event stream (a field or a comment, or text
+    with line ends), as every real stream opens. Any other string, the empty one too, is a malformed chunk.
     """
     return isinstance(item, RAW) or (
         isinstance(item, str) and ("\n" in item or "\r" in item or _FIELD.match(item) is not None)

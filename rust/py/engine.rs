@@ -32,6 +32,9 @@ pub(crate) struct Engine {
     // Raw stream bytes: the framer, made on the first bytes, and its limit.
     framer: Option<SseFramer>,
     max_event_bytes: usize,
+    // A read's malformed event, held back while the calls its earlier events made ready are handed over: raised by
+    // the next call, as a chunk source raises at the chunk after handing over the calls before it.
+    deferred: Option<PyErr>,
 }
 
 struct HandedOverCall {
@@ -85,6 +88,7 @@ impl Engine {
             validators,
             framer: None,
             max_event_bytes,
+            deferred: None,
         })
     }
 
@@ -110,7 +114,8 @@ impl Engine {
 
     /// Read raw event-stream bytes (any split); return the calls they made ready.
     fn feed_bytes<'py>(&mut self, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-        self.read_bytes(data)?;
+        self.raise_deferred()?;
+        self.read_bytes_deferring(data)?;
         self.take_ready(data.py())
     }
 
@@ -119,8 +124,9 @@ impl Engine {
         let chunks = chunks
             .cast::<PyIterator>()
             .map_err(|_| PyTypeError::new_err("pull_bytes() needs an iterator of bytes"))?;
+        self.raise_deferred()?;
         for data in chunks.clone() {
-            self.read_bytes(&data?)?;
+            self.read_bytes_deferring(&data?)?;
             if self.accumulator.has_ready() {
                 return self.take_ready(chunks.py()).map(Some);
             }
@@ -130,6 +136,7 @@ impl Engine {
 
     /// End the stream; return the calls only the end made ready.
     fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.raise_deferred()?;
         if let Some(mut framer) = self.framer.take() {
             let outcome = framer.finish(&mut |event: Event<'_>| self.read_event(py, event));
             outcome.map_err(|error| self.bytes_error(py, error))?;
@@ -249,6 +256,21 @@ impl Engine {
             self.notify(py)?;
         }
         Ok(())
+    }
+
+    fn raise_deferred(&mut self) -> PyResult<()> {
+        self.deferred.take().map_or(Ok(()), Err)
+    }
+
+    /// `read_bytes`, holding a malformed event's error back when earlier events of the read made calls ready.
+    fn read_bytes_deferring(&mut self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        match self.read_bytes(data) {
+            Err(error) if self.accumulator.has_ready() => {
+                self.deferred = Some(error);
+                Ok(())
+            }
+            outcome => outcome,
+        }
     }
 
     fn read_bytes(&mut self, data: &Bound<'_, PyAny>) -> PyResult<()> {

@@ -206,6 +206,10 @@ class Accumulator:
 
     # ---------------------------------------------------------------------------------------------- output
 
+    def has_ready(self) -> bool:
+        """Whether calls were handed over since the last ``take_ready``."""
+        return bool(self._ready)
+
     def take_ready(self) -> list[Emitted]:
         """The calls handed over since the last call, in hand-over order."""
         ready, self._ready = self._ready, []

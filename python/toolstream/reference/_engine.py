@@ -42,6 +42,9 @@ class Engine:
         self._ended = False
         self._framer: SseFramer | None = None
         self._max_event_bytes = limits.max_event_bytes
+        # A read's malformed event, held back while the calls its earlier events made ready are handed over: raised
+        # by the next call, as a chunk source raises at the chunk after handing over the calls before it.
+        self._deferred: MalformedChunkError | None = None
 
     def feed(self, chunk: Any) -> list[ToolCall | InvalidToolCall]:
         """Read one chunk; return the calls it made ready."""
@@ -73,16 +76,30 @@ class Engine:
             raise ValueError("the stream has ended; no more bytes can be fed")
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"raw stream chunks must be bytes, bytearray or memoryview; got {type(data).__name__}")
+        self._raise_deferred()
         if self._framer is None:
             self._framer = SseFramer(self._max_event_bytes)
         try:
             self._framer.feed(bytes(data), self._read_event)
         except EventTooLargeError as error:
-            raise MalformedChunkError(self._chunks_read, "", str(error)) from None
+            self._defer(MalformedChunkError(self._chunks_read, "", str(error)))
+        except MalformedChunkError as error:
+            self._defer(error)
         return self._accumulator.take_ready()
+
+    def _defer(self, error: MalformedChunkError) -> None:
+        if not self._accumulator.has_ready():
+            raise error
+        self._deferred = error
+
+    def _raise_deferred(self) -> None:
+        if self._deferred is not None:
+            error, self._deferred = self._deferred, None
+            raise error
 
     def pull_bytes(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
         """``pull`` over an iterator of raw event-stream byte chunks."""
+        self._raise_deferred()
         for data in chunks:
             ready = self.feed_bytes(data)
             if ready:
@@ -105,6 +122,7 @@ class Engine:
 
     def end(self) -> list[ToolCall | InvalidToolCall]:
         """End the stream; return the calls only the end made ready."""
+        self._raise_deferred()
         if self._framer is not None:
             framer, self._framer = self._framer, None
             framer.finish(self._read_event)

@@ -45,49 +45,67 @@ pub fn read_chat_chunk<'a>(
     if let Err(error) = std::str::from_utf8(data) {
         return Err(fail(At::CHUNK, format!("the chunk is not UTF-8: {error}")));
     }
-    let [error, choices, usage] = fields(data, ["error", "choices", "usage"], At::CHUNK, true)?;
-    if error.is_some() {
-        return Ok(ChatExtras { error, usage: None });
+    let chunk = index_chunk(data).map_err(|error| not_json(At::CHUNK, &error))?;
+    let chunk = match chunk {
+        Field::Value(chunk) => chunk,
+        Field::Wrong(raw) => return Err(wrong_type(raw, At::CHUNK, MAPPING)),
+    };
+    if chunk.error.is_some() {
+        return Ok(ChatExtras {
+            error: chunk.error,
+            usage: None,
+        });
     }
-    if let Some(choices) = choices {
-        let mut position = 0;
-        for_each_item(choices, At::CHOICES, &mut |choice| {
-            read_choice(accumulator, choice, position, canonical)?;
-            position += 1;
-            Ok(())
-        })?;
+    match chunk.choices {
+        None => {}
+        Some(Field::Wrong(raw)) => return Err(wrong_type(raw, At::CHOICES, "a list")),
+        Some(Field::Value(choices)) => {
+            for (position, choice) in choices.iter().enumerate() {
+                read_choice(accumulator, choice, position, canonical)?;
+            }
+        }
     }
-    Ok(ChatExtras { error: None, usage })
+    Ok(ChatExtras {
+        error: None,
+        usage: chunk.usage,
+    })
 }
 
 fn read_choice(
     accumulator: &mut Accumulator,
-    choice: &[u8],
+    choice: &Field<'_, ChoiceIndex<'_>>,
     position: usize,
     canonical: Canonical<'_>,
 ) -> Result<(), ChunkError> {
     let at = |field| At::choice(position, field);
-    let [index, delta, finish_reason] = fields(choice, ["index", "delta", "finish_reason"], at(""), false)?;
-    let number = match index {
+    let choice = match choice {
+        Field::Value(choice) => choice,
+        Field::Wrong(raw) => return Err(wrong_type(raw, at(""), MAPPING)),
+    };
+    let number = match choice.index {
         Some(index) => integer(index, at(".index"))?,
         None => i64::try_from(position).unwrap_or(i64::MAX),
     };
     accumulator.touch(number);
-    if let Some(delta) = delta {
-        let [tool_calls, content] = fields(delta, ["tool_calls", "content"], at(".delta"), false)?;
-        if let Some(tool_calls) = tool_calls {
-            let mut call = 0;
-            for_each_item(tool_calls, at(".delta.tool_calls"), &mut |tool_call| {
-                read_tool_call(accumulator, number, tool_call, At::call(position, call, ""), canonical)?;
-                call += 1;
-                Ok(())
-            })?;
-        }
-        if let Some(content) = content {
-            accumulator.text(number, &string(content, at(".delta.content"))?);
+    match &choice.delta {
+        None => {}
+        Some(Field::Wrong(raw)) => return Err(wrong_type(raw, at(".delta"), MAPPING)),
+        Some(Field::Value(delta)) => {
+            match &delta.tool_calls {
+                None => {}
+                Some(Field::Wrong(raw)) => return Err(wrong_type(raw, at(".delta.tool_calls"), "a list")),
+                Some(Field::Value(calls)) => {
+                    for (call, tool_call) in calls.iter().enumerate() {
+                        read_tool_call(accumulator, number, tool_call, At::call(position, call, ""), canonical)?;
+                    }
+                }
+            }
+            if let Some(content) = delta.content {
+                accumulator.text(number, &string(content, at(".delta.content"))?);
+            }
         }
     }
-    if let Some(reason) = finish_reason {
+    if let Some(reason) = choice.finish_reason {
         accumulator.finish(number, &string(reason, at(".finish_reason"))?);
     }
     Ok(())
@@ -96,35 +114,41 @@ fn read_choice(
 fn read_tool_call(
     accumulator: &mut Accumulator,
     choice: i64,
-    tool_call: &[u8],
+    tool_call: &Field<'_, CallIndex<'_>>,
     at: At,
     canonical: Canonical<'_>,
 ) -> Result<(), ChunkError> {
     let field = |name| At { field: name, ..at };
-    let [index, id, kind, function] = fields(tool_call, ["index", "id", "type", "function"], at, false)?;
-    let index = index.map(|index| integer(index, field(".index"))).transpose()?;
-    let id = id.map(|id| string(id, field(".id"))).transpose()?;
-    let kind = kind.map(|kind| string(kind, field(".type"))).transpose()?;
+    let call = match tool_call {
+        Field::Value(call) => call,
+        Field::Wrong(raw) => return Err(wrong_type(raw, at, MAPPING)),
+    };
+    let index = call.index.map(|index| integer(index, field(".index"))).transpose()?;
+    let id = call.id.map(|id| string(id, field(".id"))).transpose()?;
+    let kind = call.kind.map(|kind| string(kind, field(".type"))).transpose()?;
     let mut name = None;
     let mut arguments = None;
     let mut arguments_was_value = false;
-    if let Some(function) = function {
-        let [found, raw] = fields(function, ["name", "arguments"], field(".function"), false)?;
-        if let Some(found) = found {
-            name = Some(string(found, field(".function.name"))?);
-        }
-        if let Some(raw) = raw {
-            arguments = Some(if raw.first() == Some(&b'"') {
-                string(raw, field(".function.arguments"))?
-            } else {
-                arguments_was_value = true;
-                Cow::Owned(canonical(raw).map_err(|problem| {
-                    fail(
-                        field(".function.arguments"),
-                        format!("arguments sent as a value that is not JSON: {problem}"),
-                    )
-                })?)
-            });
+    match &call.function {
+        None => {}
+        Some(Field::Wrong(raw)) => return Err(wrong_type(raw, field(".function"), MAPPING)),
+        Some(Field::Value(function)) => {
+            if let Some(found) = function.name {
+                name = Some(string(found, field(".function.name"))?);
+            }
+            if let Some(raw) = function.arguments {
+                arguments = Some(if raw.first() == Some(&b'"') {
+                    string(raw, field(".function.arguments"))?
+                } else {
+                    arguments_was_value = true;
+                    Cow::Owned(canonical(raw).map_err(|problem| {
+                        fail(
+                            field(".function.arguments"),
+                            format!("arguments sent as a value that is not JSON: {problem}"),
+                        )
+                    })?)
+                });
+            }
         }
     }
     let fragment = Fragment {
@@ -137,6 +161,230 @@ fn read_tool_call(
     };
     accumulator.fragment(choice, &fragment);
     Ok(())
+}
+
+// ------------------------------------------------------------------------------------------------ the index
+//
+// One pass over a chunk records, for the containers the reading needs, where each wanted member's value lies; the
+// reading then works on those spans, so no level is scanned twice. As in a decoded dict, the last of a repeated key
+// wins and `null` is absent; a value of the wrong kind is kept raw, for the error the reading raises in its order.
+
+const MAPPING: &str = "a mapping or an object with attributes";
+
+/// A member's value: of the kind the reading wants, or raw (for the type error).
+enum Field<'a, T> {
+    Value(T),
+    Wrong(&'a [u8]),
+}
+
+#[derive(Default)]
+struct ChunkIndex<'a> {
+    error: Option<&'a [u8]>,
+    choices: Option<Field<'a, Vec<Field<'a, ChoiceIndex<'a>>>>>,
+    usage: Option<&'a [u8]>,
+}
+
+#[derive(Default)]
+struct ChoiceIndex<'a> {
+    index: Option<&'a [u8]>,
+    delta: Option<Field<'a, DeltaIndex<'a>>>,
+    finish_reason: Option<&'a [u8]>,
+}
+
+#[derive(Default)]
+struct DeltaIndex<'a> {
+    tool_calls: Option<Field<'a, Vec<Field<'a, CallIndex<'a>>>>>,
+    content: Option<&'a [u8]>,
+}
+
+#[derive(Default)]
+struct CallIndex<'a> {
+    index: Option<&'a [u8]>,
+    id: Option<&'a [u8]>,
+    kind: Option<&'a [u8]>,
+    function: Option<Field<'a, FunctionIndex<'a>>>,
+}
+
+#[derive(Default)]
+struct FunctionIndex<'a> {
+    name: Option<&'a [u8]>,
+    arguments: Option<&'a [u8]>,
+}
+
+type Indexed<T> = Result<T, JiterError>;
+
+fn index_chunk(data: &[u8]) -> Indexed<Field<'_, ChunkIndex<'_>>> {
+    let mut jiter = Jiter::new(data);
+    let peek = jiter.peek()?;
+    let chunk = object(
+        &mut jiter,
+        data,
+        peek,
+        &["error", "choices", "usage"],
+        |jiter, chunk: &mut ChunkIndex<'_>, slot, peek| {
+            match slot {
+                Some(0) => chunk.error = leaf(jiter, data, peek)?,
+                Some(1) => {
+                    chunk.choices = container(jiter, data, peek, Peek::Array, |jiter| {
+                        items(jiter, |jiter, peek| index_choice(jiter, data, peek))
+                    })?;
+                }
+                Some(2) => chunk.usage = leaf(jiter, data, peek)?,
+                _ => jiter.known_skip(peek)?,
+            }
+            Ok(())
+        },
+    )?;
+    jiter.finish()?;
+    Ok(chunk)
+}
+
+fn index_choice<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, ChoiceIndex<'a>>> {
+    object(
+        jiter,
+        data,
+        peek,
+        &["index", "delta", "finish_reason"],
+        |jiter, choice: &mut ChoiceIndex<'a>, slot, peek| {
+            match slot {
+                Some(0) => choice.index = leaf(jiter, data, peek)?,
+                Some(1) => choice.delta = nullable(jiter, data, peek, index_delta)?,
+                Some(2) => choice.finish_reason = leaf(jiter, data, peek)?,
+                _ => jiter.known_skip(peek)?,
+            }
+            Ok(())
+        },
+    )
+}
+
+fn index_delta<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, DeltaIndex<'a>>> {
+    object(
+        jiter,
+        data,
+        peek,
+        &["tool_calls", "content"],
+        |jiter, delta: &mut DeltaIndex<'a>, slot, peek| {
+            match slot {
+                Some(0) => {
+                    delta.tool_calls = container(jiter, data, peek, Peek::Array, |jiter| {
+                        items(jiter, |jiter, peek| index_call(jiter, data, peek))
+                    })?;
+                }
+                Some(1) => delta.content = leaf(jiter, data, peek)?,
+                _ => jiter.known_skip(peek)?,
+            }
+            Ok(())
+        },
+    )
+}
+
+fn index_call<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, CallIndex<'a>>> {
+    object(
+        jiter,
+        data,
+        peek,
+        &["index", "id", "type", "function"],
+        |jiter, call: &mut CallIndex<'a>, slot, peek| {
+            match slot {
+                Some(0) => call.index = leaf(jiter, data, peek)?,
+                Some(1) => call.id = leaf(jiter, data, peek)?,
+                Some(2) => call.kind = leaf(jiter, data, peek)?,
+                Some(3) => call.function = nullable(jiter, data, peek, index_function)?,
+                _ => jiter.known_skip(peek)?,
+            }
+            Ok(())
+        },
+    )
+}
+
+fn index_function<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, FunctionIndex<'a>>> {
+    object(
+        jiter,
+        data,
+        peek,
+        &["name", "arguments"],
+        |jiter, function: &mut FunctionIndex<'a>, slot, peek| {
+            match slot {
+                Some(0) => function.name = leaf(jiter, data, peek)?,
+                Some(1) => function.arguments = leaf(jiter, data, peek)?,
+                _ => jiter.known_skip(peek)?,
+            }
+            Ok(())
+        },
+    )
+}
+
+/// The raw bytes of the value at `peek` (consumed); None for `null`.
+fn leaf<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Option<&'a [u8]>> {
+    let start = jiter.current_index();
+    jiter.known_skip(peek)?;
+    Ok((peek != Peek::Null).then(|| data.get(start..jiter.current_index()).unwrap_or_default()))
+}
+
+/// `index` applied to a value that may be `null` (absent).
+fn nullable<'a, T>(
+    jiter: &mut Jiter<'a>,
+    data: &'a [u8],
+    peek: Peek,
+    index: fn(&mut Jiter<'a>, &'a [u8], Peek) -> Indexed<Field<'a, T>>,
+) -> Indexed<Option<Field<'a, T>>> {
+    if peek == Peek::Null {
+        jiter.known_skip(peek)?;
+        return Ok(None);
+    }
+    index(jiter, data, peek).map(Some)
+}
+
+/// The value at `peek` read by `read` when it is of the `wanted` kind, raw otherwise; None for `null`.
+fn container<'a, T>(
+    jiter: &mut Jiter<'a>,
+    data: &'a [u8],
+    peek: Peek,
+    wanted: Peek,
+    read: impl FnOnce(&mut Jiter<'a>) -> Indexed<T>,
+) -> Indexed<Option<Field<'a, T>>> {
+    if peek == Peek::Null {
+        jiter.known_skip(peek)?;
+        return Ok(None);
+    }
+    if peek != wanted {
+        return leaf(jiter, data, peek).map(|raw| raw.map(Field::Wrong));
+    }
+    read(jiter).map(|value| Some(Field::Value(value)))
+}
+
+/// The object at `peek`, each member handed to `member` with the slot of its key among `keys` (None: skip it).
+fn object<'a, T: Default>(
+    jiter: &mut Jiter<'a>,
+    data: &'a [u8],
+    peek: Peek,
+    keys: &[&str],
+    mut member: impl FnMut(&mut Jiter<'a>, &mut T, Option<usize>, Peek) -> Indexed<()>,
+) -> Indexed<Field<'a, T>> {
+    if peek != Peek::Object {
+        let start = jiter.current_index();
+        jiter.known_skip(peek)?;
+        return Ok(Field::Wrong(data.get(start..jiter.current_index()).unwrap_or_default()));
+    }
+    let mut value = T::default();
+    let mut key = jiter.next_object_bytes()?.map(|key| slot_of(keys, key));
+    while let Some(slot) = key {
+        let peek = jiter.peek()?;
+        member(jiter, &mut value, slot, peek)?;
+        key = jiter.next_key_bytes()?.map(|key| slot_of(keys, key));
+    }
+    Ok(Field::Value(value))
+}
+
+/// The items of the array the jiter is at, each read by `item`.
+fn items<'a, T>(jiter: &mut Jiter<'a>, mut item: impl FnMut(&mut Jiter<'a>, Peek) -> Indexed<T>) -> Indexed<Vec<T>> {
+    let mut found = Vec::new();
+    let mut next = jiter.known_array()?;
+    while let Some(peek) = next {
+        found.push(item(jiter, peek)?);
+        next = jiter.array_step()?;
+    }
+    Ok(found)
 }
 
 /// Where a field is in its chunk, formatted only for an error message (as `rust/py/input.rs` formats it).
@@ -219,47 +467,6 @@ fn wrong_type(raw: &[u8], at: At, expected: &str) -> ChunkError {
     fail(at, format!("expected {expected}, got {}", type_name(raw)))
 }
 
-/// The raw values of `keys` in the object `raw` (the last of a repeated key; `null` is absent). `whole` also checks
-/// that nothing follows the object (a chunk's own bytes; a member's slice ends with its value).
-fn fields<'a, const N: usize>(
-    raw: &'a [u8],
-    keys: [&str; N],
-    at: At,
-    whole: bool,
-) -> Result<[Option<&'a [u8]>; N], ChunkError> {
-    let mut found = [None; N];
-    let mut jiter = Jiter::new(raw);
-    let peek = jiter.peek().map_err(|error| not_json(at, &error))?;
-    if peek != Peek::Object {
-        let start = jiter.current_index();
-        return Err(wrong_type(
-            raw.get(start..).unwrap_or_default(),
-            at,
-            "a mapping or an object with attributes",
-        ));
-    }
-    let mut key = jiter
-        .next_object_bytes()
-        .map_err(|error| not_json(at, &error))?
-        .map(|key| slot_of(&keys, key));
-    while let Some(slot) = key {
-        let peek = jiter.peek().map_err(|error| not_json(at, &error))?;
-        let start = jiter.current_index();
-        jiter.known_skip(peek).map_err(|error| not_json(at, &error))?;
-        if let Some(slot) = slot.and_then(|slot| found.get_mut(slot)) {
-            *slot = (peek != Peek::Null).then(|| raw.get(start..jiter.current_index()).unwrap_or_default());
-        }
-        key = jiter
-            .next_key_bytes()
-            .map_err(|error| not_json(at, &error))?
-            .map(|key| slot_of(&keys, key));
-    }
-    if whole {
-        jiter.finish().map_err(|error| not_json(at, &error))?;
-    }
-    Ok(found)
-}
-
 /// Which of `keys` a raw key (as written, escapes included) names: a decoded chunk would decode its escapes.
 fn slot_of(keys: &[&str], raw: &[u8]) -> Option<usize> {
     if raw.contains(&b'\\') {
@@ -267,23 +474,6 @@ fn slot_of(keys: &[&str], raw: &[u8]) -> Option<usize> {
         return keys.iter().position(|wanted| wanted.as_bytes() == decoded);
     }
     keys.iter().position(|wanted| wanted.as_bytes() == raw)
-}
-
-/// Calls `each` with the raw value of every item of the array `raw`.
-fn for_each_item(raw: &[u8], at: At, each: &mut dyn FnMut(&[u8]) -> Result<(), ChunkError>) -> Result<(), ChunkError> {
-    let mut jiter = Jiter::new(raw);
-    let peek = jiter.peek().map_err(|error| not_json(at, &error))?;
-    if peek != Peek::Array {
-        return Err(wrong_type(raw, at, "a list"));
-    }
-    let mut next = jiter.known_array().map_err(|error| not_json(at, &error))?;
-    while let Some(peek) = next {
-        let start = jiter.current_index();
-        jiter.known_skip(peek).map_err(|error| not_json(at, &error))?;
-        each(raw.get(start..jiter.current_index()).unwrap_or_default())?;
-        next = jiter.array_step().map_err(|error| not_json(at, &error))?;
-    }
-    Ok(())
 }
 
 /// A string value's UTF-8, borrowed when it holds no escape.
