@@ -29,7 +29,7 @@ right).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from types import SimpleNamespace
@@ -40,7 +40,7 @@ import orjson
 import toolstream
 import toolstream.reference
 from grid import Cell, Stream, size_label
-from implementations import _OPENAI_SDK_MAX
+from implementations import _OPENAI_SDK_MAX, join_loop
 from implementations import check as check_chunks
 
 READ = 64 * 1024
@@ -136,44 +136,21 @@ def run_orjson_lines(stream: Stream) -> Any:
     return orjson_lines(sse(stream).reads)
 
 
-def orjson_accumulator(reads: tuple[bytes, ...]) -> list[tuple[str, str, Any]]:
-    """The floor's framing and decoding, then ``implementations.join_loop``'s accumulator, inline."""
+def _orjson_chunks(reads: tuple[bytes, ...]) -> Iterator[dict[str, Any]]:
+    """The floor's framing and decoding, chunk by chunk."""
     loads = orjson.loads
-    calls: dict[int, dict[str, Any]] = {}
     rest = b""
     for read in reads:
         lines = (rest + read).split(b"\n")
         rest = lines.pop()
         for line in lines:
-            if not line.startswith(b"data: {"):
-                continue
-            chunk = loads(line[6:])
-            choices = chunk.get("choices")
-            if not choices:
-                continue
-            delta = choices[0].get("delta")
-            if not delta:
-                continue
-            tool_calls = delta.get("tool_calls")
-            if not tool_calls:
-                continue
-            for tool_call in tool_calls:
-                index = tool_call.get("index", 0)
-                call = calls.get(index)
-                if call is None:
-                    call = calls[index] = {"id": None, "name": None, "parts": []}
-                call_id = tool_call.get("id")
-                if call_id:
-                    call["id"] = call_id
-                function = tool_call.get("function")
-                if function:
-                    name = function.get("name")
-                    if name:
-                        call["name"] = name
-                    arguments = function.get("arguments")
-                    if arguments:
-                        call["parts"].append(arguments)
-    return [(call["id"], call["name"], json.loads("".join(call["parts"]) or "{}")) for _, call in sorted(calls.items())]
+            if line.startswith(b"data: {"):
+                yield loads(line[6:])
+
+
+def orjson_accumulator(reads: tuple[bytes, ...]) -> list[tuple[str, str, Any]]:
+    """The floor's framing and decoding, then ``implementations.join_loop``'s accumulator."""
+    return join_loop(_orjson_chunks(reads))
 
 
 def run_orjson_accumulator(stream: Stream) -> Any:

@@ -6,13 +6,13 @@
 //! are formatted only when something is wrong, and how a container is read is decided once per type.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use pyo3::exceptions::{PyAttributeError, PyOverflowError, PyRecursionError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use toolstream_core::chat_chunk::At;
 use toolstream_core::{Accumulator, Fragment};
 
 use crate::errors::malformed_chunk;
@@ -44,55 +44,6 @@ pub(crate) fn read_chunk<'py>(
         }
     }
     Ok(Extras { error: None, usage })
-}
-
-/// Where a field is in its chunk, formatted only for an error message.
-#[derive(Clone, Copy)]
-struct At {
-    choice: Option<usize>,
-    call: Option<usize>,
-    field: &'static str,
-}
-
-impl At {
-    const CHUNK: Self = Self {
-        choice: None,
-        call: None,
-        field: "",
-    };
-    const CHOICES: Self = Self {
-        choice: None,
-        call: None,
-        field: "choices",
-    };
-
-    fn choice(position: usize, field: &'static str) -> Self {
-        Self {
-            choice: Some(position),
-            call: None,
-            field,
-        }
-    }
-
-    fn call(position: usize, call: usize, field: &'static str) -> Self {
-        Self {
-            choice: Some(position),
-            call: Some(call),
-            field,
-        }
-    }
-}
-
-impl fmt::Display for At {
-    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(choice) = self.choice {
-            write!(out, "choices[{choice}]")?;
-            if let Some(call) = self.call {
-                write!(out, ".delta.tool_calls[{call}]")?;
-            }
-        }
-        out.write_str(self.field)
-    }
 }
 
 /// How the fields of a container type are read.

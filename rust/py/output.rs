@@ -9,6 +9,16 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use toolstream_core::{Arguments, HandedOver, Severity, Violation, ViolationCode, ViolationData};
 
+/// How JSON becomes Python objects: strict (no `NaN`), exact integers, floats as `float`, keys interned, the last of a
+/// repeated key kept — what `json.loads` gives.
+const PARSER: PythonParse = PythonParse {
+    allow_inf_nan: false,
+    cache_mode: StringCacheMode::Keys,
+    partial_mode: PartialMode::Off,
+    catch_duplicate_keys: false,
+    float_mode: FloatMode::Float,
+};
+
 /// The classes of `toolstream._model`, imported once.
 struct Classes {
     tool_call: Py<PyType>,
@@ -104,14 +114,7 @@ pub(crate) fn violation<'py>(
 
 /// JSON text (a chunk's error payload or usage, as raw bytes) as Python objects, built as jiter builds arguments.
 pub(crate) fn json_bytes<'py>(py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let parser = PythonParse {
-        allow_inf_nan: false,
-        cache_mode: StringCacheMode::Keys,
-        partial_mode: PartialMode::Off,
-        catch_duplicate_keys: false,
-        float_mode: FloatMode::Float,
-    };
-    parser
+    PARSER
         .python_parse(py, raw)
         .map_err(|error| pyo3::exceptions::PyValueError::new_err(error.to_string()))
 }
@@ -171,14 +174,7 @@ fn violations<'a, 'py>(
 /// than 4300 digits, which jiter refuses as `CPython` does, against quadratic conversions. It becomes an
 /// `INVALID_JSON` violation on the call (added last, as the reference does), never an exception.
 pub(crate) fn parse_arguments<'py>(py: Python<'py>, call: &mut HandedOver) -> Option<Bound<'py, PyAny>> {
-    let parser = PythonParse {
-        allow_inf_nan: false,
-        cache_mode: StringCacheMode::Keys,
-        partial_mode: PartialMode::Off,
-        catch_duplicate_keys: false,
-        float_mode: FloatMode::Float,
-    };
-    if let Ok(value) = parser.python_parse(py, &call.arguments_json) {
+    if let Ok(value) = PARSER.python_parse(py, &call.arguments_json) {
         return Some(value);
     }
     call.arguments = Arguments::Absent;

@@ -118,7 +118,7 @@ fn read_tool_call(
     at: At,
     canonical: Canonical<'_>,
 ) -> Result<(), ChunkError> {
-    let field = |name| At { field: name, ..at };
+    let field = |name| at.field(name);
     let call = match tool_call {
         Field::Value(call) => call,
         Field::Wrong(raw) => return Err(wrong_type(raw, at, MAPPING)),
@@ -387,27 +387,31 @@ fn items<'a, T>(jiter: &mut Jiter<'a>, mut item: impl FnMut(&mut Jiter<'a>, Peek
     Ok(found)
 }
 
-/// Where a field is in its chunk, formatted only for an error message (as `rust/py/input.rs` formats it).
-#[derive(Clone, Copy)]
-struct At {
+/// Where a field is in its chunk (`choices[0].delta.tool_calls[1].index`), formatted only for an error message.
+/// Shared with the binding's reading of Python chunks, so both paths name a field alike.
+#[derive(Clone, Copy, Debug)]
+pub struct At {
     choice: Option<usize>,
     call: Option<usize>,
     field: &'static str,
 }
 
 impl At {
-    const CHUNK: Self = Self {
+    /// The chunk itself.
+    pub const CHUNK: Self = Self {
         choice: None,
         call: None,
         field: "",
     };
-    const CHOICES: Self = Self {
+    /// The chunk's `choices`.
+    pub const CHOICES: Self = Self {
         choice: None,
         call: None,
         field: "choices",
     };
 
-    fn choice(position: usize, field: &'static str) -> Self {
+    /// `field` (such as `".delta"`, or `""` for the choice itself) of the choice at `position` in `choices`.
+    pub fn choice(position: usize, field: &'static str) -> Self {
         Self {
             choice: Some(position),
             call: None,
@@ -415,12 +419,19 @@ impl At {
         }
     }
 
-    fn call(position: usize, call: usize, field: &'static str) -> Self {
+    /// `field` of the tool call at `call` in the `tool_calls` of the choice at `position`.
+    pub fn call(position: usize, call: usize, field: &'static str) -> Self {
         Self {
             choice: Some(position),
             call: Some(call),
             field,
         }
+    }
+
+    /// The same container, another field of it.
+    #[must_use]
+    pub fn field(self, field: &'static str) -> Self {
+        Self { field, ..self }
     }
 }
 
