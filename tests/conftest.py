@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -25,3 +29,17 @@ def corpus(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent (the shared corpora live beside the repository in ../shared)")
     return path
+
+
+@contextmanager
+def loopback(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A real HTTP server on 127.0.0.1 serving ``handler`` on a free port, stopped on exit; yields its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

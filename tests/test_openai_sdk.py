@@ -7,9 +7,8 @@ framing and builds its own ``ChatCompletionChunk`` objects, exactly as in produc
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import openai
@@ -18,6 +17,7 @@ from openai.types.chat import ChatCompletionChunk
 
 import toolstream
 import toolstream.reference
+from conftest import loopback
 from toolstream.recordings import iter_recordings
 
 SSE_RECORDINGS = [recording for recording in iter_recordings() if recording.path.suffix == ".sse"]
@@ -44,15 +44,8 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with loopback(Handler) as url:
+        yield f"{url}/v1"
 
 
 def request(client: Any) -> Any:

@@ -13,9 +13,8 @@ import json
 import pathlib
 import random
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import ModuleType
 from typing import Any
 
@@ -28,7 +27,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
 import toolstream
 import toolstream.reference as reference
-from conftest import CORPORA
+from conftest import CORPORA, loopback
 from strategies_chat import chat_streams, junk_streams
 from test_differential import nc, nr, nv
 from toolstream import MalformedChunkError
@@ -276,14 +275,8 @@ class _Streamer(BaseHTTPRequestHandler):
 def server() -> Iterator[str]:
     recording = next(r for r in RECORDINGS if r.name == "openai-chat/q9-interleaved-parallel-calls")
     _Streamer.body = sse(recording.chunks())
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Streamer)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1/chat/completions"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with loopback(_Streamer) as url:
+        yield f"{url}/v1/chat/completions"
 
 
 def test_httpx_bytes_straight_into_the_core(server: str) -> None:

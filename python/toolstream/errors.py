@@ -89,7 +89,7 @@ class MalformedChunkError(ToolstreamError, TypeError):
 
 
 class SchemaError(ToolstreamError, ValueError):
-    """A tool's parameter schema cannot be compiled (raised when the tools are first used for validation).
+    """A tool's parameter schema cannot be compiled (raised when the ``ToolRegistry`` is built).
 
     Attributes:
         tool: The tool whose schema fails.

@@ -165,7 +165,7 @@ impl ToolValidators {
 
 fn json_text<'a>(arguments: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]>> {
     if let Ok(text) = arguments.cast::<PyString>() {
-        return utf8(text).map(|bytes| std::borrow::Cow::Owned(bytes.into_owned()));
+        return utf8(text);
     }
     if let Ok(bytes) = arguments.cast::<PyBytes>() {
         return Ok(std::borrow::Cow::Borrowed(bytes.as_bytes()));
