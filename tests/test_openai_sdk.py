@@ -20,7 +20,7 @@ import toolstream.reference
 from conftest import loopback
 from toolstream.recordings import iter_recordings
 
-SSE_RECORDINGS = [recording for recording in iter_recordings() if recording.path.suffix == ".sse"]
+SSE_RECORDINGS = [recording for recording in iter_recordings(format="openai-chat") if recording.path.suffix == ".sse"]
 SERVED: dict[str, bytes] = {}
 
 

@@ -38,6 +38,14 @@ from toolstream.reference._sse import SseFramer
 IMPLEMENTATIONS = {"core": toolstream, "reference": reference}
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def sse(chunks: list[Any], rng: random.Random | None = None) -> bytes:
     """Chunks as an event stream; with ``rng``, in every style the framing rules allow."""
     if rng is None:
@@ -50,6 +58,10 @@ def sse(chunks: list[Any], rng: random.Random | None = None) -> bytes:
         if rng.random() < 0.2:
             out.append("event: message" + end)
         text = json.dumps(chunk, ensure_ascii=rng.random() < 0.5)
+        if not _utf8(text):
+            # A lone surrogate has no UTF-8 form: written raw it would make the event not UTF-8 (a malformed chunk),
+            # while the chunk itself is fine; escaped, it is the same chunk.
+            text = json.dumps(chunk)
         cut = _between_tokens(text, rng) if rng.random() < 0.2 else None
         if cut is not None:
             out.append(f"data: {text[:cut]}{end}data:{text[cut:]}{end}")  # data lines join with LF

@@ -52,6 +52,16 @@ DATA_SUFFIXES = (".sse", ".jsonl")
 QUIRK = re.compile(r"^(Q\d+b?|[a-z0-9]+(-[a-z0-9]+)*)$")
 EXPECTED_QUIRKS = {f"Q{n}" for n in range(1, 22)} | {"Q7b"}
 
+#: Formats whose calls arrive whole, with no index to miss.
+WHOLE_CALL_FORMATS = frozenset({"gemini", "ollama"})
+#: Every format's finish reasons that cut a stream (docs/semantics.md), and no finish at all.
+CUTTING_FINISHES = frozenset(
+    {None, "length", "content_filter", "max_tokens", "refusal", "model_context_window_exceeded", "incomplete"}
+    | {"failed", "cancelled", "guardrail_intervened", "content_filtered", "MAX_TOKENS", "SAFETY", "RECITATION"}
+    | {"BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "LANGUAGE"}
+    | {"IMAGE_SAFETY"}
+)
+
 ALL = list(rec_mod.iter_recordings(RECORDINGS))
 IDS = [recording.name for recording in ALL]
 
@@ -109,10 +119,12 @@ def _check_arguments(call: dict[str, Any], where: str) -> None:
         assert json.loads(text) == call["arguments"], f"{where}: arguments are set only for a complete JSON value"
 
 
-def _check_call(call: Any, where: str) -> None:
+def _check_call(call: Any, where: str, wire_format: str) -> None:
     assert isinstance(call, dict), where
     keys = {"seq", "choice", "index", "id", "name", "arguments", "arguments_json", "ok", "violations"}
     assert keys <= set(call), f"{where}: missing {sorted(keys - set(call))}"
+    assert set(call) <= keys | {"errors", "extra"}, f"{where}: unknown keys {sorted(set(call) - keys)}"
+    assert isinstance(call.get("extra", {}), dict) and call.get("extra") != {}, f"{where}: extra only when non-empty"
     assert isinstance(call["seq"], int) and call["seq"] >= 0, where
     assert isinstance(call["choice"], int) and call["choice"] >= 0, where
     assert call["index"] is None or isinstance(call["index"], int), where
@@ -128,7 +140,7 @@ def _check_call(call: Any, where: str) -> None:
         assert call["name"] is None or isinstance(call["name"], str), where
     if "MISSING_ID" in call["violations"]:
         assert call["id"] == f"ts_{call['choice']}_{call['seq']}", f"{where}: generated id"
-    if call["index"] is None:
+    if call["index"] is None and wire_format not in WHOLE_CALL_FORMATS:
         assert "MISSING_INDEX" in call["violations"], f"{where}: index None only when the provider sent none"
     _check_arguments(call, where)
 
@@ -139,17 +151,20 @@ def test_manifest_shape(recording: Any) -> None:
     for key in ("format", "quirk", "source", "expected", "notes"):
         assert key in manifest, f"{recording.name}: missing {key!r}"
     assert manifest["format"] == recording.path.parent.name == recording.format
-    assert isinstance(manifest["quirk"], str) and QUIRK.match(manifest["quirk"]), manifest["quirk"]
+    # A numbered quirk of streaming-anchors.md, a slug, or None for a recording that shows the format's normal case.
+    quirk = manifest["quirk"]
+    assert quirk is None or (isinstance(quirk, str) and QUIRK.match(quirk)), quirk
     assert re.match(r"^(real|synthetic): \S", manifest["source"]), manifest["source"]
     assert isinstance(manifest["notes"], str) and len(manifest["notes"]) > 40
-    if manifest["source"].startswith("synthetic:"):
-        assert recording.path.suffix == ".jsonl", "synthetic recordings are parsed chunks"
+    if manifest["source"].startswith("synthetic:") and recording.format == "openai-chat":
+        assert recording.path.suffix == ".jsonl", "synthetic chat recordings are parsed chunks"
     if "request" in manifest:
         request = recording.request
         assert request is not None and isinstance(request["tools"], list)
         assert set(manifest["request"]) <= {"tool_choice", "tools"}
         for tool in request["tools"]:
-            assert isinstance(tool.get("name"), str), tool
+            # Built-in tools (Responses `tool_search`) are declared by type; only functions must be named.
+            assert isinstance(tool.get("name"), str) or tool.get("type") not in (None, "function"), tool
     else:
         assert recording.request is None
 
@@ -157,7 +172,11 @@ def test_manifest_shape(recording: Any) -> None:
 @pytest.mark.parametrize("recording", ALL, ids=IDS)
 def test_expected_shape(recording: Any) -> None:
     expected = recording.expected
-    assert set(expected) == {"calls", "finish_reason", "text", "violations", "usage"}
+    assert {"calls", "finish_reason", "text", "violations", "usage"} <= set(expected)
+    assert set(expected) <= {"calls", "finish_reason", "text", "violations", "usage", "output"}
+    for item in expected.get("output", []):
+        assert set(item) == {"after_calls", "value"}, item
+        assert isinstance(item["after_calls"], int) and isinstance(item["value"], dict), item
     assert expected["finish_reason"] is None or isinstance(expected["finish_reason"], str)
     assert isinstance(expected["text"], str)
     assert expected["usage"] is None or isinstance(expected["usage"], dict)
@@ -165,7 +184,7 @@ def test_expected_shape(recording: Any) -> None:
     calls = expected["calls"]
     assert isinstance(calls, list)
     for number, call in enumerate(calls):
-        _check_call(call, f"{recording.name} calls[{number}]")
+        _check_call(call, f"{recording.name} calls[{number}]", recording.format)
     order = [(call["choice"], call["seq"]) for call in calls]
     assert order == sorted(order), "calls are ordered by (choice, seq)"
     seqs = [call["seq"] for call in calls]
@@ -175,10 +194,7 @@ def test_expected_shape(recording: Any) -> None:
     if any(code in expected["violations"] for code in ("STREAM_CUT", "PROVIDER_ERROR")) or any(
         "STREAM_CUT" in call.get("errors", ()) for call in calls
     ):
-        assert (
-            expected["finish_reason"] in (None, "length", "content_filter")
-            or "PROVIDER_ERROR" in (expected["violations"])
-        )
+        assert expected["finish_reason"] in CUTTING_FINISHES or "PROVIDER_ERROR" in (expected["violations"])
 
 
 @pytest.mark.parametrize("recording", ALL, ids=IDS)

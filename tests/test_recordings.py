@@ -41,3 +41,6 @@ def test_recording_reassembles_to_its_expected_result(recording: Recording, impl
     assert result.text == expected["text"]
     assert codes(result.violations) == expected["violations"]
     assert result.usage == expected.get("usage")
+    assert [{"after_calls": item.after_calls, "value": item.value} for item in result.output] == expected.get(
+        "output", []
+    )

@@ -140,6 +140,6 @@ def test_the_payload_stays_compact_when_there_are_many_problems() -> None:
 def test_an_unknown_format_is_refused_with_the_known_ones() -> None:
     error = Violation(ViolationCode.MISSING_NAME, "no name arrived", Severity.ERROR)
     call = InvalidToolCall("c", None, None, "", 0, 0, 0, (error,))
-    with pytest.raises(ValueError, match="'openai-chat', 'openai-responses', 'anthropic-messages'"):
-        call.to_tool_result("gemini")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="'openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'"):
+        call.to_tool_result("palm")  # type: ignore[arg-type]
     assert "no tool name" in payload(call)["instruction"]

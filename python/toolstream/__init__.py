@@ -11,10 +11,12 @@ from toolstream._api import AsyncToolCallStream, ToolCallStream, make_entry_poin
 from toolstream._api import Reassembler as _Reassembler
 from toolstream._core import Engine as _Engine
 from toolstream._core import __version__
+from toolstream._formats import WIRE_FORMATS, WireFormat
 from toolstream._model import (
     ChoiceResult,
     InvalidToolCall,
     Limits,
+    OutputItem,
     Severity,
     StreamResult,
     ToolCall,
@@ -34,12 +36,14 @@ from toolstream.errors import (
 from toolstream.registry import ServerTool, Tool, ToolRegistry
 
 __all__ = [
+    "WIRE_FORMATS",
     "AsyncToolCallStream",
     "ChoiceResult",
     "InvalidToolCall",
     "InvalidToolCallError",
     "Limits",
     "MalformedChunkError",
+    "OutputItem",
     "Reassembler",
     "SchemaError",
     "ServerTool",
@@ -53,6 +57,7 @@ __all__ = [
     "ToolstreamError",
     "Violation",
     "ViolationCode",
+    "WireFormat",
     "__version__",
     "areassemble",
     "normalize",

@@ -14,6 +14,8 @@ from types import TracebackType
 from typing import Any, cast
 
 from toolstream._choice import parse_tool_choice
+from toolstream._formats import WireFormat, check_format
+from toolstream._frameworks import framework_adapter
 from toolstream._model import InvalidToolCall, Limits, Severity, StreamResult, Violation
 from toolstream._protocol import Emit, Emitted, Engine, EngineFactory, OnInvalid, OnViolation
 from toolstream._repair import Repair, Repairing
@@ -34,7 +36,7 @@ _ON_INVALID = ("raise", "yield")
 class _Options:
     """The checked keyword arguments shared by every entry point."""
 
-    __slots__ = ("emit", "limits", "on_invalid", "on_violation", "registry", "repair", "tool_choice")
+    __slots__ = ("emit", "format", "limits", "on_invalid", "on_violation", "registry", "repair", "tool_choice")
 
     def __init__(
         self,
@@ -45,7 +47,9 @@ class _Options:
         on_violation: OnViolation | None,
         limits: Limits | None,
         repair: Repair | None,
+        format: str | None,
     ) -> None:
+        self.format = check_format(format)
         if emit not in _EMIT_POLICIES:
             raise ValueError(f"emit must be one of {', '.join(map(repr, _EMIT_POLICIES))}; got {emit!r}")
         if on_invalid not in _ON_INVALID:
@@ -75,6 +79,7 @@ class _Options:
             limits=self.limits,
             on_violation=self.on_violation,
             validators=validators,
+            format=self.format,
         )
         if self.repair is not None and validators is not None:
             return Repairing(engine, self.repair, validators, self.on_violation)
@@ -129,12 +134,15 @@ def _run(
         # The first item says what the source is: raw event-stream bytes, or chunks.
         first = next(chunks, _END)
         if first is not _END:
-            rest = itertools.chain((first,), chunks)
+            rest: Iterator[Any] = itertools.chain((first,), chunks)
             if is_raw(first):
                 reads = raw_reads(rest)
                 while (calls := engine.pull_bytes(reads)) is not None:
                     yield from _checked(calls, on_invalid, engine)
             else:
+                adapt = framework_adapter(first)
+                if adapt is not None:
+                    rest = map(adapt, rest)
                 while (calls := engine.pull(rest)) is not None:
                     yield from _checked(calls, on_invalid, engine)
         yield from _checked(engine.end(), on_invalid, engine)
@@ -143,23 +151,31 @@ def _run(
         close_source(source)
 
 
+def _step(
+    engine: Engine, chunk: Any, reads: RawReads | None, adapt: Callable[[Any], Any] | None, on_invalid: str
+) -> Iterator[Emitted]:
+    """One item of an async source: a chunk (as its framework's adapter reads it), or raw bytes held as reads."""
+    if reads is None:
+        yield from _checked(engine.feed(chunk if adapt is None else adapt(chunk)), on_invalid, engine)
+        return
+    for data in reads.take(chunk):
+        yield from _checked(engine.feed_bytes(data), on_invalid, engine)
+
+
 async def _arun(
     source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> AsyncGenerator[Emitted, None]:
     try:
         reads: RawReads | None = None
+        adapt: Callable[[Any], Any] | None = None
         first = True
         async for chunk in source:
             if first:  # the first item says what the source is: raw event-stream bytes, or chunks
                 first = False
                 reads = RawReads() if is_raw(chunk) else None
-            if reads is None:
-                for call in _checked(engine.feed(chunk), on_invalid, engine):
-                    yield call
-                continue
-            for data in reads.take(chunk):
-                for call in _checked(engine.feed_bytes(data), on_invalid, engine):
-                    yield call
+                adapt = None if reads is not None else framework_adapter(chunk)
+            for call in _step(engine, chunk, reads, adapt, on_invalid):
+                yield call
         for data in reads.rest() if reads is not None else ():
             for call in _checked(engine.feed_bytes(data), on_invalid, engine):
                 yield call
@@ -274,9 +290,10 @@ class Reassembler:
         on_violation: OnViolation | None = None,
         limits: Limits | None = None,
         repair: Repair | None = None,
+        format: WireFormat | None = None,
     ) -> None:
         """Start reassembling one stream; the keywords are those of ``reassemble``."""
-        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair)
+        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format)
         self.tools = options.registry
         self._on_invalid = options.on_invalid
         self._engine = options.engine(type(self)._engine_factory, type(self)._compile_tools)
@@ -331,14 +348,16 @@ def make_entry_points(
         on_violation: OnViolation | None = None,
         limits: Limits | None = None,
         repair: Repair | None = None,
+        format: WireFormat | None = None,
     ) -> ToolCallStream:
         """Reassemble the tool calls of a stream, handing each over as soon as ``emit`` allows.
 
         Args:
-            source: An iterable of chunks: dicts in the OpenAI Chat Completions shape, the openai SDK's
-                ``ChatCompletionChunk`` objects, or the SDK's ``Stream`` itself. Or, the fast path, the raw
-                event-stream bytes of the HTTP response: one ``bytes`` object, an iterable of ``bytes`` split
-                anywhere (httpx's ``iter_bytes()``/``iter_raw()``), or a binary file; framed and parsed in Rust.
+            source: The fast path: the raw bytes of the HTTP response (server-sent events, or Ollama's JSON lines),
+                as one ``bytes`` object, an iterable of ``bytes`` split anywhere (httpx's ``iter_bytes()``/
+                ``iter_raw()``/``iter_lines()``), or a binary file; framed and parsed in Rust. Or an iterable of
+                events: dicts or the official SDKs' objects (openai ``ChatCompletionChunk`` and Responses events,
+                anthropic ``RawMessageStreamEvent``), or the SDK's stream object itself.
             tools: The tools declared in the request: a ``ToolRegistry`` or anything it loads (OpenAI, Anthropic or
                 MCP definitions, a ``{name: schema}`` mapping...). Every call is then checked: an undeclared name is
                 ``UNKNOWN_TOOL``, arguments that break the tool's schema are invalid (``TYPE_MISMATCH``,
@@ -356,12 +375,15 @@ def make_entry_points(
                 schema violations); may return corrected arguments (a dict), which are re-validated and, if valid,
                 hand the call over as a ``ToolCall`` marked ``REPAIRED`` (never a silent change). Return None to
                 leave the call invalid. Needs ``tools``.
+            format: The wire format (``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"``,
+                ``"gemini"``, ``"ollama"``, ``"bedrock-converse"``); by default detected from the first event that
+                identifies one.
 
         Returns:
             An iterator of ``ToolCall`` (and ``InvalidToolCall`` under ``on_invalid="yield"``) whose ``result`` is
             the ``StreamResult`` once exhausted.
         """
-        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair)
+        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format)
         return ToolCallStream(source, options.engine(factory, compile_tools), options.on_invalid)
 
     def areassemble(
@@ -374,9 +396,10 @@ def make_entry_points(
         on_violation: OnViolation | None = None,
         limits: Limits | None = None,
         repair: Repair | None = None,
+        format: WireFormat | None = None,
     ) -> AsyncToolCallStream:
         """``reassemble`` over an async iterable (the openai SDK's ``AsyncStream``, an async generator...)."""
-        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair)
+        options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format)
         return AsyncToolCallStream(source, options.engine(factory, compile_tools), options.on_invalid)
 
     return reassemble, areassemble

@@ -25,12 +25,13 @@ class Engine:
         limits: Limits,
         on_violation: Callable[[Violation], object] | None = None,
         validators: ToolValidators | None = None,
+        format: str | None = None,
     ) -> Engine: ...
     def feed(self, chunk: Any) -> list[ToolCall | InvalidToolCall]:
         """Read one chunk; return the calls it made ready.
 
         Raises:
-            toolstream.MalformedChunkError: the chunk does not have the Chat Completions shape.
+            toolstream.MalformedChunkError: the chunk does not have the shape of its wire format.
             ValueError: the stream has already ended.
         """
     def pull(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
@@ -39,8 +40,8 @@ class Engine:
         """Read raw event-stream bytes (split anywhere); return the calls they made ready.
 
         Raises:
-            toolstream.MalformedChunkError: an event's data is not a JSON chunk of the Chat Completions shape, or an
-                event is larger than ``Limits.max_event_bytes``.
+            toolstream.MalformedChunkError: an event's data is not a JSON event of its wire format, or an event is
+                larger than ``Limits.max_event_bytes``.
         """
     def pull_bytes(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
         """``pull`` over an iterator of raw event-stream byte chunks."""

@@ -7,7 +7,9 @@ implementations return objects of the same classes and compare with ``==``.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 from toolstream._history import call_entry, turn
@@ -18,6 +20,7 @@ __all__ = [
     "ChoiceResult",
     "InvalidToolCall",
     "Limits",
+    "OutputItem",
     "Severity",
     "StreamResult",
     "ToolCall",
@@ -69,6 +72,7 @@ class ViolationCode(str, enum.Enum):
     STREAM_CUT = "STREAM_CUT"
     TOOL_CHOICE_IGNORED = "TOOL_CHOICE_IGNORED"
     PROVIDER_ERROR = "PROVIDER_ERROR"
+    STREAM_SPLICED = "STREAM_SPLICED"
 
 
 #: code -> (level, default severity, recoverable). ``recoverable`` says whether the model can fix the problem on
@@ -107,6 +111,7 @@ VIOLATION_TABLE: dict[ViolationCode, tuple[Literal["call", "stream", "call/strea
     ViolationCode.STREAM_CUT: ("stream", Severity.ERROR, False),
     ViolationCode.TOOL_CHOICE_IGNORED: ("stream", Severity.ERROR, False),
     ViolationCode.PROVIDER_ERROR: ("stream", Severity.ERROR, False),
+    ViolationCode.STREAM_SPLICED: ("stream", Severity.ERROR, False),
 }
 
 
@@ -143,6 +148,14 @@ class Violation:
         return (self.code.value, self.severity.value, self.choice, self.seq, self.path)
 
 
+#: The ``extra`` of a call that has none: one shared, read-only mapping.
+_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+
+
+def _no_extra() -> Mapping[str, Any]:
+    return _NO_EXTRA
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """A whole, valid tool call, ready to dispatch.
@@ -159,6 +172,8 @@ class ToolCall:
         tool_fingerprint: The fingerprint of the tool definition the arguments were validated against (see
             ``Tool.fingerprint``), so logs can say which schema version accepted the call; None when no tools
             were given or the name is a server tool's.
+        extra: Provider fields the next request needs back, as sent: Responses ``item_id``, Gemini
+            ``thought_signature``, Anthropic ``caller``. Empty for most calls.
     """
 
     id: str
@@ -170,6 +185,7 @@ class ToolCall:
     choice: int
     violations: tuple[Violation, ...] = ()
     tool_fingerprint: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=_no_extra)
 
     @property
     def ok(self) -> Literal[True]:
@@ -180,8 +196,10 @@ class ToolCall:
         """This call as the assistant side of a conversation records it, its id echoed exactly.
 
         Args:
-            format: ``"openai-chat"`` (a ``tool_calls`` entry), ``"openai-responses"`` (a ``function_call`` item)
-                or ``"anthropic-messages"`` (a ``tool_use`` content block).
+            format: ``"openai-chat"`` (a ``tool_calls`` entry), ``"openai-responses"`` (a ``function_call`` item,
+                with its ``item_id`` as ``id``), ``"anthropic-messages"`` (a ``tool_use`` block, with its ``caller``),
+                ``"gemini"`` (a ``functionCall`` part, with its ``thoughtSignature``), ``"ollama"`` (a
+                ``tool_calls`` entry) or ``"bedrock-converse"`` (a ``toolUse`` content block).
 
         Returns:
             The entry; ``StreamResult.to_history`` builds the whole assistant turn from these.
@@ -205,6 +223,7 @@ class InvalidToolCall:
         violations: Its warnings and infos.
         tool_fingerprint: The fingerprint of the declared tool its arguments were checked against, or None (no
             tools given, unknown or missing name, server tool).
+        extra: Provider fields the next request needs back (see ``ToolCall.extra``).
     """
 
     id: str
@@ -217,6 +236,7 @@ class InvalidToolCall:
     errors: tuple[Violation, ...]
     violations: tuple[Violation, ...] = ()
     tool_fingerprint: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=_no_extra)
 
     @property
     def ok(self) -> Literal[False]:
@@ -242,11 +262,15 @@ class InvalidToolCall:
 
         Args:
             format: ``"openai-chat"`` (a ``role: "tool"`` message with ``tool_call_id``), ``"openai-responses"``
-                (a ``function_call_output`` item with ``call_id``) or ``"anthropic-messages"`` (a ``tool_result``
-                content block with ``tool_use_id`` and ``is_error: true``). The call's id is echoed exactly.
+                (a ``function_call_output`` item with ``call_id``), ``"anthropic-messages"`` (a ``tool_result``
+                content block with ``tool_use_id`` and ``is_error: true``), ``"gemini"`` (a ``functionResponse`` part
+                whose ``response`` is ``{"error": payload}``), ``"ollama"`` (a ``role: "tool"`` message with
+                ``tool_name``) or ``"bedrock-converse"`` (a ``toolResult`` block with ``status: "error"`` and the
+                payload as ``json`` content). The call's id is echoed exactly.
 
         Returns:
-            A dict ready to append to the next request (the Anthropic block goes in a ``user`` message's content).
+            A dict ready to append to the next request (the Anthropic and Bedrock blocks go in a ``user`` message's
+            content, the Gemini part in a ``user`` content's parts).
 
         Raises:
             ValueError: An unknown format.
@@ -270,6 +294,27 @@ class ChoiceResult:
 
 
 @dataclass(frozen=True, slots=True)
+class OutputItem:
+    """A piece of the assistant turn that is not a client tool call, kept for the next request.
+
+    Anthropic content blocks (text, thinking with its signature, redacted thinking, server tool use and results),
+    Responses output items (message, reasoning, built-in tool calls and their outputs), Gemini parts other than
+    calls, Bedrock reasoning blocks: each as the provider's own JSON shape, completed from its deltas.
+
+    Attributes:
+        after_calls: How many calls of the stream were opened before it, which places it among them.
+        value: The block, item or part, as the provider's JSON object.
+    """
+
+    after_calls: int
+    value: dict[str, Any]
+
+
+#: Output types that are calls the provider ran itself (never validated, never handed over).
+SERVER_CALL_TYPES: frozenset[str] = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+@dataclass(frozen=True, slots=True)
 class StreamResult:
     """Everything a stream brought, settled once it has ended.
 
@@ -281,6 +326,8 @@ class StreamResult:
         text: The content text of that same choice.
         violations: Stream-level findings.
         choices: Text and finish reason of every choice seen.
+        output: The turn's other pieces in order (see ``OutputItem``): thinking, reasoning, server tool calls.
+        format: The wire format the stream was read as (named or detected), or None when nothing told it.
     """
 
     calls: tuple[ToolCall, ...] = ()
@@ -290,17 +337,36 @@ class StreamResult:
     text: str = ""
     violations: tuple[Violation, ...] = ()
     choices: tuple[ChoiceResult, ...] = field(default=())
+    output: tuple[OutputItem, ...] = ()
+    format: str | None = None
+
+    @property
+    def server_calls(self) -> tuple[dict[str, Any], ...]:
+        """The calls the provider ran itself, as sent.
+
+        Anthropic ``server_tool_use``/``mcp_tool_use`` blocks, Responses built-in tool call items
+        (``web_search_call``, ``tool_search_call``, ...).
+        """
+        return tuple(
+            item.value
+            for item in self.output
+            if (kind := item.value.get("type")) in SERVER_CALL_TYPES
+            or (isinstance(kind, str) and kind.endswith("_call") and kind != "function_call")
+        )
 
     def to_history(self, format: ResultFormat) -> Any:
         """The assistant turn of the first choice, ready to append to the next request, ids echoed exactly.
 
-        Every call of that choice, valid or invalid, in the order the model opened them, with the choice's text.
+        Every call of that choice, valid or invalid, in the order the model opened them, with the choice's text and,
+        when ``format`` is the stream's own, every other piece of the turn in its place (``output``: Anthropic
+        thinking blocks with their signatures and server tool blocks, Responses reasoning and message items, Gemini
+        thought parts): what the provider needs back to accept the next request.
 
         Args:
             format: ``"openai-chat"`` (one ``role: "assistant"`` message with ``content`` and ``tool_calls``),
-                ``"openai-responses"`` (a list of input items: the text as an assistant message, then one
-                ``function_call`` per call) or ``"anthropic-messages"`` (one assistant message whose content is the
-                text block and the ``tool_use`` blocks).
+                ``"openai-responses"`` (a list of input items), ``"anthropic-messages"`` (one assistant message of
+                content blocks), ``"gemini"`` (one ``role: "model"`` content of parts), ``"ollama"`` (one assistant
+                message with ``tool_calls``) or ``"bedrock-converse"`` (one assistant message of content blocks).
 
         Returns:
             The message (a list of items for Responses).

@@ -1,65 +1,20 @@
 """Buffered (non-streamed) responses read into the same ``StreamResult`` a stream gives (``normalize``).
 
-A buffered OpenAI chat completion is the stream it stands for, in one chunk: each choice's ``message`` read as its
-``delta``, each call at its position as its ``index`` (buffered responses carry none). The engine then applies every
-rule of a stream, so a call comes out the same way whichever way it was received.
+A buffered response is the stream it stands for (``toolstream._buffered``): the engine then applies every rule of a
+stream, so a call comes out the same way whichever way it was received.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
+from toolstream._buffered import buffered_events, detect_buffered
+from toolstream._formats import WIRE_FORMATS, check_format
 from toolstream._model import Limits, StreamResult
 from toolstream.errors import MalformedChunkError
 
 __all__ = ["make_normalize"]
-
-_FORMATS = ("openai-chat",)
-
-
-def _get(value: Any, key: str) -> Any:
-    """A field of a dict, a mapping or an SDK object; None when absent."""
-    if isinstance(value, Mapping):
-        return value.get(key)
-    return getattr(value, key, None)
-
-
-def _as_list(value: Any, where: str) -> list[Any]:
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    raise MalformedChunkError(0, where, f"expected a list, got {type(value).__name__}")
-
-
-def _chat_chunk(response: Any) -> dict[str, Any]:
-    """The one chunk a buffered chat completion stands for."""
-    if isinstance(response, (str, bytes, bytearray, list, tuple)) or response is None:
-        raise TypeError(
-            "response must be a chat completion: a dict or the openai SDK's ChatCompletion; "
-            f"got {type(response).__name__}"
-        )
-    choices = []
-    for position, choice in enumerate(_as_list(_get(response, "choices"), "choices")):
-        message = _get(choice, "message")
-        delta: dict[str, Any] | Any = message
-        if message is not None:
-            calls = _as_list(_get(message, "tool_calls"), f"choices[{position}].message.tool_calls")
-            delta = {
-                "content": _get(message, "content"),
-                "tool_calls": [
-                    {
-                        "index": _get(call, "index") if _get(call, "index") is not None else at,
-                        "id": _get(call, "id"),
-                        "type": _get(call, "type"),
-                        "function": _get(call, "function"),
-                    }
-                    for at, call in enumerate(calls)
-                ],
-            }
-        choices.append({"index": _get(choice, "index"), "delta": delta, "finish_reason": _get(choice, "finish_reason")})
-    return {"choices": choices, "usage": _get(response, "usage"), "error": _get(response, "error")}
 
 
 def make_normalize(reassemble: Callable[..., Any]) -> Callable[..., StreamResult]:
@@ -76,30 +31,44 @@ def make_normalize(reassemble: Callable[..., Any]) -> Callable[..., StreamResult
         """The calls of a buffered response, checked as a stream's are, in the ``StreamResult`` a stream gives.
 
         Args:
-            response: A buffered OpenAI chat completion (a dict or the openai SDK's ``ChatCompletion``). The other
-                wire formats come with their stream decoders.
+            response: A buffered response, as a dict or its SDK's object: an OpenAI chat completion
+                (``ChatCompletion``), a Responses ``Response``, an Anthropic ``Message``, a Gemini ``generateContent``
+                response, an Ollama ``/api/chat`` response or a Bedrock ``Converse`` response.
             tools: As for ``reassemble``: every call is checked against them.
             tool_choice: As for ``reassemble``.
-            format: ``"openai-chat"`` (the default, and the only buffered format read so far).
+            format: The response's wire format; by default told from its shape.
             limits: As for ``reassemble``.
 
         Returns:
             The result: ``calls`` and ``invalid_calls`` (nothing is raised for them), ``finish_reason``, ``text``,
             ``usage`` and the findings. ``arguments`` is always a dict and ``arguments_json`` a string, whatever the
-            provider sent (an object where a string is promised is ``ARGUMENTS_NOT_STRING``).
+            provider sent (an object where a string is promised is ``ARGUMENTS_NOT_STRING``; where the format promises
+            an object, as Anthropic, Gemini, Ollama and Bedrock do, it is simply correct).
 
         Raises:
             MalformedChunkError: The response does not have the shape of its format (the path names the field).
-            TypeError: ``response`` is not a response object.
+            TypeError: ``response`` is not a response object, or its format cannot be told.
         """
-        if format is not None and format not in _FORMATS:
-            raise ValueError(f"format must be one of {', '.join(map(repr, _FORMATS))} (or None); got {format!r}")
-        chunk = _chat_chunk(response)
-        stream = reassemble([chunk], tools=tools, tool_choice=tool_choice, on_invalid="yield", limits=limits)
+        if isinstance(response, (str, bytes, bytearray, list, tuple)) or response is None:
+            raise TypeError(
+                f"response must be a buffered response (a dict or an SDK object); got {type(response).__name__}"
+            )
+        wire_format = check_format(format) or detect_buffered(response)
+        if wire_format is None:
+            raise TypeError(
+                "cannot tell the wire format of this response from its shape; pass format= (one of "
+                f"{', '.join(map(repr, WIRE_FORMATS))})"
+            )
+        events = buffered_events(response, wire_format)
+        stream = reassemble(
+            events, tools=tools, tool_choice=tool_choice, on_invalid="yield", limits=limits, format=wire_format
+        )
         try:
             for _ in stream:
                 pass
         except MalformedChunkError as error:
+            if wire_format != "openai-chat":
+                raise
             # The chunk stands for the response: its paths name the response's own fields.
             path = error.path.replace(".delta", ".message")
             raise MalformedChunkError(error.chunk_number, path, error.problem) from None

@@ -59,6 +59,11 @@ class EngineFactory(Protocol):
         limits: Limits,
         on_violation: OnViolation | None,
         validators: Any,
+        format: str | None,
     ) -> Engine:
-        """Build the engine; ``validators`` is its own implementation's ``CompiledTools``, or None."""
+        """Build the engine.
+
+        ``validators`` is its own implementation's ``CompiledTools``, or None; ``format`` the wire format, or None to
+        detect it.
+        """
         ...

@@ -42,10 +42,12 @@ def is_raw(item: Any) -> bool:
     """Whether a source's first item says the source is raw event-stream bytes or text, not chunks.
 
     Bytes always are; a string is when it reads as the opening of an event stream (a field or a comment, or text
-    with line ends), as every real stream opens. Any other string, the empty one too, is a malformed chunk.
+    with line ends) or of JSON lines (an object), as every real stream opens. Any other string, the empty one too,
+    is a malformed chunk.
     """
     return isinstance(item, RAW) or (
-        isinstance(item, str) and ("\n" in item or "\r" in item or _FIELD.match(item) is not None)
+        isinstance(item, str)
+        and ("\n" in item or "\r" in item or item.lstrip().startswith("{") or _FIELD.match(item) is not None)
     )
 
 
@@ -70,9 +72,12 @@ class RawReads:
             if not data and not self.held:
                 return []  # an empty read before anything: no evidence either way, and nothing to frame
             if data and b"\n" not in data and b"\r" not in data:
-                self.held.append(data)
-                return []
-            self.lines = not data
+                if not _json_lines(self.held, data):
+                    self.held.append(data)
+                    return []
+                self.lines = True
+            else:
+                self.lines = not data
             held, self.held = self.held, []
             return [self._read(piece) for piece in (*held, data)]
         return [self._read(data)]
@@ -84,6 +89,20 @@ class RawReads:
 
     def _read(self, data: bytes) -> bytes:
         return data + b"\n" if self.lines else data
+
+
+def _json_lines(held: list[bytes], data: bytes) -> bool:
+    """Whether items without line ends are the lines of JSON-lines text.
+
+    Ollama read through ``iter_lines()`` has no blank line to tell: a held item that closes an object, and a new one
+    that opens the next, are two lines.
+    """
+    return (
+        bool(held)
+        and held[0].lstrip().startswith(b"{")
+        and held[-1].rstrip().endswith(b"}")
+        and (data.lstrip().startswith(b"{"))
+    )
 
 
 def _raw_bytes(item: Any) -> bytes:

@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ResultFormat", "tool_result"]
 
-ResultFormat = Literal["openai-chat", "openai-responses", "anthropic-messages"]
-_FORMATS: Final = ("openai-chat", "openai-responses", "anthropic-messages")
+ResultFormat = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama", "bedrock-converse"]
+_FORMATS: Final = ("openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama", "bedrock-converse")
 
 #: Problems listed in one payload; a call with more says how many were left out (a model fixes the first ones,
 #: and the next turn reports the rest).
@@ -65,7 +65,16 @@ def payload(call: InvalidToolCall) -> dict[str, Any]:
 
 def tool_result(call: InvalidToolCall, format: str) -> dict[str, Any]:
     """``call``'s error message in ``format``'s tool-result shape (see ``InvalidToolCall.to_tool_result``)."""
+    if format == "gemini":
+        response = {"name": call.name or "", "response": {"error": payload(call)}}
+        if not any(violation.code.value == "MISSING_ID" for violation in call.violations):
+            response["id"] = call.id
+        return {"functionResponse": response}
+    if format == "bedrock-converse":
+        return {"toolResult": {"toolUseId": call.id, "content": [{"json": payload(call)}], "status": "error"}}
     content = json.dumps(payload(call), ensure_ascii=False, separators=(",", ":"))
+    if format == "ollama":
+        return {"role": "tool", "tool_name": call.name or "", "content": content}
     if format == "openai-chat":
         return {"role": "tool", "tool_call_id": call.id, "content": content}
     if format == "openai-responses":

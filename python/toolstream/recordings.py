@@ -384,7 +384,7 @@ def describe_call(call: Any) -> dict[str, Any]:
 
     Returns:
         ``{"seq", "choice", "index", "id", "name", "arguments", "arguments_json", "ok", "violations"}`` plus
-        ``"errors"`` for an invalid call.
+        ``"errors"`` for an invalid call and ``"extra"`` for a call that carries provider fields.
     """
     description: dict[str, Any] = {
         "seq": call.seq,
@@ -401,4 +401,6 @@ def describe_call(call: Any) -> dict[str, Any]:
         description["errors"] = sorted(
             f"{error.code.value} {error.path}" if error.path is not None else error.code.value for error in call.errors
         )
+    if call.extra:
+        description["extra"] = dict(call.extra)
     return description

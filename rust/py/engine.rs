@@ -3,15 +3,17 @@
 //! `toolstream/_api.py` drives it (the same interface as the reference engine); `pull` keeps the whole chunk
 //! loop in Rust, so Python code runs once per call handed over, not once per chunk.
 
+use std::ops::Not as _;
+
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyIterator, PyList, PyString, PyTuple, PyType};
-use toolstream_core::chat_chunk::{ChunkError, read_chat_chunk};
+use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple, PyType};
+use toolstream_core::chat_chunk::ChunkError;
 use toolstream_core::sse::{Event, SseError, SseFramer};
-use toolstream_core::{Accumulator, Arguments, Config, Emit, Limits, ToolChoice};
+use toolstream_core::{Accumulator, Arguments, Config, Decoder, Emit, EventExtras, Format, Limits, ToolChoice};
 
 use crate::errors::malformed_chunk;
 use crate::input::{KindCache, canonical_text, read_chunk};
@@ -22,6 +24,7 @@ use crate::validators::ToolValidators;
 #[pyclass(module = "toolstream._core")]
 pub(crate) struct Engine {
     accumulator: Accumulator,
+    decoder: Decoder,
     chunks_read: u64,
     payloads: Vec<Py<PyAny>>,
     usage: Option<Py<PyAny>>,
@@ -46,14 +49,20 @@ struct HandedOverCall {
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (*, tool_choice, emit, limits, on_violation = None, validators = None))]
+    #[pyo3(signature = (*, tool_choice, emit, limits, on_violation = None, validators = None, format = None))]
     fn new(
         tool_choice: &Bound<'_, PyAny>,
         emit: &str,
         limits: &Bound<'_, PyAny>,
         on_violation: Option<Py<PyAny>>,
         validators: Option<Py<ToolValidators>>,
+        format: Option<&str>,
     ) -> PyResult<Self> {
+        let format = format
+            .map(|name| {
+                Format::from_name(name).ok_or_else(|| PyValueError::new_err(format!("unknown wire format {name:?}")))
+            })
+            .transpose()?;
         let emit = match emit {
             "complete" => Emit::Complete,
             "call_end" => Emit::CallEnd,
@@ -79,6 +88,7 @@ impl Engine {
         };
         Ok(Self {
             accumulator: Accumulator::new(config),
+            decoder: Decoder::new(format),
             chunks_read: 0,
             payloads: Vec::new(),
             usage: None,
@@ -141,6 +151,11 @@ impl Engine {
             let outcome = framer.finish(&mut |event: Event<'_>| self.read_event(py, event));
             outcome.map_err(|error| self.bytes_error(py, error))?;
         }
+        let mut canonical = |raw: &[u8]| canonical_text(py, raw);
+        if let Err(ChunkError { path, problem }) = self.decoder.end(&mut self.accumulator, &mut canonical) {
+            self.notify(py)?;
+            return Err(malformed_chunk(py, self.chunks_read, &path, &problem));
+        }
         self.accumulator.end();
         self.notify(py)?;
         self.take_ready(py)
@@ -167,12 +182,13 @@ impl Engine {
 
     /// The `StreamResult` so far.
     fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        static RESULT_CLASSES: PyOnceLock<(Py<PyType>, Py<PyType>)> = PyOnceLock::new();
-        let (result_class, choice_class) = RESULT_CLASSES.get_or_try_init(py, || {
+        static RESULT_CLASSES: PyOnceLock<(Py<PyType>, Py<PyType>, Py<PyType>)> = PyOnceLock::new();
+        let (result_class, choice_class, item_class) = RESULT_CLASSES.get_or_try_init(py, || {
             let model = py.import("toolstream._model")?;
             Ok::<_, PyErr>((
                 model.getattr("StreamResult")?.cast_into::<PyType>()?.unbind(),
                 model.getattr("ChoiceResult")?.cast_into::<PyType>()?.unbind(),
+                model.getattr("OutputItem")?.cast_into::<PyType>()?.unbind(),
             ))
         })?;
         let mut ordered: Vec<&HandedOverCall> = self.handed_over.iter().collect();
@@ -216,6 +232,16 @@ impl Engine {
             .iter()
             .map(|violation| output::violation(py, violation, &self.payloads))
             .collect::<PyResult<Vec<_>>>()?;
+        let output = self
+            .decoder
+            .output()
+            .iter()
+            .map(|item| {
+                item_class
+                    .bind(py)
+                    .call1((item.after_calls, output::json_bytes(py, &item.json)?))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
         result_class.bind(py).call1((
             PyTuple::new(py, calls)?,
             PyTuple::new(py, invalid)?,
@@ -224,6 +250,8 @@ impl Engine {
             text,
             PyTuple::new(py, violations)?,
             PyTuple::new(py, choices)?,
+            PyTuple::new(py, output)?,
+            self.decoder.format().map(Format::name),
         ))
     }
 }
@@ -236,6 +264,13 @@ impl Engine {
         }
         let number = self.chunks_read;
         self.chunks_read += 1;
+        if self.decoder.format() != Some(Format::OpenAiChat) {
+            if self.decoder.format().is_none() && chat_like(chunk)? {
+                self.decoder.assume(Format::OpenAiChat);
+            } else {
+                return self.read_object_event(chunk, number);
+            }
+        }
         let extras = match read_chunk(&mut self.accumulator, &mut self.kinds, chunk, number) {
             Ok(extras) => extras,
             Err(malformed) => {
@@ -303,8 +338,34 @@ impl Engine {
         }
         let number = self.chunks_read;
         self.chunks_read += 1;
+        let name = (event.kind != b"message").then_some(event.kind);
+        self.decode(py, number, name, data)
+    }
+
+    /// A Python object of a format other than Chat Completions: read as the JSON it serializes to.
+    fn read_object_event(&mut self, chunk: &Bound<'_, PyAny>, number: u64) -> PyResult<()> {
+        static EVENT_JSON: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let py = chunk.py();
+        let event_json = EVENT_JSON.import(py, "toolstream._formats", "event_json")?;
+        let data = match event_json.call1((chunk,)) {
+            Ok(data) => data,
+            Err(error) if error.is_instance_of::<PyTypeError>(py) => {
+                return Err(malformed_chunk(py, number, "", &error.value(py).to_string()));
+            }
+            Err(error) => return Err(error),
+        };
+        let data = data.cast_into::<PyBytes>()?;
+        self.decode(py, number, None, data.as_bytes())
+            .map_err(|error| match error {
+                BytesError::Python(error) => error,
+                BytesError::Framing(error) => malformed_chunk(py, number, "", &error.to_string()),
+            })
+    }
+
+    /// One event's JSON through the decoder; its error payload and usage kept as Python values.
+    fn decode(&mut self, py: Python<'_>, number: u64, name: Option<&[u8]>, data: &[u8]) -> Result<(), BytesError> {
         let mut canonical = |raw: &[u8]| canonical_text(py, raw);
-        let read = read_chat_chunk(&mut self.accumulator, data, &mut canonical);
+        let read = self.decoder.read(&mut self.accumulator, name, data, &mut canonical);
         let extras = match read {
             Ok(extras) => extras,
             Err(ChunkError { path, problem }) => {
@@ -312,14 +373,18 @@ impl Engine {
                 return Err(BytesError::Python(malformed_chunk(py, number, &path, &problem)));
             }
         };
-        if let Some(error) = extras.error {
-            let payload = output::json_bytes(py, error)?;
+        let EventExtras { error, usage, finish } = extras;
+        if let Some(error) = error {
+            let payload = output::json_bytes(py, &error)?;
             let brief = brief(&payload);
             self.payloads.push(payload.unbind());
             self.accumulator.provider_error(self.payloads.len() - 1, &brief);
         }
-        if let Some(usage) = extras.usage {
-            self.usage = Some(output::json_bytes(py, usage)?.unbind());
+        if let Some((reason, kind)) = finish {
+            self.accumulator.finish_as(0, &reason, kind);
+        }
+        if let Some(usage) = usage {
+            self.usage = Some(output::json_bytes(py, &usage)?.unbind());
         }
         if self.on_violation.is_some() {
             self.notify(py)?;
@@ -398,6 +463,28 @@ impl From<PyErr> for BytesError {
     fn from(error: PyErr) -> Self {
         Self::Python(error)
     }
+}
+
+/// Whether a Python chunk is a Chat Completions chunk: a mapping with non-null `choices`, or an object with that
+/// attribute (null is absent, as the detection of the same chunk's bytes has it).
+fn chat_like(chunk: &Bound<'_, PyAny>) -> PyResult<bool> {
+    static MAPPING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let py = chunk.py();
+    let choices = intern!(py, "choices");
+    if let Ok(dict) = chunk.cast::<PyDict>() {
+        return Ok(dict.get_item(choices)?.is_some_and(|value| !value.is_none()));
+    }
+    if chunk.is_instance(MAPPING.import(py, "collections.abc", "Mapping")?)? {
+        return Ok(chunk.call_method1(intern!(py, "get"), (choices,))?.is_none().not());
+    }
+    if chunk.is_instance_of::<PyString>()
+        || chunk.is_instance_of::<PyBytes>()
+        || chunk.is_instance_of::<PyList>()
+        || chunk.is_instance_of::<PyTuple>()
+    {
+        return Ok(false);
+    }
+    Ok(chunk.getattr_opt(choices)?.is_some_and(|value| !value.is_none()))
 }
 
 /// A short text of an error payload for the violation message (the payload itself is kept whole).

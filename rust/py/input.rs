@@ -346,6 +346,7 @@ impl Reader<'_> {
             kind: kind.as_deref(),
             arguments: argument_bytes.as_deref(),
             arguments_was_value,
+            extra: &[],
         };
         accumulator.fragment(choice, &fragment);
         Ok(())

@@ -4,6 +4,7 @@
 //! are built straight from its bytes by jiter, as pydantic-core does.
 
 use jiter::{FloatMode, PartialMode, PythonParse, StringCacheMode};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
@@ -222,7 +223,7 @@ pub(crate) fn handed_over<'py>(
             others,
             tool_fingerprint,
         );
-        classes.tool_call.bind(py).call1(fields)
+        construct(classes.tool_call.bind(py), fields, &call.extra)
     } else {
         let errors = violations(
             py,
@@ -241,6 +242,25 @@ pub(crate) fn handed_over<'py>(
             others,
             tool_fingerprint,
         );
-        classes.invalid_tool_call.bind(py).call1(fields)
+        construct(classes.invalid_tool_call.bind(py), fields, &call.extra)
     }
+}
+
+/// A call object, with its provider fields when it has any (else the class's shared empty mapping).
+fn construct<'py>(
+    class: &Bound<'py, PyType>,
+    fields: impl pyo3::call::PyCallArgs<'py>,
+    extra: &[(&'static str, Vec<u8>)],
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = class.py();
+    if extra.is_empty() {
+        return class.call1(fields);
+    }
+    let values = PyDict::new(py);
+    for (key, raw) in extra {
+        values.set_item(*key, json_bytes(py, raw)?)?;
+    }
+    let keywords = PyDict::new(py);
+    keywords.set_item(intern!(py, "extra"), values)?;
+    class.call(fields, Some(&keywords))
 }

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from toolstream._api import AsyncToolCallStream, ToolCallStream, make_entry_points
 from toolstream._api import Reassembler as _Reassembler
+from toolstream._formats import WIRE_FORMATS, WireFormat
 from toolstream._model import (
     ChoiceResult,
     InvalidToolCall,
     Limits,
+    OutputItem,
     Severity,
     StreamResult,
     ToolCall,
@@ -33,6 +35,7 @@ from toolstream.reference._tools import reference_validators
 from toolstream.registry import ServerTool, Tool, ToolRegistry
 
 __all__ = [
+    "WIRE_FORMATS",
     "AsyncToolCallStream",
     "ChoiceResult",
     "Engine",
@@ -40,6 +43,7 @@ __all__ = [
     "InvalidToolCallError",
     "Limits",
     "MalformedChunkError",
+    "OutputItem",
     "Reassembler",
     "SchemaError",
     "ServerTool",
@@ -53,6 +57,7 @@ __all__ = [
     "ToolstreamError",
     "Violation",
     "ViolationCode",
+    "WireFormat",
     "areassemble",
     "normalize",
     "reassemble",

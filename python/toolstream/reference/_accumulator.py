@@ -1,8 +1,9 @@
 """The accumulator: tool calls in progress, their identity, their arguments and when they are handed over.
 
 This is the plain-Python statement of ``docs/semantics.md``; the Rust core implements the same rules and the
-differential tests hold the two together. Nothing here knows a wire format: decoders call ``fragment``,
-``text``, ``finish``, ``provider_error`` and ``end``.
+differential tests hold the two together. Nothing here knows a wire format: decoders call ``fragment`` (or
+``whole_call``, ``end_call`` and ``done_arguments`` where the format says when a call is over), ``text``,
+``finish``, ``provider_error`` and ``end``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from toolstream._model import (
     ChoiceResult,
     InvalidToolCall,
     Limits,
+    OutputItem,
     Severity,
     StreamResult,
     ToolCall,
@@ -31,12 +33,24 @@ if TYPE_CHECKING:
 
 Emit = Literal["complete", "call_end", "stream_end"]
 Emitted = ToolCall | InvalidToolCall
+#: What a finish reason means for the calls of its choice (each decoder classifies its provider's reasons).
+FinishKind = Literal["calls", "stop", "cut", "neutral"]
 
 #: Finish reasons that mean the model was stopped before it was done.
 CUTTING_FINISHES = frozenset({"length", "content_filter"})
 PLACEHOLDERS = frozenset({"", "null"})
 
 _SCAN_ERROR_CODES = {"too_deep": ViolationCode.TOO_DEEP, "trailing_data": ViolationCode.TRAILING_DATA}
+#: Findings about the text itself, dropped when an authoritative final text replaces it (``done_arguments``).
+_TEXT_CODES = frozenset(
+    {
+        ViolationCode.INVALID_JSON,
+        ViolationCode.TOO_DEEP,
+        ViolationCode.TRAILING_DATA,
+        ViolationCode.DUPLICATE_KEY,
+        ViolationCode.ARGUMENTS_TOO_LARGE,
+    }
+)
 _WHITESPACE = b" \t\r\n"
 _PARSE = object()  # marker: the arguments text is one complete value, to be parsed last
 
@@ -46,12 +60,25 @@ def value_or_none(value: str | None) -> str | None:
     return None if value is None or value in PLACEHOLDERS else value
 
 
+def chat_finish_kind(reason: str) -> FinishKind:
+    """What a Chat Completions ``finish_reason`` means.
+
+    ``tool_calls`` calls, ``stop`` stop, ``length`` and ``content_filter`` cut, anything else neutral.
+    """
+    if reason == "tool_calls":
+        return "calls"
+    if reason == "stop":
+        return "stop"
+    return "cut" if reason in CUTTING_FINISHES else "neutral"
+
+
 @dataclass(slots=True)
 class Fragment:
     """One tool-call delta, already read out of its wire format.
 
     ``arguments`` is the text to append (None when the fragment carried none); ``arguments_was_value`` says it was
-    sent as a JSON value rather than a string (``ARGUMENTS_NOT_STRING``).
+    sent as a JSON value rather than a string (``ARGUMENTS_NOT_STRING``). ``extra`` holds provider fields the call
+    must carry back to the next request (``ToolCall.extra``), each taken on first arrival.
     """
 
     index: int | None
@@ -60,6 +87,7 @@ class Fragment:
     type: str | None
     arguments: str | None
     arguments_was_value: bool = False
+    extra: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(slots=True)
@@ -76,7 +104,9 @@ class _Call:
     missing_index_reported: bool = False
     changed_values_reported: set[tuple[str, str]] = field(default_factory=set)
     violations: list[Violation] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
     handed_over: bool = False
+    ended: bool = False  # the format said the call is over: later bytes for it are trailing data
 
     @property
     def closed(self) -> bool:
@@ -103,6 +133,7 @@ class _Choice:
     number: int
     text: list[str] = field(default_factory=list)
     finish_reason: str | None = None
+    finish_kind: FinishKind | None = None
     cut: bool = False
     calls: list[_Call] = field(default_factory=list)
     by_index: dict[int, _Call] = field(default_factory=dict)
@@ -142,14 +173,71 @@ class Accumulator:
 
     # ----------------------------------------------------------------------------------------------- input
 
-    def fragment(self, choice_number: int, fragment: Fragment) -> None:
-        """Apply one tool-call delta of one choice."""
+    def fragment(self, choice_number: int, fragment: Fragment) -> int:
+        """Apply one tool-call delta of one choice; return the ``seq`` of the call it went to."""
         choice = self._choice(choice_number)
         call = self._match(choice, fragment)
         self._hand_over_others(choice, call)
         self._apply(call, fragment)
-        if self._emit == "complete" and not call.handed_over and call.closed:
-            self._hand_over(call)
+        self._hand_over_if_complete(call)
+        return call.seq
+
+    def whole_call(self, choice_number: int, fragment: Fragment) -> int:
+        """A call that arrives whole (Gemini, Ollama): always a new call, over at once; return its ``seq``.
+
+        The fragment is never matched to an earlier call, so it has no ``MISSING_INDEX`` although it has no index.
+        """
+        choice = self._choice(choice_number)
+        call = self._open(choice, fragment)
+        self._hand_over_others(choice, call)
+        self._apply(call, fragment)
+        self._end_call(call)
+        return call.seq
+
+    def end_call(self, choice_number: int, index: int) -> None:
+        """The format's explicit end of the latest call of the choice opened with ``index`` (none: nothing).
+
+        Under ``call_end`` and ``complete`` the call is handed over here (a value still open is ``TRUNCATED``); bytes
+        that arrive for it later are ``TRAILING_DATA``.
+        """
+        choice = self._choices.get(choice_number)
+        call = None if choice is None else choice.by_index.get(index)
+        if call is not None and not call.ended:
+            self._end_call(call)
+
+    def done_arguments(self, choice_number: int, index: int, text: str) -> None:
+        """The authoritative final arguments text of a call (Responses' ``.done``); callers call ``end_call`` next.
+
+        Arguments that only arrive here are taken; a text that differs from the deltas is ``ARGUMENTS_MISMATCH`` and
+        replaces them while the call has not been handed over.
+        """
+        choice = self._choice(choice_number)
+        call = choice.by_index.get(index)
+        if call is None:
+            self.fragment(choice_number, Fragment(index, None, None, None, text))
+            return
+        data = text.encode("utf-8", "surrogatepass")
+        if call.received == 0:
+            self._append(call, data)
+            self._hand_over_if_complete(call)
+            return
+        if call.over_limit or call.scanner is None or call.buffer == data:
+            return  # nothing was kept to compare with (past a limit), or the two agree
+        self._report(
+            call,
+            ViolationCode.ARGUMENTS_MISMATCH,
+            "the final arguments text differs from the deltas that came before it; the final text is used",
+        )
+        if call.handed_over:
+            return
+        call.violations = [v for v in call.violations if v.code not in _TEXT_CODES]
+        call.scanner = Scanner(self._limits.max_depth)
+        call.buffer = bytearray()
+        call.received = 0
+        call.over_limit = False
+        call.ended = False  # open again for its new text; the caller's ``end_call`` ends it
+        self._append(call, data)
+        self._hand_over_if_complete(call)
 
     def text(self, choice_number: int, text: str) -> None:
         """Append content text to a choice."""
@@ -163,11 +251,14 @@ class Accumulator:
         """Note that a choice appeared in the stream, even with nothing in it."""
         self._choice(choice_number)
 
-    def finish(self, choice_number: int, reason: str) -> None:
-        """A non-null finish reason for a choice."""
+    def finish(self, choice_number: int, reason: str, kind: FinishKind | None = None) -> None:
+        """A non-null finish reason for a choice, of the given kind (None: classified as Chat Completions does)."""
+        if kind is None:
+            kind = chat_finish_kind(reason)
         choice = self._choice(choice_number)
         if choice.finish_reason is None:
             choice.finish_reason = reason
+            choice.finish_kind = kind
         else:
             self._report_stream(
                 ViolationCode.MULTIPLE_FINISH_REASONS,
@@ -175,7 +266,7 @@ class Accumulator:
                 f"the first one stands",
                 choice=choice.number,
             )
-        if reason in CUTTING_FINISHES:
+        if kind == "cut":
             self._cut(choice, because=f"finish_reason {reason!r}", seqless=True)
         elif self._emit != "stream_end":
             for call in self._pending(choice):
@@ -192,6 +283,14 @@ class Accumulator:
             for choice in sorted(self._choices.values(), key=lambda c: c.number):
                 self._cut(choice, because="an error event", seqless=False)
 
+    def spliced(self, first_id: str, second_id: str) -> None:
+        """A second generation began in the same stream (a message with another id): ``STREAM_SPLICED``."""
+        self._report_stream(
+            ViolationCode.STREAM_SPLICED,
+            f"a second message {second_id!r} began after {first_id!r} in the same stream; "
+            f"the two are read as they come, nothing is merged",
+        )
+
     def end(self) -> None:
         """The stream ended: every call not yet handed over is, then the stream-level findings are settled."""
         if self._ended:
@@ -205,6 +304,10 @@ class Accumulator:
         self._settle_stream()
 
     # ---------------------------------------------------------------------------------------------- output
+
+    def calls_opened(self) -> int:
+        """How many calls were opened so far (the place of an ``OutputItem`` among them)."""
+        return len(self._calls)
 
     def has_ready(self) -> bool:
         """Whether calls were handed over since the last ``take_ready``."""
@@ -222,8 +325,8 @@ class Accumulator:
         log, self._log = self._log, []
         return log
 
-    def result(self) -> StreamResult:
-        """The result so far (final once ``end`` was called)."""
+    def result(self, *, output: tuple[OutputItem, ...] = ()) -> StreamResult:
+        """The result so far (final once ``end`` was called), with the decoder's ``output`` items."""
         choices = tuple(
             ChoiceResult(c.number, "".join(c.text), c.finish_reason)
             for c in sorted(self._choices.values(), key=lambda c: c.number)
@@ -237,6 +340,7 @@ class Accumulator:
             text=first.text if first else "",
             violations=tuple(self._stream_violations),
             choices=choices,
+            output=output,
         )
 
     # ---------------------------------------------------------------------------------------- call identity
@@ -319,6 +423,8 @@ class Accumulator:
                     ViolationCode.NAME_CHANGED,
                     f"name changed from {call.name!r} to {name!r}; the first name is kept",
                 )
+        for key, value in fragment.extra:
+            call.extra.setdefault(key, value)
         if fragment.arguments_was_value:
             self._report(
                 call,
@@ -331,20 +437,26 @@ class Accumulator:
     # ------------------------------------------------------------------------------------------- arguments
 
     def _append(self, call: _Call, data: bytes) -> None:
-        start = call.received
-        call.received += len(data)
-        if call.scanner is None:
-            return
-        if call.handed_over:
+        if call.scanner is not None and (call.handed_over or call.ended):
+            start = call.received
+            call.received += len(data)
             stripped = data.lstrip(_WHITESPACE)
             if stripped:
                 self._report(
                     call,
                     ViolationCode.TRAILING_DATA,
-                    f"{len(data)} bytes of arguments arrived after the call was handed over",
+                    f"{len(data)} bytes of arguments arrived after the call "
+                    + ("was handed over" if call.handed_over else "ended"),
                     offset=start + len(data) - len(stripped),
                     data=data.decode("utf-8", "replace"),
                 )
+            return
+        self._store(call, data)
+
+    def _store(self, call: _Call, data: bytes) -> None:
+        """Keep (up to the limit) and scan bytes of a call that is still open."""
+        call.received += len(data)
+        if call.scanner is None:
             return
         if not call.over_limit:
             if len(call.buffer) + len(data) > self._limits.max_argument_bytes:
@@ -375,6 +487,17 @@ class Accumulator:
             self._report(call, code, _scan_message(error.kind, error.offset, self._limits), offset=error.offset)
 
     # ------------------------------------------------------------------------------------------- hand-over
+
+    def _hand_over_if_complete(self, call: _Call) -> None:
+        if self._emit == "complete" and not call.handed_over and call.closed:
+            self._hand_over(call)
+
+    def _end_call(self, call: _Call) -> None:
+        call.ended = True
+        if call.scanner is not None:
+            call.scanner.finish()
+        if self._emit != "stream_end" and not call.handed_over:
+            self._hand_over(call)
 
     def _pending(self, choice: _Choice) -> list[_Call]:
         return [call for call in choice.calls if not call.handed_over]
@@ -426,6 +549,8 @@ class Accumulator:
         fingerprint = None
         if self._validators is not None and call.name is not None:
             fingerprint = self._validators.fingerprint(call.name)
+        # Most calls carry no extra: they share the dataclass's empty default rather than each holding a dict.
+        extra: dict[str, Any] = {"extra": dict(call.extra)} if call.extra else {}
         if errors:
             emitted = InvalidToolCall(
                 call.id,
@@ -438,12 +563,22 @@ class Accumulator:
                 errors,
                 others,
                 fingerprint,
+                **extra,
             )
             self._invalid.append(emitted)
         else:
             assert call.name is not None
             emitted = ToolCall(
-                call.id, call.name, arguments, arguments_json, call.seq, call.index, call.choice, others, fingerprint
+                call.id,
+                call.name,
+                arguments,
+                arguments_json,
+                call.seq,
+                call.index,
+                call.choice,
+                others,
+                fingerprint,
+                **extra,
             )
             self._valid.append(emitted)
         self._ready.append(emitted)
@@ -539,19 +674,20 @@ class Accumulator:
                     f"choice {choice.number} ended without a finish reason",
                     choice=choice.number,
                 )
-            elif choice.finish_reason == "stop" and has_calls:
+            elif choice.finish_kind == "stop" and has_calls:
                 named = self._tool_choice.name is not None
                 self._report_stream(
                     ViolationCode.FINISH_REASON_MISMATCH,
-                    f"choice {choice.number} finished with 'stop' but carries {len(choice.calls)} call(s)"
+                    f"choice {choice.number} finished with {choice.finish_reason!r} but carries "
+                    f"{len(choice.calls)} call(s)"
                     + (" (expected: OpenAI sends 'stop' when tool_choice names a function)" if named else ""),
                     choice=choice.number,
                     severity=Severity.INFO if named else Severity.WARNING,
                 )
-            elif choice.finish_reason == "tool_calls" and not has_calls:
+            elif choice.finish_kind == "calls" and not has_calls:
                 self._report_stream(
                     ViolationCode.FINISH_WITHOUT_CALLS,
-                    f"choice {choice.number} finished with 'tool_calls' but carries no call",
+                    f"choice {choice.number} finished with {choice.finish_reason!r} but carries no call",
                     choice=choice.number,
                 )
             wanted = self._tool_choice

@@ -1,15 +1,24 @@
-"""The reference engine: the OpenAI Chat decoder in front of the accumulator, one chunk at a time."""
+"""The reference engine: a wire format's decoder in front of the accumulator, one chunk or event at a time.
+
+Chat Completions chunks (dicts or the openai SDK's objects) are read as they are; an event of any other format is
+read as the JSON it serializes to. The format is ``format=`` or the first event that identifies one
+(``docs/semantics.md``, "Every wire format").
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolstream._choice import ToolChoice
+from toolstream._formats import check_format, event_json
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
 from toolstream.errors import MalformedChunkError
 from toolstream.reference._accumulator import Accumulator, Emit
+from toolstream.reference._decoders import Decoder, decoder_for
+from toolstream.reference._detect import detect
 from toolstream.reference._openai_chat import read_chunk
 from toolstream.reference._sse import Event, EventTooLargeError, SseFramer
 
@@ -28,8 +37,12 @@ class Engine:
         limits: Limits,
         on_violation: Callable[[Violation], object] | None,
         validators: CompiledTools | None = None,
+        format: str | None = None,
     ) -> None:
-        """Start one stream; with ``validators``, calls are checked against the declared tools."""
+        """Start one stream; with ``validators``, calls are checked against the declared tools.
+
+        ``format`` names the wire format (one of ``WIRE_FORMATS``); None detects it from the stream.
+        """
         self._accumulator = Accumulator(
             emit=emit,
             limits=limits,
@@ -40,6 +53,10 @@ class Engine:
         self._on_violation = on_violation
         self._chunks_read = 0
         self._ended = False
+        self._format = check_format(format)
+        self._decoder: Decoder | None = None
+        if self._format is not None and self._format != "openai-chat":
+            self._decoder = decoder_for(self._format, self._accumulator)
         self._framer: SseFramer | None = None
         self._max_event_bytes = limits.max_event_bytes
         # A read's malformed event, held back while the calls its earlier events made ready are handed over: raised
@@ -53,14 +70,37 @@ class Engine:
         self._read(chunk)
         return self._accumulator.take_ready()
 
-    def _read(self, chunk: Any) -> None:
+    def _read(self, chunk: Any, *, decoded: bool = False, name: str | None = None) -> None:
+        """Read one chunk: a Python object, or (``decoded``) the JSON value of a raw event named ``name``."""
         number = self._chunks_read
         self._chunks_read += 1
         try:
-            read_chunk(self._accumulator, chunk, number)
+            self._dispatch(chunk, number, decoded=decoded, name=name)
         finally:
             # What the chunk did before a malformed field still happened: it is reported either way.
             self._notify()
+
+    def _dispatch(self, chunk: Any, number: int, *, decoded: bool, name: str | None) -> None:
+        if self._format == "openai-chat" or (self._format is None and not decoded and _chat_like(chunk)):
+            self._format = "openai-chat"
+            read_chunk(self._accumulator, chunk, number)
+            return
+        event = chunk if decoded else _as_json(chunk, number)
+        if not isinstance(event, dict):
+            raise MalformedChunkError(
+                number, "", f"expected a mapping or an object with attributes, got {type(event).__name__}"
+            )
+        if self._decoder is None:
+            detected = detect(event, name)
+            if detected is None:
+                _unidentified(self._accumulator, event)
+                return
+            self._format = detected
+            if detected == "openai-chat":
+                read_chunk(self._accumulator, event, number)
+                return
+            self._decoder = decoder_for(detected, self._accumulator)
+        self._decoder.read(event, number, name)
 
     def pull(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
         """Read chunks until at least one call is ready; None once ``chunks`` is exhausted."""
@@ -107,7 +147,10 @@ class Engine:
         return None
 
     def _read_event(self, event: Event) -> None:
-        """One event's data: a chunk's JSON, or nothing (``[DONE]``, a keep-alive with empty data)."""
+        """One event's data (an SSE event's or an NDJSON line): a chunk's JSON, or nothing.
+
+        Nothing: ``[DONE]``, or a keep-alive with empty data.
+        """
         data = event.data.strip(b" \t\n\r\x0c")  # ASCII whitespace, as the core trims it
         if not data or data == b"[DONE]":
             return
@@ -118,7 +161,8 @@ class Engine:
             raise MalformedChunkError(number, "", f"the chunk is not UTF-8: {error}") from None
         except ValueError as error:
             raise MalformedChunkError(number, "", f"not JSON: {error}") from None
-        self._read(chunk)
+        name = None if event.kind in (b"", b"message") else event.kind.decode("utf-8", "replace")
+        self._read(chunk, decoded=True, name=name)
 
     def end(self) -> list[ToolCall | InvalidToolCall]:
         """End the stream; return the calls only the end made ready."""
@@ -127,6 +171,8 @@ class Engine:
             framer, self._framer = self._framer, None
             framer.finish(self._read_event)
         self._ended = True
+        if self._decoder is not None:
+            self._decoder.end()
         self._accumulator.end()
         self._notify()
         return self._accumulator.take_ready()
@@ -138,12 +184,42 @@ class Engine:
                 self._on_violation(violation)
 
     def result(self) -> StreamResult:
-        """The result so far."""
-        return self._accumulator.result()
+        """The result so far, with the turn's other pieces (``StreamResult.output``) and the format it was read as."""
+        result = self._accumulator.result(output=() if self._decoder is None else self._decoder.output())
+        return dataclasses.replace(result, format=self._format)
 
     def amend(self, call: ToolCall | InvalidToolCall) -> None:
         """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""
         self._accumulator.amend(call)
+
+
+def _chat_like(chunk: Any) -> bool:
+    """A Chat Completions chunk: a mapping with non-null ``choices``, or an object with that attribute.
+
+    Null is absent, as the detection of the same chunk's bytes has it.
+    """
+    if isinstance(chunk, Mapping):
+        return chunk.get("choices") is not None
+    if isinstance(chunk, (str, bytes, bytearray, list, tuple)):
+        return False
+    return getattr(chunk, "choices", None) is not None
+
+
+def _as_json(chunk: Any, number: int) -> Any:
+    """An event given as a Python object (a dict, an SDK's pydantic event), as the JSON value it serializes to."""
+    try:
+        return json.loads(event_json(chunk))
+    except TypeError as error:
+        raise MalformedChunkError(number, "", str(error)) from None
+
+
+def _unidentified(accumulator: Accumulator, event: dict[str, Any]) -> None:
+    """An event before the format is known that identifies none: an error event, or nothing."""
+    error = event.get("error")
+    if error is not None:
+        accumulator.provider_error(error)
+    elif event.get("type") == "error":
+        accumulator.provider_error(event)
 
 
 def _not_json(constant: str) -> None:

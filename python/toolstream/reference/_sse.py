@@ -2,7 +2,8 @@
 
 WHATWG "event stream" parsing over byte chunks split anywhere, with the same three tolerances for what real
 servers send (spaces before a field name, a pending event dispatched at the end, a last line without its end) and
-the same bound on an event's size.
+the same bound on an event's size. NDJSON (Ollama's streaming) shares the line splitting: a stream whose first
+non-blank line opens with ``{`` is read as one event per non-blank line.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ __all__ = ["Event", "EventTooLargeError", "SseFramer"]
 
 _BOM = b"\xef\xbb\xbf"
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+_ASCII_WHITESPACE = b" \t\n\r\x0c"  # Rust's ``trim_ascii``
 
 
 class Event(NamedTuple):
@@ -48,6 +50,7 @@ class SseFramer:
         self._after_cr = False
         self._start = bytearray()  # the first bytes, until it is known whether they are a BOM
         self._started = False
+        self._json_lines: bool | None = None  # decided by the first non-blank line
 
     def feed(self, data: bytes, on_event: Callable[[Event], None]) -> None:
         """Read ``data``, calling ``on_event`` for each event it completes."""
@@ -100,7 +103,18 @@ class SseFramer:
             raise EventTooLargeError(self._limit)
         self._line += data
 
+    def _json_line(self, line: bytes, on_event: Callable[[Event], None]) -> bool:
+        """Whether the stream is NDJSON (then a non-blank ``line`` is an event); decided by its first non-blank line."""
+        content = line.strip(_ASCII_WHITESPACE)
+        if self._json_lines is None and content:
+            self._json_lines = content.startswith(b"{")
+        if self._json_lines and content:
+            on_event(Event(b"message", line))
+        return bool(self._json_lines)
+
     def _line_done(self, line: bytes, on_event: Callable[[Event], None]) -> None:
+        if self._json_lines is not False and self._json_line(line, on_event):
+            return
         if not line:
             self._dispatch(on_event)
             return

@@ -28,6 +28,32 @@ pub enum Emit {
     StreamEnd,
 }
 
+/// How a finish reason bears on the calls of its choice: each decoder classifies its provider's reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinishKind {
+    /// The model stopped to have its calls run (`tool_calls`, `tool_use`): a choice without calls is
+    /// `FINISH_WITHOUT_CALLS`.
+    Calls,
+    /// The model said it was done (`stop`, `end_turn`): calls are `FINISH_REASON_MISMATCH`.
+    Stop,
+    /// The model was stopped (`length`, `max_tokens`, a content filter): the stream is cut.
+    Cut,
+    /// Says nothing about calls (`completed`, Gemini's `STOP`, `stop_sequence`).
+    Neutral,
+}
+
+impl FinishKind {
+    /// The class of an `OpenAI` Chat Completions `finish_reason`.
+    pub fn of_chat(reason: &[u8]) -> Self {
+        match reason {
+            b"tool_calls" => Self::Calls,
+            b"stop" => Self::Stop,
+            b"length" | b"content_filter" => Self::Cut,
+            _ => Self::Neutral,
+        }
+    }
+}
+
 /// Bounds that keep memory finite on hostile streams; passing one is a violation, never a crash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -88,8 +114,10 @@ pub struct Fragment<'a> {
     pub kind: Option<&'a [u8]>,
     /// Argument text to append.
     pub arguments: Option<&'a [u8]>,
-    /// The arguments came as a JSON value, not a string; `arguments` holds its canonical text.
+    /// The arguments came as a JSON value where the format promises a string; `arguments` holds its canonical text.
     pub arguments_was_value: bool,
+    /// Provider fields the next request needs back (key, raw JSON value), each taken on first arrival.
+    pub extra: &'a [(&'static str, &'a [u8])],
 }
 
 /// How the `arguments` value of a handed-over call is built.
@@ -122,6 +150,8 @@ pub struct HandedOver {
     pub arguments_json: Vec<u8>,
     /// Every violation on the call, in the order found.
     pub violations: Vec<Violation>,
+    /// Provider fields kept for the next request (key, raw JSON value).
+    pub extra: Vec<(&'static str, Vec<u8>)>,
 }
 
 impl HandedOver {
@@ -144,8 +174,6 @@ pub struct ChoiceSummary {
     pub finish_reason: Option<Vec<u8>>,
 }
 
-const CUTTING_FINISHES: [&[u8]; 2] = [b"length", b"content_filter"];
-
 fn value_or_none(value: Option<&[u8]>) -> Option<&[u8]> {
     value.filter(|text| !text.is_empty() && *text != b"null")
 }
@@ -153,6 +181,17 @@ fn value_or_none(value: Option<&[u8]>) -> Option<&[u8]> {
 /// Identity bytes as text, for messages.
 fn shown(value: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(value)
+}
+
+/// Where a call is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Progress {
+    /// Bytes may still come.
+    Open,
+    /// The provider said the call is over (an explicit end event): later bytes for it are trailing data.
+    Ended,
+    /// Handed over to the user.
+    HandedOver,
 }
 
 #[derive(Debug)]
@@ -170,7 +209,11 @@ struct Call {
     missing_index_reported: bool,
     changed_values_reported: Vec<(bool, Vec<u8>)>,
     violations: Vec<Violation>,
-    handed_over: bool,
+    progress: Progress,
+    extra: Vec<(&'static str, Vec<u8>)>,
+    // A call ended by its provider and handed over keeps a digest of its text: a final text (`done_arguments`)
+    // that comes after must be compared with it, and the text itself has gone to the user.
+    handed_text: Option<u64>,
 }
 
 impl Call {
@@ -208,10 +251,20 @@ impl Call {
     }
 }
 
+/// Findings about a call's text, which a replacing final text (`done_arguments`) makes moot.
+const REPLACED_WITH_THE_TEXT: [ViolationCode; 5] = [
+    ViolationCode::INVALID_JSON,
+    ViolationCode::TOO_DEEP,
+    ViolationCode::TRAILING_DATA,
+    ViolationCode::DUPLICATE_KEY,
+    ViolationCode::ARGUMENTS_TOO_LARGE,
+];
+
 #[derive(Debug, Default)]
 struct Choice {
     text: Vec<u8>,
     finish_reason: Option<Vec<u8>>,
+    finish_kind: Option<FinishKind>,
     cut: bool,
     calls: Vec<usize>,
     pending: Vec<usize>,
@@ -268,19 +321,101 @@ impl Accumulator {
 
     // ------------------------------------------------------------------------------------------------ input
 
-    /// Apply one tool-call delta of one choice.
-    pub fn fragment(&mut self, choice: i64, fragment: &Fragment<'_>) {
+    /// Apply one tool-call delta of one choice; returns the seq of the call it went to.
+    pub fn fragment(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
         self.choices.entry(choice).or_default();
         let call = self.match_call(choice, fragment);
         self.hand_over_others(choice, call);
         self.apply(call, fragment);
-        if self.config.emit == Emit::Complete
-            && let Some(current) = self.calls.get(call)
-            && !current.handed_over
-            && current.closed()
-        {
-            self.hand_over(call);
+        self.hand_over_if_complete(call);
+        call
+    }
+
+    /// A call that arrives whole (Gemini, Ollama): always a new call, over at once; returns its seq.
+    pub fn whole_call(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
+        self.choices.entry(choice).or_default();
+        let call = self.open(choice, fragment);
+        self.hand_over_others(choice, call);
+        self.apply(call, fragment);
+        self.end_seq(call);
+        call
+    }
+
+    /// The provider's explicit end of the latest call of `choice` opened with `index` (Anthropic
+    /// `content_block_stop`, Responses `.done`, Bedrock `contentBlockStop`).
+    pub fn end_call(&mut self, choice: i64, index: i64) {
+        if let Some(call) = self.by_index(choice, index) {
+            self.end_seq(call);
         }
+    }
+
+    /// The final arguments text of the call with `index`, which wins over its deltas (Responses `.done`).
+    pub fn done_arguments(&mut self, choice: i64, index: i64, text: &[u8]) {
+        let Some(call) = self.by_index(choice, index) else {
+            let fragment = Fragment {
+                index: Some(index),
+                arguments: Some(text),
+                ..Fragment::default()
+            };
+            self.fragment(choice, &fragment);
+            return;
+        };
+        let Some(state) = self.calls.get_mut(call) else { return };
+        if state.received == 0 {
+            self.append(call, text);
+            self.hand_over_if_complete(call);
+            return;
+        }
+        let same = match state.handed_text {
+            Some(digest) => digest == text_digest(text),
+            None => state.buffer == text,
+        };
+        if state.over_limit || state.scanner.is_none() || same {
+            return;
+        }
+        let message = format!(
+            "the final arguments ({} bytes) differ from the {} bytes the deltas brought; the final text is used",
+            text.len(),
+            state.received
+        );
+        let replace = state.progress != Progress::HandedOver;
+        self.report(
+            call,
+            ViolationCode::ARGUMENTS_MISMATCH,
+            message,
+            Detail::default(),
+            Target::Live,
+        );
+        if !replace {
+            return;
+        }
+        let max_depth = self.config.limits.max_depth;
+        let Some(state) = self.calls.get_mut(call) else { return };
+        state
+            .violations
+            .retain(|violation| !REPLACED_WITH_THE_TEXT.contains(&violation.code));
+        state.scanner = Some(Scanner::new(max_depth));
+        state.buffer.clear();
+        state.received = 0;
+        state.over_limit = false;
+        state.progress = Progress::Open;
+        self.append(call, text);
+        self.hand_over_if_complete(call);
+    }
+
+    /// A second generation spliced into the stream (Anthropic: another `message_start` with another id).
+    pub fn spliced(&mut self, first: &[u8], second: &[u8]) {
+        let message = format!(
+            "a second message {:?} started inside message {:?}: two generations in one stream",
+            shown(second),
+            shown(first)
+        );
+        self.report_stream(ViolationCode::STREAM_SPLICED, message, None, None, None, None);
+    }
+
+    /// How many calls were opened so far.
+    pub fn calls_opened(&self) -> usize {
+        self.calls.len()
     }
 
     /// Append content text to a choice.
@@ -293,8 +428,13 @@ impl Accumulator {
         self.choices.entry(choice).or_default();
     }
 
-    /// A non-null finish reason for a choice.
+    /// A non-null `OpenAI` Chat Completions finish reason for a choice.
     pub fn finish(&mut self, choice: i64, reason: &[u8]) {
+        self.finish_as(choice, reason, FinishKind::of_chat(reason));
+    }
+
+    /// A non-null finish reason for a choice, of the class its decoder gives it.
+    pub fn finish_as(&mut self, choice: i64, reason: &[u8], kind: FinishKind) {
         let state = self.choices.entry(choice).or_default();
         if let Some(first) = &state.finish_reason {
             let message = format!(
@@ -312,8 +452,9 @@ impl Accumulator {
             );
         } else {
             state.finish_reason = Some(reason.to_vec());
+            state.finish_kind = Some(kind);
         }
-        if CUTTING_FINISHES.contains(&reason) {
+        if kind == FinishKind::Cut {
             self.cut(choice, &format!("finish_reason {:?}", shown(reason)), true);
         } else if self.config.emit != Emit::StreamEnd {
             for call in self.pending(choice) {
@@ -495,7 +636,9 @@ impl Accumulator {
             missing_index_reported: false,
             changed_values_reported: Vec::new(),
             violations: Vec::new(),
-            handed_over: false,
+            progress: Progress::Open,
+            extra: Vec::new(),
+            handed_text: None,
         });
         let state = self.choices.entry(choice).or_default();
         state.calls.push(seq);
@@ -531,6 +674,11 @@ impl Accumulator {
 
     fn apply(&mut self, call: usize, fragment: &Fragment<'_>) {
         let Some(state) = self.calls.get_mut(call) else { return };
+        for (key, value) in fragment.extra {
+            if !state.extra.iter().any(|(kept, _)| kept == key) {
+                state.extra.push((key, value.to_vec()));
+            }
+        }
         if let Some(new_id) = value_or_none(fragment.id)
             && state.id.is_none()
         {
@@ -592,7 +740,7 @@ impl Accumulator {
         let start = state.received;
         state.received += data.len() as u64;
         let Some(scanner) = state.scanner.as_mut() else { return };
-        if state.handed_over {
+        if state.progress != Progress::Open {
             let leading = data
                 .iter()
                 .take_while(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'))
@@ -604,8 +752,13 @@ impl Accumulator {
                     ..Detail::default()
                 };
                 let message = format!(
-                    "{} bytes of arguments arrived after the call was handed over",
-                    data.len()
+                    "{} bytes of arguments arrived after the call was {}",
+                    data.len(),
+                    if state.progress == Progress::HandedOver {
+                        "handed over"
+                    } else {
+                        "over"
+                    }
                 );
                 self.report(call, ViolationCode::TRAILING_DATA, message, detail, Target::Live);
             }
@@ -665,6 +818,38 @@ impl Accumulator {
 
     // ------------------------------------------------------------------------------------------- hand-over
 
+    fn by_index(&self, choice: i64, index: i64) -> Option<usize> {
+        self.choices
+            .get(&choice)
+            .and_then(|state| state.by_index.get(&index))
+            .copied()
+    }
+
+    fn hand_over_if_complete(&mut self, call: usize) {
+        if self.config.emit == Emit::Complete
+            && let Some(current) = self.calls.get(call)
+            && current.progress != Progress::HandedOver
+            && current.closed()
+        {
+            self.hand_over(call);
+        }
+    }
+
+    /// The call is over: its value can no longer grow, and unless every call waits for the end it is handed over.
+    fn end_seq(&mut self, call: usize) {
+        let Some(state) = self.calls.get_mut(call) else { return };
+        if state.progress != Progress::Open {
+            return;
+        }
+        state.progress = Progress::Ended;
+        if let Some(scanner) = state.scanner.as_mut() {
+            scanner.finish();
+        }
+        if self.config.emit != Emit::StreamEnd {
+            self.hand_over(call);
+        }
+    }
+
     fn pending(&self, choice: i64) -> Vec<usize> {
         self.choices
             .get(&choice)
@@ -700,7 +885,7 @@ impl Accumulator {
             .calls
             .iter()
             .filter_map(|call| self.calls.get(*call))
-            .filter(|call| call.handed_over)
+            .filter(|call| call.progress == Progress::HandedOver)
             .map(|call| (call.seq, call.index))
             .collect();
         for (seq, index) in &handed {
@@ -728,7 +913,7 @@ impl Accumulator {
     fn hand_over(&mut self, call: usize) {
         let cut = self.errored;
         let Some(state) = self.calls.get_mut(call) else { return };
-        state.handed_over = true;
+        state.progress = Progress::HandedOver;
         let choice = state.choice;
         let seq = state.seq;
         if let Some(choice_state) = self.choices.get_mut(&choice) {
@@ -799,6 +984,9 @@ impl Accumulator {
             self.validate(call, &validators, arguments, is_object);
         }
         let Some(state) = self.calls.get_mut(call) else { return };
+        // Formats with a final text (Responses `.done`) may send it after the call was handed over (its value closed
+        // under `emit="complete"`, or another call's fragment came first): it is compared with this digest.
+        state.handed_text = Some(text_digest(&state.buffer));
         self.ready.push(HandedOver {
             seq,
             choice,
@@ -808,6 +996,7 @@ impl Accumulator {
             arguments,
             arguments_json: std::mem::take(&mut state.buffer),
             violations: std::mem::take(&mut state.violations),
+            extra: std::mem::take(&mut state.extra),
         });
     }
 
@@ -850,17 +1039,18 @@ impl Accumulator {
                 .map(|call| call.name.as_deref())
                 .collect();
             let has_calls = !names.is_empty();
-            match choice.finish_reason.as_deref() {
-                None => findings.push((
+            let reason = choice.finish_reason.as_deref().map(shown);
+            match (choice.finish_kind, reason) {
+                (None, _) | (_, None) => findings.push((
                     ViolationCode::NO_FINISH_REASON,
                     format!("choice {number} ended without a finish reason"),
                     number,
                     None,
                 )),
-                Some(b"stop") if has_calls => {
+                (Some(FinishKind::Stop), Some(reason)) if has_calls => {
                     let function_named = wanted.name.is_some();
                     let mut message = format!(
-                        "choice {number} finished with 'stop' but carries {} call(s)",
+                        "choice {number} finished with {reason:?} but carries {} call(s)",
                         names.len()
                     );
                     if function_named {
@@ -873,13 +1063,13 @@ impl Accumulator {
                     };
                     findings.push((ViolationCode::FINISH_REASON_MISMATCH, message, number, Some(severity)));
                 }
-                Some(b"tool_calls") if !has_calls => findings.push((
+                (Some(FinishKind::Calls), Some(reason)) if !has_calls => findings.push((
                     ViolationCode::FINISH_WITHOUT_CALLS,
-                    format!("choice {number} finished with 'tool_calls' but carries no call"),
+                    format!("choice {number} finished with {reason:?} but carries no call"),
                     number,
                     None,
                 )),
-                Some(_) => {}
+                (Some(_), Some(_)) => {}
             }
             let wrong_tool = wanted
                 .name
@@ -944,7 +1134,7 @@ impl Accumulator {
         if self.config.log_violations {
             self.log.push(violation.clone());
         }
-        if state.handed_over && target == Target::Live {
+        if state.progress == Progress::HandedOver && target == Target::Live {
             self.stream_violations.push(violation);
         } else {
             state.violations.push(violation);
@@ -975,6 +1165,13 @@ impl Accumulator {
         }
         self.stream_violations.push(violation);
     }
+}
+
+fn text_digest(text: &[u8]) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut hasher = rustc_hash::FxHasher::default();
+    text.hash(&mut hasher);
+    hasher.finish()
 }
 
 #[cold]
@@ -1029,6 +1226,7 @@ mod tests {
             kind: Some(b"function"),
             arguments: Some(arguments.as_bytes()),
             arguments_was_value: false,
+            extra: &[],
         }
     }
 

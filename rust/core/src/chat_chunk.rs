@@ -158,6 +158,7 @@ fn read_tool_call(
         kind: kind.as_deref(),
         arguments: arguments.as_deref(),
         arguments_was_value,
+        extra: &[],
     };
     accumulator.fragment(choice, &fragment);
     Ok(())
@@ -169,7 +170,7 @@ fn read_tool_call(
 // reading then works on those spans, so no level is scanned twice. As in a decoded dict, the last of a repeated key
 // wins and `null` is absent; a value of the wrong kind is kept raw, for the error the reading raises in its order.
 
-const MAPPING: &str = "a mapping or an object with attributes";
+pub(crate) const MAPPING: &str = "a mapping or an object with attributes";
 
 /// A member's value: of the kind the reading wants, or raw (for the type error).
 enum Field<'a, T> {
@@ -214,7 +215,9 @@ struct FunctionIndex<'a> {
 type Indexed<T> = Result<T, JiterError>;
 
 fn index_chunk(data: &[u8]) -> Indexed<Field<'_, ChunkIndex<'_>>> {
-    let mut jiter = Jiter::new(data);
+    // Walked on a copy where lone surrogate escapes are made acceptable to jiter; spans are cut from `data`.
+    let walked = crate::json_view::structural(data);
+    let mut jiter = Jiter::new(&walked);
     let peek = jiter.peek()?;
     let chunk = object(
         &mut jiter,
@@ -239,7 +242,7 @@ fn index_chunk(data: &[u8]) -> Indexed<Field<'_, ChunkIndex<'_>>> {
     Ok(chunk)
 }
 
-fn index_choice<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, ChoiceIndex<'a>>> {
+fn index_choice<'a>(jiter: &mut Jiter<'_>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, ChoiceIndex<'a>>> {
     object(
         jiter,
         data,
@@ -257,7 +260,7 @@ fn index_choice<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexe
     )
 }
 
-fn index_delta<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, DeltaIndex<'a>>> {
+fn index_delta<'a>(jiter: &mut Jiter<'_>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, DeltaIndex<'a>>> {
     object(
         jiter,
         data,
@@ -278,7 +281,7 @@ fn index_delta<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed
     )
 }
 
-fn index_call<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, CallIndex<'a>>> {
+fn index_call<'a>(jiter: &mut Jiter<'_>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, CallIndex<'a>>> {
     object(
         jiter,
         data,
@@ -297,7 +300,7 @@ fn index_call<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<
     )
 }
 
-fn index_function<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, FunctionIndex<'a>>> {
+fn index_function<'a>(jiter: &mut Jiter<'_>, data: &'a [u8], peek: Peek) -> Indexed<Field<'a, FunctionIndex<'a>>> {
     object(
         jiter,
         data,
@@ -315,7 +318,7 @@ fn index_function<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Inde
 }
 
 /// The raw bytes of the value at `peek` (consumed); None for `null`.
-fn leaf<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Option<&'a [u8]>> {
+fn leaf<'a>(jiter: &mut Jiter<'_>, data: &'a [u8], peek: Peek) -> Indexed<Option<&'a [u8]>> {
     let start = jiter.current_index();
     jiter.known_skip(peek)?;
     Ok((peek != Peek::Null).then(|| data.get(start..jiter.current_index()).unwrap_or_default()))
@@ -323,10 +326,10 @@ fn leaf<'a>(jiter: &mut Jiter<'a>, data: &'a [u8], peek: Peek) -> Indexed<Option
 
 /// `index` applied to a value that may be `null` (absent).
 fn nullable<'a, T>(
-    jiter: &mut Jiter<'a>,
+    jiter: &mut Jiter<'_>,
     data: &'a [u8],
     peek: Peek,
-    index: fn(&mut Jiter<'a>, &'a [u8], Peek) -> Indexed<Field<'a, T>>,
+    index: fn(&mut Jiter<'_>, &'a [u8], Peek) -> Indexed<Field<'a, T>>,
 ) -> Indexed<Option<Field<'a, T>>> {
     if peek == Peek::Null {
         jiter.known_skip(peek)?;
@@ -337,11 +340,11 @@ fn nullable<'a, T>(
 
 /// The value at `peek` read by `read` when it is of the `wanted` kind, raw otherwise; None for `null`.
 fn container<'a, T>(
-    jiter: &mut Jiter<'a>,
+    jiter: &mut Jiter<'_>,
     data: &'a [u8],
     peek: Peek,
     wanted: Peek,
-    read: impl FnOnce(&mut Jiter<'a>) -> Indexed<T>,
+    read: impl FnOnce(&mut Jiter<'_>) -> Indexed<T>,
 ) -> Indexed<Option<Field<'a, T>>> {
     if peek == Peek::Null {
         jiter.known_skip(peek)?;
@@ -355,11 +358,11 @@ fn container<'a, T>(
 
 /// The object at `peek`, each member handed to `member` with the slot of its key among `keys` (None: skip it).
 fn object<'a, T: Default>(
-    jiter: &mut Jiter<'a>,
+    jiter: &mut Jiter<'_>,
     data: &'a [u8],
     peek: Peek,
     keys: &[&str],
-    mut member: impl FnMut(&mut Jiter<'a>, &mut T, Option<usize>, Peek) -> Indexed<()>,
+    mut member: impl FnMut(&mut Jiter<'_>, &mut T, Option<usize>, Peek) -> Indexed<()>,
 ) -> Indexed<Field<'a, T>> {
     if peek != Peek::Object {
         let start = jiter.current_index();
@@ -377,7 +380,7 @@ fn object<'a, T: Default>(
 }
 
 /// The items of the array the jiter is at, each read by `item`.
-fn items<'a, T>(jiter: &mut Jiter<'a>, mut item: impl FnMut(&mut Jiter<'a>, Peek) -> Indexed<T>) -> Indexed<Vec<T>> {
+fn items<T>(jiter: &mut Jiter<'_>, mut item: impl FnMut(&mut Jiter<'_>, Peek) -> Indexed<T>) -> Indexed<Vec<T>> {
     let mut found = Vec::new();
     let mut next = jiter.known_array()?;
     while let Some(peek) = next {
@@ -461,7 +464,7 @@ fn not_json(at: At, error: &JiterError) -> ChunkError {
 }
 
 /// The Python type a decoded chunk would hold for the value starting with `raw`.
-fn type_name(raw: &[u8]) -> &'static str {
+pub(crate) fn type_name(raw: &[u8]) -> &'static str {
     match raw.first() {
         Some(b'{') => "dict",
         Some(b'[') => "list",
@@ -502,7 +505,7 @@ fn string(raw: &[u8], at: At) -> Result<Cow<'_, [u8]>, ChunkError> {
 /// The bytes of a JSON string's escaped content. A `\u` escape of a lone surrogate, which a decoded chunk holds as
 /// it is, becomes the three bytes `surrogatepass` gives it: identity fields come back as sent, and in arguments the
 /// scanner rejects them as it rejects them from a decoded chunk.
-fn unescape(inner: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn unescape(inner: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(inner.len());
     let mut bytes = inner.iter().copied();
     while let Some(byte) = bytes.next() {

@@ -6,12 +6,17 @@
 
 pub mod accumulator;
 pub mod chat_chunk;
+pub mod decode;
+pub mod json_view;
 pub mod scanner;
 pub mod sse;
 pub mod validator;
 pub mod violation;
 
-pub use accumulator::{Accumulator, Arguments, ChoiceSummary, Config, Emit, Fragment, HandedOver, Limits, ToolChoice};
+pub use accumulator::{
+    Accumulator, Arguments, ChoiceSummary, Config, Emit, FinishKind, Fragment, HandedOver, Limits, ToolChoice,
+};
+pub use decode::{Decoder, EventExtras, Format, OutputItem};
 pub use scanner::{ScanError, ScanErrorKind, ScanState, Scanner, ValueKind};
 pub use validator::{SchemaError, ToolValidators};
 pub use violation::{Level, Severity, Violation, ViolationCode, ViolationData};

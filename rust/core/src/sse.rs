@@ -9,6 +9,9 @@
 //! data: spaces before a field name (` data: {...}`) are skipped; an event still pending when the stream ends (no
 //! final blank line) is dispatched; and a last line without its line end is read as a line.
 //!
+//! NDJSON (Ollama's streaming) shares the line splitting: a stream whose first non-blank line opens with `{` is
+//! read as one event per non-blank line.
+//!
 //! Memory is bounded: an event (its `data` and the line being read) longer than the limit is an
 //! [`SseError::EventTooLarge`], not an unbounded buffer.
 
@@ -60,6 +63,15 @@ pub struct SseFramer {
     after_cr: bool,
     // Bytes seen so far, up to the length of a BOM: whether the stream opens with one is not known before.
     seen: usize,
+    mode: Mode,
+}
+
+/// How lines make events: decided by the first non-blank line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Undecided,
+    EventStream,
+    JsonLines,
 }
 
 impl SseFramer {
@@ -73,6 +85,7 @@ impl SseFramer {
             has_data: false,
             after_cr: false,
             seen: 0,
+            mode: Mode::Undecided,
         }
     }
 
@@ -161,6 +174,26 @@ impl SseFramer {
         line: &[u8],
         on_event: &mut dyn FnMut(Event<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
+        if self.mode != Mode::EventStream {
+            let content = line.trim_ascii();
+            if self.mode == Mode::Undecided && !content.is_empty() {
+                self.mode = if content.starts_with(b"{") {
+                    Mode::JsonLines
+                } else {
+                    Mode::EventStream
+                };
+            }
+            if self.mode == Mode::JsonLines {
+                return if content.is_empty() {
+                    Ok(())
+                } else {
+                    on_event(Event {
+                        kind: b"message",
+                        data: line,
+                    })
+                };
+            }
+        }
         if line.is_empty() {
             return self.dispatch(on_event);
         }

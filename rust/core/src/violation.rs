@@ -114,6 +114,7 @@ violation_codes! {
     STREAM_CUT => (Stream, Error, false),
     TOOL_CHOICE_IGNORED => (Stream, Error, false),
     PROVIDER_ERROR => (Stream, Error, false),
+    STREAM_SPLICED => (Stream, Error, false),
 }
 
 /// A payload a violation must not lose.
@@ -181,10 +182,10 @@ mod tests {
     #[test]
     fn every_code_is_listed_once_and_spelled_as_its_name() {
         let mut names: Vec<&str> = ViolationCode::ALL.iter().map(|code| code.as_str()).collect();
-        assert_eq!(names.len(), 32);
+        assert_eq!(names.len(), 33);
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 32);
+        assert_eq!(names.len(), 33);
         assert_eq!(ViolationCode::TRAILING_DATA.as_str(), "TRAILING_DATA");
     }
 

@@ -1,8 +1,9 @@
-//! Every `OpenAI` Chat recording in `recordings/` reassembles, through the core alone, to its expected calls.
+//! Every recording in `recordings/`, of every wire format, reassembles through the core alone to its expected calls,
+//! stream findings and output.
 //!
-//! The `.sse` files are framed by the core's event-stream framer (fed a byte at a time) and each chunk read from its
-//! bytes by the core's chunk reader, as the raw-bytes path does; expected values come from each recording's manifest. Calls are
-//! checked against the request's tools when the manifest records them.
+//! The `.sse` files are framed by the core's event-stream framer (fed a byte at a time) and each event read from its
+//! bytes by a decoder that detects the format, as the raw-bytes path does; expected values come from each recording's
+//! manifest. Calls are checked against the request's tools when the manifest records them.
 
 #![expect(
     clippy::expect_used,
@@ -15,29 +16,35 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolstream_core::chat_chunk::read_chat_chunk;
+use toolstream_core::chat_chunk::Canonical;
 use toolstream_core::sse::{Event, SseError, SseFramer};
-use toolstream_core::{Accumulator, Arguments, Config, Emit, HandedOver, Limits, Severity, ToolChoice, ToolValidators};
+use toolstream_core::{
+    Accumulator, Arguments, Config, Decoder, Emit, HandedOver, Limits, Severity, ToolChoice, ToolValidators,
+};
 
 fn recordings() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../recordings/openai-chat")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../recordings")
 }
 
-/// The JSON chunks of a recording: the events of an `.sse` file as the core frames them, the lines of a `.jsonl`.
-fn chunks(path: &Path) -> Vec<Vec<u8>> {
+/// An event's name (None for the default `message`) and its JSON.
+type Payload = (Option<Vec<u8>>, Vec<u8>);
+
+/// The JSON events of a recording: the events of an `.sse` file as the core frames them, the lines of a `.jsonl`.
+fn chunks(path: &Path) -> Vec<Payload> {
     let bytes = fs::read(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     if path.extension().is_some_and(|ext| ext == "jsonl") {
         return bytes
             .split(|byte| *byte == b'\n')
             .filter(|line| !line.trim_ascii().is_empty())
-            .map(<[u8]>::to_vec)
+            .map(|line| (None, line.to_vec()))
             .collect();
     }
     let mut framer = SseFramer::new(1 << 24);
     let mut payloads = Vec::new();
     let mut collect = |event: Event<'_>| -> Result<(), SseError> {
         if event.data.trim_ascii() != b"[DONE]" {
-            payloads.push(event.data.to_vec());
+            let name = (event.kind != b"message").then(|| event.kind.to_vec());
+            payloads.push((name, event.data.to_vec()));
         }
         Ok(())
     };
@@ -49,17 +56,26 @@ fn chunks(path: &Path) -> Vec<Vec<u8>> {
     payloads
 }
 
-/// One chunk through the core's own reading of chunk bytes; arguments sent as a value get the compact text Python's
-/// `json.dumps` gives (the tests' `serde_json` keeps key order).
-fn feed(accumulator: &mut Accumulator, chunk: &[u8], payloads: &mut Vec<Value>) {
-    let mut canonical = |raw: &[u8]| -> Result<Vec<u8>, String> {
-        let value: Value = serde_json::from_slice(raw).map_err(|error| error.to_string())?;
-        Ok(value.to_string().into_bytes())
-    };
-    let extras = read_chat_chunk(accumulator, chunk, &mut canonical).expect("a well-formed chunk");
+/// Arguments sent as a value get the compact text Python's `json.dumps` gives (the tests' `serde_json` keeps key
+/// order).
+fn canonical(raw: &[u8]) -> Result<Vec<u8>, String> {
+    let value: Value = serde_json::from_slice(raw).map_err(|error| error.to_string())?;
+    Ok(value.to_string().into_bytes())
+}
+
+/// One event through the decoder, as the binding drives it: its error reported, then any finish it carried.
+fn feed(decoder: &mut Decoder, accumulator: &mut Accumulator, (name, data): &Payload, payloads: &mut Vec<Value>) {
+    let mut canonical = canonical;
+    let canonical: Canonical<'_> = &mut canonical;
+    let extras = decoder
+        .read(accumulator, name.as_deref(), data, canonical)
+        .expect("a well-formed event");
     if let Some(error) = extras.error {
-        payloads.push(serde_json::from_slice(error).expect("JSON"));
-        accumulator.provider_error(payloads.len() - 1, &String::from_utf8_lossy(error));
+        payloads.push(serde_json::from_slice(&error).expect("JSON"));
+        accumulator.provider_error(payloads.len() - 1, &String::from_utf8_lossy(&error));
+    }
+    if let Some((reason, kind)) = extras.finish {
+        accumulator.finish_as(0, &reason, kind);
     }
 }
 
@@ -81,10 +97,11 @@ fn codes(call: &HandedOver, errors: bool) -> Vec<String> {
 /// The request's tools (`{name, description, parameters}`), compiled; None when the request is not recorded.
 fn validators(manifest: &Value) -> Option<Arc<ToolValidators>> {
     let tools = manifest.pointer("/request/tools")?.as_array()?;
+    // Built-in tools (declared by type, with no name) are the provider's own: nothing to compile.
     let schemas: Vec<(&str, String)> = tools
         .iter()
-        .map(|tool| {
-            let name = tool["name"].as_str().expect("a tool name");
+        .filter_map(|tool| Some((tool["name"].as_str()?, tool)))
+        .map(|(name, tool)| {
             let parameters = tool.get("parameters").cloned().unwrap_or(Value::Null);
             let parameters = if parameters.is_null() {
                 serde_json::json!({"type": "object"})
@@ -121,12 +138,60 @@ fn tool_choice(manifest: &Value) -> ToolChoice {
     }
 }
 
+/// One handed-over call against its manifest entry.
+fn check_call(name: &str, call: &HandedOver, want: &Value) {
+    assert_eq!(
+        Some(call.seq),
+        want["seq"].as_u64().and_then(|seq| usize::try_from(seq).ok()),
+        "{name}"
+    );
+    assert_eq!(call.id, want["id"].as_str().expect("an id").as_bytes(), "{name}");
+    assert_eq!(call.name.as_deref(), want["name"].as_str().map(str::as_bytes), "{name}");
+    assert_eq!(call.index, want["index"].as_i64(), "{name}");
+    assert_eq!(call.is_valid(), want["ok"].as_bool().expect("ok"), "{name}");
+    let text = String::from_utf8_lossy(&call.arguments_json);
+    assert_eq!(text, want["arguments_json"].as_str().expect("arguments_json"), "{name}");
+    let arguments = match call.arguments {
+        Arguments::Empty => Some(Value::Object(serde_json::Map::new())),
+        Arguments::Value => Some(serde_json::from_slice(&call.arguments_json).expect("a value")),
+        Arguments::Absent => None,
+    };
+    assert_eq!(arguments.unwrap_or(Value::Null), want["arguments"], "{name}");
+    let want_codes = |key: &str| -> Vec<String> {
+        want.get(key)
+            .and_then(Value::as_array)
+            .map(|codes| codes.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        codes(call, false),
+        want_codes("violations"),
+        "{name}: warnings and infos of {}",
+        String::from_utf8_lossy(&call.id)
+    );
+    assert_eq!(
+        codes(call, true),
+        want_codes("errors"),
+        "{name}: errors of {}",
+        String::from_utf8_lossy(&call.id)
+    );
+    let extra: serde_json::Map<String, Value> = call
+        .extra
+        .iter()
+        .map(|(key, raw)| ((*key).to_owned(), serde_json::from_slice(raw).expect("JSON")))
+        .collect();
+    let want_extra = want.get("extra").cloned().unwrap_or_else(|| serde_json::json!({}));
+    assert_eq!(Value::Object(extra), want_extra, "{name}: extra");
+}
+
 #[test]
 fn every_recording_reassembles_to_its_expected_calls() {
     let folder = recordings();
     let mut checked = 0;
     let mut manifests: Vec<PathBuf> = fs::read_dir(&folder)
-        .expect("recordings/openai-chat exists")
+        .expect("recordings/ exists")
+        .filter_map(Result::ok)
+        .flat_map(|format| fs::read_dir(format.path()).expect("a format folder"))
         .filter_map(Result::ok)
         .map(|entry| entry.path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
@@ -148,12 +213,17 @@ fn every_recording_reassembles_to_its_expected_calls() {
             validators: validators(&manifest),
         };
         let mut accumulator = Accumulator::new(config);
+        let mut decoder = Decoder::new(None);
         let mut payloads = Vec::new();
         let mut handed = Vec::new();
         for chunk in chunks(&data) {
-            feed(&mut accumulator, &chunk, &mut payloads);
+            feed(&mut decoder, &mut accumulator, &chunk, &mut payloads);
             handed.extend(accumulator.take_ready());
         }
+        let mut canonical = canonical;
+        decoder
+            .end(&mut accumulator, &mut canonical)
+            .expect("the end of a well-formed stream");
         accumulator.end();
         handed.extend(accumulator.take_ready());
         handed.sort_by_key(|call| (call.choice, call.seq));
@@ -162,42 +232,21 @@ fn every_recording_reassembles_to_its_expected_calls() {
         let expected = manifest["expected"]["calls"].as_array().expect("expected calls");
         assert_eq!(handed.len(), expected.len(), "{name}: number of calls");
         for (call, want) in handed.iter().zip(expected) {
-            assert_eq!(
-                Some(call.seq),
-                want["seq"].as_u64().and_then(|seq| usize::try_from(seq).ok()),
-                "{name}"
-            );
-            assert_eq!(call.id, want["id"].as_str().expect("an id").as_bytes(), "{name}");
-            assert_eq!(call.name.as_deref(), want["name"].as_str().map(str::as_bytes), "{name}");
-            assert_eq!(call.index, want["index"].as_i64(), "{name}");
-            assert_eq!(call.is_valid(), want["ok"].as_bool().expect("ok"), "{name}");
-            let text = String::from_utf8_lossy(&call.arguments_json);
-            assert_eq!(text, want["arguments_json"].as_str().expect("arguments_json"), "{name}");
-            let arguments = match call.arguments {
-                Arguments::Empty => Some(Value::Object(serde_json::Map::new())),
-                Arguments::Value => Some(serde_json::from_slice(&call.arguments_json).expect("a value")),
-                Arguments::Absent => None,
-            };
-            assert_eq!(arguments.unwrap_or(Value::Null), want["arguments"], "{name}");
-            let want_codes = |key: &str| -> Vec<String> {
-                want.get(key)
-                    .and_then(Value::as_array)
-                    .map(|codes| codes.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-                    .unwrap_or_default()
-            };
-            assert_eq!(
-                codes(call, false),
-                want_codes("violations"),
-                "{name}: warnings and infos of {}",
-                String::from_utf8_lossy(&call.id)
-            );
-            assert_eq!(
-                codes(call, true),
-                want_codes("errors"),
-                "{name}: errors of {}",
-                String::from_utf8_lossy(&call.id)
-            );
+            check_call(&name, call, want);
         }
+        let output: Vec<Value> = decoder
+            .output()
+            .iter()
+            .map(|item| {
+                let value: Value = serde_json::from_slice(&item.json).expect("an output item is JSON");
+                serde_json::json!({"after_calls": item.after_calls, "value": value})
+            })
+            .collect();
+        let want_output = manifest["expected"]
+            .get("output")
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!([]));
+        assert_eq!(Value::Array(output), want_output, "{name}: output");
         let mut stream: Vec<&str> = accumulator
             .stream_violations()
             .iter()
@@ -223,5 +272,5 @@ fn every_recording_reassembles_to_its_expected_calls() {
         assert_eq!(text, manifest["expected"]["text"], "{name}");
         checked += 1;
     }
-    assert!(checked >= 30, "only {checked} recordings found in {}", folder.display());
+    assert!(checked >= 70, "only {checked} recordings found in {}", folder.display());
 }

@@ -1,0 +1,156 @@
+"""The Bedrock ConverseStream decoder: events as the AWS SDK yields them (choice 0, key: ``contentBlockIndex``).
+
+The rules are those of ``docs/semantics.md`` ("bedrock-converse"). Each event is an object with one member named
+after its kind; ``toolUse`` blocks are calls, text and reasoning blocks are kept in ``output``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolstream._model import OutputItem
+from toolstream.reference._accumulator import Accumulator, FinishKind, Fragment
+from toolstream.reference._fields import Fields
+
+_CALL_TYPE = "tool_use"
+_EXCEPTIONS = (
+    "internalServerException",
+    "modelStreamErrorException",
+    "validationException",
+    "throttlingException",
+    "serviceUnavailableException",
+)
+_FINISH_KINDS: dict[str, FinishKind] = {
+    "tool_use": "calls",
+    "end_turn": "stop",
+    "max_tokens": "cut",
+    "guardrail_intervened": "cut",
+    "content_filtered": "cut",
+    "model_context_window_exceeded": "cut",
+}
+_DELTA = "contentBlockDelta.delta"
+
+
+@dataclass(slots=True)
+class _Block:
+    """A text or reasoning block, made by its first delta: the text (or reasoning text) its deltas brought."""
+
+    after_calls: int
+    text: list[str] = field(default_factory=list)
+    reasoning: bool = False
+    signature: list[str] | None = None
+    redacted: Any = None
+
+    def add_reasoning(self, text: str | None, signature: str | None, redacted: Any) -> None:
+        """A reasoning delta: text, a piece of its signature, or redacted content (the last one kept)."""
+        self.reasoning = True
+        if text is not None:
+            self.text.append(text)
+        if signature is not None:
+            if self.signature is None:
+                self.signature = []
+            self.signature.append(signature)
+        if redacted is not None:
+            self.redacted = redacted
+
+    def value(self) -> dict[str, Any]:
+        if self.redacted is not None:
+            return {"reasoningContent": {"redactedContent": self.redacted}}
+        if not self.reasoning:
+            return {"text": "".join(self.text)}
+        text: dict[str, Any] = {"text": "".join(self.text)}
+        if self.signature is not None:
+            text["signature"] = "".join(self.signature)
+        return {"reasoningContent": {"reasoningText": text}}
+
+
+class BedrockDecoder:
+    """The state of one ConverseStream."""
+
+    def __init__(self, accumulator: Accumulator) -> None:
+        """Feed ``accumulator``."""
+        self._accumulator = accumulator
+        self._calls: set[int] = set()  # block indexes that are tool uses
+        self._blocks: dict[int, _Block] = {}  # the others, in the order of their first delta
+
+    def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
+        """Apply one event (``messageStart``, ``contentBlockDelta``... or an exception)."""
+        fields = Fields(number)
+        if any(event.get(key) is not None for key in _EXCEPTIONS):
+            self._accumulator.provider_error(event)
+            return
+        if event.get("messageStart") is not None:
+            self._accumulator.touch(0)
+        start = fields.mapping(event, "contentBlockStart", "contentBlockStart")
+        if start is not None:
+            self._block_start(start, fields)
+        delta = fields.mapping(event, "contentBlockDelta", "contentBlockDelta")
+        if delta is not None:
+            index = fields.key(delta, "contentBlockIndex", "contentBlockDelta.contentBlockIndex")
+            body = fields.mapping(delta, "delta", _DELTA)
+            if body is not None:
+                self._block_delta(index, body, fields)
+        stop = fields.mapping(event, "contentBlockStop", "contentBlockStop")
+        if stop is not None:
+            index = fields.key(stop, "contentBlockIndex", "contentBlockStop.contentBlockIndex")
+            if index in self._calls:
+                self._accumulator.end_call(0, index)
+        message_stop = fields.mapping(event, "messageStop", "messageStop")
+        reason = None if message_stop is None else fields.string(message_stop, "stopReason", "messageStop.stopReason")
+        if reason is not None:
+            self._accumulator.finish(0, reason, _FINISH_KINDS.get(reason, "neutral"))
+        metadata = fields.mapping(event, "metadata", "metadata")
+        if metadata is not None and metadata.get("usage") is not None:
+            self._accumulator.usage(metadata["usage"])
+
+    def end(self) -> None:
+        """Nothing is held back in this format."""
+
+    def output(self) -> tuple[OutputItem, ...]:
+        """The text and reasoning blocks, in the order of their first delta."""
+        return tuple(OutputItem(block.after_calls, block.value()) for block in self._blocks.values())
+
+    def _block_start(self, start: dict[str, Any], fields: Fields) -> None:
+        index = fields.key(start, "contentBlockIndex", "contentBlockStart.contentBlockIndex")
+        body = fields.mapping(start, "start", "contentBlockStart.start")
+        tool = None if body is None else fields.mapping(body, "toolUse", "contentBlockStart.start.toolUse")
+        if tool is None:
+            return
+        call_id = fields.string(tool, "toolUseId", "contentBlockStart.start.toolUse.toolUseId")
+        call_name = fields.string(tool, "name", "contentBlockStart.start.toolUse.name")
+        self._accumulator.fragment(0, Fragment(index, call_id, call_name, _CALL_TYPE, None))
+        self._calls.add(index)
+
+    def _block_delta(self, index: int, delta: dict[str, Any], fields: Fields) -> None:
+        """A tool use's input (nothing else of that delta is read), or text, or reasoning."""
+        tool = fields.mapping(delta, "toolUse", f"{_DELTA}.toolUse")
+        if tool is not None:
+            tool_input = fields.string(tool, "input", f"{_DELTA}.toolUse.input")
+            if tool_input is not None:
+                self._accumulator.fragment(0, Fragment(index, None, None, _CALL_TYPE, tool_input))
+                self._calls.add(index)
+            return
+        text = fields.string(delta, "text", f"{_DELTA}.text")
+        if text is not None:
+            self._accumulator.text(0, text)
+            block = self._block(index)
+            if block is not None:
+                block.text.append(text)
+        reasoning = fields.mapping(delta, "reasoningContent", f"{_DELTA}.reasoningContent")
+        if reasoning is None:
+            return
+        reasoning_text = fields.string(reasoning, "text", f"{_DELTA}.reasoningContent.text")
+        signature = fields.string(reasoning, "signature", f"{_DELTA}.reasoningContent.signature")
+        block = self._block(index)
+        if block is not None:
+            block.add_reasoning(reasoning_text, signature, reasoning.get("redactedContent"))
+
+    def _block(self, index: int) -> _Block | None:
+        """The text or reasoning block at ``index``, made at its first delta; None for a tool use's index."""
+        if index in self._calls:
+            return None
+        block = self._blocks.get(index)
+        if block is None:
+            block = self._blocks[index] = _Block(self._accumulator.calls_opened())
+        return block

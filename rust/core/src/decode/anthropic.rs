@@ -1,0 +1,408 @@
+//! Anthropic Messages events (`message_start`, `content_block_*`, `message_delta`, ...).
+//!
+//! A call's key is its content-block index, and `content_block_stop` is its explicit end. Server tool blocks and
+//! every other non-`tool_use` block are kept, completed from their deltas, for the next request.
+
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
+use super::EventExtras;
+use super::output::{OutputItem, object_from, object_with, quoted, string_of, upsert};
+use crate::accumulator::{Accumulator, FinishKind, Fragment};
+use crate::chat_chunk::{Canonical, ChunkError};
+use crate::json_view::{Object, Path, object, string_inner};
+
+const CHOICE: i64 = 0;
+
+#[derive(Debug, Default)]
+pub(super) struct Anthropic {
+    message_id: Option<Vec<u8>>,
+    slots: FxHashMap<i64, Slot>,
+    blocks: Vec<Block>,
+    usage: Option<Vec<(Vec<u8>, Vec<u8>)>>,
+}
+
+#[derive(Debug)]
+enum Slot {
+    /// A `tool_use` block: its start `input` (raw), used when no delta brings a byte.
+    Call { input: Option<Vec<u8>>, fed: bool },
+    /// Any other block, at this position of `blocks`.
+    Block(usize),
+}
+
+/// A non-`tool_use` block: its start object, and what its deltas added (None: no delta of that kind came).
+#[derive(Debug)]
+struct Block {
+    after_calls: usize,
+    start: Vec<u8>,
+    text: Option<Vec<u8>>,
+    thinking: Option<Vec<u8>>,
+    signature: Option<Vec<u8>>,
+    citations: Option<Vec<Vec<u8>>>,
+    // Server tool blocks (`server_tool_use`, `mcp_tool_use`) take `input_json_delta`s; no other block does.
+    takes_input: bool,
+    input: Option<Vec<u8>>,
+}
+
+impl Anthropic {
+    pub(super) fn read<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        event: &Object<'a>,
+        name: Option<&[u8]>,
+        data: &'a [u8],
+        canonical: Canonical<'_>,
+    ) -> Result<EventExtras<'a>, ChunkError> {
+        let root = Path::ROOT;
+        let kind = event.string("type", &root)?;
+        let kind = kind.as_deref().or(name).unwrap_or_default();
+        match kind {
+            b"message_start" => return self.message_start(accumulator, event),
+            b"content_block_start" => self.block_start(accumulator, event)?,
+            b"content_block_delta" => self.block_delta(accumulator, event)?,
+            b"content_block_stop" => {
+                let index = block_index(event)?;
+                self.feed_start_input(accumulator, index, canonical)?;
+                if let Some(Slot::Call { .. }) = self.slots.get(&index) {
+                    accumulator.end_call(CHOICE, index);
+                }
+            }
+            b"message_delta" => {
+                let delta = event.object("delta", &root)?;
+                if let Some(delta) = delta
+                    && let Some(reason) = delta.string("stop_reason", &root.key("delta"))?
+                {
+                    // The message is over: a call whose block never stopped has its start input now, not `{}`.
+                    self.end(accumulator, canonical)?;
+                    accumulator.finish_as(CHOICE, &reason, finish_kind(&reason));
+                }
+                if let Some(usage) = event.object("usage", &root)? {
+                    return Ok(EventExtras {
+                        error: None,
+                        usage: Some(Cow::Owned(self.update_usage(&usage))),
+                        finish: None,
+                    });
+                }
+            }
+            b"error" => {
+                self.end(accumulator, canonical)?;
+                return Ok(EventExtras {
+                    error: Some(Cow::Borrowed(event.raw("error").unwrap_or(data))),
+                    usage: None,
+                    finish: None,
+                });
+            }
+            // `ping`, `message_stop`, and event types added after this decoder was written.
+            _ => {}
+        }
+        Ok(EventExtras::default())
+    }
+
+    /// Start inputs of calls that never got a delta byte nor a stop, when the message ends (its finish, an error, the
+    /// end of the stream).
+    pub(super) fn end(&mut self, accumulator: &mut Accumulator, canonical: Canonical<'_>) -> Result<(), ChunkError> {
+        let mut open: Vec<i64> = self
+            .slots
+            .iter()
+            .filter(|(_, slot)| {
+                matches!(
+                    slot,
+                    Slot::Call {
+                        input: Some(_),
+                        fed: false
+                    }
+                )
+            })
+            .map(|(index, _)| *index)
+            .collect();
+        open.sort_unstable();
+        for index in open {
+            self.feed_start_input(accumulator, index, canonical)?;
+        }
+        Ok(())
+    }
+
+    fn message_start<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        event: &Object<'a>,
+    ) -> Result<EventExtras<'a>, ChunkError> {
+        let root = Path::ROOT;
+        let at = root.key("message");
+        accumulator.touch(CHOICE);
+        let Some(message) = event.object("message", &root)? else {
+            return Ok(EventExtras::default());
+        };
+        if let Some(id) = message.string("id", &at)? {
+            match &self.message_id {
+                None => self.message_id = Some(id.into_owned()),
+                Some(first) if *first != *id => accumulator.spliced(first, &id),
+                Some(_) => {}
+            }
+        }
+        let Some(usage) = message.object("usage", &at)? else {
+            return Ok(EventExtras::default());
+        };
+        self.usage = Some(Vec::new());
+        Ok(EventExtras {
+            error: None,
+            usage: Some(Cow::Owned(self.update_usage(&usage))),
+            finish: None,
+        })
+    }
+
+    fn update_usage(&mut self, usage: &Object<'_>) -> Vec<u8> {
+        let members = self.usage.get_or_insert_with(Vec::new);
+        for (key, value) in usage.members() {
+            upsert(members, key, value);
+        }
+        object_from(members)
+    }
+
+    fn block_start(&mut self, accumulator: &mut Accumulator, event: &Object<'_>) -> Result<(), ChunkError> {
+        let root = Path::ROOT;
+        let at = root.key("content_block");
+        let index = block_index(event)?;
+        let Some(raw) = event.raw("content_block") else {
+            return Ok(());
+        };
+        let block = object(raw, &at)?;
+        let kind = block.string("type", &at)?;
+        if kind.as_deref() == Some(b"tool_use") {
+            let id = block.string("id", &at)?;
+            let name = block.string("name", &at)?;
+            let caller = block.raw("caller");
+            let extra: &[(&'static str, &[u8])] = match &caller {
+                Some(caller) => &[("caller", caller)],
+                None => &[],
+            };
+            let fragment = Fragment {
+                index: Some(index),
+                id: id.as_deref(),
+                name: name.as_deref(),
+                kind: Some(b"tool_use"),
+                extra,
+                ..Fragment::default()
+            };
+            accumulator.fragment(CHOICE, &fragment);
+            let input = block.raw("input").map(<[u8]>::to_vec);
+            self.slots.insert(index, Slot::Call { input, fed: false });
+            return Ok(());
+        }
+        if kind.as_deref() == Some(b"text")
+            && let Some(text) = block.string("text", &at)?
+        {
+            accumulator.text(CHOICE, &text);
+        }
+        self.slots.insert(index, Slot::Block(self.blocks.len()));
+        let takes_input = matches!(kind.as_deref(), Some(b"server_tool_use" | b"mcp_tool_use"));
+        self.blocks.push(Block {
+            after_calls: accumulator.calls_opened(),
+            start: raw.to_vec(),
+            text: None,
+            thinking: None,
+            signature: None,
+            citations: None,
+            takes_input,
+            input: None,
+        });
+        Ok(())
+    }
+
+    fn block_delta(&mut self, accumulator: &mut Accumulator, event: &Object<'_>) -> Result<(), ChunkError> {
+        let root = Path::ROOT;
+        let at = root.key("delta");
+        let index = block_index(event)?;
+        let Some(delta) = event.object("delta", &root)? else {
+            return Ok(());
+        };
+        let kind = delta.string("type", &at)?;
+        let block = match self.slots.get(&index) {
+            Some(Slot::Block(position)) => self.blocks.get_mut(*position),
+            _ => None,
+        };
+        match kind.as_deref().unwrap_or_default() {
+            b"input_json_delta" => {
+                let Some(text) = delta.string("partial_json", &at)? else {
+                    return Ok(());
+                };
+                if let Some(block) = block {
+                    if block.takes_input {
+                        block.input.get_or_insert_with(Vec::new).extend_from_slice(&text);
+                    }
+                    return Ok(());
+                }
+                let fragment = Fragment {
+                    index: Some(index),
+                    kind: Some(b"tool_use"),
+                    arguments: Some(&text),
+                    ..Fragment::default()
+                };
+                accumulator.fragment(CHOICE, &fragment);
+                let brought = !text.is_empty();
+                if let Some(Slot::Call { fed, .. }) = self.slots.get_mut(&index) {
+                    *fed |= brought;
+                } else {
+                    self.slots.insert(
+                        index,
+                        Slot::Call {
+                            input: None,
+                            fed: brought,
+                        },
+                    );
+                }
+            }
+            b"text_delta" => {
+                let Some(text) = delta.string("text", &at)? else {
+                    return Ok(());
+                };
+                accumulator.text(CHOICE, &text);
+                if let Some(block) = block {
+                    let inner = escaped(&delta, "text");
+                    let kept = block.text.get_or_insert_with(|| start_string(&block.start, "text"));
+                    kept.extend_from_slice(inner);
+                }
+            }
+            b"thinking_delta" => {
+                if delta.string("thinking", &at)?.is_some()
+                    && let Some(block) = block
+                {
+                    let inner = escaped(&delta, "thinking");
+                    let kept = block
+                        .thinking
+                        .get_or_insert_with(|| start_string(&block.start, "thinking"));
+                    kept.extend_from_slice(inner);
+                }
+            }
+            b"signature_delta" => {
+                if delta.string("signature", &at)?.is_some()
+                    && let Some(block) = block
+                {
+                    let inner = escaped(&delta, "signature");
+                    let kept = block
+                        .signature
+                        .get_or_insert_with(|| start_string(&block.start, "signature"));
+                    kept.extend_from_slice(inner);
+                }
+            }
+            b"citations_delta" => {
+                if let Some(block) = block
+                    && let Some(citation) = delta.raw("citation")
+                {
+                    let kept = block
+                        .citations
+                        .get_or_insert_with(|| start_items(&block.start, "citations"));
+                    kept.push(citation.to_vec());
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn feed_start_input(
+        &mut self,
+        accumulator: &mut Accumulator,
+        index: i64,
+        canonical: Canonical<'_>,
+    ) -> Result<(), ChunkError> {
+        let Some(Slot::Call { input, fed }) = self.slots.get_mut(&index) else {
+            return Ok(());
+        };
+        let Some(raw) = input.take().filter(|_| !*fed) else {
+            return Ok(());
+        };
+        *fed = true;
+        let text = canonical(&raw).map_err(|problem| {
+            Path::ROOT
+                .key("content_block")
+                .key("input")
+                .fail(format!("the input is not JSON: {problem}"))
+        })?;
+        let fragment = Fragment {
+            index: Some(index),
+            arguments: Some(&text),
+            ..Fragment::default()
+        };
+        accumulator.fragment(CHOICE, &fragment);
+        Ok(())
+    }
+
+    pub(super) fn output(&self) -> Vec<OutputItem> {
+        self.blocks.iter().map(Block::output).collect()
+    }
+}
+
+impl Block {
+    fn output(&self) -> OutputItem {
+        let mut replaced: Vec<(&str, Vec<u8>)> = Vec::new();
+        if let Some(text) = &self.text {
+            replaced.push(("text", quoted(text)));
+        }
+        if let Some(thinking) = &self.thinking {
+            replaced.push(("thinking", quoted(thinking)));
+        }
+        if let Some(signature) = &self.signature {
+            replaced.push(("signature", quoted(signature)));
+        }
+        if let Some(citations) = &self.citations {
+            let mut list = vec![b'['];
+            list.extend(citations.join(&b","[..]));
+            list.push(b']');
+            replaced.push(("citations", list));
+        }
+        if let Some(input) = self.input.as_ref().filter(|input| !input.trim_ascii().is_empty()) {
+            let parses = jiter::JsonValue::parse(input, false).is_ok();
+            replaced.push(("input", if parses { input.clone() } else { string_of(input) }));
+        }
+        let json = match object(&self.start, &Path::ROOT) {
+            Ok(start) => object_with(start.members(), &replaced),
+            Err(_) => self.start.clone(),
+        };
+        OutputItem {
+            after_calls: self.after_calls,
+            json,
+        }
+    }
+}
+
+/// The escaped content of a string member already checked to be a string (or absent).
+fn escaped<'a>(object: &Object<'a>, key: &str) -> &'a [u8] {
+    object.raw(key).and_then(string_inner).unwrap_or_default()
+}
+
+/// The escaped content of a string member of the raw start block, or nothing.
+fn start_string(start: &[u8], key: &str) -> Vec<u8> {
+    object(start, &Path::ROOT)
+        .ok()
+        .map(|block| escaped(&block, key).to_vec())
+        .unwrap_or_default()
+}
+
+/// The raw items of a list member of the raw start block, or none.
+fn start_items(start: &[u8], key: &str) -> Vec<Vec<u8>> {
+    let Ok(block) = object(start, &Path::ROOT) else {
+        return Vec::new();
+    };
+    block
+        .raw(key)
+        .and_then(|raw| crate::json_view::list(raw, &Path::ROOT).ok())
+        .map(|items| items.into_iter().map(<[u8]>::to_vec).collect())
+        .unwrap_or_default()
+}
+
+fn block_index(event: &Object<'_>) -> Result<i64, ChunkError> {
+    event
+        .integer("index", &Path::ROOT)?
+        .ok_or_else(|| Path::ROOT.key("index").fail("expected an integer, got nothing"))
+}
+
+fn finish_kind(reason: &[u8]) -> FinishKind {
+    match reason {
+        b"tool_use" => FinishKind::Calls,
+        b"end_turn" => FinishKind::Stop,
+        b"max_tokens" | b"refusal" | b"model_context_window_exceeded" => FinishKind::Cut,
+        _ => FinishKind::Neutral,
+    }
+}

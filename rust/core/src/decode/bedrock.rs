@@ -1,0 +1,235 @@
+//! Amazon Bedrock `ConverseStream` events, as the AWS SDK yields them (one key per event).
+//!
+//! A call's key is its `contentBlockIndex`; `contentBlockStop` is its explicit end.
+
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
+use super::EventExtras;
+use super::output::{OutputItem, quoted};
+use crate::accumulator::{Accumulator, FinishKind, Fragment};
+use crate::chat_chunk::ChunkError;
+use crate::json_view::{Object, Path, string_inner};
+
+const CHOICE: i64 = 0;
+
+const EXCEPTIONS: [&str; 5] = [
+    "internalServerException",
+    "modelStreamErrorException",
+    "validationException",
+    "throttlingException",
+    "serviceUnavailableException",
+];
+
+#[derive(Debug, Default)]
+pub(super) struct Bedrock {
+    slots: FxHashMap<i64, Slot>,
+    blocks: Vec<Block>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Call,
+    Block(usize),
+}
+
+/// A text or reasoning block, completed from its deltas (text escaped as sent).
+#[derive(Debug)]
+struct Block {
+    after_calls: usize,
+    text: Vec<u8>,
+    reasoning: Option<Reasoning>,
+}
+
+#[derive(Debug, Default)]
+struct Reasoning {
+    signature: Option<Vec<u8>>,
+    redacted: Option<Vec<u8>>,
+}
+
+impl Bedrock {
+    pub(super) fn read<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        event: &Object<'a>,
+        data: &'a [u8],
+    ) -> Result<EventExtras<'a>, ChunkError> {
+        let root = Path::ROOT;
+        if EXCEPTIONS.iter().any(|key| event.has(key)) {
+            return Ok(EventExtras {
+                error: Some(Cow::Borrowed(data)),
+                usage: None,
+                finish: None,
+            });
+        }
+        if event.has("messageStart") {
+            accumulator.touch(CHOICE);
+        }
+        if let Some(start) = event.object("contentBlockStart", &root)? {
+            let at = root.key("contentBlockStart");
+            let index = block_index(&start, &at)?;
+            let start_at = at.key("start");
+            let tool_use = match start.object("start", &at)? {
+                Some(begin) => begin.object("toolUse", &start_at)?,
+                None => None,
+            };
+            if let Some(tool_use) = tool_use {
+                let tool_at = start_at.key("toolUse");
+                let id = tool_use.string("toolUseId", &tool_at)?;
+                let name = tool_use.string("name", &tool_at)?;
+                let fragment = Fragment {
+                    index: Some(index),
+                    id: id.as_deref(),
+                    name: name.as_deref(),
+                    kind: Some(b"tool_use"),
+                    ..Fragment::default()
+                };
+                accumulator.fragment(CHOICE, &fragment);
+                self.slots.insert(index, Slot::Call);
+            }
+        }
+        if let Some(delta_event) = event.object("contentBlockDelta", &root)? {
+            let at = root.key("contentBlockDelta");
+            let index = block_index(&delta_event, &at)?;
+            if let Some(delta) = delta_event.object("delta", &at)? {
+                self.delta(accumulator, index, &delta, &at.key("delta"))?;
+            }
+        }
+        if let Some(stop) = event.object("contentBlockStop", &root)? {
+            let index = block_index(&stop, &root.key("contentBlockStop"))?;
+            if let Some(Slot::Call) = self.slots.get(&index) {
+                accumulator.end_call(CHOICE, index);
+            }
+        }
+        if let Some(stop) = event.object("messageStop", &root)?
+            && let Some(reason) = stop.string("stopReason", &root.key("messageStop"))?
+        {
+            accumulator.finish_as(CHOICE, &reason, finish_kind(&reason));
+        }
+        if let Some(metadata) = event.object("metadata", &root)? {
+            return Ok(EventExtras {
+                error: None,
+                usage: metadata.raw("usage").map(Cow::Borrowed),
+                finish: None,
+            });
+        }
+        Ok(EventExtras::default())
+    }
+
+    fn delta(
+        &mut self,
+        accumulator: &mut Accumulator,
+        index: i64,
+        delta: &Object<'_>,
+        at: &Path<'_>,
+    ) -> Result<(), ChunkError> {
+        if let Some(tool_use) = delta.object("toolUse", at)? {
+            if let Some(input) = tool_use.string("input", &at.key("toolUse"))? {
+                let fragment = Fragment {
+                    index: Some(index),
+                    kind: Some(b"tool_use"),
+                    arguments: Some(&input),
+                    ..Fragment::default()
+                };
+                accumulator.fragment(CHOICE, &fragment);
+                self.slots.entry(index).or_insert(Slot::Call);
+            }
+            return Ok(());
+        }
+        if let Some(text) = delta.string("text", at)? {
+            accumulator.text(CHOICE, &text);
+            let inner = delta.raw("text").and_then(string_inner).unwrap_or_default();
+            if let Some(block) = self.block(accumulator, index) {
+                block.text.extend_from_slice(inner);
+            }
+        }
+        if let Some(reasoning) = delta.object("reasoningContent", at)? {
+            let at = at.key("reasoningContent");
+            let text = reasoning.string("text", &at)?.is_some();
+            let signature = reasoning.string("signature", &at)?.is_some();
+            let Some(block) = self.block(accumulator, index) else {
+                return Ok(());
+            };
+            let kept = block.reasoning.get_or_insert_with(Reasoning::default);
+            if text {
+                block
+                    .text
+                    .extend_from_slice(reasoning.raw("text").and_then(string_inner).unwrap_or_default());
+            }
+            if signature {
+                kept.signature
+                    .get_or_insert_with(Vec::new)
+                    .extend_from_slice(reasoning.raw("signature").and_then(string_inner).unwrap_or_default());
+            }
+            if let Some(redacted) = reasoning.raw("redactedContent") {
+                kept.redacted = Some(redacted.to_vec());
+            }
+        }
+        Ok(())
+    }
+
+    /// The text or reasoning block at `index`, made on its first delta; None at a call's index (its text is text).
+    fn block(&mut self, accumulator: &Accumulator, index: i64) -> Option<&mut Block> {
+        let position = match self.slots.get(&index) {
+            Some(Slot::Block(position)) => *position,
+            Some(Slot::Call) => return None,
+            None => {
+                self.slots.insert(index, Slot::Block(self.blocks.len()));
+                self.blocks.push(Block {
+                    after_calls: accumulator.calls_opened(),
+                    text: Vec::new(),
+                    reasoning: None,
+                });
+                self.blocks.len() - 1
+            }
+        };
+        self.blocks.get_mut(position)
+    }
+
+    pub(super) fn output(&self) -> Vec<OutputItem> {
+        self.blocks
+            .iter()
+            .map(|block| {
+                let json = match &block.reasoning {
+                    None => [&b"{\"text\":"[..], &quoted(&block.text), b"}"].concat(),
+                    Some(Reasoning {
+                        redacted: Some(redacted),
+                        ..
+                    }) => [&b"{\"reasoningContent\":{\"redactedContent\":"[..], redacted, b"}}"].concat(),
+                    Some(Reasoning { signature, .. }) => {
+                        let mut json = b"{\"reasoningContent\":{\"reasoningText\":{\"text\":".to_vec();
+                        json.extend(quoted(&block.text));
+                        if let Some(signature) = signature {
+                            json.extend_from_slice(b",\"signature\":");
+                            json.extend(quoted(signature));
+                        }
+                        json.extend_from_slice(b"}}}");
+                        json
+                    }
+                };
+                OutputItem {
+                    after_calls: block.after_calls,
+                    json,
+                }
+            })
+            .collect()
+    }
+}
+
+fn block_index(event: &Object<'_>, at: &Path<'_>) -> Result<i64, ChunkError> {
+    event
+        .integer("contentBlockIndex", at)?
+        .ok_or_else(|| at.key("contentBlockIndex").fail("expected an integer, got nothing"))
+}
+
+fn finish_kind(reason: &[u8]) -> FinishKind {
+    match reason {
+        b"tool_use" => FinishKind::Calls,
+        b"end_turn" => FinishKind::Stop,
+        b"max_tokens" | b"guardrail_intervened" | b"content_filtered" | b"model_context_window_exceeded" => {
+            FinishKind::Cut
+        }
+        _ => FinishKind::Neutral,
+    }
+}

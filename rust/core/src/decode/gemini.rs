@@ -1,0 +1,197 @@
+//! Gemini `streamGenerateContent` chunks (`alt=sse`).
+//!
+//! Calls arrive whole, one `functionCall` part each, with no index: each is a new call (Q28: parallel calls come in
+//! separate chunks, and the finish may come in a later chunk than the call).
+
+use std::borrow::Cow;
+
+use super::EventExtras;
+use super::output::{OutputItem, quoted};
+use crate::accumulator::{Accumulator, FinishKind, Fragment};
+use crate::chat_chunk::{Canonical, ChunkError};
+use crate::json_view::{Object, Path, object, string_inner};
+
+#[derive(Debug, Default)]
+pub(super) struct Gemini {
+    parts: Vec<Part>,
+}
+
+/// A non-call part kept for the next request; plain text parts in a row are one part.
+#[derive(Debug)]
+enum Part {
+    /// `{"text"}` (thought None) or `{"text", "thought"}`: their text, escaped, merged with the next such part.
+    Text {
+        choice: i64,
+        after_calls: usize,
+        thought: Option<bool>,
+        text: Vec<u8>,
+    },
+    Other(OutputItem),
+}
+
+impl Gemini {
+    pub(super) fn read<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        event: &Object<'a>,
+        canonical: Canonical<'_>,
+    ) -> Result<EventExtras<'a>, ChunkError> {
+        let root = Path::ROOT;
+        if let Some(error) = event.raw("error") {
+            return Ok(EventExtras {
+                error: Some(Cow::Borrowed(error)),
+                usage: None,
+                finish: None,
+            });
+        }
+        let candidates = event.list("candidates", &root)?.unwrap_or_default();
+        let at = root.key("candidates");
+        for (position, raw) in candidates.into_iter().enumerate() {
+            let at = at.item(position);
+            let candidate = object(raw, &at)?;
+            let choice = candidate
+                .integer("index", &at)?
+                .unwrap_or_else(|| i64::try_from(position).unwrap_or(i64::MAX));
+            accumulator.touch(choice);
+            if let Some(content) = candidate.object("content", &at)? {
+                let at = at.key("content");
+                let parts = content.list("parts", &at)?.unwrap_or_default();
+                let at = at.key("parts");
+                for (number, raw) in parts.into_iter().enumerate() {
+                    self.part(accumulator, choice, raw, &at.item(number), canonical)?;
+                }
+            }
+            if let Some(reason) = candidate.string("finishReason", &at)? {
+                accumulator.finish_as(choice, &reason, finish_kind(&reason));
+            }
+        }
+        Ok(EventExtras {
+            error: None,
+            usage: event.raw("usageMetadata").map(Cow::Borrowed),
+            finish: None,
+        })
+    }
+
+    fn part(
+        &mut self,
+        accumulator: &mut Accumulator,
+        choice: i64,
+        raw: &[u8],
+        at: &Path<'_>,
+        canonical: Canonical<'_>,
+    ) -> Result<(), ChunkError> {
+        let part = object(raw, at)?;
+        if let Some(call) = part.object("functionCall", at)? {
+            let call_at = at.key("functionCall");
+            let id = call.string("id", &call_at)?;
+            let name = call.string("name", &call_at)?;
+            let arguments = call
+                .raw("args")
+                .map(|args| {
+                    canonical(args)
+                        .map_err(|problem| call_at.key("args").fail(format!("the args are not JSON: {problem}")))
+                })
+                .transpose()?;
+            let signature = part.raw("thoughtSignature");
+            let extra: &[(&'static str, &[u8])] = match &signature {
+                Some(signature) => &[("thought_signature", signature)],
+                None => &[],
+            };
+            let fragment = Fragment {
+                id: id.as_deref(),
+                name: name.as_deref(),
+                kind: Some(b"function_call"),
+                arguments: arguments.as_deref(),
+                extra,
+                ..Fragment::default()
+            };
+            accumulator.whole_call(choice, &fragment);
+            return Ok(());
+        }
+        let thought = part.boolean("thought", at)?;
+        let text = part.string("text", at)?;
+        if let Some(text) = &text
+            && thought != Some(true)
+        {
+            accumulator.text(choice, text);
+        }
+        let after_calls = accumulator.calls_opened();
+        // `{"text"}` and `{"text", "thought": true}` parts in a row are one text; any other part stays as sent.
+        let plain =
+            text.is_some() && thought != Some(false) && part.members().len() == 1 + usize::from(thought.is_some());
+        if plain {
+            let inner = part.raw("text").and_then(string_inner).unwrap_or_default();
+            if let Some(Part::Text {
+                choice: previous_choice,
+                after_calls: previous,
+                thought: previous_thought,
+                text,
+            }) = self.parts.last_mut()
+                && *previous_choice == choice
+                && *previous == after_calls
+                && *previous_thought == thought
+            {
+                text.extend_from_slice(inner);
+                return Ok(());
+            }
+            self.parts.push(Part::Text {
+                choice,
+                after_calls,
+                thought,
+                text: inner.to_vec(),
+            });
+            return Ok(());
+        }
+        self.parts.push(Part::Other(OutputItem {
+            after_calls,
+            json: raw.to_vec(),
+        }));
+        Ok(())
+    }
+
+    pub(super) fn output(&self) -> Vec<OutputItem> {
+        self.parts
+            .iter()
+            .map(|part| match part {
+                Part::Other(item) => item.clone(),
+                Part::Text {
+                    after_calls,
+                    thought,
+                    text,
+                    ..
+                } => {
+                    let mut json = b"{\"text\":".to_vec();
+                    json.extend(quoted(text));
+                    if let Some(thought) = thought {
+                        json.extend_from_slice(if *thought {
+                            b",\"thought\":true"
+                        } else {
+                            b",\"thought\":false"
+                        });
+                    }
+                    json.push(b'}');
+                    OutputItem {
+                        after_calls: *after_calls,
+                        json,
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+fn finish_kind(reason: &[u8]) -> FinishKind {
+    match reason {
+        b"MAX_TOKENS"
+        | b"SAFETY"
+        | b"RECITATION"
+        | b"BLOCKLIST"
+        | b"PROHIBITED_CONTENT"
+        | b"SPII"
+        | b"MALFORMED_FUNCTION_CALL"
+        | b"UNEXPECTED_TOOL_CALL"
+        | b"LANGUAGE"
+        | b"IMAGE_SAFETY" => FinishKind::Cut,
+        _ => FinishKind::Neutral,
+    }
+}

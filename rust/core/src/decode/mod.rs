@@ -1,0 +1,461 @@
+//! Decoders: one per wire format, each mapping its provider's events onto the accumulator.
+//!
+//! The rules are those of `docs/semantics.md` ("Every wire format"), the same as the reference's decoders in
+//! `python/toolstream/reference/`. Every provider quirk is handled here and nowhere else. An event is one JSON
+//! object (a server-sent event's data, an NDJSON line, or the JSON a Python object serializes to); the format is
+//! named by the caller or detected from the first event that identifies one.
+
+mod anthropic;
+mod bedrock;
+mod gemini;
+mod ollama;
+mod output;
+mod responses;
+
+use std::borrow::Cow;
+
+use crate::accumulator::{Accumulator, FinishKind};
+use crate::chat_chunk::{Canonical, ChunkError, read_chat_chunk};
+use crate::json_view::{Object, Path, object};
+
+pub use output::OutputItem;
+
+/// A wire format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `OpenAI` Chat Completions chunks (and every server that speaks them).
+    OpenAiChat,
+    /// The `OpenAI` Responses API's events.
+    OpenAiResponses,
+    /// Anthropic's Messages API events.
+    AnthropicMessages,
+    /// Gemini `streamGenerateContent` chunks.
+    Gemini,
+    /// Ollama `/api/chat` lines.
+    Ollama,
+    /// Amazon Bedrock `ConverseStream` events, as the AWS SDK yields them.
+    BedrockConverse,
+}
+
+impl Format {
+    /// Every format, in the order of their names in the documentation.
+    pub const ALL: [Self; 6] = [
+        Self::OpenAiChat,
+        Self::OpenAiResponses,
+        Self::AnthropicMessages,
+        Self::Gemini,
+        Self::Ollama,
+        Self::BedrockConverse,
+    ];
+
+    /// The format's name, as `format=` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OpenAiChat => "openai-chat",
+            Self::OpenAiResponses => "openai-responses",
+            Self::AnthropicMessages => "anthropic-messages",
+            Self::Gemini => "gemini",
+            Self::Ollama => "ollama",
+            Self::BedrockConverse => "bedrock-converse",
+        }
+    }
+
+    /// The format a name stands for.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|format| format.name() == name)
+    }
+}
+
+/// What an event hands over besides accumulator calls.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct EventExtras<'a> {
+    /// A provider error payload (raw JSON), when the event was or carried one.
+    pub error: Option<Cow<'a, [u8]>>,
+    /// The stream's usage (raw JSON) when this event changed it.
+    pub usage: Option<Cow<'a, [u8]>>,
+    /// A finish of choice 0 the caller applies after reporting `error` (a failed response: the error is the cause, so the cut
+    /// is reported as the error's, not as a finish's).
+    pub finish: Option<(Cow<'a, [u8]>, FinishKind)>,
+}
+
+/// One stream's decoder: the format, once known, and that format's state.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    state: State,
+}
+
+#[derive(Debug, Default)]
+enum State {
+    #[default]
+    Undetected,
+    Chat,
+    Responses(responses::Responses),
+    Anthropic(anthropic::Anthropic),
+    Gemini(gemini::Gemini),
+    Ollama,
+    Bedrock(bedrock::Bedrock),
+}
+
+impl Decoder {
+    /// A decoder for `format`, or one that detects it from the stream (None).
+    pub fn new(format: Option<Format>) -> Self {
+        Self {
+            state: format.map_or(State::Undetected, State::of),
+        }
+    }
+
+    /// The format, once named or detected.
+    pub fn format(&self) -> Option<Format> {
+        match &self.state {
+            State::Undetected => None,
+            State::Chat => Some(Format::OpenAiChat),
+            State::Responses(_) => Some(Format::OpenAiResponses),
+            State::Anthropic(_) => Some(Format::AnthropicMessages),
+            State::Gemini(_) => Some(Format::Gemini),
+            State::Ollama => Some(Format::Ollama),
+            State::Bedrock(_) => Some(Format::BedrockConverse),
+        }
+    }
+
+    /// Take the format as known (the caller recognised it, as the binding does for chat chunk objects).
+    pub fn assume(&mut self, format: Format) {
+        if matches!(self.state, State::Undetected) {
+            self.state = State::of(format);
+        }
+    }
+
+    /// Read one event's JSON (`name` is the server-sent event's `event:` field, when it had one).
+    pub fn read<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        name: Option<&[u8]>,
+        data: &'a [u8],
+        canonical: Canonical<'_>,
+    ) -> Result<EventExtras<'a>, ChunkError> {
+        if let State::Chat = self.state {
+            return read_chat(accumulator, data, canonical);
+        }
+        if std::str::from_utf8(data).is_err() {
+            return Err(Path::ROOT.fail("the event is not UTF-8"));
+        }
+        let event = object(data, &Path::ROOT)?;
+        if let State::Undetected = self.state {
+            match detect(&event, name) {
+                Some(format) => self.state = State::of(format),
+                None => return Ok(undetected(&event, data)),
+            }
+        }
+        match &mut self.state {
+            State::Undetected => Ok(EventExtras::default()),
+            State::Chat => read_chat(accumulator, data, canonical),
+            State::Responses(state) => state.read(accumulator, &event, name, data, canonical),
+            State::Anthropic(state) => state.read(accumulator, &event, name, data, canonical),
+            State::Gemini(state) => state.read(accumulator, &event, canonical),
+            State::Ollama => ollama::read(accumulator, &event, data, canonical),
+            State::Bedrock(state) => state.read(accumulator, &event, data),
+        }
+    }
+
+    /// The stream ended: what a format holds back until a call's end (Anthropic start inputs) goes in now.
+    pub fn end(&mut self, accumulator: &mut Accumulator, canonical: Canonical<'_>) -> Result<(), ChunkError> {
+        match &mut self.state {
+            State::Anthropic(state) => state.end(accumulator, canonical),
+            _ => Ok(()),
+        }
+    }
+
+    /// The assistant turn's pieces other than client calls, in order, as they stand.
+    pub fn output(&self) -> Vec<OutputItem> {
+        match &self.state {
+            State::Anthropic(state) => state.output(),
+            State::Responses(state) => state.output(),
+            State::Gemini(state) => state.output(),
+            State::Bedrock(state) => state.output(),
+            State::Undetected | State::Chat | State::Ollama => Vec::new(),
+        }
+    }
+}
+
+impl State {
+    fn of(format: Format) -> Self {
+        match format {
+            Format::OpenAiChat => Self::Chat,
+            Format::OpenAiResponses => Self::Responses(responses::Responses::default()),
+            Format::AnthropicMessages => Self::Anthropic(anthropic::Anthropic::default()),
+            Format::Gemini => Self::Gemini(gemini::Gemini::default()),
+            Format::Ollama => Self::Ollama,
+            Format::BedrockConverse => Self::Bedrock(bedrock::Bedrock::default()),
+        }
+    }
+}
+
+fn read_chat<'a>(
+    accumulator: &mut Accumulator,
+    data: &'a [u8],
+    canonical: Canonical<'_>,
+) -> Result<EventExtras<'a>, ChunkError> {
+    let extras = read_chat_chunk(accumulator, data, canonical)?;
+    Ok(EventExtras {
+        error: extras.error.map(Cow::Borrowed),
+        usage: extras.usage.map(Cow::Borrowed),
+        finish: None,
+    })
+}
+
+const ANTHROPIC_TYPES: [&[u8]; 7] = [
+    b"message_start",
+    b"message_delta",
+    b"message_stop",
+    b"content_block_start",
+    b"content_block_delta",
+    b"content_block_stop",
+    b"ping",
+];
+
+const BEDROCK_KEYS: [&str; 11] = [
+    "messageStart",
+    "contentBlockStart",
+    "contentBlockDelta",
+    "contentBlockStop",
+    "messageStop",
+    "metadata",
+    // The exception events `ConverseStream` sends in place of the rest.
+    "internalServerException",
+    "modelStreamErrorException",
+    "validationException",
+    "throttlingException",
+    "serviceUnavailableException",
+];
+
+/// The format an event identifies, if any (semantics.md's detection table).
+pub fn detect(event: &Object<'_>, name: Option<&[u8]>) -> Option<Format> {
+    let kind = event.string("type", &Path::ROOT).ok().flatten();
+    let kind = kind.as_deref().or(name);
+    let chat_object = event
+        .string("object", &Path::ROOT)
+        .ok()
+        .flatten()
+        .is_some_and(|object| object.starts_with(b"chat.completion"));
+    if event.has("choices") || chat_object {
+        Some(Format::OpenAiChat)
+    } else if kind.is_some_and(|kind| kind.starts_with(b"response.")) {
+        Some(Format::OpenAiResponses)
+    } else if kind.is_some_and(|kind| ANTHROPIC_TYPES.contains(&kind)) {
+        Some(Format::AnthropicMessages)
+    } else if event.has("candidates") || event.has("promptFeedback") {
+        Some(Format::Gemini)
+    } else if event.has("message") && event.has("done") {
+        Some(Format::Ollama)
+    } else if let [(key, _)] = event.members()
+        && BEDROCK_KEYS.iter().any(|wanted| wanted.as_bytes() == *key)
+    {
+        Some(Format::BedrockConverse)
+    } else {
+        None
+    }
+}
+
+/// An event before the format is known that identifies none: an error is reported, anything else means nothing.
+fn undetected<'a>(event: &Object<'a>, data: &'a [u8]) -> EventExtras<'a> {
+    let error = if let Some(error) = event.raw("error") {
+        Some(error)
+    } else if event.raw("type") == Some(b"\"error\"") {
+        Some(data)
+    } else {
+        None
+    };
+    EventExtras {
+        error: error.map(Cow::Borrowed),
+        ..EventExtras::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accumulator::{Config, Emit, HandedOver, Limits, ToolChoice};
+
+    fn accumulator(emit: Emit) -> Accumulator {
+        Accumulator::new(Config {
+            emit,
+            limits: Limits::default(),
+            tool_choice: ToolChoice::default(),
+            log_violations: false,
+            validators: None,
+        })
+    }
+
+    /// The compact text of a value (the binding's is Python's `json.dumps`; `serde_json` keeps key order here).
+    fn compact(raw: &[u8]) -> Result<Vec<u8>, String> {
+        let value: serde_json::Value = serde_json::from_slice(raw).map_err(|error| error.to_string())?;
+        Ok(value.to_string().into_bytes())
+    }
+
+    /// Feed events; the calls each one made ready, event by event.
+    fn run(decoder: &mut Decoder, stream: &mut Accumulator, events: &[&str]) -> Vec<Vec<HandedOver>> {
+        events
+            .iter()
+            .map(|event| {
+                decoder
+                    .read(stream, None, event.as_bytes(), &mut compact)
+                    .expect("a well-formed event");
+                stream.take_ready()
+            })
+            .collect()
+    }
+
+    fn codes(call: &HandedOver) -> Vec<&'static str> {
+        call.violations
+            .iter()
+            .map(|violation| violation.code.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn the_first_event_that_names_a_format_decides_it() {
+        let cases: [(&str, Option<Format>); 8] = [
+            (r#"{"choices": []}"#, Some(Format::OpenAiChat)),
+            (r#"{"type": "response.created"}"#, Some(Format::OpenAiResponses)),
+            (r#"{"type": "ping"}"#, Some(Format::AnthropicMessages)),
+            (r#"{"candidates": []}"#, Some(Format::Gemini)),
+            (r#"{"message": {}, "done": false}"#, Some(Format::Ollama)),
+            (
+                r#"{"contentBlockStop": {"contentBlockIndex": 0}}"#,
+                Some(Format::BedrockConverse),
+            ),
+            (r#"{"usage": {}}"#, None),
+            (r#"{"error": {"message": "overloaded"}}"#, None),
+        ];
+        for (event, format) in cases {
+            let mut decoder = Decoder::new(None);
+            let extras = decoder
+                .read(&mut accumulator(Emit::CallEnd), None, event.as_bytes(), &mut compact)
+                .expect("an event");
+            assert_eq!(decoder.format(), format, "{event}");
+            assert_eq!(extras.error.is_some(), event.contains("error"), "{event}");
+        }
+    }
+
+    #[test]
+    fn an_anthropic_call_is_handed_over_at_its_block_stop() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator(Emit::CallEnd);
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"type": "message_start", "message": {"id": "msg_1"}}"#,
+                r#"{"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}}"#,
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"a\": 1}"}}"#,
+                r#"{"type": "content_block_stop", "index": 0}"#,
+                r#"{"type": "message_delta", "delta": {"stop_reason": "tool_use"}}"#,
+            ],
+        );
+        assert!(ready[2].is_empty(), "a closed value is not the end of the call");
+        assert_eq!(ready[3].len(), 1);
+        assert_eq!(ready[3][0].arguments_json, b"{\"a\": 1}");
+        assert!(codes(&ready[3][0]).is_empty());
+    }
+
+    #[test]
+    fn an_anthropic_start_input_counts_only_without_delta_bytes() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator(Emit::CallEnd);
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "a", "name": "f", "input": {"x": 1}}}"#,
+                r#"{"type": "content_block_stop", "index": 0}"#,
+                r#"{"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "b", "name": "f", "input": {}}}"#,
+                r#"{"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ""}}"#,
+                r#"{"type": "content_block_stop", "index": 1}"#,
+                r#"{"type": "message_start", "message": {"id": "msg_2"}}"#,
+            ],
+        );
+        assert_eq!(ready[1][0].arguments_json, b"{\"x\":1}");
+        assert_eq!(ready[4][0].arguments_json, b"{}");
+        assert!(
+            codes(&ready[4][0]).is_empty(),
+            "an empty start input with an empty delta is {{}}, no finding"
+        );
+        assert!(stream.stream_violations().is_empty(), "one message_start is no splice");
+    }
+
+    #[test]
+    fn a_responses_done_text_wins_over_its_deltas() {
+        let mut decoder = Decoder::new(Some(Format::OpenAiResponses));
+        let mut stream = accumulator(Emit::CallEnd);
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"type": "response.output_item.added", "output_index": 0, "item": {"type": "function_call", "id": "fc_1", "call_id": "c", "name": "f", "arguments": ""}}"#,
+                r#"{"type": "response.function_call_arguments.delta", "output_index": 0, "item_id": "fc_2", "delta": "{\"a\": 1"}"#,
+                r#"{"type": "response.function_call_arguments.done", "output_index": 0, "arguments": "{\"a\": 2}"}"#,
+                r#"{"type": "response.output_item.done", "output_index": 0, "item": {"type": "function_call", "id": "fc_1", "call_id": "c", "name": "f", "arguments": "{\"a\": 2}"}}"#,
+                r#"{"type": "response.completed", "response": {"status": "completed"}}"#,
+            ],
+        );
+        let call = &ready[2][0];
+        assert_eq!(call.arguments_json, b"{\"a\": 2}");
+        assert_eq!(codes(call), ["ARGUMENTS_MISMATCH"]);
+        assert_eq!(call.extra, [("item_id", b"\"fc_1\"".to_vec())]);
+        assert!(
+            stream.stream_violations().is_empty(),
+            "the item's same text is no second mismatch"
+        );
+    }
+
+    #[test]
+    fn gemini_calls_are_whole_and_never_merged() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator(Emit::CallEnd);
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {"a": 1}}, "thoughtSignature": "c2ln"}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "now"}}]}}]}"#,
+                r#"{"candidates": [{"finishReason": "STOP"}]}"#,
+            ],
+        );
+        assert_eq!(ready[0][0].id, b"ts_0_0");
+        assert_eq!(ready[0][0].extra, [("thought_signature", b"\"c2ln\"".to_vec())]);
+        assert_eq!(codes(&ready[1][0]), ["MISSING_ID", "EMPTY_ARGUMENTS"]);
+        stream.end();
+        assert!(
+            stream.stream_violations().is_empty(),
+            "STOP with calls is Gemini's normal finish"
+        );
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_are_kept_in_every_format() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator(Emit::CallEnd);
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"message": {"tool_calls": [{"id": "x\ud800", "function": {"name": "f", "arguments": {}}}]}, "done": true, "done_reason": "stop"}"#,
+            ],
+        );
+        assert_eq!(ready[0][0].id, b"x\xed\xa0\x80");
+    }
+
+    #[test]
+    fn a_wrong_type_names_its_field() {
+        let mut decoder = Decoder::new(Some(Format::BedrockConverse));
+        let error = decoder
+            .read(
+                &mut accumulator(Emit::CallEnd),
+                None,
+                br#"{"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": 7}}}}"#,
+                &mut compact,
+            )
+            .expect_err("an id that is no string");
+        assert_eq!(error.path, "contentBlockStart.start.toolUse.toolUseId");
+        assert_eq!(error.problem, "expected a string or null, got int");
+    }
+}

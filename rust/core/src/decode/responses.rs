@@ -1,0 +1,233 @@
+//! `OpenAI` Responses API events.
+//!
+//! A call's key is its `output_index` (never its item id, which some servers rotate: Q27). The `.done` text is
+//! authoritative, and the end of the call.
+
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
+use super::EventExtras;
+use super::output::OutputItem;
+use crate::accumulator::{Accumulator, FinishKind, Fragment};
+use crate::chat_chunk::{Canonical, ChunkError};
+use crate::json_view::{Object, Path};
+
+const CHOICE: i64 = 0;
+
+#[derive(Debug, Default)]
+pub(super) struct Responses {
+    /// The output indexes of calls opened, and whether the call has its id.
+    calls: FxHashMap<i64, bool>,
+    items: Vec<OutputItem>,
+}
+
+impl Responses {
+    pub(super) fn read<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        event: &Object<'a>,
+        name: Option<&[u8]>,
+        data: &'a [u8],
+        canonical: Canonical<'_>,
+    ) -> Result<EventExtras<'a>, ChunkError> {
+        let root = Path::ROOT;
+        let kind = event.string("type", &root)?;
+        let kind = kind.as_deref().or(name).unwrap_or_default();
+        match kind {
+            b"response.created" | b"response.in_progress" => accumulator.touch(CHOICE),
+            b"response.output_item.added" => self.item(accumulator, event, false, canonical)?,
+            b"response.output_item.done" => self.item(accumulator, event, true, canonical)?,
+            b"response.function_call_arguments.delta" => {
+                let index = output_index(event)?;
+                if let Some(delta) = event.string("delta", &root)? {
+                    let fragment = Fragment {
+                        index: Some(index),
+                        kind: Some(b"function_call"),
+                        arguments: Some(&delta),
+                        ..Fragment::default()
+                    };
+                    accumulator.fragment(CHOICE, &fragment);
+                    self.calls.entry(index).or_insert(false);
+                }
+            }
+            b"response.function_call_arguments.done" => {
+                let index = output_index(event)?;
+                if let Some(arguments) = Arguments::read(event, &root, canonical)? {
+                    if let std::collections::hash_map::Entry::Vacant(entry) = self.calls.entry(index) {
+                        // A `.done` before any item or delta opens the call, as a function call.
+                        let fragment = Fragment {
+                            index: Some(index),
+                            kind: Some(b"function_call"),
+                            ..Fragment::default()
+                        };
+                        accumulator.fragment(CHOICE, &fragment);
+                        entry.insert(false);
+                    }
+                    arguments.done(accumulator, index);
+                    accumulator.end_call(CHOICE, index);
+                }
+            }
+            b"response.output_text.delta" => {
+                if let Some(delta) = event.string("delta", &root)? {
+                    accumulator.text(CHOICE, &delta);
+                }
+            }
+            b"response.completed" | b"response.incomplete" | b"response.failed" | b"response.cancelled" => {
+                return finished(accumulator, event, kind);
+            }
+            b"error" => {
+                return Ok(EventExtras {
+                    error: Some(Cow::Borrowed(data)),
+                    usage: None,
+                    finish: None,
+                });
+            }
+            _ => {}
+        }
+        Ok(EventExtras::default())
+    }
+
+    /// `response.output_item.added` (`done` false) or `.done`: a function call's identity (and at `.done` its final
+    /// arguments and end); any other item, once done, is kept for the next request.
+    fn item(
+        &mut self,
+        accumulator: &mut Accumulator,
+        event: &Object<'_>,
+        done: bool,
+        canonical: Canonical<'_>,
+    ) -> Result<(), ChunkError> {
+        let root = Path::ROOT;
+        let at = root.key("item");
+        let index = output_index(event)?;
+        let Some(item) = event.object("item", &root)? else {
+            return Ok(());
+        };
+        if item.string("type", &at)?.as_deref() != Some(b"function_call") {
+            if done && let Some(raw) = event.raw("item") {
+                self.items.push(OutputItem {
+                    after_calls: accumulator.calls_opened(),
+                    json: raw.to_vec(),
+                });
+            }
+            return Ok(());
+        }
+        let call_id = item.string("call_id", &at)?;
+        let name = item.string("name", &at)?;
+        let arguments = Arguments::read(&item, &at, canonical)?;
+        let item_id = item.raw("id");
+        let extra: &[(&'static str, &[u8])] = match &item_id {
+            Some(item_id) => &[("item_id", item_id)],
+            None => &[],
+        };
+        let has_id = self.calls.get(&index).copied();
+        let fragment = Fragment {
+            index: Some(index),
+            // An id for a call that has one already could only conflict with it (a rotating id is not a new call).
+            id: if has_id == Some(true) { None } else { call_id.as_deref() },
+            name: name.as_deref(),
+            kind: Some(b"function_call"),
+            // At `added`, a non-empty text is the start of the arguments; at `done` it is their final text.
+            arguments: match &arguments {
+                Some(Arguments::Text(text)) if !done && !text.is_empty() => Some(text),
+                _ => None,
+            },
+            extra,
+            ..Fragment::default()
+        };
+        accumulator.fragment(CHOICE, &fragment);
+        let has_id = has_id == Some(true) || call_id.as_deref().is_some_and(|id| !id.is_empty() && id != b"null");
+        self.calls.insert(index, has_id);
+        if done {
+            if let Some(arguments) = arguments {
+                arguments.done(accumulator, index);
+            }
+            accumulator.end_call(CHOICE, index);
+        }
+        Ok(())
+    }
+
+    pub(super) fn output(&self) -> Vec<OutputItem> {
+        self.items.clone()
+    }
+}
+
+/// A terminal event: the finish is the response's status; a failed response's error is reported.
+fn finished<'a>(accumulator: &mut Accumulator, event: &Object<'a>, kind: &[u8]) -> Result<EventExtras<'a>, ChunkError> {
+    let root = Path::ROOT;
+    let at = root.key("response");
+    let response = event.object("response", &root)?;
+    let status = match &response {
+        Some(response) => response.string("status", &at)?,
+        None => None,
+    };
+    let status = status.unwrap_or(Cow::Borrowed(kind.strip_prefix(b"response.").unwrap_or(kind)));
+    let finish_kind = match &*status {
+        b"incomplete" | b"failed" | b"cancelled" => FinishKind::Cut,
+        _ => FinishKind::Neutral,
+    };
+    let error = response.as_ref().and_then(|response| response.raw("error"));
+    let usage = response
+        .as_ref()
+        .and_then(|response| response.raw("usage"))
+        .map(Cow::Borrowed);
+    if let Some(error) = error {
+        return Ok(EventExtras {
+            error: Some(Cow::Borrowed(error)),
+            usage,
+            finish: Some((Cow::Owned(status.into_owned()), finish_kind)),
+        });
+    }
+    accumulator.finish_as(CHOICE, &status, finish_kind);
+    Ok(EventExtras {
+        error: None,
+        usage,
+        finish: None,
+    })
+}
+
+/// A call's `arguments`: a string as the format promises, or a value sent in its place (its canonical text).
+enum Arguments<'a> {
+    Text(Cow<'a, [u8]>),
+    Value(Vec<u8>),
+}
+
+impl<'a> Arguments<'a> {
+    fn read(object: &Object<'a>, path: &Path<'_>, canonical: Canonical<'_>) -> Result<Option<Self>, ChunkError> {
+        let Some(raw) = object.raw("arguments") else {
+            return Ok(None);
+        };
+        if raw.first() == Some(&b'"') {
+            return object.string("arguments", path).map(|text| text.map(Self::Text));
+        }
+        let text = canonical(raw).map_err(|problem| {
+            path.key("arguments")
+                .fail(format!("arguments sent as a value that is not JSON: {problem}"))
+        })?;
+        Ok(Some(Self::Value(text)))
+    }
+
+    /// The call's final arguments: a text wins over the deltas; a value, which only a server that sends no deltas
+    /// sends, is appended as such (`ARGUMENTS_NOT_STRING`).
+    fn done(&self, accumulator: &mut Accumulator, index: i64) {
+        match self {
+            Self::Text(text) => accumulator.done_arguments(CHOICE, index, text),
+            Self::Value(text) => {
+                let fragment = Fragment {
+                    index: Some(index),
+                    kind: Some(b"function_call"),
+                    arguments: Some(text),
+                    arguments_was_value: true,
+                    ..Fragment::default()
+                };
+                accumulator.fragment(CHOICE, &fragment);
+            }
+        }
+    }
+}
+
+fn output_index(event: &Object<'_>) -> Result<i64, ChunkError> {
+    event
+        .integer("output_index", &Path::ROOT)?
+        .ok_or_else(|| Path::ROOT.key("output_index").fail("expected an integer, got nothing"))
+}

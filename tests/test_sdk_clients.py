@@ -1,0 +1,168 @@
+"""The official SDK clients of every other format, and httpx, stream real recorded bytes from a loopback server.
+
+The anthropic client (``messages.create(stream=True)`` and the ``messages.stream(...)`` helper), the openai client's
+Responses API (``responses.create(stream=True)``) and plain httpx (``iter_bytes``, ``iter_lines``, async
+``aiter_bytes``) each read the recordings of `recordings/` over a real HTTP connection; whatever they hand over
+reassembles, through the core and the reference, to the recording's expected calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import anthropic
+import httpx
+import openai
+import pytest
+
+import toolstream
+import toolstream.reference
+from conftest import loopback
+from toolstream.recordings import Recording, iter_recordings
+
+IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+SERVED: dict[str, bytes] = {}
+
+
+def recordings(wire_format: str, *, sse_only: bool = True) -> list[Any]:
+    found = [r for r in iter_recordings(format=wire_format) if r.path.suffix == ".sse" or not sse_only]
+    return [pytest.param(recording, id=recording.name) for recording in found]
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self._serve()
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    def _serve(self) -> None:
+        body = SERVED["body"]
+        self.send_response(200)
+        self.send_header("Content-Type", SERVED.get("type", b"text/event-stream").decode())
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        # Small writes, so clients see events split across reads as on a real connection.
+        for start in range(0, len(body), 89):
+            self.wfile.write(body[start : start + 89])
+            self.wfile.flush()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    with loopback(Handler) as url:
+        yield url
+
+
+def serve(recording: Recording) -> None:
+    SERVED["body"] = recording.read_bytes()
+    SERVED["type"] = b"application/x-ndjson" if recording.path.suffix == ".jsonl" else b"text/event-stream"
+
+
+def expected(recording: Recording) -> list[tuple[str, str | None, Any]]:
+    return [(call["id"], call["name"], call["arguments"]) for call in recording.expected["calls"]]
+
+
+def reassembled(implementation: Any, source: Any) -> tuple[list[tuple[str, str | None, Any]], Any]:
+    stream = implementation.reassemble(source, on_invalid="yield")
+    every = sorted(stream, key=lambda call: (call.choice, call.seq))
+    return [(call.id, call.name, call.arguments) for call in every], stream.result
+
+
+def raises_on_error_events(recording: Recording) -> bool:
+    return any(chunk.get("type") == "error" or "error" in chunk for chunk in recording.chunks())
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("recording", recordings("anthropic-messages"))
+def test_anthropic_client_stream(base_url: str, recording: Recording, implementation: str) -> None:
+    if raises_on_error_events(recording):
+        pytest.skip("the anthropic SDK raises on an error event instead of yielding it")
+    serve(recording)
+    with anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0) as client:
+        stream = client.messages.create(
+            model="claude-opus-4-6", max_tokens=100, messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        assert isinstance(stream, anthropic.Stream)
+        calls, result = reassembled(IMPLEMENTATIONS[implementation], stream)
+    assert calls == expected(recording)
+    assert result.finish_reason == recording.expected["finish_reason"]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("recording", recordings("anthropic-messages"))
+def test_anthropic_stream_helper(base_url: str, recording: Recording, implementation: str) -> None:
+    """``messages.stream(...)`` yields the SDK's own extra events (``text``, ``input_json``) too: they are skipped."""
+    if raises_on_error_events(recording):
+        pytest.skip("the anthropic SDK raises on an error event instead of yielding it")
+    if recording.manifest["quirk"] == "Q25":
+        pytest.skip("the helper parses partial_json itself and raises on the invalid text (Q25) before yielding it")
+    serve(recording)
+    with anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0) as client:
+        with client.messages.stream(
+            model="claude-opus-4-6", max_tokens=100, messages=[{"role": "user", "content": "hi"}]
+        ) as stream:
+            calls, result = reassembled(IMPLEMENTATIONS[implementation], stream)
+    assert calls == expected(recording)
+    assert result.output == recording_output(recording)
+
+
+def recording_output(recording: Recording) -> tuple[Any, ...]:
+    return tuple(
+        toolstream.OutputItem(item["after_calls"], item["value"]) for item in recording.expected.get("output", [])
+    )
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("recording", recordings("openai-responses"))
+def test_openai_responses_client_stream(base_url: str, recording: Recording, implementation: str) -> None:
+    if raises_on_error_events(recording):
+        pytest.skip("the openai SDK raises on an error event instead of yielding it")
+    serve(recording)
+    with openai.OpenAI(base_url=f"{base_url}/v1", api_key="test", max_retries=0) as client:
+        stream = client.responses.create(model="gpt-5", input="hi", stream=True)
+        assert isinstance(stream, openai.Stream)
+        calls, result = reassembled(IMPLEMENTATIONS[implementation], stream)
+    assert calls == expected(recording)
+    assert result.finish_reason == recording.expected["finish_reason"]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize(
+    "recording",
+    [
+        *recordings("gemini"),
+        *recordings("ollama", sse_only=False),
+        *recordings("anthropic-messages"),
+        *recordings("openai-responses"),
+    ],
+)
+def test_httpx_bytes_and_lines(base_url: str, recording: Recording, implementation: str) -> None:
+    serve(recording)
+    with httpx.Client() as http:
+        for read in ("iter_bytes", "iter_lines", "iter_raw"):
+            with http.stream("POST", f"{base_url}/x", json={}) as response:
+                calls, result = reassembled(IMPLEMENTATIONS[implementation], getattr(response, read)())
+            assert calls == expected(recording), read
+            assert result.finish_reason == recording.expected["finish_reason"], read
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("recording", [*recordings("gemini"), *recordings("ollama", sse_only=False)])
+def test_httpx_async_bytes(base_url: str, recording: Recording, implementation: str) -> None:
+    serve(recording)
+
+    async def run() -> list[tuple[str, str | None, Any]]:
+        async with httpx.AsyncClient() as http, http.stream("POST", f"{base_url}/x", json={}) as response:
+            stream = IMPLEMENTATIONS[implementation].areassemble(response.aiter_bytes(), on_invalid="yield")
+            every = sorted([call async for call in stream], key=lambda call: (call.choice, call.seq))
+            return [(call.id, call.name, call.arguments) for call in every]
+
+    assert asyncio.run(run()) == expected(recording)
