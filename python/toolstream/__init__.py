@@ -17,6 +17,7 @@ from toolstream._model import (
     InvalidToolCall,
     Limits,
     OutputItem,
+    Pending,
     Severity,
     StreamResult,
     ToolCall,
@@ -24,6 +25,18 @@ from toolstream._model import (
     ViolationCode,
 )
 from toolstream._normalize import make_normalize
+from toolstream._progress import (
+    ArgumentsDelta,
+    AsyncEventStream,
+    Event,
+    EventStream,
+    Finished,
+    TextDelta,
+    ToolCallInvalid,
+    ToolCallReady,
+    ToolCallStarted,
+    make_event_entry_points,
+)
 from toolstream._validation import core_validators as _core_validators
 from toolstream._validation import make_validators
 from toolstream.errors import (
@@ -37,21 +50,31 @@ from toolstream.registry import ServerTool, Tool, ToolRegistry
 
 __all__ = [
     "WIRE_FORMATS",
+    "ArgumentsDelta",
+    "AsyncEventStream",
     "AsyncToolCallStream",
     "ChoiceResult",
+    "Event",
+    "EventStream",
+    "Finished",
     "InvalidToolCall",
     "InvalidToolCallError",
     "Limits",
     "MalformedChunkError",
     "OutputItem",
+    "Pending",
     "Reassembler",
     "SchemaError",
     "ServerTool",
     "Severity",
     "StreamContractError",
     "StreamResult",
+    "TextDelta",
     "Tool",
     "ToolCall",
+    "ToolCallInvalid",
+    "ToolCallReady",
+    "ToolCallStarted",
     "ToolCallStream",
     "ToolRegistry",
     "ToolstreamError",
@@ -59,7 +82,9 @@ __all__ = [
     "ViolationCode",
     "WireFormat",
     "__version__",
+    "aevents",
     "areassemble",
+    "events",
     "normalize",
     "reassemble",
     "validate",
@@ -75,5 +100,6 @@ class Reassembler(_Reassembler):
 
 
 reassemble, areassemble = make_entry_points(_Engine, _core_validators)
+events, aevents = make_event_entry_points(_Engine, _core_validators)
 validate, validate_many = make_validators(_core_validators)
 normalize = make_normalize(reassemble)

@@ -71,7 +71,7 @@ class _Options:
         self.limits = limits if limits is not None else _DEFAULT_LIMITS
         self.repair = repair
 
-    def engine(self, factory: EngineFactory, compile_tools: CompileTools) -> Engine:
+    def engine(self, factory: EngineFactory, compile_tools: CompileTools, *, progress: bool = False) -> Engine:
         validators = None if self.registry is None else compile_tools(self.registry, self.limits.max_depth)
         engine = factory(
             tool_choice=self.tool_choice,
@@ -80,6 +80,7 @@ class _Options:
             on_violation=self.on_violation,
             validators=validators,
             format=self.format,
+            progress=progress,
         )
         if self.repair is not None and validators is not None:
             return Repairing(engine, self.repair, validators, self.on_violation)
@@ -291,32 +292,58 @@ class Reassembler:
         limits: Limits | None = None,
         repair: Repair | None = None,
         format: WireFormat | None = None,
+        snapshots: bool = False,
     ) -> None:
-        """Start reassembling one stream; the keywords are those of ``reassemble``."""
+        """Start reassembling one stream; the keywords are those of ``reassemble``.
+
+        With ``snapshots``, each call's partial arguments are kept for ``snapshot(seq)``.
+        """
         options = _Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format)
         self.tools = options.registry
         self._on_invalid = options.on_invalid
-        self._engine = options.engine(type(self)._engine_factory, type(self)._compile_tools)
+        self._snapshots = snapshots
+        self._engine = options.engine(type(self)._engine_factory, type(self)._compile_tools, progress=snapshots)
         self._finished = False
 
     def feed(self, chunk: Any) -> list[Emitted]:
         """Read one chunk; return the calls it made ready, in hand-over order."""
         if self._finished:
             raise ValueError("this Reassembler has finished; start a new one for the next stream")
-        return _checked_batch(self._engine.feed(chunk), self._on_invalid, self._engine)
+        return self._step(self._engine.feed(chunk))
+
+    def _step(self, ready: list[Emitted]) -> list[Emitted]:
+        if self._snapshots:
+            self._engine.take_progress()  # only the partial values are kept: the steps themselves are not wanted
+        return _checked_batch(ready, self._on_invalid, self._engine)
+
+    def snapshot(self, seq: int) -> Any:
+        """The arguments of call ``seq`` as they stand, honestly.
+
+        Complete values are values, the value still arriving a ``toolstream.Pending`` (``{"n": 12`` is
+        ``{"n": Pending("number", "12")}``, never ``{"n": 12}``).
+
+        The live value, updated in place by later chunks (copy it to keep one); None before any argument arrived.
+        Each snapshot costs time proportional to what changed since the last one.
+
+        Raises:
+            ValueError: The Reassembler was made without ``snapshots=True``.
+        """
+        if not self._snapshots:
+            raise ValueError("snapshots need Reassembler(snapshots=True): partial values are built as bytes arrive")
+        return self._engine.snapshot(seq)
 
     def feed_bytes(self, data: bytes | bytearray | memoryview) -> list[Emitted]:
         """Read raw event-stream bytes (split anywhere); return the calls they made ready, in hand-over order."""
         if self._finished:
             raise ValueError("this Reassembler has finished; start a new one for the next stream")
-        return _checked_batch(self._engine.feed_bytes(data), self._on_invalid, self._engine)
+        return self._step(self._engine.feed_bytes(data))
 
     def finish(self) -> list[Emitted]:
         """End the stream; return the calls that only the end made ready (idempotent: [] the second time)."""
         if self._finished:
             return []
         self._finished = True
-        return _checked_batch(self._engine.end(), self._on_invalid, self._engine)
+        return self._step(self._engine.end())
 
     def close(self) -> StreamResult:
         """Finish if needed and return the final ``StreamResult``."""

@@ -26,7 +26,16 @@ class Engine:
         on_violation: Callable[[Violation], object] | None = None,
         validators: ToolValidators | None = None,
         format: str | None = None,
+        progress: bool = False,
     ) -> Engine: ...
+    def take_progress(self) -> list[tuple[Any, ...]]:
+        """The stream's progress since the last take (with ``progress``), in order.
+
+        ``("text", choice, text)``, ``("started", seq, choice, index, id, name)``, ``("arguments", seq, choice,
+        fragment)``, ``("ready", call)``.
+        """
+    def snapshot(self, seq: int) -> Any:
+        """The arguments of call ``seq`` as they stand (with ``progress``; see ``toolstream.Pending``)."""
     def feed(self, chunk: Any) -> list[ToolCall | InvalidToolCall]:
         """Read one chunk; return the calls it made ready.
 

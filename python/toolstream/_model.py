@@ -21,6 +21,7 @@ __all__ = [
     "InvalidToolCall",
     "Limits",
     "OutputItem",
+    "Pending",
     "Severity",
     "StreamResult",
     "ToolCall",
@@ -291,6 +292,21 @@ class ChoiceResult:
     choice: int
     text: str
     finish_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A value of a snapshot that is still arriving, never shown as final (``{"n": 12`` is not ``{"n": 12}``).
+
+    Attributes:
+        kind: ``"string"``, ``"number"`` or ``"literal"`` (``true``, ``false``, ``null`` being spelled), or
+            ``"value"`` for a member whose key arrived and whose value has not started.
+        text: What arrived so far: a string's decoded text (an escape still arriving left out), a number's or a
+            literal's characters.
+    """
+
+    kind: Literal["string", "number", "literal", "value"]
+    text: str
 
 
 @dataclass(frozen=True, slots=True)

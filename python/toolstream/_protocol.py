@@ -43,6 +43,17 @@ class Engine(Protocol):
         """The result so far."""
         ...
 
+    def take_progress(self) -> list[tuple[Any, ...]]:
+        """The stream's progress since the last take (with ``progress``), in order.
+
+        Text, calls started, argument pieces, calls handed over.
+        """
+        ...
+
+    def snapshot(self, seq: int) -> Any:
+        """The arguments of call ``seq`` as they stand (with ``progress``); None before any arrived."""
+        ...
+
     def amend(self, call: Emitted) -> None:
         """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""
         ...
@@ -60,10 +71,11 @@ class EngineFactory(Protocol):
         on_violation: OnViolation | None,
         validators: Any,
         format: str | None,
+        progress: bool,
     ) -> Engine:
         """Build the engine.
 
         ``validators`` is its own implementation's ``CompiledTools``, or None; ``format`` the wire format, or None to
-        detect it.
+        detect it; ``progress`` keeps the stream's steps and each call's partial arguments (the events API).
         """
         ...

@@ -66,6 +66,14 @@ class Repairing:
     def result(self) -> StreamResult:
         return self._engine.result()
 
+    def take_progress(self) -> list[tuple[Any, ...]]:
+        """The wrapped engine's progress."""
+        return self._engine.take_progress()
+
+    def snapshot(self, seq: int) -> Any:
+        """The wrapped engine's snapshot of call ``seq``."""
+        return self._engine.snapshot(seq)
+
     def amend(self, call: Emitted) -> None:
         self._engine.amend(call)
 

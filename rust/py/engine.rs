@@ -11,13 +11,15 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple, PyType};
+use rustc_hash::FxHashMap;
 use toolstream_core::chat_chunk::ChunkError;
 use toolstream_core::sse::{Event, SseError, SseFramer};
-use toolstream_core::{Accumulator, Arguments, Config, Decoder, Emit, EventExtras, Format, Limits, ToolChoice};
+use toolstream_core::{Accumulator, Arguments, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
 
 use crate::errors::malformed_chunk;
 use crate::input::{KindCache, canonical_text, read_chunk};
 use crate::output;
+use crate::snapshot::Partial;
 use crate::validators::ToolValidators;
 
 /// Reassembles one stream (the engine behind `toolstream.reassemble`).
@@ -38,6 +40,9 @@ pub(crate) struct Engine {
     // A read's malformed event, held back while the calls its earlier events made ready are handed over: raised by
     // the next call, as a chunk source raises at the chunk after handing over the calls before it.
     deferred: Option<PyErr>,
+    // With `progress`: the steps so far as Python tuples, and each call's partial arguments.
+    progress: Option<Vec<Py<PyAny>>>,
+    partials: FxHashMap<usize, Partial>,
 }
 
 struct HandedOverCall {
@@ -49,7 +54,7 @@ struct HandedOverCall {
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (*, tool_choice, emit, limits, on_violation = None, validators = None, format = None))]
+    #[pyo3(signature = (*, tool_choice, emit, limits, on_violation = None, validators = None, format = None, progress = false))]
     fn new(
         tool_choice: &Bound<'_, PyAny>,
         emit: &str,
@@ -57,6 +62,7 @@ impl Engine {
         on_violation: Option<Py<PyAny>>,
         validators: Option<Py<ToolValidators>>,
         format: Option<&str>,
+        progress: bool,
     ) -> PyResult<Self> {
         let format = format
             .map(|name| {
@@ -85,6 +91,7 @@ impl Engine {
             tool_choice,
             log_violations: on_violation.is_some(),
             validators: validators.as_ref().map(|validators| validators.get().core()),
+            log_steps: progress,
         };
         Ok(Self {
             accumulator: Accumulator::new(config),
@@ -99,6 +106,8 @@ impl Engine {
             framer: None,
             max_event_bytes,
             deferred: None,
+            progress: progress.then(Vec::new),
+            partials: FxHashMap::default(),
         })
     }
 
@@ -178,6 +187,21 @@ impl Engine {
         entry.valid = valid;
         entry.object = call.clone().unbind();
         Ok(())
+    }
+
+    /// The stream's progress since the last take, in order: `("text", choice, text)`, `("started", seq, choice,
+    /// index, id, name)`, `("arguments", seq, choice, fragment)`, `("ready", call)`. Empty without `progress`.
+    fn take_progress(&mut self) -> Vec<Py<PyAny>> {
+        self.progress.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// The arguments of call `seq` as they stand (see `toolstream.Pending`); None before any arrived or without
+    /// `progress`.
+    fn snapshot(&mut self, py: Python<'_>, seq: usize) -> PyResult<Option<Py<PyAny>>> {
+        match self.partials.get_mut(&seq) {
+            Some(partial) => partial.snapshot(py),
+            None => Ok(None),
+        }
     }
 
     /// The `StreamResult` so far.
@@ -443,7 +467,46 @@ impl Engine {
                 object: object.unbind(),
             });
         }
+        if self.progress.is_some() {
+            self.record_progress(py, &list)?;
+        }
         Ok(list)
+    }
+
+    /// The steps the core logged, as Python tuples; a call's argument bytes also go to its partial value.
+    fn record_progress(&mut self, py: Python<'_>, ready: &Bound<'_, PyList>) -> PyResult<()> {
+        let mut handed = ready.iter();
+        let mut recorded = Vec::new();
+        for step in self.accumulator.take_steps() {
+            let entry = match step {
+                Step::Text { choice, text } => ("text", choice, output::text(py, &text)?).into_pyobject(py)?.into_any(),
+                Step::Opened { seq } => {
+                    let Some(identity) = self.accumulator.identity(seq) else {
+                        continue;
+                    };
+                    let id = identity.id.map(|id| output::text(py, id)).transpose()?;
+                    let name = identity.name.map(|name| output::text(py, name)).transpose()?;
+                    ("started", seq, identity.choice, identity.index, id, name)
+                        .into_pyobject(py)?
+                        .into_any()
+                }
+                Step::Arguments { seq, bytes } => {
+                    self.partials.entry(seq).or_default().feed(py, &bytes)?;
+                    let choice = self.accumulator.identity(seq).map_or(0, |identity| identity.choice);
+                    let fragment = String::from_utf8_lossy(&bytes);
+                    ("arguments", seq, choice, fragment).into_pyobject(py)?.into_any()
+                }
+                Step::HandedOver { .. } => {
+                    let Some(call) = handed.next() else { continue };
+                    ("ready", call).into_pyobject(py)?.into_any()
+                }
+            };
+            recorded.push(entry.unbind());
+        }
+        if let Some(progress) = self.progress.as_mut() {
+            progress.extend(recorded);
+        }
+        Ok(())
     }
 }
 

@@ -8,6 +8,7 @@ mod errors;
 mod input;
 mod output;
 mod scan;
+mod snapshot;
 mod validators;
 
 #[pyo3::pymodule(gil_used = false)]

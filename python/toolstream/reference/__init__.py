@@ -15,6 +15,7 @@ from toolstream._model import (
     InvalidToolCall,
     Limits,
     OutputItem,
+    Pending,
     Severity,
     StreamResult,
     ToolCall,
@@ -22,6 +23,18 @@ from toolstream._model import (
     ViolationCode,
 )
 from toolstream._normalize import make_normalize
+from toolstream._progress import (
+    ArgumentsDelta,
+    AsyncEventStream,
+    Event,
+    EventStream,
+    Finished,
+    TextDelta,
+    ToolCallInvalid,
+    ToolCallReady,
+    ToolCallStarted,
+    make_event_entry_points,
+)
 from toolstream._validation import make_validators
 from toolstream.errors import (
     InvalidToolCallError,
@@ -36,29 +49,41 @@ from toolstream.registry import ServerTool, Tool, ToolRegistry
 
 __all__ = [
     "WIRE_FORMATS",
+    "ArgumentsDelta",
+    "AsyncEventStream",
     "AsyncToolCallStream",
     "ChoiceResult",
     "Engine",
+    "Event",
+    "EventStream",
+    "Finished",
     "InvalidToolCall",
     "InvalidToolCallError",
     "Limits",
     "MalformedChunkError",
     "OutputItem",
+    "Pending",
     "Reassembler",
     "SchemaError",
     "ServerTool",
     "Severity",
     "StreamContractError",
     "StreamResult",
+    "TextDelta",
     "Tool",
     "ToolCall",
+    "ToolCallInvalid",
+    "ToolCallReady",
+    "ToolCallStarted",
     "ToolCallStream",
     "ToolRegistry",
     "ToolstreamError",
     "Violation",
     "ViolationCode",
     "WireFormat",
+    "aevents",
     "areassemble",
+    "events",
     "normalize",
     "reassemble",
     "validate",
@@ -74,5 +99,6 @@ class Reassembler(_Reassembler):
 
 
 reassemble, areassemble = make_entry_points(Engine, reference_validators)
+events, aevents = make_event_entry_points(Engine, reference_validators)
 validate, validate_many = make_validators(reference_validators)
 normalize = make_normalize(reassemble)

@@ -151,6 +151,7 @@ class Accumulator:
         tool_choice: ToolChoice,
         log_violations: bool,
         validators: CompiledTools | None = None,
+        log_steps: bool = False,
     ) -> None:
         """Start an empty stream; with ``log_violations``, every violation found is also kept for ``take_log``.
 
@@ -161,6 +162,8 @@ class Accumulator:
         self._limits = limits
         self._tool_choice = tool_choice
         self._log: list[Violation] | None = [] if log_violations else None
+        # With ``log_steps``: what happened, in order (``take_steps``), for interfaces that show calls as they form.
+        self._steps: list[tuple[Any, ...]] | None = [] if log_steps else None
         self._choices: dict[int, _Choice] = {}
         self._calls: list[_Call] = []
         self._ready: list[Emitted] = []
@@ -242,6 +245,24 @@ class Accumulator:
     def text(self, choice_number: int, text: str) -> None:
         """Append content text to a choice."""
         self._choice(choice_number).text.append(text)
+        if self._steps is not None and text:
+            self._steps.append(("text", choice_number, text))
+
+    def take_steps(self) -> list[tuple[Any, ...]]:
+        """The progress since the last take (empty without ``log_steps``).
+
+        ``("text", choice, text)``, ``("started", seq, choice, index, id, name)`` (the identity as it stands now),
+        ``("arguments", seq, choice, bytes)``, ``("ready", call)``.
+        """
+        if not self._steps:
+            return []
+        steps, self._steps = self._steps, []
+        return [
+            ("started", step[1].seq, step[1].choice, step[1].index, step[1].id, step[1].name)
+            if step[0] == "opened"
+            else step
+            for step in steps
+        ]
 
     def usage(self, usage: Any) -> None:
         """Keep the latest usage payload."""
@@ -395,6 +416,8 @@ class Accumulator:
         )
         self._calls.append(call)
         choice.calls.append(call)
+        if self._steps is not None:
+            self._steps.append(("opened", call))
         if fragment.index is not None:
             choice.by_index[fragment.index] = call
         if too_many:
@@ -471,6 +494,8 @@ class Accumulator:
                 )
             else:
                 call.buffer += data
+                if self._steps is not None and data:
+                    self._steps.append(("arguments", call.seq, call.choice, bytes(data)))
         was_invalid = call.scanner.error is not None
         call.scanner.feed(data)
         for duplicate in call.scanner.take_duplicate_keys():
@@ -582,6 +607,8 @@ class Accumulator:
             )
             self._valid.append(emitted)
         self._ready.append(emitted)
+        if self._steps is not None:
+            self._steps.append(("ready", emitted))
 
     def _validate(self, call: _Call, validators: CompiledTools, arguments: Any) -> None:
         """The declared tools' verdict: the name always, the arguments when they are a whole object.

@@ -20,6 +20,7 @@ from toolstream.reference._accumulator import Accumulator, Emit
 from toolstream.reference._decoders import Decoder, decoder_for
 from toolstream.reference._detect import detect
 from toolstream.reference._openai_chat import read_chunk
+from toolstream.reference._snapshot import Partial
 from toolstream.reference._sse import Event, EventTooLargeError, SseFramer
 
 if TYPE_CHECKING:
@@ -38,10 +39,13 @@ class Engine:
         on_violation: Callable[[Violation], object] | None,
         validators: CompiledTools | None = None,
         format: str | None = None,
+        progress: bool = False,
     ) -> None:
         """Start one stream; with ``validators``, calls are checked against the declared tools.
 
-        ``format`` names the wire format (one of ``WIRE_FORMATS``); None detects it from the stream.
+        ``format`` names the wire format (one of ``WIRE_FORMATS``); None detects it from the stream. With
+        ``progress``, the stream's steps are kept for ``take_progress`` and each call's partial arguments for
+        ``snapshot``.
         """
         self._accumulator = Accumulator(
             emit=emit,
@@ -49,7 +53,10 @@ class Engine:
             tool_choice=tool_choice,
             log_violations=on_violation is not None,
             validators=validators,
+            log_steps=progress,
         )
+        self._progress: list[tuple[Any, ...]] = []
+        self._partials: dict[int, Partial] = {}
         self._on_violation = on_violation
         self._chunks_read = 0
         self._ended = False
@@ -187,6 +194,26 @@ class Engine:
         """The result so far, with the turn's other pieces (``StreamResult.output``) and the format it was read as."""
         result = self._accumulator.result(output=() if self._decoder is None else self._decoder.output())
         return dataclasses.replace(result, format=self._format)
+
+    def take_progress(self) -> list[tuple[Any, ...]]:
+        """The stream's progress since the last take, in order (see ``toolstream._core.Engine.take_progress``)."""
+        self._record_progress()
+        progress, self._progress = self._progress, []
+        return progress
+
+    def snapshot(self, seq: int) -> Any:
+        """The arguments of call ``seq`` as they stand (see ``toolstream.Pending``); None before any arrived."""
+        self._record_progress()
+        partial = self._partials.get(seq)
+        return None if partial is None else partial.snapshot()
+
+    def _record_progress(self) -> None:
+        for step in self._accumulator.take_steps():
+            if step[0] == "arguments":
+                _, seq, choice, data = step
+                self._partials.setdefault(seq, Partial()).feed(data)
+                step = ("arguments", seq, choice, data.decode("utf-8", "replace"))
+            self._progress.append(step)
 
     def amend(self, call: ToolCall | InvalidToolCall) -> None:
         """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""

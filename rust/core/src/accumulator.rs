@@ -98,6 +98,50 @@ pub struct Config {
     /// The declared tools: each call's name is checked against them and its arguments validated as it is handed
     /// over. `None` checks nothing (no tools were given).
     pub validators: Option<Arc<ToolValidators>>,
+    /// Keep a log of the stream's progress ([`Step`]s), for interfaces that show calls as they form.
+    pub log_steps: bool,
+}
+
+/// What happened in the stream, in order (with `Config.log_steps`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Content text for a choice.
+    Text {
+        /// The choice.
+        choice: i64,
+        /// The text as it arrived.
+        text: Vec<u8>,
+    },
+    /// A call was opened.
+    Opened {
+        /// The call.
+        seq: usize,
+    },
+    /// Argument bytes were appended to a call.
+    Arguments {
+        /// The call.
+        seq: usize,
+        /// The bytes, as they arrived.
+        bytes: Vec<u8>,
+    },
+    /// A call was handed over (it is among the ready calls).
+    HandedOver {
+        /// The call.
+        seq: usize,
+    },
+}
+
+/// A call's identity as it stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity<'a> {
+    /// Its choice.
+    pub choice: i64,
+    /// The provider's index as first sent.
+    pub index: Option<i64>,
+    /// Its id, once one arrived.
+    pub id: Option<&'a [u8]>,
+    /// Its name, once one arrived.
+    pub name: Option<&'a [u8]>,
 }
 
 /// One tool-call delta, read out of its wire format.
@@ -185,7 +229,7 @@ fn shown(value: &[u8]) -> std::borrow::Cow<'_, str> {
 
 /// Where a call is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Progress {
+enum Stage {
     /// Bytes may still come.
     Open,
     /// The provider said the call is over (an explicit end event): later bytes for it are trailing data.
@@ -209,7 +253,7 @@ struct Call {
     missing_index_reported: bool,
     changed_values_reported: Vec<(bool, Vec<u8>)>,
     violations: Vec<Violation>,
-    progress: Progress,
+    stage: Stage,
     extra: Vec<(&'static str, Vec<u8>)>,
     // A call ended by its provider and handed over keeps a digest of its text: a final text (`done_arguments`)
     // that comes after must be compared with it, and the text itself has gone to the user.
@@ -300,6 +344,7 @@ pub struct Accumulator {
     ready: Vec<HandedOver>,
     stream_violations: Vec<Violation>,
     log: Vec<Violation>,
+    steps: Vec<Step>,
     errored: bool,
     ended: bool,
 }
@@ -314,6 +359,7 @@ impl Accumulator {
             ready: Vec::new(),
             stream_violations: Vec::new(),
             log: Vec::new(),
+            steps: Vec::new(),
             errored: false,
             ended: false,
         }
@@ -378,7 +424,7 @@ impl Accumulator {
             text.len(),
             state.received
         );
-        let replace = state.progress != Progress::HandedOver;
+        let replace = state.stage != Stage::HandedOver;
         self.report(
             call,
             ViolationCode::ARGUMENTS_MISMATCH,
@@ -398,7 +444,7 @@ impl Accumulator {
         state.buffer.clear();
         state.received = 0;
         state.over_limit = false;
-        state.progress = Progress::Open;
+        state.stage = Stage::Open;
         self.append(call, text);
         self.hand_over_if_complete(call);
     }
@@ -421,6 +467,12 @@ impl Accumulator {
     /// Append content text to a choice.
     pub fn text(&mut self, choice: i64, text: &[u8]) {
         self.choices.entry(choice).or_default().text.extend_from_slice(text);
+        if self.config.log_steps && !text.is_empty() {
+            self.steps.push(Step::Text {
+                choice,
+                text: text.to_vec(),
+            });
+        }
     }
 
     /// Note that a choice appeared, even with nothing in it.
@@ -515,6 +567,21 @@ impl Accumulator {
     /// Whether any call is waiting to be taken.
     pub fn has_ready(&self) -> bool {
         !self.ready.is_empty()
+    }
+
+    /// The progress since the last take (only with `log_steps`).
+    pub fn take_steps(&mut self) -> Vec<Step> {
+        std::mem::take(&mut self.steps)
+    }
+
+    /// A call's identity as it stands (None for a seq not opened).
+    pub fn identity(&self, seq: usize) -> Option<Identity<'_>> {
+        self.calls.get(seq).map(|call| Identity {
+            choice: call.choice,
+            index: call.index,
+            id: call.id.as_deref(),
+            name: call.name.as_deref(),
+        })
     }
 
     /// Every violation found since the last take (only with `log_violations`).
@@ -636,13 +703,16 @@ impl Accumulator {
             missing_index_reported: false,
             changed_values_reported: Vec::new(),
             violations: Vec::new(),
-            progress: Progress::Open,
+            stage: Stage::Open,
             extra: Vec::new(),
             handed_text: None,
         });
         let state = self.choices.entry(choice).or_default();
         state.calls.push(seq);
         state.pending.push(seq);
+        if self.config.log_steps {
+            self.steps.push(Step::Opened { seq });
+        }
         if let Some(index) = fragment.index {
             state.by_index.insert(index, seq);
         }
@@ -740,7 +810,7 @@ impl Accumulator {
         let start = state.received;
         state.received += data.len() as u64;
         let Some(scanner) = state.scanner.as_mut() else { return };
-        if state.progress != Progress::Open {
+        if state.stage != Stage::Open {
             let leading = data
                 .iter()
                 .take_while(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'))
@@ -754,7 +824,7 @@ impl Accumulator {
                 let message = format!(
                     "{} bytes of arguments arrived after the call was {}",
                     data.len(),
-                    if state.progress == Progress::HandedOver {
+                    if state.stage == Stage::HandedOver {
                         "handed over"
                     } else {
                         "over"
@@ -772,6 +842,12 @@ impl Accumulator {
                 too_large_at = Some(state.buffer.len() as u64);
             } else {
                 state.buffer.extend_from_slice(data);
+                if self.config.log_steps && !data.is_empty() {
+                    self.steps.push(Step::Arguments {
+                        seq: call,
+                        bytes: data.to_vec(),
+                    });
+                }
             }
         }
         let was_invalid = matches!(scanner.state(), ScanState::Invalid(_));
@@ -828,7 +904,7 @@ impl Accumulator {
     fn hand_over_if_complete(&mut self, call: usize) {
         if self.config.emit == Emit::Complete
             && let Some(current) = self.calls.get(call)
-            && current.progress != Progress::HandedOver
+            && current.stage != Stage::HandedOver
             && current.closed()
         {
             self.hand_over(call);
@@ -838,10 +914,10 @@ impl Accumulator {
     /// The call is over: its value can no longer grow, and unless every call waits for the end it is handed over.
     fn end_seq(&mut self, call: usize) {
         let Some(state) = self.calls.get_mut(call) else { return };
-        if state.progress != Progress::Open {
+        if state.stage != Stage::Open {
             return;
         }
-        state.progress = Progress::Ended;
+        state.stage = Stage::Ended;
         if let Some(scanner) = state.scanner.as_mut() {
             scanner.finish();
         }
@@ -885,7 +961,7 @@ impl Accumulator {
             .calls
             .iter()
             .filter_map(|call| self.calls.get(*call))
-            .filter(|call| call.progress == Progress::HandedOver)
+            .filter(|call| call.stage == Stage::HandedOver)
             .map(|call| (call.seq, call.index))
             .collect();
         for (seq, index) in &handed {
@@ -913,9 +989,12 @@ impl Accumulator {
     fn hand_over(&mut self, call: usize) {
         let cut = self.errored;
         let Some(state) = self.calls.get_mut(call) else { return };
-        state.progress = Progress::HandedOver;
+        state.stage = Stage::HandedOver;
         let choice = state.choice;
         let seq = state.seq;
+        if self.config.log_steps {
+            self.steps.push(Step::HandedOver { seq });
+        }
         if let Some(choice_state) = self.choices.get_mut(&choice) {
             choice_state.pending.retain(|pending| *pending != call);
         }
@@ -1134,7 +1213,7 @@ impl Accumulator {
         if self.config.log_violations {
             self.log.push(violation.clone());
         }
-        if state.progress == Progress::HandedOver && target == Target::Live {
+        if state.stage == Stage::HandedOver && target == Target::Live {
             self.stream_violations.push(violation);
         } else {
             state.violations.push(violation);
@@ -1215,6 +1294,7 @@ mod tests {
             tool_choice: ToolChoice::default(),
             log_violations: true,
             validators: None,
+            log_steps: false,
         })
     }
 
@@ -1252,6 +1332,7 @@ mod tests {
             tool_choice: ToolChoice::default(),
             log_violations: true,
             validators: Some(Arc::new(validators)),
+            log_steps: false,
         })
     }
 
@@ -1384,6 +1465,7 @@ mod tests {
             tool_choice: ToolChoice::default(),
             log_violations: false,
             validators: None,
+            log_steps: false,
         };
         let mut stream = Accumulator::new(config);
         stream.fragment(0, &open(0, "a", "f", "{\"x\": \"0123456789abcdef\"}"));

@@ -14,7 +14,8 @@ pub mod validator;
 pub mod violation;
 
 pub use accumulator::{
-    Accumulator, Arguments, ChoiceSummary, Config, Emit, FinishKind, Fragment, HandedOver, Limits, ToolChoice,
+    Accumulator, Arguments, ChoiceSummary, Config, Emit, FinishKind, Fragment, HandedOver, Identity, Limits, Step,
+    ToolChoice,
 };
 pub use decode::{Decoder, EventExtras, Format, OutputItem};
 pub use scanner::{ScanError, ScanErrorKind, ScanState, Scanner, ValueKind};

@@ -211,6 +211,7 @@ fn every_recording_reassembles_to_its_expected_calls() {
             tool_choice: tool_choice(&manifest),
             log_violations: false,
             validators: validators(&manifest),
+            log_steps: false,
         };
         let mut accumulator = Accumulator::new(config);
         let mut decoder = Decoder::new(None);

@@ -282,6 +282,7 @@ mod tests {
             tool_choice: ToolChoice::default(),
             log_violations: false,
             validators: None,
+            log_steps: false,
         })
     }
 

@@ -1,0 +1,84 @@
+"""What frameworks hand their users reassembles like the wire chunks they came from.
+
+LangChain's ``AIMessageChunk`` (its ``tool_call_chunks``, text content, ``response_metadata`` finish and
+``usage_metadata``) is built here from each recorded OpenAI Chat stream the way LangChain's OpenAI integration
+builds it, and must give the same calls as the chunks themselves, sync and async.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessageChunk
+
+import toolstream
+import toolstream.reference
+from toolstream.recordings import iter_recordings
+
+IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+
+
+def representable(chunks: list[dict[str, Any]]) -> bool:
+    """LangChain keeps one choice, no error events, and argument text only (its ``args`` is a string)."""
+    for chunk in chunks:
+        choices = chunk.get("choices") or ()
+        if "error" in chunk or len(choices) > 1:
+            return False
+        for choice in choices:
+            for call in (choice.get("delta") or {}).get("tool_calls") or ():
+                if not isinstance((call.get("function") or {}).get("arguments"), (str, type(None))):
+                    return False
+    return True
+
+
+CHAT = [
+    pytest.param(recording, id=recording.name)
+    for recording in iter_recordings(format="openai-chat")
+    if representable(recording.chunks())
+]
+
+
+def langchain(chunk: dict[str, Any]) -> AIMessageChunk:
+    """A chat chunk as LangChain's OpenAI integration turns it into a message chunk."""
+    choice = (chunk.get("choices") or [{}])[0]
+    delta = choice.get("delta") or {}
+    pieces = [
+        {
+            "name": (call.get("function") or {}).get("name"),
+            "args": (call.get("function") or {}).get("arguments"),
+            "id": call.get("id"),
+            "index": call.get("index"),
+        }
+        for call in delta.get("tool_calls") or ()
+    ]
+    metadata = {"finish_reason": choice["finish_reason"]} if choice.get("finish_reason") else {}
+    return AIMessageChunk(content=delta.get("content") or "", tool_call_chunks=pieces, response_metadata=metadata)
+
+
+def described(calls: Any) -> list[tuple[str, str | None, Any, bool]]:
+    return [(call.id, call.name, call.arguments, call.ok) for call in sorted(calls, key=lambda call: call.seq)]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("recording", CHAT)
+def test_langchain_message_chunks(recording: Any, implementation: str) -> None:
+    module = IMPLEMENTATIONS[implementation]
+    chunks = recording.chunks()
+    wire = module.reassemble(chunks, on_invalid="yield")
+    expected = described(wire)
+    stream = module.reassemble([langchain(chunk) for chunk in chunks], on_invalid="yield")
+    assert described(stream) == expected
+    assert stream.result.finish_reason == wire.result.finish_reason
+    assert stream.result.text == wire.result.text
+
+    async def source() -> AsyncIterator[AIMessageChunk]:
+        for chunk in chunks:
+            yield langchain(chunk)
+
+    async def run() -> list[tuple[str, str | None, Any, bool]]:
+        return described([call async for call in module.areassemble(source(), on_invalid="yield")])
+
+    assert asyncio.run(run()) == expected
