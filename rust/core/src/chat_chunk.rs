@@ -42,6 +42,176 @@ pub fn read_chat_chunk<'a>(
     data: &'a [u8],
     canonical: Canonical<'_>,
 ) -> Result<ChatExtras<'a>, ChunkError> {
+    read_indexed(accumulator, data, canonical).map(|(extras, _)| extras)
+}
+
+/// Reads one stream's chunks, remembering the last plain argument chunk of each call (one choice, one call with an
+/// index, its argument text and nothing else that changes anything) as a template: the chunks after it, which differ
+/// from it only in their argument text and in `OpenAI`'s per-chunk `obfuscation` padding, are matched against it
+/// byte for byte and read without being indexed again (interleaved calls each have theirs). A chunk that does not
+/// match, or whose text needs a closer look (a control character, invalid UTF-8 or a bad escape), is read the full
+/// way, which reports what is wrong.
+#[derive(Debug, Default)]
+pub struct ChatReader {
+    // The most recently used first; at most `TEMPLATES`.
+    templates: Vec<Template>,
+}
+
+/// Templates kept per stream: one per call being streamed at once.
+const TEMPLATES: usize = 64;
+
+/// A plain argument chunk: its bytes, where its argument string and its padding lie, and what it applies to.
+#[derive(Debug)]
+struct Template {
+    bytes: Vec<u8>,
+    choice: i64,
+    index: i64,
+    // The string values whose content may vary (quotes included), in order; the first flag marks the arguments.
+    holes: Vec<(std::ops::Range<usize>, bool)>,
+}
+
+impl ChatReader {
+    /// Read one chunk's JSON bytes into `accumulator`.
+    pub fn read<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        data: &'a [u8],
+        canonical: Canonical<'_>,
+    ) -> Result<ChatExtras<'a>, ChunkError> {
+        for (position, template) in self.templates.iter().enumerate() {
+            let Some(text) = template.arguments_of(data) else {
+                continue;
+            };
+            let fragment = Fragment {
+                index: Some(template.index),
+                arguments: Some(&text),
+                ..Fragment::default()
+            };
+            accumulator.touch(template.choice);
+            accumulator.fragment(template.choice, &fragment);
+            if position > 0 {
+                self.templates.swap(0, position);
+            }
+            return Ok(ChatExtras::default());
+        }
+        let (extras, template) = read_indexed(accumulator, data, canonical)?;
+        if let Some(template) = template {
+            self.templates
+                .retain(|kept| (kept.choice, kept.index) != (template.choice, template.index));
+            self.templates.truncate(TEMPLATES - 1);
+            self.templates.insert(0, template);
+        }
+        Ok(extras)
+    }
+}
+
+impl Template {
+    /// The argument text of `data` when it is this chunk with other argument text (and padding); None otherwise.
+    fn arguments_of<'a>(&self, data: &'a [u8]) -> Option<Cow<'a, [u8]>> {
+        let mut at_template = 0;
+        let mut at_data = 0;
+        let mut arguments = None;
+        for (hole, is_arguments) in &self.holes {
+            // The literal up to the hole's opening quote, included.
+            let literal = self.bytes.get(at_template..=hole.start)?;
+            if data.get(at_data..at_data + literal.len())? != literal {
+                return None;
+            }
+            at_data += literal.len();
+            let content = string_content(data.get(at_data..)?)?;
+            if *is_arguments {
+                arguments = Some(content);
+            }
+            at_data += content.len();
+            // The hole's closing quote starts the next literal.
+            at_template = hole.end - 1;
+        }
+        if data.get(at_data..)? != self.bytes.get(at_template..)? {
+            return None;
+        }
+        let content = arguments?;
+        if !content.contains(&b'\\') {
+            return Some(Cow::Borrowed(content));
+        }
+        unescape(content).ok().map(Cow::Owned)
+    }
+
+    /// The template a read chunk makes, when it is a plain argument chunk.
+    fn of(data: &[u8], chunk: &ChunkIndex<'_>) -> Option<Self> {
+        if chunk.error.is_some() || chunk.usage.is_some() {
+            return None;
+        }
+        let Some(Field::Value(choices)) = &chunk.choices else {
+            return None;
+        };
+        let [Field::Value(choice)] = choices.as_slice() else {
+            return None;
+        };
+        if choice.finish_reason.is_some() {
+            return None;
+        }
+        let Some(Field::Value(delta)) = &choice.delta else {
+            return None;
+        };
+        if delta.content.is_some() {
+            return None;
+        }
+        let Some(Field::Value(calls)) = &delta.tool_calls else {
+            return None;
+        };
+        let [Field::Value(call)] = calls.as_slice() else {
+            return None;
+        };
+        let index = integer(call.index?, At::CHUNK).ok()?;
+        let Some(Field::Value(function)) = &call.function else {
+            return None;
+        };
+        let arguments = function.arguments.filter(|raw| raw.first() == Some(&b'"'))?;
+        let choice_number = match choice.index {
+            Some(raw) => integer(raw, At::CHUNK).ok()?,
+            None => 0,
+        };
+        let mut holes = vec![(span(data, arguments)?, true)];
+        if let Some(padding) = chunk.obfuscation.filter(|raw| raw.first() == Some(&b'"')) {
+            holes.push((span(data, padding)?, false));
+        }
+        holes.sort_by_key(|(range, _)| range.start);
+        Some(Self {
+            bytes: data.to_vec(),
+            choice: choice_number,
+            index,
+            holes,
+        })
+    }
+}
+
+/// Where `part` (a slice of `whole`) lies in it.
+fn span(whole: &[u8], part: &[u8]) -> Option<std::ops::Range<usize>> {
+    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    (start + part.len() <= whole.len()).then_some(start..start + part.len())
+}
+
+/// The content of a JSON string whose opening quote was just read, up to its closing quote: None when it has a
+/// control character or is not UTF-8 (the full reading reports those), or has no closing quote.
+fn string_content(bytes: &[u8]) -> Option<&[u8]> {
+    let mut position = 0;
+    loop {
+        let found = position + memchr::memchr2(b'"', b'\\', bytes.get(position..)?)?;
+        if bytes.get(found) == Some(&b'"') {
+            let content = bytes.get(..found)?;
+            let clean = content.iter().all(|byte| *byte >= 0x20) && std::str::from_utf8(content).is_ok();
+            return clean.then_some(content);
+        }
+        position = found + 2;
+    }
+}
+
+/// Read one chunk the full way; with the template it makes, when it is a plain argument chunk.
+fn read_indexed<'a>(
+    accumulator: &mut Accumulator,
+    data: &'a [u8],
+    canonical: Canonical<'_>,
+) -> Result<(ChatExtras<'a>, Option<Template>), ChunkError> {
     if let Err(error) = std::str::from_utf8(data) {
         return Err(fail(At::CHUNK, format!("the chunk is not UTF-8: {error}")));
     }
@@ -51,12 +221,13 @@ pub fn read_chat_chunk<'a>(
         Field::Wrong(raw) => return Err(wrong_type(raw, At::CHUNK, MAPPING)),
     };
     if chunk.error.is_some() {
-        return Ok(ChatExtras {
+        let extras = ChatExtras {
             error: chunk.error,
             usage: None,
-        });
+        };
+        return Ok((extras, None));
     }
-    match chunk.choices {
+    match &chunk.choices {
         None => {}
         Some(Field::Wrong(raw)) => return Err(wrong_type(raw, At::CHOICES, "a list")),
         Some(Field::Value(choices)) => {
@@ -65,10 +236,12 @@ pub fn read_chat_chunk<'a>(
             }
         }
     }
-    Ok(ChatExtras {
+    let template = Template::of(data, &chunk);
+    let extras = ChatExtras {
         error: None,
         usage: chunk.usage,
-    })
+    };
+    Ok((extras, template))
 }
 
 fn read_choice(
@@ -183,6 +356,8 @@ struct ChunkIndex<'a> {
     error: Option<&'a [u8]>,
     choices: Option<Field<'a, Vec<Field<'a, ChoiceIndex<'a>>>>>,
     usage: Option<&'a [u8]>,
+    // OpenAI's per-chunk padding: ignored, but it makes every chunk's bytes differ (see `ChatReader`).
+    obfuscation: Option<&'a [u8]>,
 }
 
 #[derive(Default)]
@@ -223,7 +398,7 @@ fn index_chunk(data: &[u8]) -> Indexed<Field<'_, ChunkIndex<'_>>> {
         &mut jiter,
         data,
         peek,
-        &["error", "choices", "usage"],
+        &["error", "choices", "usage", "obfuscation"],
         |jiter, chunk: &mut ChunkIndex<'_>, slot, peek| {
             match slot {
                 Some(0) => chunk.error = leaf(jiter, data, peek)?,
@@ -233,6 +408,7 @@ fn index_chunk(data: &[u8]) -> Indexed<Field<'_, ChunkIndex<'_>>> {
                     })?;
                 }
                 Some(2) => chunk.usage = leaf(jiter, data, peek)?,
+                Some(3) => chunk.obfuscation = leaf(jiter, data, peek)?,
                 _ => jiter.known_skip(peek)?,
             }
             Ok(())
@@ -748,5 +924,75 @@ mod tests {
         read_chat_chunk(&mut stream, chunk, &mut canonical).unwrap();
         let ready = calls(&mut stream);
         assert_eq!(ready[0].arguments_json, b"<{\"x\": 1}>");
+    }
+
+    /// A stream of chunks read by a `ChatReader` and, chunk by chunk, by the stateless full reading: the same calls
+    /// and findings, whatever the template path did.
+    fn both_ways(chunks: &[String]) -> (Vec<HandedOver>, Vec<HandedOver>) {
+        let mut templated = accumulator();
+        let mut reader = ChatReader::default();
+        let mut plain = accumulator();
+        for chunk in chunks {
+            let via_template = reader
+                .read(&mut templated, chunk.as_bytes(), &mut no_values)
+                .map(|_| ());
+            let full = read(&mut plain, chunk);
+            assert_eq!(via_template, full, "{chunk}");
+        }
+        (calls(&mut templated), calls(&mut plain))
+    }
+
+    fn argument_chunk(index: usize, text: &str, padding: &str) -> String {
+        format!(
+            r#"{{"id":"c","choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":{index},"function":{{"arguments":{text}}}}}]}},"finish_reason":null}}],"obfuscation":"{padding}"}}"#
+        )
+    }
+
+    #[test]
+    fn chunks_that_differ_only_in_their_arguments_read_alike_through_the_template() {
+        let open = |index: usize, id: &str| {
+            format!(
+                r#"{{"id":"c","choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":{index},"id":"{id}","type":"function","function":{{"name":"f","arguments":""}}}}]}},"finish_reason":null}}]}}"#
+            )
+        };
+        let mut chunks = vec![open(0, "a"), open(1, "b")];
+        let pieces = [r#""{\"x\": \"""#, r#""\u00e9 ""#, r#""1\", \"y\":""#, r#"" [\"a\"]}""#];
+        for (number, piece) in pieces.iter().enumerate() {
+            chunks.push(argument_chunk(0, piece, &"p".repeat(number)));
+            chunks.push(argument_chunk(1, piece, "q"));
+        }
+        chunks.push(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#.to_owned());
+        let (templated, plain) = both_ways(&chunks);
+        assert_eq!(templated, plain);
+        assert_eq!(templated.len(), 2);
+        for call in &templated {
+            assert_eq!(call.arguments_json, "{\"x\": \"é 1\", \"y\": [\"a\"]}".as_bytes());
+        }
+    }
+
+    #[test]
+    fn a_chunk_the_template_cannot_vouch_for_is_read_the_full_way() {
+        let good = argument_chunk(0, r#""{\"a\": ""#, "p");
+        let open = r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":""}}]}}]}"#;
+        let chunks = [
+            open.to_owned(),
+            good.clone(),
+            // A raw control character, a bad escape, an unescaped quote, a finish in the tail: none matches.
+            argument_chunk(0, "\"a\u{1}b\"", "p"),
+            argument_chunk(0, r#""\q""#, "p"),
+            argument_chunk(0, r#""a","arguments":"b""#, "p"),
+            good.replace(r#""finish_reason":null"#, r#""finish_reason":"length""#),
+        ];
+        let mut templated = accumulator();
+        let mut reader = ChatReader::default();
+        let mut plain = accumulator();
+        for chunk in &chunks {
+            let via_template = reader
+                .read(&mut templated, chunk.as_bytes(), &mut no_values)
+                .map(|_| ());
+            let full = read(&mut plain, chunk);
+            assert_eq!(via_template, full, "{chunk}");
+        }
+        assert_eq!(calls(&mut templated), calls(&mut plain));
     }
 }

@@ -15,7 +15,7 @@ mod responses;
 use std::borrow::Cow;
 
 use crate::accumulator::{Accumulator, FinishKind};
-use crate::chat_chunk::{Canonical, ChunkError, read_chat_chunk};
+use crate::chat_chunk::{Canonical, ChatReader, ChunkError};
 use crate::json_view::{Object, Path, object};
 
 pub use output::OutputItem;
@@ -88,7 +88,7 @@ pub struct Decoder {
 enum State {
     #[default]
     Undetected,
-    Chat,
+    Chat(ChatReader),
     Responses(responses::Responses),
     Anthropic(anthropic::Anthropic),
     Gemini(gemini::Gemini),
@@ -108,7 +108,7 @@ impl Decoder {
     pub fn format(&self) -> Option<Format> {
         match &self.state {
             State::Undetected => None,
-            State::Chat => Some(Format::OpenAiChat),
+            State::Chat(_) => Some(Format::OpenAiChat),
             State::Responses(_) => Some(Format::OpenAiResponses),
             State::Anthropic(_) => Some(Format::AnthropicMessages),
             State::Gemini(_) => Some(Format::Gemini),
@@ -132,8 +132,8 @@ impl Decoder {
         data: &'a [u8],
         canonical: Canonical<'_>,
     ) -> Result<EventExtras<'a>, ChunkError> {
-        if let State::Chat = self.state {
-            return read_chat(accumulator, data, canonical);
+        if let State::Chat(reader) = &mut self.state {
+            return read_chat(reader, accumulator, data, canonical);
         }
         if std::str::from_utf8(data).is_err() {
             return Err(Path::ROOT.fail("the event is not UTF-8"));
@@ -147,7 +147,7 @@ impl Decoder {
         }
         match &mut self.state {
             State::Undetected => Ok(EventExtras::default()),
-            State::Chat => read_chat(accumulator, data, canonical),
+            State::Chat(reader) => read_chat(reader, accumulator, data, canonical),
             State::Responses(state) => state.read(accumulator, &event, name, data, canonical),
             State::Anthropic(state) => state.read(accumulator, &event, name, data, canonical),
             State::Gemini(state) => state.read(accumulator, &event, canonical),
@@ -171,7 +171,7 @@ impl Decoder {
             State::Responses(state) => state.output(),
             State::Gemini(state) => state.output(),
             State::Bedrock(state) => state.output(),
-            State::Undetected | State::Chat | State::Ollama => Vec::new(),
+            State::Undetected | State::Chat(_) | State::Ollama => Vec::new(),
         }
     }
 }
@@ -179,7 +179,7 @@ impl Decoder {
 impl State {
     fn of(format: Format) -> Self {
         match format {
-            Format::OpenAiChat => Self::Chat,
+            Format::OpenAiChat => Self::Chat(ChatReader::default()),
             Format::OpenAiResponses => Self::Responses(responses::Responses::default()),
             Format::AnthropicMessages => Self::Anthropic(anthropic::Anthropic::default()),
             Format::Gemini => Self::Gemini(gemini::Gemini::default()),
@@ -190,11 +190,12 @@ impl State {
 }
 
 fn read_chat<'a>(
+    reader: &mut ChatReader,
     accumulator: &mut Accumulator,
     data: &'a [u8],
     canonical: Canonical<'_>,
 ) -> Result<EventExtras<'a>, ChunkError> {
-    let extras = read_chat_chunk(accumulator, data, canonical)?;
+    let extras = reader.read(accumulator, data, canonical)?;
     Ok(EventExtras {
         error: extras.error.map(Cow::Borrowed),
         usage: extras.usage.map(Cow::Borrowed),
