@@ -1,8 +1,8 @@
 """The official SDK clients of every other format, and httpx, stream real recorded bytes from a loopback server.
 
 The anthropic client (``messages.create(stream=True)`` and the ``messages.stream(...)`` helper), the openai client's
-Responses API (``responses.create(stream=True)``) and plain httpx (``iter_bytes``, ``iter_lines``, async
-``aiter_bytes``) each read the recordings of `recordings/` over a real HTTP connection; whatever they hand over
+Responses API (``responses.create(stream=True)``), plain httpx (``iter_bytes``, ``iter_lines``, async
+``aiter_bytes``) and aiohttp (``content.iter_any()``, ``iter_chunked``) each read the recordings of `recordings/` over a real HTTP connection; whatever they hand over
 reassembles, through the core and the reference, to the recording's expected calls.
 """
 
@@ -166,3 +166,24 @@ def test_httpx_async_bytes(base_url: str, recording: Recording, implementation: 
             return [(call.id, call.name, call.arguments) for call in every]
 
     assert asyncio.run(run()) == expected(recording)
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize(
+    "recording", [*recordings("openai-chat"), *recordings("anthropic-messages"), *recordings("ollama", sse_only=False)]
+)
+def test_aiohttp_content_iterators(base_url: str, recording: Recording, implementation: str) -> None:
+    """aiohttp hands over its body as ``content.iter_any()`` (reads as they come) or ``iter_chunked(n)``."""
+    import aiohttp
+
+    serve(recording)
+
+    async def run(read: str) -> list[tuple[str, str | None, Any]]:
+        async with aiohttp.ClientSession() as session, session.post(f"{base_url}/x", json={}) as response:
+            body = response.content.iter_any() if read == "iter_any" else response.content.iter_chunked(7)
+            stream = IMPLEMENTATIONS[implementation].areassemble(body, on_invalid="yield")
+            every = sorted([call async for call in stream], key=lambda call: (call.choice, call.seq))
+            return [(call.id, call.name, call.arguments) for call in every]
+
+    for read in ("iter_any", "iter_chunked"):
+        assert asyncio.run(run(read)) == expected(recording), read
