@@ -2,12 +2,14 @@
 
 LangChain's ``AIMessageChunk`` (its ``tool_call_chunks``, text content, ``response_metadata`` finish and
 ``usage_metadata``) is built here from each recorded OpenAI Chat stream the way LangChain's OpenAI integration
-builds it, and must give the same calls as the chunks themselves, sync and async.
+builds it, and LiteLLM's ``ModelResponseStream`` the way LiteLLM builds it from the same chunks; both must give the
+same calls as the chunks themselves, sync and async.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -82,3 +84,16 @@ def test_langchain_message_chunks(recording: Any, implementation: str) -> None:
         return described([call async for call in module.areassemble(source(), on_invalid="yield")])
 
     assert asyncio.run(run()) == expected
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("recording", CHAT)
+def test_litellm_model_response_stream_chunks(recording: Any, implementation: str) -> None:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
+    from litellm.types.utils import ModelResponseStream
+
+    module = IMPLEMENTATIONS[implementation]
+    chunks = recording.chunks()
+    expected = described(module.reassemble(chunks, on_invalid="yield"))
+    stream = module.reassemble([ModelResponseStream(**chunk) for chunk in chunks], on_invalid="yield")
+    assert described(stream) == expected

@@ -2,13 +2,15 @@
 
 The anthropic client (``messages.create(stream=True)`` and the ``messages.stream(...)`` helper), the openai client's
 Responses API (``responses.create(stream=True)``), plain httpx (``iter_bytes``, ``iter_lines``, async
-``aiter_bytes``) and aiohttp (``content.iter_any()``, ``iter_chunked``) each read the recordings of `recordings/` over a real HTTP connection; whatever they hand over
+``aiter_bytes``) aiohttp (``content.iter_any()``, ``iter_chunked``) and boto3's Bedrock client (``converse_stream``, which
+parses AWS's binary event stream itself) each read the recordings of `recordings/` over a real HTTP connection; whatever they hand over
 reassembles, through the core and the reference, to the recording's expected calls.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -187,3 +189,48 @@ def test_aiohttp_content_iterators(base_url: str, recording: Recording, implemen
 
     for read in ("iter_any", "iter_chunked"):
         assert asyncio.run(run(read)) == expected(recording), read
+
+
+def aws_event(event: dict[str, Any]) -> bytes:
+    """One ConverseStream event in AWS's binary event-stream framing, as Bedrock sends it."""
+    import struct
+    import zlib
+
+    ((kind, payload),) = event.items()
+    headers = b""
+    for name, value in ((":message-type", "event"), (":event-type", kind), (":content-type", "application/json")):
+        headers += bytes([len(name)]) + name.encode() + b"\x07" + struct.pack(">H", len(value)) + value.encode()
+    body = json.dumps(payload).encode()
+    total = 12 + len(headers) + len(body) + 4
+    prelude = struct.pack(">II", total, len(headers))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + headers + body
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+BEDROCK = [
+    pytest.param(recording, id=recording.name)
+    for recording in iter_recordings(format="bedrock-converse")
+    if all(next(iter(event)).startswith(("message", "content", "metadata")) for event in recording.chunks())
+]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("recording", BEDROCK)
+def test_bedrock_converse_stream_through_boto3(base_url: str, recording: Recording, implementation: str) -> None:
+    """boto3 parses Bedrock's binary event stream itself and yields each event as a dict: that is the source."""
+    import boto3
+
+    SERVED["body"] = b"".join(aws_event(event) for event in recording.chunks())
+    SERVED["type"] = b"application/vnd.amazon.eventstream"
+    client = boto3.client(
+        "bedrock-runtime",
+        endpoint_url=base_url,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
+    response = client.converse_stream(modelId="m", messages=[{"role": "user", "content": [{"text": "hi"}]}])
+    calls, result = reassembled(IMPLEMENTATIONS[implementation], response["stream"])
+    assert calls == expected(recording)
+    assert result.finish_reason == recording.expected["finish_reason"]
+    assert result.format == "bedrock-converse"
