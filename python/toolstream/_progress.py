@@ -69,28 +69,30 @@ class ArgumentsDelta:
         return self._snapshot(self.seq)
 
 
+class _HandOver:
+    """What the hand-over events share: the call, and its seq."""
+
+    __slots__ = ()
+    call: ToolCall | InvalidToolCall
+
+    @property
+    def seq(self) -> int:
+        """The call's seq."""
+        return self.call.seq
+
+
 @dataclass(frozen=True, slots=True)
-class ToolCallReady:
+class ToolCallReady(_HandOver):
     """A whole, valid call, handed over."""
 
     call: ToolCall
 
-    @property
-    def seq(self) -> int:
-        """The call's seq."""
-        return self.call.seq
-
 
 @dataclass(frozen=True, slots=True)
-class ToolCallInvalid:
+class ToolCallInvalid(_HandOver):
     """An invalid call, handed over (answer it with ``call.to_tool_result(format)``)."""
 
     call: InvalidToolCall
-
-    @property
-    def seq(self) -> int:
-        """The call's seq."""
-        return self.call.seq
 
 
 @dataclass(frozen=True, slots=True)

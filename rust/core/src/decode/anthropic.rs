@@ -7,8 +7,8 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
-use super::EventExtras;
 use super::output::{OutputItem, object_from, object_with, quoted, string_of, upsert};
+use super::{EventExtras, event_type};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
 use crate::chat_chunk::{Canonical, ChunkError};
 use crate::json_view::{Object, Path, object, string_inner};
@@ -55,8 +55,8 @@ impl Anthropic {
         canonical: Canonical<'_>,
     ) -> Result<EventExtras<'a>, ChunkError> {
         let root = Path::ROOT;
-        let kind = event.string("type", &root)?;
-        let kind = kind.as_deref().or(name).unwrap_or_default();
+        let kind = event_type(event, name)?;
+        let kind = kind.as_deref().unwrap_or_default();
         match kind {
             b"message_start" => return self.message_start(accumulator, event),
             b"content_block_start" => self.block_start(accumulator, event)?,
@@ -87,11 +87,7 @@ impl Anthropic {
             }
             b"error" => {
                 self.end(accumulator, canonical)?;
-                return Ok(EventExtras {
-                    error: Some(Cow::Borrowed(event.raw("error").unwrap_or(data))),
-                    usage: None,
-                    finish: None,
-                });
+                return Ok(EventExtras::error(event.raw("error").unwrap_or(data)));
             }
             // `ping`, `message_stop`, and event types added after this decoder was written.
             _ => {}

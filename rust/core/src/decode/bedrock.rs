@@ -57,11 +57,7 @@ impl Bedrock {
     ) -> Result<EventExtras<'a>, ChunkError> {
         let root = Path::ROOT;
         if EXCEPTIONS.iter().any(|key| event.has(key)) {
-            return Ok(EventExtras {
-                error: Some(Cow::Borrowed(data)),
-                usage: None,
-                finish: None,
-            });
+            return Ok(EventExtras::error(data));
         }
         if event.has("messageStart") {
             accumulator.touch(CHOICE);

@@ -38,11 +38,7 @@ impl Gemini {
     ) -> Result<EventExtras<'a>, ChunkError> {
         let root = Path::ROOT;
         if let Some(error) = event.raw("error") {
-            return Ok(EventExtras {
-                error: Some(Cow::Borrowed(error)),
-                usage: None,
-                finish: None,
-            });
+            return Ok(EventExtras::error(error));
         }
         let candidates = event.list("candidates", &root)?.unwrap_or_default();
         let at = root.key("candidates");

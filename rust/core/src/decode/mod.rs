@@ -78,6 +78,21 @@ pub struct EventExtras<'a> {
     pub finish: Option<(Cow<'a, [u8]>, FinishKind)>,
 }
 
+impl<'a> EventExtras<'a> {
+    /// An event that is (or carries) a provider error, with its payload.
+    pub(crate) fn error(payload: &'a [u8]) -> Self {
+        Self {
+            error: Some(Cow::Borrowed(payload)),
+            ..Self::default()
+        }
+    }
+}
+
+/// An event's `type`, or the server-sent event's name when its data has none (Anthropic and Responses send both).
+fn event_type<'a>(event: &Object<'a>, name: Option<&'a [u8]>) -> Result<Option<Cow<'a, [u8]>>, ChunkError> {
+    Ok(event.string("type", &Path::ROOT)?.or_else(|| name.map(Cow::Borrowed)))
+}
+
 /// One stream's decoder: the format, once known, and that format's state.
 #[derive(Debug, Default)]
 pub struct Decoder {

@@ -18,11 +18,7 @@ pub(super) fn read<'a>(
 ) -> Result<EventExtras<'a>, ChunkError> {
     let root = Path::ROOT;
     if let Some(error) = event.raw("error") {
-        return Ok(EventExtras {
-            error: Some(Cow::Borrowed(error)),
-            usage: None,
-            finish: None,
-        });
+        return Ok(EventExtras::error(error));
     }
     accumulator.touch(CHOICE);
     if let Some(message) = event.object("message", &root)? {

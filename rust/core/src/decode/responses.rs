@@ -7,8 +7,8 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
-use super::EventExtras;
 use super::output::OutputItem;
+use super::{EventExtras, event_type};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
 use crate::chat_chunk::{Canonical, ChunkError};
 use crate::json_view::{Object, Path};
@@ -32,8 +32,8 @@ impl Responses {
         canonical: Canonical<'_>,
     ) -> Result<EventExtras<'a>, ChunkError> {
         let root = Path::ROOT;
-        let kind = event.string("type", &root)?;
-        let kind = kind.as_deref().or(name).unwrap_or_default();
+        let kind = event_type(event, name)?;
+        let kind = kind.as_deref().unwrap_or_default();
         match kind {
             b"response.created" | b"response.in_progress" => accumulator.touch(CHOICE),
             b"response.output_item.added" => self.item(accumulator, event, false, canonical)?,
@@ -77,11 +77,7 @@ impl Responses {
                 return finished(accumulator, event, kind);
             }
             b"error" => {
-                return Ok(EventExtras {
-                    error: Some(Cow::Borrowed(data)),
-                    usage: None,
-                    finish: None,
-                });
+                return Ok(EventExtras::error(data));
             }
             _ => {}
         }
