@@ -13,7 +13,11 @@ cell (plain and validating runs timed round-robin on the same stream), and a bre
 time. Then raw event-stream bytes (issue 4, item 8): the contenders of ``sse_data.CONTENDERS`` on every grid cell
 rendered as OpenAI's SSE bytes in 64 KiB reads (round-robin as above; ``reference-bytes`` and ``openai-sdk-bytes``
 best of 3, runs of over 1 s without warm-up runs), linearity from 0.33 MB to 166 MB of SSE, and a breakdown of
-``core-bytes``' time. Every target of the issue is checked and every miss flagged.
+``core-bytes``' time. Then the same for Anthropic Messages and OpenAI Responses streams (issue 4, item 8: "the same
+table against the anthropic SDK's accumulation and the openai Responses helper"): the contenders of
+``format_data.CONTENDERS`` on every grid cell rendered as each API's SSE bytes (``reference-bytes`` and the SDKs best
+of 3; the SDKs where one run takes under ~2 s), linearity per format, and a breakdown of ``core-bytes``' time on
+both; ``--only formats`` runs that section alone. Every target of the issue is checked and every miss flagged.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ BENCHES = Path(__file__).resolve().parent
 if str(BENCHES) not in sys.path:
     sys.path.insert(0, str(BENCHES))
 
+import format_data  # noqa: E402
 import grid  # noqa: E402
 import memory  # noqa: E402
 import sse_data  # noqa: E402
@@ -57,10 +62,10 @@ MEMORY = 2.0  # "at most about twice the argument bytes in flight"
 CORE_OVER_JSONSCHEMA_RS = 3.0  # core vs orjson.loads + jsonschema-rs, 100,000 calls as JSON text
 CORE_OVER_JSONSCHEMA = 30.0  # core vs json.loads + jsonschema
 TOOLS_OVERHEAD = 0.25  # what tools= (validation) may add to reassemble, in every grid cell
-# Issue 4, item 8 (raw event-stream bytes).
+# Issue 4, item 8 (raw event-stream bytes; "Anthropic and Responses streams get the same table").
 BYTES_OVER_ORJSON_LINES = 0.1  # core-bytes at most this share of orjson.loads-ing each data line
 ACCUMULATOR_OVER_BYTES = 10.0  # orjson-accumulator / core-bytes
-OPENAI_OVER_BYTES = 500.0  # openai-sdk-bytes / core-bytes
+OPENAI_OVER_BYTES = 500.0  # openai-sdk-bytes / core-bytes (and anthropic-sdk-bytes / core-bytes)
 
 
 # --- the build ---------------------------------------------------------------------------------------------------
@@ -608,29 +613,232 @@ def bytes_report(say: Callable[[str], None], target: Callable[[bool, str], None]
         say(f"| {label} | {ns:,.0f} | {ns / floor_ns:.2f} |")
 
 
-# --- the report --------------------------------------------------------------------------------------------------
+# --- Anthropic Messages and OpenAI Responses raw bytes (issue 4, item 8) -------------------------------------------
+
+FORMAT_TITLES = {"anthropic-messages": "Anthropic Messages", "openai-responses": "OpenAI Responses"}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=15, help="at most this many rounds per cell (default 15)")
-    parser.add_argument("--budget", type=float, default=1.5, help="seconds of timed runs per cell (default 1.5)")
-    parser.add_argument("--quick", action="store_true", help="a smaller memory stream (8 calls, not 32)")
-    parser.add_argument(
-        "--validation-calls", type=int, default=validation_data.CALLS, help="calls of the validation workload"
-    )
-    parser.add_argument(
-        "--validation-budget", type=float, default=20.0, help="seconds of timed validation runs (default 20)"
-    )
-    options = parser.parse_args(argv)
+def time_format(stream: format_data.FormatStream, rounds: int, budget: float) -> dict[str, float]:
+    """Best time of each contender of ``format_data.CONTENDERS`` on one format stream (the slow ones where they run)."""
+    contenders = format_data.CONTENDERS[stream.format]
+    names = [name for name in contenders if format_data.skip_reason(name, stream.cell, everywhere=_EVERYWHERE) is None]
+    for name in names:
+        format_data.prepare(name)
+    runs: dict[str, Callable[[], object]] = {name: (lambda run=contenders[name]: run(stream)) for name in names}
 
-    build = build_info()
-    started = time.perf_counter()
-    misses: list[str] = []
-    out: list[str] = []
-    say = out.append
+    def check_result(name: str, result: Any) -> None:
+        format_data.check(name, stream, result)
+
+    return time_runs(runs, check_result, rounds, budget, slow=format_data.SLOW_CONTENDERS, cold_over=1.0)
+
+
+_EVERYWHERE = frozenset({"reference-bytes"})  # linear: timed on every cell here (best of 3), unlike in pytest
+
+
+def format_breakdown(cell: grid.Cell, rounds: int) -> dict[str, list[tuple[str, float]]]:
+    """ns per event of the floor, its parts, and the core, per format, on one cell."""
+    import orjson
+
+    import toolstream
+    from toolstream import _core
+
+    ways_of: dict[str, list[tuple[str, float]]] = {}
+    for fmt in format_data.FORMATS:
+        stream = format_data.stream(fmt, cell)
+        reads = stream.reads
+        whole = b"".join(reads)
+        lines = [line[6:] for line in whole.split(b"\n") if line.startswith(b"data: {")]
+
+        def loads_only(lines: list[bytes] = lines) -> None:
+            loads = orjson.loads
+            for line in lines:
+                loads(line)
+
+        def split_only(reads: tuple[bytes, ...] = reads) -> int:
+            rest = b""
+            count = 0
+            for read in reads:
+                parts = (rest + read).split(b"\n")
+                rest = parts.pop()
+                count += len(parts)
+            return count
+
+        def core(source: tuple[bytes, ...], fmt: str = fmt) -> Callable[[], object]:
+            return lambda: list(toolstream.reassemble(iter(source), format=fmt))
+
+        ways: list[tuple[str, Callable[[], object]]] = [
+            (
+                "orjson-lines (the floor: split into lines, `orjson.loads` each data line)",
+                lambda reads=reads: sse_data.orjson_lines(reads),
+            ),
+            ("the floor's line splitting alone", split_only),
+            ("`orjson.loads` of each data line alone (lines split beforehand, untimed)", loads_only),
+            ("core-bytes (`toolstream.reassemble(..., format=)` over the 64 KiB reads)", core(reads)),
+            ("core-bytes over one `bytes` object of the whole stream", core((whole,))),
+            (
+                "`_core.frame_sse` (framing alone, but two `bytes` objects built per event)",
+                lambda reads=reads: _core.frame_sse(reads),
+            ),
+        ]
+        for source in (reads, (whole,)):
+            format_data.check("core-bytes", stream, core(source)())
+        gc.collect()
+        gc.freeze()
+        best = {label: float("inf") for label, _ in ways}
+        for _ in range(rounds):
+            for label, run in ways:
+                best[label] = min(best[label], _timed(run, 1))
+        ways_of[fmt] = [(label, best[label] / stream.events * 1e9) for label, _ in ways]
+    return ways_of
+
+
+def formats_report(say: Callable[[str], None], target: Callable[[bool, str], None], rounds: int, budget: float) -> None:
+    """Anthropic Messages and OpenAI Responses: contenders on every grid cell's bytes, linearity, the breakdown."""
     progress = sys.stderr
+    results: dict[tuple[str, grid.Cell], dict[str, float]] = {}
+    sizes: dict[tuple[str, grid.Cell], tuple[int, int]] = {}
+    # Every contender once, untimed, before any timing: the SDKs' first runs import modules and build their pydantic
+    # models, and objects made then (after a cell's gc.freeze) would load the collector during that whole cell
+    # (measured: core-bytes 1.5x slower on the first cell of a format when it was timed right after them).
+    for fmt in format_data.FORMATS:
+        stream = format_data.stream(fmt, grid.GRID[0])
+        for name, run in format_data.CONTENDERS[fmt].items():
+            format_data.prepare(name)
+            format_data.check(name, stream, run(stream))
+    for fmt in format_data.FORMATS:
+        for cell in grid.GRID:
+            stream = format_data.stream(fmt, cell)
+            sizes[fmt, cell] = (stream.size, stream.events)
+            print(f"timing {fmt} on {cell.id} ({stream.size / 1e6:.1f} MB of SSE)", file=progress, flush=True)
+            results[fmt, cell] = time_format(stream, rounds, budget)
 
+    say("")
+    say("### Anthropic Messages and OpenAI Responses (raw bytes)")
+    say("")
+    say(
+        "The grid's calls (the same names and arguments text, with each API's own ids) as each API sends them "
+        "(`format_data`, the shapes of the captures in `recordings/`: an `event:` line before each compact `data:` "
+        "line; Anthropic: `message_start`, per call a `tool_use` `content_block_start`, an empty and then one "
+        "`input_json_delta` per fragment, `content_block_stop`, a `ping`, `message_delta`, `message_stop`; Responses: "
+        "`response.created`/`in_progress` carrying the response object and its 7 tools, per call "
+        "`output_item.added`, one `function_call_arguments.delta` per fragment with its `sequence_number` and "
+        "`obfuscation`, `function_call_arguments.done` and `output_item.done` with the whole arguments, "
+        "`response.completed` with every call again), in reads of "
+        f"{sse_data.READ // 1024} KiB; `toolstream.reassemble(reads, format=...)` against the same floor "
+        "(orjson-lines: split into lines, `orjson.loads` each data line, nothing else), orjson plus a minimal "
+        "hand-written accumulator (Anthropic: fragments per `tool_use` block; Responses: each call from its "
+        "`output_item.done`), and each SDK's own path from the bytes: anthropic-sdk-bytes is `anthropic.Stream` "
+        "(its SSE decoder, `construct_type` into `RawMessageStreamEvent`) into `accumulate_event` (which re-parses a "
+        "call's whole input at every delta: quadratic); openai-sdk-bytes is `openai.Stream` cast to "
+        "`ResponseStreamEvent` into `ResponseStreamState.handle_event`, then `json.loads` of each call's arguments. "
+        "Every result is checked against the ground truth first. The SDKs run where one run takes under ~2 s "
+        "(anthropic: at most 4 KiB per call and 64 KiB in all; openai: at most 64 KiB in all). The real APIs send "
+        "calls one after the other; the interleaved cells (every call opened, fragments round-robin by block or "
+        "output index) are the chat grid's stress case. MB = 10^6 bytes."
+    )
+
+    def ratio(fmt: str, cell: grid.Cell, numerator: str, denominator: str) -> float | None:
+        return _ratio(results[fmt, cell].get(numerator), results[fmt, cell].get(denominator))
+
+    def column(fmt: str, numerator: str, denominator: str) -> dict[grid.Cell, float]:
+        values = {cell: ratio(fmt, cell, numerator, denominator) for cell in grid.GRID}
+        return {cell: value for cell, value in values.items() if value is not None}
+
+    def mbps(fmt: str, cell: grid.Cell) -> float:
+        return sizes[fmt, cell][0] / results[fmt, cell]["core-bytes"] / 1e6
+
+    for fmt in format_data.FORMATS:
+        sdk = format_data.SDK[fmt]
+        say("")
+        say(f'{FORMAT_TITLES[fmt]} (`format="{fmt}"`):')
+        say("")
+        say(
+            f"| cell | MB of SSE | events | core-bytes MB/s | core-bytes/orjson-lines (≤ {BYTES_OVER_ORJSON_LINES}) "
+            f"| orjson-accumulator/core-bytes (≥ {ACCUMULATOR_OVER_BYTES:.0f}) "
+            f"| {sdk}/core-bytes (≥ {OPENAI_OVER_BYTES:.0f}) | reference-bytes/core-bytes |"
+        )
+        say("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for cell in grid.GRID:
+            size, events = sizes[fmt, cell]
+            say(
+                f"| {cell.id} | {size / 1e6:.2f} | {events} | {mbps(fmt, cell):.0f} "
+                f"| {_fmt(ratio(fmt, cell, 'core-bytes', 'orjson-lines'), f'<={BYTES_OVER_ORJSON_LINES}')} "
+                f"| {_fmt(ratio(fmt, cell, 'orjson-accumulator', 'core-bytes'), f'>={ACCUMULATOR_OVER_BYTES}')} "
+                f"| {_fmt(ratio(fmt, cell, sdk, 'core-bytes'), f'>={OPENAI_OVER_BYTES}')} "
+                f"| {_fmt(ratio(fmt, cell, 'reference-bytes', 'core-bytes'))} |"
+            )
+        say("")
+        floor = column(fmt, "core-bytes", "orjson-lines")
+        worst = max(floor, key=floor.__getitem__)
+        speeds = [mbps(fmt, cell) for cell in grid.GRID]
+        target(
+            floor[worst] <= BYTES_OVER_ORJSON_LINES,
+            f"{fmt}: core-bytes/orjson-lines at most {BYTES_OVER_ORJSON_LINES} in every cell: worst "
+            f"{floor[worst]:.2f} ({worst.id}), median {statistics.median(floor.values()):.2f}; core-bytes at "
+            f"{min(speeds):.0f} to {max(speeds):.0f} MB/s",
+        )
+        accumulator = column(fmt, "orjson-accumulator", "core-bytes")
+        target(
+            min(accumulator.values()) >= ACCUMULATOR_OVER_BYTES,
+            f"{fmt}: orjson-accumulator/core-bytes at least {ACCUMULATOR_OVER_BYTES:.0f} in every cell: "
+            f"{min(accumulator.values()):.2f} to {max(accumulator.values()):.2f}",
+        )
+        over_sdk = column(fmt, sdk, "core-bytes")
+        target(
+            min(over_sdk.values()) >= OPENAI_OVER_BYTES,
+            f"{fmt}: {sdk}/core-bytes at least {OPENAI_OVER_BYTES:.0f} (on the {len(over_sdk)} cells it runs on): "
+            f"{min(over_sdk.values()):.0f} to {max(over_sdk.values()):.0f}",
+        )
+
+        # Linearity: per-byte time of one call at 4 KiB and at 2 MiB of arguments, in the same run.
+        print(f"timing {fmt} linearity (1 call, 4 KiB and 2 MiB)", file=progress, flush=True)
+        per_byte = {}
+        for size, rounds_here in ((4 * 1024, 7), (2 * MIB, 5)):
+            cell = grid.Cell(1, size, "sequential")
+            if size <= 64 * 1024:
+                stream = format_data.stream(fmt, cell)
+            else:
+                stream = format_data.make(fmt, cell, calls=grid.make_stream(cell).calls)
+            runs: dict[str, Callable[[], object]] = {
+                "core-bytes": lambda stream=stream: format_data.run_core_bytes(stream)
+            }
+            best = time_runs(
+                runs,
+                lambda name, result, stream=stream: format_data.check(name, stream, result),
+                rounds_here,
+                3.0,
+            )
+            per_byte[size] = (best["core-bytes"] / stream.size, stream.size)
+            del stream, runs
+        linearity = per_byte[2 * MIB][0] / per_byte[4 * 1024][0]
+        target(
+            linearity <= LINEARITY,
+            f"{fmt}: core-bytes linear in bytes: per-byte time at 1x2MiB-seq ({per_byte[2 * MIB][1] / 1e6:.0f} MB "
+            f"of SSE) / at 1x4KiB-seq ({per_byte[4 * 1024][1] / 1e6:.2f} MB) = {linearity:.2f} (≤ {LINEARITY})",
+        )
+
+    print("breaking down core-bytes' time on both formats", file=progress, flush=True)
+    cell = grid.Cell(1, 64 * 1024, "sequential")
+    ways = format_breakdown(cell, rounds=7)
+    first, second = format_data.FORMATS
+    say("")
+    say(f"Where core-bytes' time goes ({cell.id}, ns per event, best of 7):")
+    say("")
+    say(
+        f"| way | {FORMAT_TITLES[first]} ns/event | / orjson-lines | {FORMAT_TITLES[second]} ns/event | / orjson-lines |"
+    )
+    say("| --- | ---: | ---: | ---: | ---: |")
+    base = {fmt: ways[fmt][0][1] for fmt in format_data.FORMATS}
+    for (label, a), (_, b) in zip(ways[first], ways[second], strict=True):
+        say(f"| {label} | {a:,.0f} | {a / base[first]:.2f} | {b:,.0f} | {b / base[second]:.2f} |")
+
+
+# --- the Chat Completions grid ---------------------------------------------------------------------------------
+
+
+def chat_report(options: argparse.Namespace, say: Callable[[str], None], target: Callable[[bool, str], None]) -> None:
+    """The Chat Completions tables: every implementation on the grid, its targets, memory, the breakdown."""
+    progress = sys.stderr
     cells = list(grid.GRID)
     names = list(IMPLEMENTATIONS)
     results: dict[grid.Cell, dict[str, float]] = {}
@@ -678,11 +886,6 @@ def main(argv: list[str] | None = None) -> int:
     say("")
     say("Targets (✓ met, ✗ missed):")
     say("")
-
-    def target(ok: bool, text: str) -> None:
-        say(f"- {'✓' if ok else '✗'} {text}")
-        if not ok:
-            misses.append(text)
 
     median = statistics.median(core_floor)
     worst = max(core_floor)
@@ -767,8 +970,44 @@ def main(argv: list[str] | None = None) -> int:
     for label, ratio in ways:
         say(f"| {label} | {ratio:.2f} |")
 
-    validation_report(options, say, target)
-    bytes_report(say, target, options.rounds, options.budget)
+
+# --- the report --------------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15, help="at most this many rounds per cell (default 15)")
+    parser.add_argument("--budget", type=float, default=1.5, help="seconds of timed runs per cell (default 1.5)")
+    parser.add_argument("--quick", action="store_true", help="a smaller memory stream (8 calls, not 32)")
+    parser.add_argument(
+        "--validation-calls", type=int, default=validation_data.CALLS, help="calls of the validation workload"
+    )
+    parser.add_argument(
+        "--validation-budget", type=float, default=20.0, help="seconds of timed validation runs (default 20)"
+    )
+    parser.add_argument(
+        "--only",
+        choices=["formats"],
+        help="one section alone: formats = Anthropic Messages and OpenAI Responses raw bytes (issue 4, item 8)",
+    )
+    options = parser.parse_args(argv)
+
+    build = build_info()
+    started = time.perf_counter()
+    misses: list[str] = []
+    out: list[str] = []
+    say = out.append
+
+    def target(ok: bool, text: str) -> None:
+        say(f"- {'✓' if ok else '✗'} {text}")
+        if not ok:
+            misses.append(text)
+
+    if options.only is None:
+        chat_report(options, say, target)
+        validation_report(options, say, target)
+        bytes_report(say, target, options.rounds, options.budget)
+    formats_report(say, target, options.rounds, options.budget)
 
     after = build_info()
     say("")
@@ -779,15 +1018,21 @@ def main(argv: list[str] | None = None) -> int:
         say(f"**The extension is a {build['profile']} build: run `.venv/bin/maturin develop --release` first.**")
         misses.append("not a release build")
     repository = BENCHES.parent
-    if not build["path"].resolve().is_relative_to(repository.resolve()):
+    in_repository = build["path"].resolve().is_relative_to(repository.resolve())
+    if not in_repository:
         say(f"The extension was loaded from `{build['path']}`, not from this repository's build.")
+    command = "benches/report.py" + (f" --only {options.only}" if options.only else "")
+    python = ".venv/bin/python" if in_repository else "python"
+    how = " (`.venv/bin/maturin develop --release --quiet`)" if in_repository else ""
+    slow = sorted(format_data.SLOW_CONTENDERS) if options.only == "formats" else sorted(SLOW)
+    columns = "x/core-bytes" if options.only == "formats" else "x/core"
     say(
-        f"Measured in one run of `.venv/bin/python benches/report.py` ({time.perf_counter() - started:.0f} s) on a "
-        f"{build['profile']} build (`.venv/bin/maturin develop --release --quiet`), CPython "
+        f"Measured in one run of `{python} {command}` ({time.perf_counter() - started:.0f} s) on a "
+        f"{build['profile']} build{how}, CPython "
         f"{platform.python_version()}, {platform.machine()} with {os.cpu_count()} CPUs. Best of up to "
-        f"{options.rounds} rounds per cell ({', '.join(sorted(SLOW))}: best of 3), each timing at least "
+        f"{options.rounds} rounds per cell ({', '.join(slow)}: best of 3), each timing at least "
         f"{MIN_TIMING * 1e3:.0f} ms of repeated runs of one whole stream; quadratic competitors run where one run "
-        "takes under ~2 s. In the x/core columns, the core is that many times faster than x."
+        f"takes under ~2 s. In the {columns} columns, the core is that many times faster than x."
     )
     if misses:
         say(f"Targets missed: {len(misses)}.")

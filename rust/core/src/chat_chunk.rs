@@ -13,6 +13,7 @@ use std::fmt::{self, Write as _};
 use jiter::{Jiter, JiterError, Peek};
 
 use crate::accumulator::{Accumulator, Fragment};
+use crate::template::{Hole, Template, Templates};
 
 /// A chunk without the shape of its wire format.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,21 +54,16 @@ pub fn read_chat_chunk<'a>(
 /// way, which reports what is wrong.
 #[derive(Debug, Default)]
 pub struct ChatReader {
-    // The most recently used first; at most `TEMPLATES`.
-    templates: Vec<Template>,
+    // Keyed by (choice, index).
+    templates: Templates<(i64, i64)>,
 }
 
-/// Templates kept per stream: one per call being streamed at once.
-const TEMPLATES: usize = 64;
-
-/// A plain argument chunk: its bytes, where its argument string and its padding lie, and what it applies to.
+/// A plain argument chunk, and the call its text goes to.
 #[derive(Debug)]
-struct Template {
-    bytes: Vec<u8>,
+struct ChatTemplate {
+    shape: Template,
     choice: i64,
     index: i64,
-    // The string values whose content may vary (quotes included), in order; the first flag marks the arguments.
-    holes: Vec<(std::ops::Range<usize>, bool)>,
 }
 
 impl ChatReader {
@@ -78,64 +74,25 @@ impl ChatReader {
         data: &'a [u8],
         canonical: Canonical<'_>,
     ) -> Result<ChatExtras<'a>, ChunkError> {
-        for (position, template) in self.templates.iter().enumerate() {
-            let Some(text) = template.arguments_of(data) else {
-                continue;
-            };
+        if let Some(((choice, index), text)) = self.templates.find(data) {
             let fragment = Fragment {
-                index: Some(template.index),
+                index: Some(index),
                 arguments: Some(&text),
                 ..Fragment::default()
             };
-            accumulator.touch(template.choice);
-            accumulator.fragment(template.choice, &fragment);
-            if position > 0 {
-                self.templates.swap(0, position);
-            }
+            accumulator.touch(choice);
+            accumulator.fragment(choice, &fragment);
             return Ok(ChatExtras::default());
         }
         let (extras, template) = read_indexed(accumulator, data, canonical)?;
         if let Some(template) = template {
-            self.templates
-                .retain(|kept| (kept.choice, kept.index) != (template.choice, template.index));
-            self.templates.truncate(TEMPLATES - 1);
-            self.templates.insert(0, template);
+            self.templates.keep((template.choice, template.index), template.shape);
         }
         Ok(extras)
     }
 }
 
-impl Template {
-    /// The argument text of `data` when it is this chunk with other argument text (and padding); None otherwise.
-    fn arguments_of<'a>(&self, data: &'a [u8]) -> Option<Cow<'a, [u8]>> {
-        let mut at_template = 0;
-        let mut at_data = 0;
-        let mut arguments = None;
-        for (hole, is_arguments) in &self.holes {
-            // The literal up to the hole's opening quote, included.
-            let literal = self.bytes.get(at_template..=hole.start)?;
-            if data.get(at_data..at_data + literal.len())? != literal {
-                return None;
-            }
-            at_data += literal.len();
-            let content = string_content(data.get(at_data..)?)?;
-            if *is_arguments {
-                arguments = Some(content);
-            }
-            at_data += content.len();
-            // The hole's closing quote starts the next literal.
-            at_template = hole.end - 1;
-        }
-        if data.get(at_data..)? != self.bytes.get(at_template..)? {
-            return None;
-        }
-        let content = arguments?;
-        if !content.contains(&b'\\') {
-            return Some(Cow::Borrowed(content));
-        }
-        unescape(content).ok().map(Cow::Owned)
-    }
-
+impl ChatTemplate {
     /// The template a read chunk makes, when it is a plain argument chunk.
     fn of(data: &[u8], chunk: &ChunkIndex<'_>) -> Option<Self> {
         if chunk.error.is_some() || chunk.usage.is_some() {
@@ -171,38 +128,15 @@ impl Template {
             Some(raw) => integer(raw, At::CHUNK).ok()?,
             None => 0,
         };
-        let mut holes = vec![(span(data, arguments)?, true)];
+        let mut holes = vec![(arguments, Hole::Text)];
         if let Some(padding) = chunk.obfuscation.filter(|raw| raw.first() == Some(&b'"')) {
-            holes.push((span(data, padding)?, false));
+            holes.push((padding, Hole::Padding));
         }
-        holes.sort_by_key(|(range, _)| range.start);
         Some(Self {
-            bytes: data.to_vec(),
+            shape: Template::new(data, &holes)?,
             choice: choice_number,
             index,
-            holes,
         })
-    }
-}
-
-/// Where `part` (a slice of `whole`) lies in it.
-fn span(whole: &[u8], part: &[u8]) -> Option<std::ops::Range<usize>> {
-    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
-    (start + part.len() <= whole.len()).then_some(start..start + part.len())
-}
-
-/// The content of a JSON string whose opening quote was just read, up to its closing quote: None when it has a
-/// control character or is not UTF-8 (the full reading reports those), or has no closing quote.
-fn string_content(bytes: &[u8]) -> Option<&[u8]> {
-    let mut position = 0;
-    loop {
-        let found = position + memchr::memchr2(b'"', b'\\', bytes.get(position..)?)?;
-        if bytes.get(found) == Some(&b'"') {
-            let content = bytes.get(..found)?;
-            let clean = content.iter().all(|byte| *byte >= 0x20) && std::str::from_utf8(content).is_ok();
-            return clean.then_some(content);
-        }
-        position = found + 2;
     }
 }
 
@@ -211,7 +145,7 @@ fn read_indexed<'a>(
     accumulator: &mut Accumulator,
     data: &'a [u8],
     canonical: Canonical<'_>,
-) -> Result<(ChatExtras<'a>, Option<Template>), ChunkError> {
+) -> Result<(ChatExtras<'a>, Option<ChatTemplate>), ChunkError> {
     if let Err(error) = std::str::from_utf8(data) {
         return Err(fail(At::CHUNK, format!("the chunk is not UTF-8: {error}")));
     }
@@ -236,7 +170,7 @@ fn read_indexed<'a>(
             }
         }
     }
-    let template = Template::of(data, &chunk);
+    let template = ChatTemplate::of(data, &chunk);
     let extras = ChatExtras {
         error: None,
         usage: chunk.usage,

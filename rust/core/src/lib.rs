@@ -10,6 +10,7 @@ pub mod decode;
 pub mod json_view;
 pub mod scanner;
 pub mod sse;
+mod template;
 pub mod validator;
 pub mod violation;
 

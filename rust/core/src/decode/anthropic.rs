@@ -12,11 +12,14 @@ use super::{EventExtras, event_type};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
 use crate::chat_chunk::{Canonical, ChunkError};
 use crate::json_view::{Object, Path, object, string_inner};
+use crate::template::{Hole, Template, Templates};
 
 const CHOICE: i64 = 0;
 
 #[derive(Debug, Default)]
 pub(super) struct Anthropic {
+    // Each call's last `input_json_delta`, keyed by block index: the next ones are matched, not parsed.
+    templates: Templates<i64>,
     message_id: Option<Vec<u8>>,
     slots: FxHashMap<i64, Slot>,
     blocks: Vec<Block>,
@@ -46,6 +49,16 @@ struct Block {
 }
 
 impl Anthropic {
+    /// An `input_json_delta` of a call that differs from the call's previous one only in its text: applied as the
+    /// full reading would apply it. False when `data` is no such event.
+    pub(super) fn read_known(&mut self, accumulator: &mut Accumulator, data: &[u8]) -> bool {
+        let Some((index, text)) = self.templates.find(data) else {
+            return false;
+        };
+        self.input_delta(accumulator, index, &text);
+        true
+    }
+
     pub(super) fn read<'a>(
         &mut self,
         accumulator: &mut Accumulator,
@@ -60,7 +73,7 @@ impl Anthropic {
         match kind {
             b"message_start" => return self.message_start(accumulator, event),
             b"content_block_start" => self.block_start(accumulator, event)?,
-            b"content_block_delta" => self.block_delta(accumulator, event)?,
+            b"content_block_delta" => self.block_delta(accumulator, event, data)?,
             b"content_block_stop" => {
                 let index = block_index(event)?;
                 self.feed_start_input(accumulator, index, canonical)?;
@@ -160,6 +173,7 @@ impl Anthropic {
         let root = Path::ROOT;
         let at = root.key("content_block");
         let index = block_index(event)?;
+        self.templates.forget(index);
         let Some(raw) = event.raw("content_block") else {
             return Ok(());
         };
@@ -206,7 +220,12 @@ impl Anthropic {
         Ok(())
     }
 
-    fn block_delta(&mut self, accumulator: &mut Accumulator, event: &Object<'_>) -> Result<(), ChunkError> {
+    fn block_delta(
+        &mut self,
+        accumulator: &mut Accumulator,
+        event: &Object<'_>,
+        data: &[u8],
+    ) -> Result<(), ChunkError> {
         let root = Path::ROOT;
         let at = root.key("delta");
         let index = block_index(event)?;
@@ -229,24 +248,11 @@ impl Anthropic {
                     }
                     return Ok(());
                 }
-                let fragment = Fragment {
-                    index: Some(index),
-                    kind: Some(b"tool_use"),
-                    arguments: Some(&text),
-                    ..Fragment::default()
-                };
-                accumulator.fragment(CHOICE, &fragment);
-                let brought = !text.is_empty();
-                if let Some(Slot::Call { fed, .. }) = self.slots.get_mut(&index) {
-                    *fed |= brought;
-                } else {
-                    self.slots.insert(
-                        index,
-                        Slot::Call {
-                            input: None,
-                            fed: brought,
-                        },
-                    );
+                self.input_delta(accumulator, index, &text);
+                if let Some(raw) = delta.raw("partial_json")
+                    && let Some(template) = Template::new(data, &[(raw, Hole::Text)])
+                {
+                    self.templates.keep(index, template);
                 }
             }
             b"text_delta" => {
@@ -295,6 +301,29 @@ impl Anthropic {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Argument text for the call at block `index`.
+    fn input_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8]) {
+        let fragment = Fragment {
+            index: Some(index),
+            kind: Some(b"tool_use"),
+            arguments: Some(text),
+            ..Fragment::default()
+        };
+        accumulator.fragment(CHOICE, &fragment);
+        let brought = !text.is_empty();
+        if let Some(Slot::Call { fed, .. }) = self.slots.get_mut(&index) {
+            *fed |= brought;
+        } else {
+            self.slots.insert(
+                index,
+                Slot::Call {
+                    input: None,
+                    fed: brought,
+                },
+            );
+        }
     }
 
     fn feed_start_input(

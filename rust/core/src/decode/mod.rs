@@ -147,8 +147,14 @@ impl Decoder {
         data: &'a [u8],
         canonical: Canonical<'_>,
     ) -> Result<EventExtras<'a>, ChunkError> {
-        if let State::Chat(reader) = &mut self.state {
-            return read_chat(reader, accumulator, data, canonical);
+        let known = match &mut self.state {
+            State::Chat(reader) => return read_chat(reader, accumulator, data, canonical),
+            State::Anthropic(state) => state.read_known(accumulator, data),
+            State::Responses(state) => state.read_known(accumulator, data),
+            _ => false,
+        };
+        if known {
+            return Ok(EventExtras::default());
         }
         if std::str::from_utf8(data).is_err() {
             return Err(Path::ROOT.fail("the event is not UTF-8"));

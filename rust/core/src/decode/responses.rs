@@ -12,17 +12,42 @@ use super::{EventExtras, event_type};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
 use crate::chat_chunk::{Canonical, ChunkError};
 use crate::json_view::{Object, Path};
+use crate::template::{Hole, Template, Templates};
 
 const CHOICE: i64 = 0;
 
 #[derive(Debug, Default)]
 pub(super) struct Responses {
+    // Each call's last `.delta` event, keyed by output index: the next ones are matched, not parsed (their
+    // `sequence_number`, `item_id` and `obfuscation` may differ).
+    templates: Templates<i64>,
     /// The output indexes of calls opened, and whether the call has its id.
     calls: FxHashMap<i64, bool>,
     items: Vec<OutputItem>,
 }
 
 impl Responses {
+    /// A `.delta` of a call that differs from the call's previous one only in its text, counter, item id and
+    /// padding: applied as the full reading would apply it. False when `data` is no such event.
+    pub(super) fn read_known(&mut self, accumulator: &mut Accumulator, data: &[u8]) -> bool {
+        let Some((index, text)) = self.templates.find(data) else {
+            return false;
+        };
+        self.arguments_delta(accumulator, index, &text);
+        true
+    }
+
+    fn arguments_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8]) {
+        let fragment = Fragment {
+            index: Some(index),
+            kind: Some(b"function_call"),
+            arguments: Some(text),
+            ..Fragment::default()
+        };
+        accumulator.fragment(CHOICE, &fragment);
+        self.calls.entry(index).or_insert(false);
+    }
+
     pub(super) fn read<'a>(
         &mut self,
         accumulator: &mut Accumulator,
@@ -41,14 +66,10 @@ impl Responses {
             b"response.function_call_arguments.delta" => {
                 let index = output_index(event)?;
                 if let Some(delta) = event.string("delta", &root)? {
-                    let fragment = Fragment {
-                        index: Some(index),
-                        kind: Some(b"function_call"),
-                        arguments: Some(&delta),
-                        ..Fragment::default()
-                    };
-                    accumulator.fragment(CHOICE, &fragment);
-                    self.calls.entry(index).or_insert(false);
+                    self.arguments_delta(accumulator, index, &delta);
+                    if let Some(template) = delta_template(event, data) {
+                        self.templates.keep(index, template);
+                    }
                 }
             }
             b"response.function_call_arguments.done" => {
@@ -220,6 +241,23 @@ impl<'a> Arguments<'a> {
             }
         }
     }
+}
+
+/// The template of a `.delta` event: its text, and the values that vary from one to the next.
+fn delta_template(event: &Object<'_>, data: &[u8]) -> Option<Template> {
+    let mut holes = vec![(event.raw("delta")?, Hole::Text)];
+    for key in ["item_id", "obfuscation"] {
+        if let Some(raw) = event.raw(key).filter(|raw| raw.first() == Some(&b'"')) {
+            holes.push((raw, Hole::Padding));
+        }
+    }
+    if let Some(raw) = event
+        .raw("sequence_number")
+        .filter(|raw| raw.iter().all(u8::is_ascii_digit))
+    {
+        holes.push((raw, Hole::Counter));
+    }
+    Template::new(data, &holes)
 }
 
 fn output_index(event: &Object<'_>) -> Result<i64, ChunkError> {

@@ -1,0 +1,158 @@
+//! Events that repeat a known shape: the bytes of an earlier event with holes where values vary.
+//!
+//! A stream's argument events differ from each other only in a few values: the argument text, and sometimes a
+//! counter (Responses' `sequence_number`) or padding (`OpenAI`'s `obfuscation`). Once a decoder has read one such
+//! event the full way, it keeps it as a template; the next events are matched against it byte for byte, each hole
+//! read as a JSON string or number, and only the argument text is taken. An event whose text needs a closer look
+//! (a control character, invalid UTF-8, a bad escape) does not match: it is read the full way, which reports what
+//! is wrong, so a template never changes what a stream gives.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use crate::chat_chunk::unescape;
+
+/// What a hole holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hole {
+    /// The string whose content is taken (the argument text).
+    Text,
+    /// A string that is ignored.
+    Padding,
+    /// A number that is ignored.
+    Counter,
+}
+
+/// An event's bytes, with its holes (each the raw value's span: quotes included for strings), in order.
+#[derive(Debug)]
+pub(crate) struct Template {
+    bytes: Vec<u8>,
+    holes: Vec<(Range<usize>, Hole)>,
+}
+
+impl Template {
+    /// The template of `event`, whose values at `holes` (sub-slices of it) vary; None when a hole is not in it.
+    pub(crate) fn new(event: &[u8], holes: &[(&[u8], Hole)]) -> Option<Self> {
+        let mut spans = holes
+            .iter()
+            .map(|(value, hole)| Some((span(event, value)?, *hole)))
+            .collect::<Option<Vec<_>>>()?;
+        spans.sort_by_key(|(range, _)| range.start);
+        Some(Self {
+            bytes: event.to_vec(),
+            holes: spans,
+        })
+    }
+
+    /// The decoded text of the `Text` hole when `event` is this template with other values in its holes.
+    pub(crate) fn text_of<'a>(&self, event: &'a [u8]) -> Option<Cow<'a, [u8]>> {
+        let mut at_template = 0;
+        let mut at_event = 0;
+        let mut text = None;
+        for (range, hole) in &self.holes {
+            let is_string = *hole != Hole::Counter;
+            // The literal up to the hole, a string's opening quote included.
+            let literal = self.bytes.get(at_template..range.start + usize::from(is_string))?;
+            if event.get(at_event..at_event + literal.len())? != literal {
+                return None;
+            }
+            at_event += literal.len();
+            let rest = event.get(at_event..)?;
+            let value = if is_string {
+                string_content(rest)?
+            } else {
+                number(rest)?
+            };
+            if *hole == Hole::Text {
+                text = Some(value);
+            }
+            at_event += value.len();
+            // A string's closing quote starts the next literal.
+            at_template = range.end - usize::from(is_string);
+        }
+        if event.get(at_event..)? != self.bytes.get(at_template..)? {
+            return None;
+        }
+        let content = text?;
+        if !content.contains(&b'\\') {
+            return Some(Cow::Borrowed(content));
+        }
+        unescape(content).ok().map(Cow::Owned)
+    }
+}
+
+/// Where `part` (a slice of `whole`) lies in it.
+fn span(whole: &[u8], part: &[u8]) -> Option<Range<usize>> {
+    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    (start + part.len() <= whole.len()).then_some(start..start + part.len())
+}
+
+/// The content of a JSON string whose opening quote was just read, up to its closing quote: None when it has a
+/// control character or is not UTF-8, or has no closing quote.
+fn string_content(bytes: &[u8]) -> Option<&[u8]> {
+    let mut position = 0;
+    loop {
+        let found = position + memchr::memchr2(b'"', b'\\', bytes.get(position..)?)?;
+        if bytes.get(found) == Some(&b'"') {
+            let content = bytes.get(..found)?;
+            let clean = content.iter().all(|byte| *byte >= 0x20) && std::str::from_utf8(content).is_ok();
+            return clean.then_some(content);
+        }
+        position = found + 2;
+    }
+}
+
+/// A JSON integer at the start of `bytes` (a counter is never a fraction): None when there is none.
+fn number(bytes: &[u8]) -> Option<&[u8]> {
+    let digits = bytes
+        .iter()
+        .enumerate()
+        .take_while(|(position, byte)| byte.is_ascii_digit() || (*position == 0 && **byte == b'-'))
+        .count();
+    (digits > 0 && bytes.first() != Some(&b'-') || digits > 1)
+        .then(|| bytes.get(..digits))
+        .flatten()
+}
+
+/// The templates of one stream, one per call being streamed at once, each under its key.
+#[derive(Debug)]
+pub(crate) struct Templates<K> {
+    // The most recently matched first.
+    kept: Vec<(K, Template)>,
+}
+
+impl<K> Default for Templates<K> {
+    fn default() -> Self {
+        Self { kept: Vec::new() }
+    }
+}
+
+/// Templates kept per stream: calls streamed at once, interleaved.
+const KEPT: usize = 64;
+
+impl<K: Copy + PartialEq> Templates<K> {
+    /// The key and text of the template `event` matches.
+    pub(crate) fn find<'a>(&mut self, event: &'a [u8]) -> Option<(K, Cow<'a, [u8]>)> {
+        let (position, text) = self
+            .kept
+            .iter()
+            .enumerate()
+            .find_map(|(position, (_, template))| Some((position, template.text_of(event)?)))?;
+        if position > 0 {
+            self.kept.swap(0, position);
+        }
+        self.kept.first().map(|(key, _)| (*key, text))
+    }
+
+    /// Keep `template` for `key`, in place of the one it had.
+    pub(crate) fn keep(&mut self, key: K, template: Template) {
+        self.forget(key);
+        self.kept.truncate(KEPT - 1);
+        self.kept.insert(0, (key, template));
+    }
+
+    /// Forget the template of `key` (its call is no longer the one at that key).
+    pub(crate) fn forget(&mut self, key: K) {
+        self.kept.retain(|(kept, _)| *kept != key);
+    }
+}
