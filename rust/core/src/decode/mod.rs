@@ -481,4 +481,56 @@ mod tests {
         assert_eq!(error.path, "contentBlockStart.start.toolUse.toolUseId");
         assert_eq!(error.problem, "expected a string or null, got int");
     }
+
+    #[test]
+    fn repeated_argument_events_read_alike_whether_matched_or_parsed() {
+        let delta = |sequence: u32, item: &str, text: &str| {
+            format!(
+                r#"{{"type":"response.function_call_arguments.delta","sequence_number":{sequence},"item_id":"{item}","output_index":0,"delta":{text},"obfuscation":"x{sequence}"}}"#
+            )
+        };
+        let mut events = vec![
+            r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":""}}"#.to_owned(),
+        ];
+        for (sequence, text) in [r#""{\"a\": ""#, r#""\"\u00e9\", ""#, r#""\"b\": [1, 2""#, r#""]}""#]
+            .iter()
+            .enumerate()
+        {
+            events.push(delta(
+                u32::try_from(sequence).unwrap_or_default() + 3,
+                if sequence % 2 == 0 { "fc_1" } else { "fc_2" },
+                text,
+            ));
+        }
+        let run = |events: &[String], fresh: bool| {
+            let mut stream = accumulator(Emit::CallEnd);
+            let mut decoder = Decoder::new(None);
+            let mut outcomes = Vec::new();
+            for event in events {
+                if fresh {
+                    // A decoder per event never has a template: every event is parsed.
+                    let mut format = Decoder::new(Some(Format::OpenAiResponses));
+                    outcomes.push(format.read(&mut stream, None, event.as_bytes(), &mut compact).is_ok());
+                } else {
+                    outcomes.push(decoder.read(&mut stream, None, event.as_bytes(), &mut compact).is_ok());
+                }
+            }
+            stream.end();
+            (outcomes, stream.take_ready())
+        };
+        let (matched, matched_calls) = run(&events, false);
+        let (parsed, parsed_calls) = run(&events, true);
+        assert_eq!(matched, parsed);
+        assert_eq!(matched_calls, parsed_calls);
+        assert_eq!(
+            matched_calls[0].arguments_json,
+            "{\"a\": \"é\", \"b\": [1, 2]}".as_bytes()
+        );
+
+        // A raw control character in the text: not matched, so the full reading refuses it as it always does.
+        let mut broken = events.clone();
+        broken.push(delta(9, "fc_1", "\"\u{1}\""));
+        let (matched, _) = run(&broken, false);
+        assert_eq!(matched.last(), Some(&false));
+    }
 }
