@@ -19,7 +19,7 @@ const CHOICE: i64 = 0;
 #[derive(Debug, Default)]
 pub(super) struct Responses {
     // Each call's last `.delta` event, keyed by output index: the next ones are matched, not parsed (their
-    // `sequence_number`, `item_id` and `obfuscation` may differ).
+    // `sequence_number` and `obfuscation` may differ).
     templates: Templates<i64>,
     /// The output indexes of calls opened, and whether the call has its id.
     calls: FxHashMap<i64, bool>,
@@ -27,8 +27,8 @@ pub(super) struct Responses {
 }
 
 impl Responses {
-    /// A `.delta` of a call that differs from the call's previous one only in its text, counter, item id and
-    /// padding: applied as the full reading would apply it. False when `data` is no such event.
+    /// A `.delta` of a call that differs from the call's previous one only in its text, counter and padding: applied
+    /// as the full reading would apply it. False when `data` is no such event.
     pub(super) fn read_known(&mut self, accumulator: &mut Accumulator, data: &[u8]) -> bool {
         let Some((index, text)) = self.templates.find(data) else {
             return false;
@@ -246,10 +246,10 @@ impl<'a> Arguments<'a> {
 /// The template of a `.delta` event: its text, and the values that vary from one to the next.
 fn delta_template(event: &Object<'_>, data: &[u8]) -> Option<Template> {
     let mut holes = vec![(event.raw("delta")?, Hole::Text)];
-    for key in ["item_id", "obfuscation"] {
-        if let Some(raw) = event.raw(key).filter(|raw| raw.first() == Some(&b'"')) {
-            holes.push((raw, Hole::Padding));
-        }
+    // The item id stays literal: it tells interleaved calls apart at a glance (a server that rotates it, Q27, only
+    // sends its events the full way).
+    if let Some(raw) = event.raw("obfuscation").filter(|raw| raw.first() == Some(&b'"')) {
+        holes.push((raw, Hole::Padding));
     }
     if let Some(raw) = event
         .raw("sequence_number")
