@@ -114,10 +114,15 @@ pub(crate) fn violation<'py>(
 }
 
 /// JSON text (a chunk's error payload or usage, as raw bytes) as Python objects, built as jiter builds arguments.
+/// jiter refuses `\u` escapes of lone surrogates, which a decoded chunk keeps: such text goes to `json.loads`.
 pub(crate) fn json_bytes<'py>(py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    PARSER
-        .python_parse(py, raw)
-        .map_err(|error| pyo3::exceptions::PyValueError::new_err(error.to_string()))
+    PARSER.python_parse(py, raw).or_else(|error| {
+        static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let loads = LOADS.import(py, "json", "loads")?;
+        loads
+            .call1((PyBytes::new(py, raw),))
+            .map_err(|_| pyo3::exceptions::PyValueError::new_err(error.to_string()))
+    })
 }
 
 /// A JSON value the core built (a violation's structured data) as Python objects; numbers exact, as jiter builds

@@ -165,8 +165,10 @@ class Engine:
         try:
             chunk = json.loads(data.decode("utf-8"), parse_constant=_not_json)
         except UnicodeDecodeError as error:
+            self._chunks_read += 1  # an event with data is a chunk, readable or not
             raise MalformedChunkError(number, "", f"the chunk is not UTF-8: {error}") from None
         except ValueError as error:
+            self._chunks_read += 1
             raise MalformedChunkError(number, "", f"not JSON: {error}") from None
         name = None if event.kind in (b"", b"message") else event.kind.decode("utf-8", "replace")
         self._read(chunk, decoded=True, name=name)

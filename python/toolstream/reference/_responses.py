@@ -104,8 +104,11 @@ class ResponsesDecoder:
         index = fields.key(event, "output_index", "output_index")
         arguments = _arguments(event, "arguments", fields)
         if arguments is not None:
+            if index not in self._has_id:
+                # A `.done` before any item or delta opens the call, as a function call.
+                self._accumulator.fragment(0, Fragment(index, None, None, _CALL_TYPE, None))
+                self._has_id[index] = False
             self._final(index, arguments)
-            self._has_id.setdefault(index, False)
             self._accumulator.end_call(0, index)
 
     def _final(self, index: int, arguments: _Arguments) -> None:

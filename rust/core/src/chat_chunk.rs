@@ -74,7 +74,7 @@ impl ChatReader {
         data: &'a [u8],
         canonical: Canonical<'_>,
     ) -> Result<ChatExtras<'a>, ChunkError> {
-        if let Some(((choice, index), text)) = self.templates.find(data) {
+        if let Some(((choice, index), text)) = self.templates.find(None, data) {
             let fragment = Fragment {
                 index: Some(index),
                 arguments: Some(&text),
@@ -86,7 +86,8 @@ impl ChatReader {
         }
         let (extras, template) = read_indexed(accumulator, data, canonical)?;
         if let Some(template) = template {
-            self.templates.keep((template.choice, template.index), template.shape);
+            self.templates
+                .keep((template.choice, template.index), None, template.shape);
         }
         Ok(extras)
     }

@@ -109,16 +109,19 @@ fn number(bytes: &[u8]) -> Option<&[u8]> {
         .enumerate()
         .take_while(|(position, byte)| byte.is_ascii_digit() || (*position == 0 && **byte == b'-'))
         .count();
-    (digits > 0 && bytes.first() != Some(&b'-') || digits > 1)
-        .then(|| bytes.get(..digits))
-        .flatten()
+    let value = bytes.get(..digits)?;
+    let magnitude = value.strip_prefix(b"-").unwrap_or(value);
+    // JSON has no leading zeros: `02` is not a number, and the full reading must say so.
+    let valid = !magnitude.is_empty() && (magnitude.len() == 1 || magnitude.first() != Some(&b'0'));
+    valid.then_some(value)
 }
 
-/// The templates of one stream, one per call being streamed at once, each under its key.
+/// The templates of one stream, one per call being streamed at once, each under its key and the server-sent event
+/// name it came with (an event with another name is another kind of event, whatever its data).
 #[derive(Debug)]
 pub(crate) struct Templates<K> {
     // The most recently matched first.
-    kept: Vec<(K, Template)>,
+    kept: Vec<(K, Option<Vec<u8>>, Template)>,
 }
 
 impl<K> Default for Templates<K> {
@@ -131,28 +134,29 @@ impl<K> Default for Templates<K> {
 const KEPT: usize = 64;
 
 impl<K: Copy + PartialEq> Templates<K> {
-    /// The key and text of the template `event` matches.
-    pub(crate) fn find<'a>(&mut self, event: &'a [u8]) -> Option<(K, Cow<'a, [u8]>)> {
+    /// The key and text of the template `event` (named `name`) matches.
+    pub(crate) fn find<'a>(&mut self, name: Option<&[u8]>, event: &'a [u8]) -> Option<(K, Cow<'a, [u8]>)> {
         let (position, text) = self
             .kept
             .iter()
             .enumerate()
-            .find_map(|(position, (_, template))| Some((position, template.text_of(event)?)))?;
+            .filter(|(_, (_, kept_name, _))| kept_name.as_deref() == name)
+            .find_map(|(position, (_, _, template))| Some((position, template.text_of(event)?)))?;
         if position > 0 {
             self.kept.swap(0, position);
         }
-        self.kept.first().map(|(key, _)| (*key, text))
+        self.kept.first().map(|(key, _, _)| (*key, text))
     }
 
-    /// Keep `template` for `key`, in place of the one it had.
-    pub(crate) fn keep(&mut self, key: K, template: Template) {
+    /// Keep `template` (of an event named `name`) for `key`, in place of the one it had.
+    pub(crate) fn keep(&mut self, key: K, name: Option<&[u8]>, template: Template) {
         self.forget(key);
         self.kept.truncate(KEPT - 1);
-        self.kept.insert(0, (key, template));
+        self.kept.insert(0, (key, name.map(<[u8]>::to_vec), template));
     }
 
     /// Forget the template of `key` (its call is no longer the one at that key).
     pub(crate) fn forget(&mut self, key: K) {
-        self.kept.retain(|(kept, _)| *kept != key);
+        self.kept.retain(|(kept, _, _)| *kept != key);
     }
 }

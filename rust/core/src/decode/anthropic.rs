@@ -51,8 +51,8 @@ struct Block {
 impl Anthropic {
     /// An `input_json_delta` of a call that differs from the call's previous one only in its text: applied as the
     /// full reading would apply it. False when `data` is no such event.
-    pub(super) fn read_known(&mut self, accumulator: &mut Accumulator, data: &[u8]) -> bool {
-        let Some((index, text)) = self.templates.find(data) else {
+    pub(super) fn read_known(&mut self, accumulator: &mut Accumulator, name: Option<&[u8]>, data: &[u8]) -> bool {
+        let Some((index, text)) = self.templates.find(name, data) else {
             return false;
         };
         self.input_delta(accumulator, index, &text);
@@ -73,7 +73,7 @@ impl Anthropic {
         match kind {
             b"message_start" => return self.message_start(accumulator, event),
             b"content_block_start" => self.block_start(accumulator, event)?,
-            b"content_block_delta" => self.block_delta(accumulator, event, data)?,
+            b"content_block_delta" => self.block_delta(accumulator, event, name, data)?,
             b"content_block_stop" => {
                 let index = block_index(event)?;
                 self.feed_start_input(accumulator, index, canonical)?;
@@ -224,6 +224,7 @@ impl Anthropic {
         &mut self,
         accumulator: &mut Accumulator,
         event: &Object<'_>,
+        name: Option<&[u8]>,
         data: &[u8],
     ) -> Result<(), ChunkError> {
         let root = Path::ROOT;
@@ -252,7 +253,7 @@ impl Anthropic {
                 if let Some(raw) = delta.raw("partial_json")
                     && let Some(template) = Template::new(data, &[(raw, Hole::Text)])
                 {
-                    self.templates.keep(index, template);
+                    self.templates.keep(index, name, template);
                 }
             }
             b"text_delta" => {
@@ -378,7 +379,8 @@ impl Block {
             replaced.push(("citations", list));
         }
         if let Some(input) = self.input.as_ref().filter(|input| !input.trim_ascii().is_empty()) {
-            let parses = jiter::JsonValue::parse(input, false).is_ok();
+            // Lone surrogate escapes are kept, as a decoded value keeps them: jiter checks the rest.
+            let parses = jiter::JsonValue::parse(&crate::json_view::structural(input), false).is_ok();
             replaced.push(("input", if parses { input.clone() } else { string_of(input) }));
         }
         let json = match object(&self.start, &Path::ROOT) {

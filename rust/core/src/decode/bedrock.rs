@@ -129,7 +129,8 @@ impl Bedrock {
                     ..Fragment::default()
                 };
                 accumulator.fragment(CHOICE, &fragment);
-                self.slots.entry(index).or_insert(Slot::Call);
+                // Input for the index makes it a call's (its `contentBlockStop` ends the call), whatever came before.
+                self.slots.insert(index, Slot::Call);
             }
             return Ok(());
         }

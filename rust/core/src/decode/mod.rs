@@ -149,8 +149,8 @@ impl Decoder {
     ) -> Result<EventExtras<'a>, ChunkError> {
         let known = match &mut self.state {
             State::Chat(reader) => return read_chat(reader, accumulator, data, canonical),
-            State::Anthropic(state) => state.read_known(accumulator, data),
-            State::Responses(state) => state.read_known(accumulator, data),
+            State::Anthropic(state) => state.read_known(accumulator, name, data),
+            State::Responses(state) => state.read_known(accumulator, name, data),
             _ => false,
         };
         if known {

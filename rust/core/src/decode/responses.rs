@@ -29,8 +29,8 @@ pub(super) struct Responses {
 impl Responses {
     /// A `.delta` of a call that differs from the call's previous one only in its text, counter and padding: applied
     /// as the full reading would apply it. False when `data` is no such event.
-    pub(super) fn read_known(&mut self, accumulator: &mut Accumulator, data: &[u8]) -> bool {
-        let Some((index, text)) = self.templates.find(data) else {
+    pub(super) fn read_known(&mut self, accumulator: &mut Accumulator, name: Option<&[u8]>, data: &[u8]) -> bool {
+        let Some((index, text)) = self.templates.find(name, data) else {
             return false;
         };
         self.arguments_delta(accumulator, index, &text);
@@ -68,7 +68,7 @@ impl Responses {
                 if let Some(delta) = event.string("delta", &root)? {
                     self.arguments_delta(accumulator, index, &delta);
                     if let Some(template) = delta_template(event, data) {
-                        self.templates.keep(index, template);
+                        self.templates.keep(index, name, template);
                     }
                 }
             }
