@@ -255,8 +255,8 @@ struct Call {
     violations: Vec<Violation>,
     stage: Stage,
     extra: Vec<(&'static str, Vec<u8>)>,
-    // A call ended by its provider and handed over keeps a digest of its text: a final text (`done_arguments`)
-    // that comes after must be compared with it, and the text itself has gone to the user.
+    // With final texts expected, a handed-over call keeps a digest of its text: a final text (`done_arguments`) that
+    // comes after must be compared with it, and the text itself has gone to the user.
     handed_text: Option<u64>,
 }
 
@@ -346,6 +346,8 @@ pub struct Accumulator {
     log: Vec<Violation>,
     steps: Vec<Step>,
     errored: bool,
+    // The format sends each call's final text (Responses `.done`): handed-over calls keep a digest to compare it with.
+    final_texts: bool,
     ended: bool,
 }
 
@@ -361,6 +363,7 @@ impl Accumulator {
             log: Vec::new(),
             steps: Vec::new(),
             errored: false,
+            final_texts: false,
             ended: false,
         }
     }
@@ -397,6 +400,7 @@ impl Accumulator {
 
     /// The final arguments text of the call with `index`, which wins over its deltas (Responses `.done`).
     pub fn done_arguments(&mut self, choice: i64, index: i64, text: &[u8]) {
+        self.final_texts = true;
         let Some(call) = self.by_index(choice, index) else {
             let fragment = Fragment {
                 index: Some(index),
@@ -457,6 +461,11 @@ impl Accumulator {
             shown(first)
         );
         self.report_stream(ViolationCode::STREAM_SPLICED, message, None, None, None, None);
+    }
+
+    /// The format sends each call's final text (`done_arguments`), possibly after the call was handed over.
+    pub fn expect_final_texts(&mut self) {
+        self.final_texts = true;
     }
 
     /// How many calls were opened so far.
@@ -1063,9 +1072,12 @@ impl Accumulator {
             self.validate(call, &validators, arguments, is_object);
         }
         let Some(state) = self.calls.get_mut(call) else { return };
-        // Formats with a final text (Responses `.done`) may send it after the call was handed over (its value closed
-        // under `emit="complete"`, or another call's fragment came first): it is compared with this digest.
-        state.handed_text = Some(text_digest(&state.buffer));
+        // A final text (Responses `.done`) may come after the call was handed over (its value closed under
+        // `emit="complete"`, or another call's fragment came first): it is compared with this digest. Only formats
+        // that send one pay for it, not the per-call hot path of the others.
+        if self.final_texts {
+            state.handed_text = Some(text_digest(&state.buffer));
+        }
         self.ready.push(HandedOver {
             seq,
             choice,

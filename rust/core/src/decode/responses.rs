@@ -56,6 +56,7 @@ impl Responses {
         data: &'a [u8],
         canonical: Canonical<'_>,
     ) -> Result<EventExtras<'a>, ChunkError> {
+        accumulator.expect_final_texts();
         let root = Path::ROOT;
         let kind = event_type(event, name)?;
         let kind = kind.as_deref().unwrap_or_default();
