@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import openai
@@ -17,29 +16,14 @@ from openai.types.chat import ChatCompletionChunk
 
 import toolstream
 import toolstream.reference
-from conftest import loopback
+from conftest import loopback, replay_handler
 from toolstream.recordings import iter_recordings
 
 SSE_RECORDINGS = [recording for recording in iter_recordings(format="openai-chat") if recording.path.suffix == ".sse"]
 SERVED: dict[str, bytes] = {}
 
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length", 0))
-        self.rfile.read(length)
-        body = SERVED["body"]
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        # Small writes, so the client sees events split across reads as on a real connection.
-        for start in range(0, len(body), 97):
-            self.wfile.write(body[start : start + 97])
-            self.wfile.flush()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+Handler = replay_handler(SERVED, 97)
 
 
 @pytest.fixture(scope="module")

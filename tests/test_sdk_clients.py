@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import anthropic
@@ -22,7 +21,7 @@ import pytest
 
 import toolstream
 import toolstream.reference
-from conftest import loopback
+from conftest import loopback, replay_handler
 from toolstream.recordings import Recording, iter_recordings
 
 IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
@@ -34,27 +33,7 @@ def recordings(wire_format: str, *, sse_only: bool = True) -> list[Any]:
     return [pytest.param(recording, id=recording.name) for recording in found]
 
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self._serve()
-
-    def do_GET(self) -> None:
-        self._serve()
-
-    def _serve(self) -> None:
-        body = SERVED["body"]
-        self.send_response(200)
-        self.send_header("Content-Type", SERVED.get("type", b"text/event-stream").decode())
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        # Small writes, so clients see events split across reads as on a real connection.
-        for start in range(0, len(body), 89):
-            self.wfile.write(body[start : start + 89])
-            self.wfile.flush()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+Handler = replay_handler(SERVED, 89)
 
 
 @pytest.fixture(scope="module")
