@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shlex
+from pathlib import Path
 
 import pytest
 
@@ -19,3 +21,29 @@ def test_the_readme_has_runnable_examples() -> None:
 def test_readme_block_runs(block: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+
+
+COMMANDS = re.findall(r"^\$ toolstream (.+?)(?: &)?$", (REPO / "README.md").read_text(encoding="utf-8"), re.M)
+
+
+def test_the_readme_documents_commands() -> None:
+    assert {line.split()[0] for line in COMMANDS} >= {"probe", "serve"}
+
+
+@pytest.mark.parametrize("line", COMMANDS)
+def test_every_documented_command_line_parses(line: str) -> None:
+    from toolstream.cli import build_parser
+
+    build_parser().parse_args(shlex.split(line.split("  #")[0]))
+
+
+SCRIPTS = re.findall(r"^```yaml\n(.*?)^```", (REPO / "README.md").read_text(encoding="utf-8"), re.M | re.S)
+
+
+@pytest.mark.parametrize("text", SCRIPTS)
+def test_every_documented_script_loads(text: str, tmp_path: Path) -> None:
+    from toolstream.server import load_script
+
+    path = tmp_path / "agent.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert load_script(path).models

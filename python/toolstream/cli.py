@@ -2,12 +2,14 @@
 
 ``toolstream demo [FOLDER]`` reassembles every recording of a folder (the bundled ``recordings/`` by default) and
 prints each call with its violations in a table; ``toolstream reassemble FILE`` prints the calls of one recorded
-stream (``.sse`` or ``.jsonl``) as JSON lines.
+stream (``.sse`` or ``.jsonl``) as JSON lines; ``toolstream serve`` runs the local endpoint (``toolstream.server``)
+and ``toolstream probe`` the live contract suite against an endpoint (``toolstream.contract.probe``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Sequence
@@ -18,7 +20,7 @@ import toolstream
 from toolstream._api import Emit
 from toolstream.recordings import Recording, iter_recordings, load_recording
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main"]
 
 _COLUMNS = ("seq", "id", "name", "arguments", "findings")
 _WIDTHS = (3, 30, 22, 44, 0)
@@ -94,8 +96,22 @@ def _reassemble_file(path: Path, emit: Emit, out: TextIO) -> int:
     return 0 if result.ok else 1
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+# Subcommands that live beside what they run, each with ``add_parser(commands)`` and ``run(options) -> int``; the
+# extra named brings the dependencies they import when they run.
+_EXTENSIONS = (("toolstream.server._cli", "server"), ("toolstream.contract._probe_cli", "probe"))
+
+
+def _add_extensions(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    for module_name, extra in _EXTENSIONS:
+        module = importlib.import_module(module_name)
+        before = set(commands.choices)
+        module.add_parser(commands)
+        for name in set(commands.choices) - before:
+            commands.choices[name].set_defaults(run=module.run, extra=extra)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every subcommand (for ``main`` and for tests that check documented command lines)."""
     parser = argparse.ArgumentParser(prog="toolstream", description=__doc__.splitlines()[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="reassemble every recording of a folder and print the calls")
@@ -103,11 +119,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     one = commands.add_parser("reassemble", help="print the calls of one recorded stream as JSON lines")
     one.add_argument("file", type=Path, help="a .sse or .jsonl recording (with its .json manifest beside it)")
     one.add_argument("--emit", choices=("complete", "call_end", "stream_end"), default="call_end")
-    options = parser.parse_args(argv)
+    _add_extensions(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 findings or failed checks, 2 usage or I/O errors)."""
+    options = build_parser().parse_args(argv)
     try:
         if options.command == "demo":
             return _demo(options.folder, sys.stdout)
-        return _reassemble_file(options.file, options.emit, sys.stdout)
+        if options.command == "reassemble":
+            return _reassemble_file(options.file, options.emit, sys.stdout)
+        return int(options.run(options))
+    except ModuleNotFoundError as error:
+        print(
+            f"toolstream {options.command}: needs {error.name}: pip install 'toolstream[{options.extra}]'",
+            file=sys.stderr,
+        )
+        return 2
     except (OSError, ValueError) as error:
         print(f"toolstream: {error}", file=sys.stderr)
         return 2

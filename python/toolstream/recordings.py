@@ -1,17 +1,28 @@
-"""Recorded provider streams and what reassembling them must give.
+"""Recorded provider streams: reading them, iterating them as they came over the network, and writing new ones.
 
-A recording is a pair of files in ``recordings/<format>/``: the stream itself — ``<name>.sse`` (the raw SSE bytes
-as received) or ``<name>.jsonl`` (one chunk JSON per line, where only parsed chunks exist) — and ``<name>.json``, its
-manifest (``format``, ``quirk``, ``source``, optionally ``request``, ``expected`` and ``notes``). The same files feed
-the Rust tests, pytest, the benchmarks and the local endpoint.
+A recording is a pair of files in ``recordings/<format>/``: the stream itself — ``<name>.sse`` (the raw bytes as
+received) or ``<name>.jsonl`` (one chunk JSON per line, where only parsed chunks exist, or the raw bytes of a JSON-lines
+wire format such as Ollama's) — and ``<name>.json``, its manifest. The same files feed the Rust tests, pytest, the
+benchmarks and the local endpoint (``toolstream.server``).
 
-This module only reads them, in pure Python. Its SSE reader is deliberately minimal (it serves tests and the demo);
-the fast path frames raw bytes in the Rust core.
+Manifest keys: ``format`` (the wire format; required), ``request`` (the request body as sent, or at least its
+``tools`` and ``tool_choice``), ``expected`` (what reassembling must give), ``notes``, and for the bundled files
+``quirk`` and ``source``. Recordings written by :func:`write` or a :class:`Recorder` also carry ``model``,
+``tools_fingerprint`` (``toolstream.ToolRegistry(tools).fingerprint``), ``recorded_at`` (ISO-8601 UTC),
+``complete`` (false when the consumer stopped before the stream ended) and ``transport``: ``{"status",
+"content_type", "headers", "chunks": [[offset_ms, size], ...]}`` (``chunks`` for byte streams only: every network
+read in order, with its milliseconds since recording started).
+
+Reading is pure Python and does not need the compiled core. Its SSE reader is deliberately minimal (it serves tests
+and the demo); the fast path frames raw bytes in the Rust core. ``write`` and ``Recorder`` live in
+``toolstream._recording_write``.
 
 Example:
-    >>> from toolstream.recordings import iter_recordings
-    >>> for rec in iter_recordings(format="openai-chat"):  # doctest: +SKIP
-    ...     print(rec.name, len(rec.chunks()), rec.expected["finish_reason"])
+    >>> import toolstream
+    >>> from toolstream.recordings import load
+    >>> recording = load("recordings/openai-chat/parallel-calls.sse")  # doctest: +SKIP
+    >>> [call.name for call in toolstream.reassemble(recording)]  # doctest: +SKIP
+    ['plus', 'minus']
 """
 
 from __future__ import annotations
@@ -25,12 +36,15 @@ from typing import Any
 
 __all__ = [
     "DATA_SUFFIXES",
+    "Recorder",
     "Recording",
     "decode_jsonl",
     "decode_sse",
     "describe_call",
     "iter_recordings",
+    "load",
     "load_recording",
+    "write",
 ]
 
 #: Suffixes of stream data files, in the order they are looked for next to a manifest.
@@ -190,6 +204,62 @@ class Recording:
         """
         return self.read_bytes() if self.path.suffix == ".sse" else self.chunks()
 
+    def __iter__(self) -> Iterator[Any]:
+        """The stream as it came over the network.
+
+        With ``transport.chunks`` in the manifest (a recorded byte stream): the data file's bytes split into those
+        reads. Without: an ``.sse`` file's bytes as one bytes object, a ``.jsonl`` file's chunks. Either way
+        ``toolstream.reassemble(recording)`` reads it.
+
+        Returns:
+            An iterator over bytes objects or chunk dicts (the file is read when this is called).
+
+        Raises:
+            ValueError: ``transport.chunks`` is malformed or its sizes do not add up to the data file's size.
+        """
+        sizes = self._chunk_sizes()
+        if sizes is None:
+            return iter((self.read_bytes(),) if self.path.suffix == ".sse" else self.chunks())
+        data = self.read_bytes()
+        if sum(sizes) != len(data):
+            raise ValueError(
+                f"{self.manifest_path}: transport.chunks add up to {sum(sizes)} bytes but {self.path.name} holds "
+                f"{len(data)}; the data file was changed after recording (drop transport.chunks or re-record)"
+            )
+        pieces: list[bytes] = []
+        start = 0
+        for size in sizes:
+            pieces.append(data[start : start + size])
+            start += size
+        return iter(pieces)
+
+    def _chunk_sizes(self) -> list[int] | None:
+        """The sizes of the recorded network reads (``transport.chunks``), or None when none were recorded.
+
+        Raises:
+            ValueError: ``transport`` or ``transport.chunks`` has the wrong shape.
+        """
+        transport = self.manifest.get("transport")
+        if transport is None:
+            return None
+        if not isinstance(transport, dict):
+            raise ValueError(f"{self.manifest_path}: 'transport' must be a JSON object")
+        chunks = transport.get("chunks")
+        if chunks is None:
+            return None
+        if not isinstance(chunks, list):
+            raise ValueError(f"{self.manifest_path}: transport.chunks must be a list of [offset_ms, size] pairs")
+        sizes: list[int] = []
+        for number, entry in enumerate(chunks):
+            size = entry[1] if isinstance(entry, list) and len(entry) == 2 else None
+            if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+                raise ValueError(
+                    f"{self.manifest_path}: transport.chunks[{number}] must be [offset_ms, size] with a size in "
+                    f"bytes (an integer >= 0); got {entry!r:.60}"
+                )
+            sizes.append(size)
+        return sizes
+
     @property
     def manifest_path(self) -> Path:
         """The manifest file next to the data file."""
@@ -335,6 +405,24 @@ def load_recording(path: str | Path) -> Recording:
     return _load(data_path, f"{data_path.parent.name}/{data_path.stem}")
 
 
+def load(path: str | Path) -> Recording:
+    """Load one recording from its data file or from its manifest (the documented name of :func:`load_recording`).
+
+    Iterate the result for the stream as it came over the network, or hand it to ``toolstream.reassemble``.
+
+    Args:
+        path: The ``.sse``/``.jsonl`` data file or the ``.json`` manifest next to it.
+
+    Returns:
+        The recording, named ``<folder>/<stem>``.
+
+    Raises:
+        FileNotFoundError: The file, its manifest or its data file is missing.
+        ValueError: The path is neither a data file nor a manifest, or the manifest is malformed.
+    """
+    return load_recording(path)
+
+
 def iter_recordings(root: str | Path | None = None, *, format: str | None = None) -> Iterator[Recording]:
     """Iterate over every recording under a folder, sorted by name.
 
@@ -404,3 +492,9 @@ def describe_call(call: Any) -> dict[str, Any]:
     if call.extra:
         description["extra"] = dict(call.extra)
     return description
+
+
+# The writing side needs the rest of the package; a copy of this module loaded by path without it (as
+# tests/test_recording_files.py does when the compiled core is missing) keeps only the reading side.
+if __name__ == "toolstream.recordings":
+    from toolstream._recording_write import Recorder, write

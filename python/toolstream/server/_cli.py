@@ -1,0 +1,80 @@
+"""``toolstream serve [SCRIPT] [--recordings DIR] [--host H] [--port P]``: the local endpoint from a shell.
+
+It prints the base URL and the models, then serves until interrupted (Ctrl-C). starlette and uvicorn are imported
+only when it runs, so that ``toolstream --help`` works without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+__all__ = ["add_parser", "run"]
+
+_DEFAULT_PORT = 8000
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``serve`` subcommand.
+
+    Args:
+        commands: The subparsers of the ``toolstream`` command.
+    """
+    parser = commands.add_parser(
+        "serve",
+        help="run the local endpoint (OpenAI Chat, Responses and Anthropic Messages) on a script",
+        description="Serve scripted models and recordings over HTTP until Ctrl-C.",
+    )
+    parser.add_argument(
+        "script", nargs="?", type=Path, help="a script (.yaml, .yml or .json); default: the bundled one"
+    )
+    parser.add_argument(
+        "--recordings",
+        type=Path,
+        help="a recordings folder: each recording is served as model recording:<format>/<name>",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="the interface to listen on (default: 127.0.0.1)")
+    parser.add_argument(
+        "--port", type=int, default=_DEFAULT_PORT, help=f"the port (default: {_DEFAULT_PORT}; 0 picks a free one)"
+    )
+
+
+def _wait_for_interrupt() -> None:
+    while True:
+        time.sleep(3600)
+
+
+def run(options: argparse.Namespace, out: TextIO | None = None, wait: Any = _wait_for_interrupt) -> int:
+    """Serve until interrupted.
+
+    Args:
+        options: The parsed ``serve`` arguments.
+        out: Where the URL and the models are printed (standard output by default).
+        wait: Blocks while the endpoint serves; returns or raises ``KeyboardInterrupt`` to stop it.
+
+    Returns:
+        0 once stopped.
+
+    Raises:
+        FileNotFoundError: The script or the recordings folder does not exist.
+        ValueError: The script is invalid.
+        OSError: The port is taken.
+    """
+    from toolstream.server._run import LocalEndpoint
+
+    out = sys.stdout if out is None else out
+    endpoint = LocalEndpoint(options.script, recordings=options.recordings, host=options.host, port=options.port)
+    with endpoint:
+        print(f"toolstream serve: {endpoint.url}", file=out)
+        print(f"  OpenAI clients: base_url={endpoint.url}", file=out)
+        print(f"  Anthropic clients: base_url={endpoint.url.removesuffix('/v1')}", file=out)
+        print(f"  {len(endpoint.models)} models: {', '.join(endpoint.models)}", file=out)
+        print("  Ctrl-C stops it.", file=out, flush=True)
+        try:
+            wait()
+        except KeyboardInterrupt:
+            print("toolstream serve: stopped", file=out)
+    return 0
