@@ -239,3 +239,18 @@ def test_invalid_calls_answer_in_every_format(format: str) -> None:
     answer = call.to_tool_result(format)
     assert "call_1" in json.dumps(answer) or format in ("ollama",)
     assert "invalid_tool_call" in json.dumps(answer)
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("status", ["queued", "in_progress"])
+def test_an_unfinished_responses_object_has_no_finish_reason(implementation: str, status: str) -> None:
+    # Regression: a background-mode Response still in progress passed as "completed" (found by the local endpoint's
+    # no_finish quirk).
+    response = {
+        "object": "response",
+        "status": status,
+        "output": [{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": "{}"}],
+    }
+    result = IMPLEMENTATIONS[implementation].normalize(response)
+    assert result.finish_reason is None
+    assert [v.code.value for v in result.violations] == ["NO_FINISH_REASON"]

@@ -88,6 +88,9 @@ def _chat(response: Any) -> list[Any]:
     return [{"choices": choices, "usage": _get(response, "usage"), "error": _get(response, "error")}]
 
 
+_UNFINISHED = frozenset({"queued", "in_progress"})
+
+
 def _responses(response: Any) -> list[Any]:
     response = _as_dict(response)
     events: list[Any] = [{"type": "response.created", "response": {"status": "in_progress"}}]
@@ -102,6 +105,10 @@ def _responses(response: Any) -> list[Any]:
                     )
         events.append({"type": "response.output_item.done", "output_index": position, "item": item})
     status = response.get("status") or "completed"
+    # A response still "queued" or "in_progress" (background mode) has not finished: like a stream that stopped
+    # before its terminal event, it ends without a finish reason (NO_FINISH_REASON) instead of passing as completed.
+    if status in _UNFINISHED:
+        return events
     terminal = status if status in ("completed", "incomplete", "failed", "cancelled") else "completed"
     events.append(
         {

@@ -1,0 +1,43 @@
+"""docs/contract.md lists exactly the checks, severities and quirks the code has (no table drifts from the code)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import REPO
+from test_probe import EXPECTED
+from toolstream.contract import _anthropic, _chat, _responses
+from toolstream.server import QUIRKS
+
+DOC = (REPO / "docs" / "contract.md").read_text(encoding="utf-8")
+
+
+def table_after(heading: str) -> list[list[str]]:
+    lines = DOC[DOC.index(heading) :].splitlines()
+    start = next(number for number, line in enumerate(lines) if line.startswith("|"))
+    end = next((n for n, line in enumerate(lines[start:]) if not line.startswith("|")), len(lines) - start)
+    rows = re.findall(r"^\| (`.*?) \|$", "\n".join(lines[start : start + end]), re.M)
+    return [[cell.strip() for cell in row.split(" | ")] for row in rows]
+
+
+@pytest.mark.parametrize(
+    ("heading", "module"),
+    [("### OpenAI Chat", _chat), ("### Anthropic Messages", _anthropic), ("### OpenAI Responses", _responses)],
+)
+def test_the_check_tables_are_the_codes(heading: str, module: object) -> None:
+    documented = [(row[0].strip("`"), row[2], row[3] == "yes") for row in table_after(heading)]
+    specs = module.SPECS  # type: ignore[attr-defined]
+    assert documented == [(spec.id, spec.severity, spec.streamed_only) for spec in specs]
+
+
+def test_the_quirk_table_is_the_endpoints_and_the_probe_tests() -> None:
+    rows = table_after("| quirk | what the endpoint does | probe fails |")
+    assert [row[0].strip("`") for row in rows] == list(QUIRKS)
+    for row in rows:
+        quirk = row[0].strip("`")
+        errors, warnings = EXPECTED[quirk]
+        cell = row[2]
+        assert set(re.findall(r"`(\w+)`(?! \(warning\))", cell)) == errors, quirk
+        assert set(re.findall(r"`(\w+)` \(warning\)", cell)) == warnings, quirk
