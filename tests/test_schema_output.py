@@ -1,0 +1,188 @@
+"""The schema commands' shared layer: findings, levels, project configuration, and every output format."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from toolstream.schema import Finding, FindingReport, load_config, render
+from toolstream.schema._findings import level_reaches, sorted_findings
+
+FINDINGS = (
+    Finding("duplicate-name", "error", "declared twice", tool="get_weather", origin="tools.yaml#1"),
+    Finding(
+        "openai-strict/open-object",
+        "warning",
+        "object without additionalProperties: false",
+        tool="refund",
+        pointer="/properties/meta",
+        origin="tools.jsonl:7",
+        target="openai-strict",
+        effect="reject",
+        source="https://platform.openai.com/docs (2026-10-01)",
+    ),
+    Finding("property-description-missing", "info", "no description, so the model guesses", tool="refund"),
+)
+REPORT = FindingReport("check", FINDINGS, subjects=("get_weather", "refund", "clean_tool"))
+
+
+def test_levels_order_and_never() -> None:
+    assert level_reaches("error", "warning") and not level_reaches("info", "warning")
+    assert not level_reaches("error", "never")
+    with pytest.raises(ValueError, match="a level is one of"):
+        level_reaches("fatal", "error")
+
+
+def test_exit_code_follows_fail_on() -> None:
+    assert REPORT.counts() == {"info": 1, "warning": 1, "error": 1}
+    assert REPORT.exit_code("error") == 1
+    info_only = FindingReport("check", FINDINGS[2:])
+    assert info_only.exit_code("error") == 0 and info_only.exit_code("info") == 1
+    assert REPORT.exit_code("never") == 0
+
+
+def test_configured_levels_rewrite_or_remove_findings() -> None:
+    adjusted = REPORT.with_levels({"duplicate-name": "warning", "openai-strict/*": "off"})
+    assert [(f.rule, f.level) for f in adjusted.findings] == [
+        ("duplicate-name", "warning"),
+        ("property-description-missing", "info"),
+    ]
+    # The most specific entry wins over a wildcard.
+    kept = REPORT.with_levels({"openai-strict/*": "off", "openai-strict/open-object": "error"})
+    assert [f.level for f in kept.findings if f.target] == ["error"]
+    with pytest.raises(ValueError, match="rule 'x': a level is one of"):
+        REPORT.with_levels({"x": "loud"})
+
+
+def test_sorted_by_origin_tool_pointer() -> None:
+    assert [f.origin for f in sorted_findings(reversed(FINDINGS))] == [None, "tools.jsonl:7", "tools.yaml#1"]
+
+
+def test_text_is_a_table_with_a_summary() -> None:
+    text = render(REPORT, "text")
+    lines = text.splitlines()
+    assert lines[0].split() == ["level", "rule", "where", "finding"]
+    assert "refund /properties/meta [openai-strict]" in text
+    assert lines[-1] == "toolstream check: 3 checked; 1 error, 1 warning, 1 info"
+    assert (
+        render(FindingReport("check", (), ("a",)), "text")
+        == "toolstream check: 1 checked; 0 errors, 0 warnings, 0 infos"
+    )
+
+
+def test_text_on_a_terminal_is_drawn_by_rich() -> None:
+    drawn = render(REPORT, "text", color=True, width=160)
+    assert "\x1b[" in drawn and "duplicate-name" in drawn and "┃" in drawn
+
+
+def test_json_holds_everything() -> None:
+    document = json.loads(
+        render(FindingReport("lint", FINDINGS, extra={"matrix": {"refund": {"gemini": "ok"}}}), "json")
+    )
+    assert document["counts"] == {"info": 1, "warning": 1, "error": 1}
+    assert document["failed"] is True
+    assert document["matrix"] == {"refund": {"gemini": "ok"}}
+    assert document["findings"][1] == {
+        "rule": "openai-strict/open-object",
+        "level": "warning",
+        "message": "object without additionalProperties: false",
+        "tool": "refund",
+        "pointer": "/properties/meta",
+        "origin": "tools.jsonl:7",
+        "target": "openai-strict",
+        "effect": "reject",
+        "source": "https://platform.openai.com/docs (2026-10-01)",
+    }
+
+
+def test_markdown_escapes_pipes() -> None:
+    report = FindingReport("check", (Finding("r", "error", "a | b", tool="t"),))
+    markdown = render(report, "markdown", extra_sections=["matrix here"])
+    assert markdown.startswith("matrix here\n\n### toolstream check")
+    assert "| error | `r` | `t` | a \\| b |" in markdown
+
+
+def test_github_annotations_escape_and_place() -> None:
+    report = FindingReport(
+        "check", (Finding("a:b", "warning", "50% off\nnext", tool="t", origin="dir/tools.jsonl:12"),)
+    )
+    first = render(report, "github").splitlines()[0]
+    assert first == "::warning file=dir/tools.jsonl,line=12,title=a%3Ab::t: 50%25 off%0Anext"
+    assert render(FindingReport("check", (FINDINGS[2],)), "github").startswith("::notice title=")
+
+
+def test_junit_has_a_case_per_subject_and_failures_by_fail_on() -> None:
+    root = ElementTree.fromstring(render(REPORT, "junit", fail_on="warning").split("\n", 1)[1])
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures")) == ("3", "2")
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert set(cases) == {"get_weather", "refund", "clean_tool"}
+    assert cases["clean_tool"].find("failure") is None
+    refund = cases["refund"]
+    failure, out = refund.find("failure"), refund.find("system-out")
+    assert failure is not None and out is not None
+    assert "openai-strict/open-object" in (failure.text or "")
+    assert "property-description-missing" in (out.text or "")
+
+
+def test_unknown_format() -> None:
+    with pytest.raises(ValueError, match="output format must be one of"):
+        render(REPORT, "html")
+
+
+def test_project_configuration(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        """
+[tool.toolstream]
+tools = ["tools.yaml", "app.tools:TOOLS"]
+targets = ["openai-strict", "gemini"]
+fail-on = "warning"
+similarity-threshold = 0.7
+[tool.toolstream.rules]
+"gemini/*" = "off"
+[tool.toolstream.handlers]
+refund = "app.handlers:refund"
+""",
+        encoding="utf-8",
+    )
+    (tmp_path / "sub").mkdir()
+    config = load_config(start=tmp_path / "sub")
+    assert config.path == tmp_path / "pyproject.toml"
+    assert config.tools == (str(tmp_path / "tools.yaml"), "app.tools:TOOLS")
+    assert (config.targets, config.fail_on, config.similarity_threshold) == (
+        ("openai-strict", "gemini"),
+        "warning",
+        0.7,
+    )
+    assert config.rules == {"gemini/*": "off"} and config.handlers == {"refund": "app.handlers:refund"}
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('fail-on = "loud"', "fail-on: one of info, warning, error or never"),
+        ('colour = "red"', "unknown key(s) colour"),
+        ("similarity-threshold = 2", "similarity-threshold: a number in"),
+        ('[tool.toolstream.rules]\nx = "fatal"', "rules.x: one of"),
+        ("tools = 3", "tools: expected a string or a list of strings"),
+    ],
+)
+def test_configuration_errors_name_the_key(tmp_path: Path, table: str, message: str) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(f"[tool.toolstream]\n{table}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_config(path)
+
+
+def test_no_configuration_means_defaults(tmp_path: Path) -> None:
+    from toolstream.schema._config import find_pyproject
+
+    if find_pyproject(tmp_path) is not None:
+        pytest.skip("a pyproject.toml above the temporary folder")
+    config = load_config(start=tmp_path)
+    assert (config.path, config.tools, config.fail_on, dict(config.rules)) == (None, (), "error", {})
