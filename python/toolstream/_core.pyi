@@ -6,7 +6,7 @@ from typing import Any, Final, final
 from toolstream._choice import ToolChoice
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
 
-__all__ = ["Engine", "ToolValidators", "__version__", "frame_sse", "scan", "violation_table"]
+__all__ = ["Engine", "ToolValidators", "__version__", "frame_sse", "scan", "schema_problems", "violation_table"]
 
 __version__: Final[str]
 
@@ -101,6 +101,22 @@ def frame_sse(reads: Sequence[bytes], *, limit: int = ...) -> list[tuple[bytes, 
 
     Raises:
         ValueError: an event is larger than ``limit`` bytes.
+    """
+
+def schema_problems(schema_json: bytes, draft: str = "2020-12") -> list[tuple[str, str]]:
+    """Every way a schema breaks the meta-schema of its draft, for ``toolstream check``.
+
+    Args:
+        schema_json: The schema as JSON text (UTF-8 bytes).
+        draft: ``"2020-12"`` (the default), ``"2019-09"``, ``"7"``, ``"6"`` or ``"4"``; the schema's own
+            ``$schema`` is not read: the caller names the draft. The bundled meta-schemas are used; nothing is fetched.
+
+    Returns:
+        ``(pointer, message)`` pairs: the JSON pointer inside the schema and what the meta-schema says is wrong there,
+        sorted by pointer then message; empty when the schema is valid.
+
+    Raises:
+        ValueError: ``schema_json`` is not JSON, or ``draft`` is not one of the names above.
     """
 
 def violation_table() -> list[tuple[str, str, str, bool]]:

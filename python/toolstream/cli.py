@@ -3,7 +3,8 @@
 ``toolstream demo [FOLDER]`` reassembles every recording of a folder (the bundled ``recordings/`` by default) and
 prints each call with its violations in a table; ``toolstream reassemble FILE`` prints the calls of one recorded
 stream (``.sse`` or ``.jsonl``) as JSON lines; ``toolstream serve`` runs the local endpoint (``toolstream.server``)
-and ``toolstream probe`` the live contract suite against an endpoint (``toolstream.contract.probe``).
+and ``toolstream probe`` the live contract suite against an endpoint (``toolstream.contract.probe``); ``check``,
+``lint``, ``drift`` and ``examples`` are the schema toolkit (``toolstream.schema``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -96,23 +97,46 @@ def _reassemble_file(path: Path, emit: Emit, out: TextIO) -> int:
     return 0 if result.ok else 1
 
 
-# Subcommands that live beside what they run, each with ``add_parser(commands)`` and ``run(options) -> int``; the
-# extra named brings the dependencies they import when they run.
-_EXTENSIONS = (("toolstream.server._cli", "server"), ("toolstream.contract._probe_cli", "probe"))
+# Subcommands that live beside what they run, each module with ``add_parser(commands)`` and ``run(options) -> int``:
+# (command, module, the extra that brings the dependencies the module imports).
+_EXTENSIONS = (
+    ("serve", "toolstream.server._cli", "server"),
+    ("probe", "toolstream.contract._probe_cli", "probe"),
+    ("check", "toolstream.schema._check_cli", "schema"),
+    ("lint", "toolstream.schema._lint_cli", "schema"),
+    ("drift", "toolstream.schema._drift_cli", "schema"),
+    ("examples", "toolstream.schema._examples_cli", "schema"),
+)
+
+
+def _unavailable(error: ModuleNotFoundError) -> Callable[[argparse.Namespace], int]:
+    def run(options: argparse.Namespace) -> int:
+        raise error
+
+    return run
 
 
 def _add_extensions(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    for module_name, extra in _EXTENSIONS:
-        module = importlib.import_module(module_name)
-        before = set(commands.choices)
+    for command, module_name, extra in _EXTENSIONS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            # The command is still listed, and says what to install, instead of breaking the whole CLI.
+            parser = commands.add_parser(command, help=f"(needs {error.name}: pip install 'toolstream[{extra}]')")
+            parser.add_argument("arguments", nargs=argparse.REMAINDER)
+            parser.set_defaults(run=_unavailable(error), extra=extra)
+            continue
         module.add_parser(commands)
-        for name in set(commands.choices) - before:
-            commands.choices[name].set_defaults(run=module.run, extra=extra)
+        commands.choices[command].set_defaults(run=module.run, extra=extra)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every subcommand (for ``main`` and for tests that check documented command lines)."""
-    parser = argparse.ArgumentParser(prog="toolstream", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog="toolstream",
+        description="Streamed LLM tool calls reassembled and validated; contract tests for tool schemas and providers.",
+        epilog="Exit status: 0 clean, 1 findings or failed checks, 2 usage or I/O errors.",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="reassemble every recording of a folder and print the calls")
     demo.add_argument("folder", nargs="?", type=Path, help="a recordings folder (default: the bundled one)")

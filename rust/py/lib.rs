@@ -21,7 +21,7 @@ mod _core {
     #[pymodule_export]
     use crate::scan::{frame_sse, scan};
     #[pymodule_export]
-    use crate::validators::ToolValidators;
+    use crate::validators::{ToolValidators, schema_problems};
 
     #[pymodule_init]
     fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {

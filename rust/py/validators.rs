@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use rustc_hash::FxHashMap;
-use toolstream_core::{SchemaError, Violation};
+use toolstream_core::{MetaDraft, SchemaError, Violation};
 
 use crate::errors;
 use crate::input::utf8;
@@ -161,6 +161,27 @@ impl ToolValidators {
         let name = std::str::from_utf8(name).ok()?;
         self.fingerprints.get(name).map(|fingerprint| fingerprint.clone_ref(py))
     }
+}
+
+/// Every way `schema_json` (a schema as JSON text) breaks the meta-schema of `draft` (`"2020-12"`, `"2019-09"`,
+/// `"7"`, `"6"` or `"4"`): `(JSON pointer inside the schema, message)` pairs sorted by pointer, empty when it is
+/// valid. The bundled meta-schemas are used; nothing is fetched. Raises `ValueError` for text that is not JSON or an
+/// unknown draft.
+#[pyfunction]
+#[pyo3(signature = (schema_json, draft = "2020-12"))]
+pub(crate) fn schema_problems(schema_json: &[u8], draft: &str) -> PyResult<Vec<(String, String)>> {
+    let Some(meta) = MetaDraft::parse(draft) else {
+        return Err(PyValueError::new_err(format!(
+            "draft must be one of {}; got {draft:?}",
+            MetaDraft::NAMES.join(", ")
+        )));
+    };
+    let problems = toolstream_core::schema_problems(schema_json, meta)
+        .map_err(|error| PyValueError::new_err(error.to_string()))?;
+    Ok(problems
+        .into_iter()
+        .map(|problem| (problem.pointer, problem.message))
+        .collect())
 }
 
 fn json_text<'a>(arguments: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]>> {

@@ -27,7 +27,7 @@ OUTPUT_FORMATS: tuple[str, ...] = ("text", "json", "markdown", "github", "junit"
 _COLOURS = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 # Messages stay whole; only the table's columns of names and pointers are clipped.
-_NAME_WIDTH = 40
+_NAME_WIDTH = 56
 
 
 def _where(finding: Finding) -> str:

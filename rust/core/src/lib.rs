@@ -8,6 +8,7 @@ pub mod accumulator;
 pub mod chat_chunk;
 pub mod decode;
 pub mod json_view;
+pub mod meta_schema;
 pub mod scanner;
 pub mod sse;
 mod template;
@@ -19,6 +20,7 @@ pub use accumulator::{
     ToolChoice,
 };
 pub use decode::{Decoder, EventExtras, Format, OutputItem};
+pub use meta_schema::{MetaDraft, NotJson, SchemaProblem, schema_problems};
 pub use scanner::{ScanError, ScanErrorKind, ScanState, Scanner, ValueKind};
 pub use validator::{SchemaError, ToolValidators};
 pub use violation::{Level, Severity, Violation, ViolationCode, ViolationData};

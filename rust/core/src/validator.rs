@@ -856,7 +856,7 @@ fn shown(value: &Value) -> String {
     shorten(value.to_string())
 }
 
-fn shorten(mut text: String) -> String {
+pub(crate) fn shorten(mut text: String) -> String {
     if text.len() > SHOWN_VALUE_BYTES {
         let mut end = SHOWN_VALUE_BYTES;
         while !text.is_char_boundary(end) {
