@@ -47,3 +47,16 @@ def test_every_documented_script_loads(text: str, tmp_path: Path) -> None:
     path = tmp_path / "agent.yaml"
     path.write_text(text, encoding="utf-8")
     assert load_script(path).models
+
+
+CONFIGS = re.findall(r"^```toml\n(.*?)^```", (REPO / "README.md").read_text(encoding="utf-8"), re.M | re.S)
+
+
+@pytest.mark.parametrize("text", CONFIGS)
+def test_every_documented_configuration_loads(text: str, tmp_path: Path) -> None:
+    from toolstream.schema import load_config
+
+    path = tmp_path / "pyproject.toml"
+    path.write_text(text, encoding="utf-8")
+    config = load_config(path)
+    assert config.tools and config.targets and config.rules

@@ -531,7 +531,7 @@ def test_targets_resolve_all_lists_and_reject_unknown_names() -> None:
         lint_tools([tool(NAMED)], "openai,gpt")
     with pytest.raises(ValueError, match="no lint target"):
         resolve_targets([])
-    with pytest.raises(TypeError, match="lint_tools takes"):
+    with pytest.raises(TypeError, match="lint_tools: a int is not a tool source"):
         lint_tools([42], "openai")
 
 

@@ -9,12 +9,9 @@ sunset, secrets) and across definitions (here: a name declared twice, and two to
 from __future__ import annotations
 
 import datetime
-import os
-from collections.abc import Iterable, Iterator, Mapping
-from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from toolstream.registry import Tool, ToolRegistry
 from toolstream.schema._check_rules import CHECK_RULES, finding, per_tool
 from toolstream.schema._findings import Finding, FindingReport, sorted_findings
 from toolstream.schema._similarity import (
@@ -24,56 +21,9 @@ from toolstream.schema._similarity import (
     similar_pairs,
     tool_text,
 )
-from toolstream.schema._sources import ToolSource, iter_definitions, load_tools
+from toolstream.schema._sources import ToolSource, sources_of
 
 __all__ = ["CHECK_RULES", "DEFAULT_SIMILARITY_THRESHOLD", "check_tools", "sources_of"]
-
-
-def sources_of(given: object) -> list[ToolSource]:
-    """The tool definitions to check, from what a caller has at hand.
-
-    Args:
-        given: ``ToolSource``s (from ``load_tools``); paths and ``package.module:attr`` import paths (``str`` or
-            ``os.PathLike``), read with ``load_tools``; tool definitions as mappings; ``Tool``s or a
-            ``ToolRegistry``; or a list mixing them. A single mapping may also be a request body with ``tools`` or a
-            ``{name: schema}`` mapping.
-
-    Returns:
-        One ``ToolSource`` per definition, in order.
-
-    Raises:
-        TypeError: An item is none of these.
-        ValueError, OSError: A path or import path cannot be read (as ``load_tools``).
-    """
-    if isinstance(given, Mapping):  # one definition, a request body with "tools", or a {name: schema} mapping
-        return list(iter_definitions(given, "<definitions>"))
-    items: Iterable[object]
-    if isinstance(given, (str, os.PathLike, ToolRegistry, ToolSource, Tool)):
-        items = [given]
-    elif isinstance(given, Iterable):
-        items = given
-    else:
-        raise TypeError(f"check_tools takes tool files, import paths, definitions or ToolSources; got {given!r:.80}")
-    found: list[ToolSource] = []
-    definitions = 0
-    for item in items:
-        if isinstance(item, ToolSource):
-            found.append(item)
-        elif isinstance(item, (str, os.PathLike)):
-            found += load_tools([item if isinstance(item, str) else Path(item)])
-        elif isinstance(item, Mapping):
-            found += iter_definitions([item], f"<definitions>[{definitions}]")
-            definitions += 1
-        elif isinstance(item, ToolRegistry):
-            found += iter_definitions(item.to_openai(), "<registry>")
-        elif isinstance(item, Tool):
-            found += iter_definitions([item.to_openai()], f"<tool {item.name}>")
-        else:
-            raise TypeError(
-                f"check_tools: a {type(item).__name__} is not a tool source; pass paths, module:attr import paths, "
-                "definitions (mappings), Tools, a ToolRegistry or ToolSources"
-            )
-    return found
 
 
 def _duplicates(sources: list[ToolSource]) -> Iterator[Finding]:

@@ -20,7 +20,6 @@ import string
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from os import PathLike
-from pathlib import Path
 from typing import Any
 
 from toolstream.registry import Tool, ToolRegistry
@@ -29,7 +28,7 @@ from toolstream.schema._lint_match import CompiledTarget, Entry, Hit
 from toolstream.schema._lint_matrix import NOT_LOADABLE_RULE, UNNAMED, build_matrix
 from toolstream.schema._lint_rules import EFFECT_LEVELS, LintRule, TargetRules, parse_rules_yaml
 from toolstream.schema._lint_walk import SchemaFacts
-from toolstream.schema._sources import ToolSource, load_tools
+from toolstream.schema._sources import ToolSource, sources_of
 
 __all__ = ["LINT_RULES", "LINT_TARGETS", "lint_tools", "resolve_targets", "target_rules"]
 
@@ -120,24 +119,7 @@ def _compiled(target: str, show_unverified: bool) -> CompiledTarget:
 
 
 def _sources(sources_or_specs: Any) -> list[ToolSource]:
-    if isinstance(sources_or_specs, (str, PathLike, ToolSource, Tool, ToolRegistry)):
-        sources_or_specs = [sources_or_specs]
-    found: list[ToolSource] = []
-    for number, item in enumerate(sources_or_specs):
-        if isinstance(item, ToolSource):
-            found.append(item)
-        elif isinstance(item, Tool):
-            found.append(ToolSource(item.name, item.to_openai(), f"python#{number}", tool=item))
-        elif isinstance(item, ToolRegistry):
-            tools = [item.get(name) for name in item.names]
-            found += [ToolSource(t.name, t.to_openai(), f"registry#{i}", tool=t) for i, t in enumerate(tools) if t]
-        elif isinstance(item, (str, PathLike)):
-            found += load_tools([item if isinstance(item, str) else Path(item)])
-        else:
-            raise TypeError(
-                f"lint_tools takes ToolSource, Tool, ToolRegistry, paths or import paths; got {type(item).__name__}"
-            )
-    return found
+    return sources_of(sources_or_specs, "lint_tools")
 
 
 def _message(entry: Entry, hit: Hit) -> str:

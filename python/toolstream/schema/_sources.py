@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 from toolstream.errors import SchemaError
 from toolstream.registry import ServerTool, Tool, ToolRegistry
 
-__all__ = ["META_KEYS", "ToolSource", "iter_definitions", "load_tools"]
+__all__ = ["META_KEYS", "ToolSource", "iter_definitions", "load_tools", "sources_of"]
 
 #: Keys beside a definition that belong to the toolkit, not to the provider's tool shape.
 META_KEYS: tuple[str, ...] = ("examples", "side_effects", "deprecated", "sunset")
@@ -273,5 +274,56 @@ def load_tools(specs: Sequence[str | Path]) -> list[ToolSource]:
         else:
             raise FileNotFoundError(
                 f"{spec}: no such file or directory (an import path is written package.module:attr)"
+            )
+    return found
+
+
+def sources_of(given: object, caller: str = "check_tools") -> list[ToolSource]:
+    """The tool definitions to check, from what a caller has at hand.
+
+    Args:
+        given: ``ToolSource``s (from ``load_tools``); paths and ``package.module:attr`` import paths (``str`` or
+            ``os.PathLike``), read with ``load_tools``; tool definitions as mappings; ``Tool``s or a
+            ``ToolRegistry``; or a list mixing them. A single mapping may also be a request body with ``tools`` or a
+            ``{name: schema}`` mapping.
+        caller: The public function asking, named in errors.
+
+    Returns:
+        One ``ToolSource`` per definition, in order.
+
+    Raises:
+        TypeError: An item is none of these.
+        ValueError, OSError: A path or import path cannot be read (as ``load_tools``).
+    """
+    if isinstance(given, Mapping):  # one definition, a request body with "tools", or a {name: schema} mapping
+        return list(iter_definitions(given, "<definitions>"))
+    items: Iterable[object]
+    if isinstance(given, (str, os.PathLike, ToolRegistry, ToolSource, Tool)):
+        items = [given]
+    elif isinstance(given, Iterable):
+        items = given
+    else:
+        raise TypeError(f"{caller} takes tool files, import paths, definitions or ToolSources; got {given!r:.80}")
+    found: list[ToolSource] = []
+    definitions = 0
+    for item in items:
+        if isinstance(item, ToolSource):
+            found.append(item)
+        elif isinstance(item, (str, os.PathLike)):
+            found += load_tools([item if isinstance(item, str) else Path(item)])
+        elif isinstance(item, Mapping):
+            found += iter_definitions([item], f"<definitions>[{definitions}]")
+            definitions += 1
+        elif isinstance(item, ToolRegistry):
+            # Tools already built are taken as they are (not reloaded from their rendering, which could refuse what
+            # the caller deliberately built, such as an external $ref).
+            tools = [tool for tool in (item.get(name) for name in item.names) if tool is not None]
+            found += [ToolSource(t.name, t.to_openai(), f"<registry>#{n}", tool=t) for n, t in enumerate(tools)]
+        elif isinstance(item, Tool):
+            found.append(ToolSource(item.name, item.to_openai(), f"<tool {item.name}>", tool=item))
+        else:
+            raise TypeError(
+                f"{caller}: a {type(item).__name__} is not a tool source; pass paths, module:attr import paths, "
+                "definitions (mappings), Tools, a ToolRegistry or ToolSources"
             )
     return found
