@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -14,7 +13,7 @@ from toolstream.schema._cli_common import add_output_options, config_of, finish,
 from toolstream.schema._config import Config
 from toolstream.schema._drift import check_handler
 from toolstream.schema._findings import FindingReport, sorted_findings
-from toolstream.schema._sources import ToolSource, load_tools
+from toolstream.schema._sources import ToolSource, import_object, load_tools
 
 __all__ = ["add_parser", "run"]
 
@@ -81,23 +80,10 @@ def _importable(folders: Sequence[Path]) -> Iterator[None]:
             sys.path.remove(folder)
 
 
-def _import(name: str, spec: str) -> Any:
-    module_name, _, attribute = spec.partition(":")
-    try:
-        value: Any = importlib.import_module(module_name)
-        for part in attribute.split("."):
-            value = getattr(value, part)
-    except (ImportError, AttributeError) as error:
-        raise ValueError(
-            f"handler for {name!r}: cannot import {spec!r} ({error}); write package.module:attr"
-        ) from error
-    return value
-
-
 def _handlers(specs: Mapping[str, str], config: Config) -> dict[str, Any]:
     folders = [Path.cwd()] + ([config.path.parent] if config.path is not None else [])
     with _importable(folders):
-        return {name: _import(name, spec) for name, spec in specs.items()}
+        return {name: import_object(spec, f"handler for {name!r}") for name, spec in specs.items()}
 
 
 def run(options: argparse.Namespace) -> int:
