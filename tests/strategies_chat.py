@@ -4,7 +4,10 @@ Used by ``tests/test_differential.py``. Four families:
 
 * ``chat_streams``: well-formed streams of valid calls (arbitrary JSON arguments rendered by ``json.dumps``, split
   anywhere, optionally interleaved, over one or two choices, with the noise docs/semantics.md says must not change
-  the calls). Ground truth is exact: every call, its timing under each emission policy, every violation.
+  the calls). Ground truth is exact: every call, its timing under each emission policy, every violation. The stream
+  is rendered by ``toolstream.strategies`` (``_chat.chat_cases``, the generator behind the public
+  ``toolstream.strategies.streams``); this module draws the calls and, now and then, turns chunks into SDK-like
+  attribute objects.
 * ``hostile_streams``: sequential calls whose arguments, identity or stream ending break the contract. Ground truth
   is the verdict (which calls are valid, which codes appear where), computed by ``HostileCase.expect`` from
   docs/semantics.md for these constrained shapes.
@@ -25,80 +28,56 @@ from typing import Any
 from hypothesis import strategies as st
 
 import toolstream
+from toolstream.strategies._calls import CallSpec
+from toolstream.strategies._chat import ABSENT, CHUNK_HEAD, ChatCase, Item, TruthCall, chat_cases, pack
+from toolstream.strategies._chat import placeholder as _placeholder
+from toolstream.strategies._chat import put as _put
+from toolstream.strategies._json import (
+    arguments_objects,
+    canonical,
+    deep_values,
+    json_floats,
+    json_ints,
+    json_scalars,
+    json_strings,
+    json_values,
+    merge,
+    render_styles,
+    split_text,
+)
+
+__all__ = [
+    "ABSENT",
+    "CHUNK_HEAD",
+    "NAMES",
+    "ChatCase",
+    "Expect",
+    "HCall",
+    "HostileCase",
+    "Item",
+    "TruthCall",
+    "arguments_objects",
+    "canonical",
+    "chat_streams",
+    "deep_values",
+    "hostile_streams",
+    "json_depth",
+    "json_floats",
+    "json_ints",
+    "json_scalars",
+    "json_strings",
+    "json_values",
+    "junk_streams",
+    "merge",
+    "pack",
+    "random_programs",
+    "render_styles",
+    "split_text",
+    "strict_json_loads",
+    "to_namespace",
+]
 
 # ----------------------------------------------------------------------------------------------- JSON values
-
-_SPECIAL = list('"\\/\b\f\n\r\t\x00\x01\x1f\x7f\x80\u00e9\u2028\u2029\ufeff\uffff\U0001f600\U0010ffff~ ab')
-
-
-def json_strings(max_size: int = 10) -> st.SearchStrategy[str]:
-    """Text with no lone surrogates (those cannot be JSON-dumped to UTF-8): astral, control chars, quotes..."""
-    return st.one_of(
-        st.text(st.characters(exclude_categories=("Cs",)), max_size=max_size),
-        st.text(st.sampled_from(_SPECIAL), max_size=max_size),
-    )
-
-
-json_ints = st.one_of(
-    st.integers(-1000, 1000),
-    st.integers(),
-    st.integers(min_value=2**64, max_value=2**300),
-    st.integers(min_value=-(2**300), max_value=-(2**64)),
-    st.sampled_from([0, -1, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**30]),
-)
-json_floats = st.one_of(
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from([0.0, -0.0, 1e16, 1.5e-300, 5e-324, 1.7976931348623157e308, 0.1, 1e22, 123456789.123456789]),
-)
-json_scalars = st.one_of(st.none(), st.booleans(), json_ints, json_floats, json_strings())
-json_values = st.recursive(
-    json_scalars,
-    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(json_strings(8), children, max_size=4)),
-    max_leaves=10,
-)
-
-
-@st.composite
-def deep_values(draw: Any) -> Any:
-    """A value nested 9 to 40 levels deep."""
-    shape = draw(st.lists(st.booleans(), min_size=9, max_size=40))
-    value = draw(json_scalars)
-    for as_list in shape:
-        value = [value] if as_list else {draw(st.sampled_from(["", "k", "é", "a/b"])): value}
-    return value
-
-
-@st.composite
-def arguments_objects(draw: Any) -> dict[str, Any]:
-    """An arguments object: usually small and moderately nested, sometimes deep."""
-    if draw(st.integers(0, 9)) == 0:
-        return {draw(json_strings(4)): draw(deep_values())}
-    return draw(st.dictionaries(json_strings(10), json_values, max_size=5))
-
-
-@st.composite
-def render_styles(draw: Any) -> dict[str, Any]:
-    """Keyword arguments of ``json.dumps``: ASCII or not, compact or spaced, indented or not."""
-    return {
-        "ensure_ascii": draw(st.booleans()),
-        "separators": draw(st.sampled_from([None, (",", ":"), (", ", ": "), (",", ": "), (" ,", " : ")])),
-        "indent": draw(st.sampled_from([None, None, 0, 2, "\t", " \r\n"])),
-    }
-
-
-@st.composite
-def split_text(draw: Any, text: str) -> list[str]:
-    """Non-empty pieces whose concatenation is ``text``: whole, every character, or cut at random places."""
-    n = len(text)
-    if n <= 1:
-        return [text]
-    mode = draw(st.integers(0, 3))
-    if mode == 0:
-        return [text]
-    if mode == 1 and n <= 300:
-        return list(text)
-    cuts = sorted(draw(st.lists(st.integers(1, n - 1), max_size=min(n - 1, 30), unique=True)))
-    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, n], strict=True)]
 
 
 def json_depth(text: str) -> int:
@@ -121,11 +100,6 @@ def json_depth(text: str) -> int:
         elif ch in "]}":
             depth -= 1
     return best
-
-
-def canonical(value: Any) -> str:
-    """The canonical text of arguments sent as a JSON value (docs/semantics.md)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def strict_json_loads(text: str) -> tuple[bool, Any]:
@@ -156,126 +130,6 @@ def strict_json_loads(text: str) -> tuple[bool, Any]:
     return (True, value) if clean(value) else (False, None)
 
 
-# ----------------------------------------------------------------------------------------- chunks from items
-
-ABSENT = object()  # a field left out of a fragment
-
-
-@dataclass
-class Item:
-    """One thing a choice says, in stream order: a tool-call fragment, content text or a finish reason."""
-
-    kind: str  # "frag" | "content" | "finish"
-    choice: int
-    payload: Any = None  # the tool_calls entry, the content string or the finish reason
-    call: int | None = None  # the call a fragment belongs to (position in the case's call list)
-    frag: int | None = None  # the fragment's position within its call
-
-
-CHUNK_HEAD = {"id": "chatcmpl-TS", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "m"}
-
-
-def _noise_chunk(rng: random.Random, choices: list[int]) -> tuple[dict[str, Any], Any]:
-    """A chunk that must change no call (and the usage it carries, if any)."""
-    kind = rng.randrange(5)
-    if kind == 0:
-        return {**CHUNK_HEAD, "choices": []}, None
-    if kind == 1:  # Azure's first chunk
-        head = {"id": "", "object": "", "created": 0, "model": ""}
-        return {
-            **head,
-            "choices": [],
-            "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {}}],
-        }, None
-    if kind == 2:
-        a, b = rng.randrange(100), rng.randrange(100)
-        usage = {"prompt_tokens": a, "completion_tokens": b, "total_tokens": a + b}
-        return {**CHUNK_HEAD, "choices": [], "usage": usage}, usage
-    choice = rng.choice(choices)
-    if kind == 3:
-        return {**CHUNK_HEAD, "choices": [{"index": choice, "delta": None, "finish_reason": None}]}, None
-    delta = {"role": "assistant", "content": rng.choice([None, ""]), "refusal": None}
-    return {**CHUNK_HEAD, "choices": [{"index": choice, "delta": delta, "logprobs": None, "finish_reason": None}]}, None
-
-
-def pack(
-    rng: random.Random,
-    items: list[Item],
-    *,
-    pack_p: float,
-    noise_p: float = 0.0,
-    choices: list[int] | None = None,
-    explicit_nulls: bool = False,
-) -> tuple[list[Any], list[int], Any]:
-    """Lay items out as chunks. Returns the chunks, the chunk position of each item and the last usage sent."""
-    chunks: list[Any] = []
-    where: list[int] = []
-    usage = None
-    current: list[dict[str, Any]] | None = None
-
-    def new_entry(choice: int) -> dict[str, Any]:
-        entry: dict[str, Any] = {"index": choice, "delta": {}}
-        if explicit_nulls or rng.random() < 0.5:
-            entry["finish_reason"] = None
-        return entry
-
-    for item in items:
-        join = current is not None and rng.random() < pack_p
-        if not join:
-            if noise_p and choices and rng.random() < noise_p:
-                chunk, sent = _noise_chunk(rng, choices)
-                chunks.append(chunk)
-                usage = sent if sent is not None else usage
-            current = []
-            chunk = {**CHUNK_HEAD, "choices": current}
-            if explicit_nulls:
-                chunk["usage"] = None
-            chunks.append(chunk)
-        assert current is not None
-        entry = current[-1] if current else None
-        fits = (
-            entry is not None
-            and entry["index"] == item.choice
-            and entry.get("finish_reason") is None
-            and (item.kind == "finish" or "content" not in entry["delta"])
-        )
-        if not fits:
-            entry = new_entry(item.choice)
-            current.append(entry)
-        assert entry is not None
-        if item.kind == "frag":
-            entry["delta"].setdefault("tool_calls", []).append(item.payload)
-        elif item.kind == "content":
-            entry["delta"]["content"] = item.payload
-        else:
-            entry["finish_reason"] = item.payload
-        where.append(len(chunks) - 1)
-    if noise_p and choices and rng.random() < noise_p:
-        chunk, sent = _noise_chunk(rng, choices)
-        chunks.append(chunk)
-        usage = sent if sent is not None else usage
-    # A choice entry may leave out its index when its position says the same.
-    for chunk in chunks:
-        for position, entry in enumerate(chunk.get("choices") or []):
-            if entry.get("index") == position and rng.random() < 0.2:
-                del entry["index"]
-    return chunks, where, usage
-
-
-def merge(rng: random.Random, sequences: list[list[Any]]) -> list[Any]:
-    """A random interleaving of the sequences that keeps each one's order."""
-    positions = [0] * len(sequences)
-    out: list[Any] = []
-    live = [i for i, s in enumerate(sequences) if s]
-    while live:
-        i = rng.choice(live)
-        out.append(sequences[i][positions[i]])
-        positions[i] += 1
-        if positions[i] == len(sequences[i]):
-            live.remove(i)
-    return out
-
-
 def to_namespace(value: Any) -> Any:
     """Dicts become attribute objects (as the openai SDK's models are), recursively; usage is kept as sent."""
     if isinstance(value, dict):
@@ -285,122 +139,9 @@ def to_namespace(value: Any) -> Any:
     return value
 
 
-def _placeholder(rng: random.Random) -> Any:
-    return rng.choice([ABSENT, None, "", "null"])
-
-
-def _put(d: dict[str, Any], key: str, value: Any) -> None:
-    if value is not ABSENT:
-        d[key] = value
-
-
 # ------------------------------------------------------------------------------------ family 1: valid streams
 
 NAMES = ["get_weather", "search", "f", "a.b-c_d", "工具", "x" * 64, "Null", "none"]
-
-
-@dataclass
-class TruthCall:
-    """A call as it must come out of a well-formed stream."""
-
-    choice: int
-    id: str
-    name: str
-    arguments: Any
-    text: str
-    index: int | None
-    violations: list[tuple[str, str]]  # (code, severity) of its expected call-level violations
-    seq: int = -1
-    close_item: int = -1
-    call_end_item: int | None = None  # None: handed over only by the end of the stream
-
-
-@dataclass
-class ChatCase:
-    """A well-formed stream and everything reassembly must make of it."""
-
-    chunks: list[Any]
-    calls: list[TruthCall]  # ordered by (choice, seq)
-    choices: list[int]
-    texts: dict[int, str]
-    usage: Any
-    where: list[int]  # chunk position of each item
-
-    def violation_keys(self, call: TruthCall) -> list[tuple[Any, ...]]:
-        return sorted((code, severity, call.choice, call.seq, None) for code, severity in call.violations)
-
-    def trigger(self, call: TruthCall, emit: str) -> int | None:
-        """The item whose reading hands the call over (None: the end of the stream)."""
-        if emit == "complete":
-            return call.close_item
-        if emit == "call_end":
-            return call.call_end_item
-        return None
-
-    def expected_order(self, emit: str) -> list[tuple[int, int]]:
-        def key(call: TruthCall) -> tuple[float, int, int]:
-            trigger = self.trigger(call, emit)
-            return (float("inf") if trigger is None else trigger, call.choice, call.seq)
-
-        return [(c.choice, c.seq) for c in sorted(self.calls, key=key)]
-
-    def expected_chunk(self, call: TruthCall, emit: str) -> int:
-        """Position of the chunk after which the call is handed over; len(chunks) for the end of the stream."""
-        trigger = self.trigger(call, emit)
-        return len(self.chunks) if trigger is None else self.where[trigger]
-
-
-@st.composite
-def _call_fragments(
-    draw: Any, rng: random.Random, *, call_id: str, index: int, noise: bool
-) -> tuple[Any, str, list[dict[str, Any]], int, dict[str, Any]]:
-    """One valid call's fragments. Returns arguments, text, fragments, the closing fragment and its options."""
-    arguments = draw(arguments_objects())
-    text = json.dumps(arguments, **draw(render_styles()))
-    pieces = draw(split_text(text))
-    name = draw(st.sampled_from(NAMES))
-    type_mode = draw(st.sampled_from(["function"] * 5 + ["absent", "none", "", "null"])) if noise else "function"
-    drop = draw(st.sampled_from(["none", "none", "none", "some", "all"])) if noise else "none"
-    late_name = noise and draw(st.integers(0, 3)) == 0
-    first_empty = late_name or draw(st.booleans())
-    args: list[Any] = ([rng.choice(["", "", None, ABSENT])] if first_empty else []) + pieces
-    if noise and len(args) > 1:  # continuations that carry no arguments at all (never after the closing one)
-        for _ in range(draw(st.integers(0, 2))):
-            args.insert(rng.randint(1, len(args) - 1), rng.choice([ABSENT, None, ""]))
-    close = max(j for j, a in enumerate(args) if isinstance(a, str) and a)
-    late_at = rng.randint(1, close) if late_name else 0
-    fragments = []
-    for j, piece in enumerate(args):
-        frag: dict[str, Any] = {}
-        has_index = drop == "none" or (drop == "some" and (j == 0 or rng.random() < 0.5))
-        if has_index:
-            frag["index"] = index
-        elif rng.random() < 0.5:
-            frag["index"] = None
-        function: dict[str, Any] = {}
-        if j == 0:
-            frag["id"] = call_id
-            _put(frag, "type", {"function": "function", "absent": ABSENT, "none": None}.get(type_mode, type_mode))
-            _put(function, "name", _placeholder(rng) if late_name else name)
-        else:
-            if noise and rng.random() < 0.3:
-                frag["id"] = rng.choice([call_id, call_id, "", "null", None])
-            if noise and rng.random() < 0.3:
-                frag["type"] = rng.choice(["function", "", "null", None])
-            if j == late_at:
-                function["name"] = name
-            elif noise and rng.random() < 0.3:
-                function["name"] = rng.choice(["", "null", None] + ([name] if j > late_at else []))
-        _put(function, "arguments", piece)
-        if function or j == 0 or rng.random() < 0.5:
-            frag["function"] = function if (function or rng.random() < 0.7) else None
-        fragments.append(frag)
-    options = {"type_mode": type_mode, "name": name}
-    return json.loads(text), text, fragments, close, options
-
-
-def _lacks_index(frag: dict[str, Any]) -> bool:
-    return frag.get("index") is None
 
 
 @st.composite
@@ -414,104 +155,20 @@ def chat_streams(
     allow_sdk_objects: bool = True,
 ) -> ChatCase:
     """A well-formed stream of valid calls (see the module docstring) with its exact ground truth."""
-    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
     if n_choices is None:
         n_choices = draw(st.sampled_from([1, 1, 1, 2]))
-    noise = allow_noise and draw(st.booleans())
-    choices = list(range(n_choices))
-    calls: list[TruthCall] = []
-    per_choice: list[list[Item]] = []
+    specs = []
     serial = 0
-    for choice in choices:
-        n = draw(st.integers(1, max_calls))
-        style = draw(st.sampled_from(["seq0", "seq1", "distinct", "zero"]))
-        if style == "zero":
-            indices = [0] * n
-        elif style == "distinct":
-            indices = draw(st.lists(st.integers(0, 50), min_size=n, max_size=n, unique=True))
-        else:
-            indices = list(range(style == "seq1", n + (style == "seq1")))
-        interleave = allow_interleave and style != "zero" and draw(st.booleans())
-        units: list[list[list[Item]]] = []
-        for k in range(n):
+    for choice in range(n_choices):
+        for _ in range(draw(st.integers(1, max_calls))):
             serial += 1
-            call_id = f"call_{serial}_{rng.choice(['', 'x', 'AbC9', 'é'])}"
-            arguments, text, fragments, close, options = draw(
-                _call_fragments(rng, call_id=call_id, index=indices[k], noise=noise)
-            )
-            position = len(calls)
-            violations = []
-            if options["type_mode"] != "function":
-                violations.append(("TYPE_MISSING", "info"))
-            calls.append(TruthCall(choice, call_id, options["name"], arguments, text, indices[k], violations))
-            items = [Item("frag", choice, f, position, j) for j, f in enumerate(fragments)]
-            calls[-1].close_item = close  # fragment position for now; an item position below
-            # Any interleaving: a call with no argument text yet is not settled, so it waits for its text.
-            units.append([[i] for i in items])
-        if interleave:
-            sequence = [i for unit in merge(rng, units) for i in unit]
-        else:
-            sequence = [i for call_units in units for unit in call_units for i in unit]
-        if draw(st.booleans()):
-            for _ in range(draw(st.integers(1, 3))):
-                content = draw(st.one_of(json_strings(6), st.none()))
-                sequence.insert(rng.randint(0, len(sequence)), Item("content", choice, content))
-        sequence.append(Item("finish", choice, "tool_calls"))
-        per_choice.append(sequence)
-    items = merge(rng, per_choice)
-
-    # Index-less continuations need the id unless their call is the latest one opened in the choice.
-    latest: dict[int, int] = {}
-    opened: list[int] = []
-    reused: dict[int, set[int]] = {c: set() for c in choices}
-    for item in items:
-        if item.kind != "frag":
-            continue
-        call = calls[item.call]
-        frag = item.payload
-        if item.frag == 0:
-            latest[item.choice] = item.call
-            opened.append(item.call)
-            if not _lacks_index(frag):
-                if frag["index"] in reused[item.choice]:
-                    call.violations.append(("INDEX_REUSED", "info"))
-                reused[item.choice].add(frag["index"])
-            else:
-                call.index = None
-        elif _lacks_index(frag) and latest[item.choice] != item.call:
-            frag["id"] = call.id
-    for number, call in enumerate(calls):
-        if any(_lacks_index(i.payload) for i in items if i.kind == "frag" and i.call == number):
-            call.violations.append(("MISSING_INDEX", "warning"))
-        call.seq = opened.index(number)
-
-    # Where each call closes, and what hands it over under call_end.
-    position_of = {(i.call, i.frag): p for p, i in enumerate(items) if i.kind == "frag"}
-    for number, call in enumerate(calls):
-        call.close_item = position_of[(number, call.close_item)]
-        call.call_end_item = next(
-            (
-                p
-                for p in range(call.close_item + 1, len(items))
-                if items[p].choice == call.choice
-                and (items[p].kind == "finish" or (items[p].kind == "frag" and items[p].call != number))
-            ),
-            None,
-        )
-    pack_p = draw(st.sampled_from([0.0, 0.3, 0.7, 1.0]))
-    chunks, where, usage = pack(
-        rng,
-        items,
-        pack_p=pack_p,
-        noise_p=0.3 if noise else 0.0,
-        choices=choices,
-        explicit_nulls=noise and rng.random() < 0.5,
-    )
+            call_id = f"call_{serial}_{draw(st.sampled_from(['', 'x', 'AbC9', 'é']))}"
+            specs.append(CallSpec(draw(st.sampled_from(NAMES)), draw(arguments_objects()), None, call_id, choice))
+    case: ChatCase = draw(chat_cases(specs, noise=allow_noise, interleave=allow_interleave))
     if allow_sdk_objects and draw(st.integers(0, 4)) == 0:
-        chunks = [to_namespace(c) if rng.random() < 0.7 else c for c in chunks]
-    texts = {c: "".join(i.payload or "" for i in items if i.kind == "content" and i.choice == c) for c in choices}
-    calls.sort(key=lambda c: (c.choice, c.seq))
-    return ChatCase(chunks, calls, choices, texts, usage, where)
+        rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+        case.chunks = [to_namespace(c) if rng.random() < 0.7 else c for c in case.chunks]
+    return case
 
 
 # ---------------------------------------------------------------------------------- family 2: hostile streams
