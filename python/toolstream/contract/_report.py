@@ -221,7 +221,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _xml_text(text: str) -> str:
-    r"""Text an XML document can carry: characters XML forbids become ``\uXXXX``, so the document always parses."""
+    r"""Text an XML document can carry: a character XML forbids becomes its ``\u`` escape (four hex digits)."""
     return _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
