@@ -186,3 +186,19 @@ def test_no_configuration_means_defaults(tmp_path: Path) -> None:
         pytest.skip("a pyproject.toml above the temporary folder")
     config = load_config(start=tmp_path)
     assert (config.path, config.tools, config.fail_on, dict(config.rules)) == (None, (), "error", {})
+
+
+@pytest.mark.parametrize(
+    ("origin", "expected"),
+    [
+        ("tools.yaml#2", "file=tools.yaml,title="),
+        ("logs/tools.jsonl:12", "file=logs/tools.jsonl,line=12,title="),
+        ("git:main:api/tools.yaml#0", "file=api/tools.yaml,title="),
+        ("myapp.tools:TOOLS", "title="),
+    ],
+)
+def test_github_annotations_point_at_the_file_not_the_origin_suffix(origin: str, expected: str) -> None:
+    # Regression: "tools.yaml#0" was written as the file name, so GitHub could not place the annotation.
+    finding = Finding("check/x", "error", "m", tool="t", origin=origin)
+    line = render(FindingReport("check", (finding,)), "github").splitlines()[0]
+    assert line.startswith(f"::error {expected}")

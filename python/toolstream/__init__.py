@@ -7,8 +7,12 @@ whole, with every contract violation reported as data. The engine is the Rust ex
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from toolstream._api import AsyncToolCallStream, ToolCallStream, make_entry_points
 from toolstream._api import Reassembler as _Reassembler
+from toolstream._calllog import CallLog
 from toolstream._core import Engine as _Engine
 from toolstream._core import __version__
 from toolstream._formats import WIRE_FORMATS, WireFormat
@@ -48,11 +52,35 @@ from toolstream.errors import (
 )
 from toolstream.registry import ServerTool, Tool, ToolRegistry
 
+if TYPE_CHECKING:
+    from toolstream._batch import validate_batch
+    from toolstream.schema._history import RegistryHistory
+    from toolstream.schema._migrations import Migrations, migration
+
+# Imported on first use: schema histories read YAML and git, and validate_batch needs pyarrow; an agent loop that
+# only reassembles pays for none of it.
+_LAZY = {
+    "RegistryHistory": "toolstream.schema._history",
+    "Migrations": "toolstream.schema._migrations",
+    "migration": "toolstream.schema._migrations",
+    "validate_batch": "toolstream._batch",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of the compatibility kit, imported on first use."""
+    module = _LAZY.get(name)
+    if module is not None:
+        return getattr(importlib.import_module(module), name)
+    raise AttributeError(f"module 'toolstream' has no attribute {name!r}")
+
+
 __all__ = [
     "WIRE_FORMATS",
     "ArgumentsDelta",
     "AsyncEventStream",
     "AsyncToolCallStream",
+    "CallLog",
     "ChoiceResult",
     "Event",
     "EventStream",
@@ -61,9 +89,11 @@ __all__ = [
     "InvalidToolCallError",
     "Limits",
     "MalformedChunkError",
+    "Migrations",
     "OutputItem",
     "Pending",
     "Reassembler",
+    "RegistryHistory",
     "SchemaError",
     "ServerTool",
     "Severity",
@@ -85,9 +115,11 @@ __all__ = [
     "aevents",
     "areassemble",
     "events",
+    "migration",
     "normalize",
     "reassemble",
     "validate",
+    "validate_batch",
     "validate_many",
 ]
 

@@ -106,6 +106,10 @@ _EXTENSIONS = (
     ("lint", "toolstream.schema._lint_cli", "schema"),
     ("drift", "toolstream.schema._drift_cli", "schema"),
     ("examples", "toolstream.schema._examples_cli", "schema"),
+    ("diff", "toolstream.schema._diff_cli", "schema"),
+    ("replay", "toolstream.schema._replay_cli", "replay"),
+    ("sample", "toolstream.schema._sample_cli", "replay"),
+    ("matrix", "toolstream.cases._matrix_cli", "cases"),
 )
 
 

@@ -1,4 +1,4 @@
-"""The schema toolkit: registry checks, provider lint, handler drift and prompt examples, offline and in milliseconds.
+"""The schema toolkit: registry checks, provider lint, handler drift, prompt examples, breaking-change diff and replay.
 
 Every command reports ``Finding``s (a stable rule id, a level, the tool, the JSON pointer of the construct, and the
 fix) in a ``FindingReport``, rendered for people or machines by ``render`` (text, JSON, markdown, GitHub workflow
@@ -7,6 +7,7 @@ annotations, JUnit XML). Project defaults live in ``[tool.toolstream]`` of ``pyp
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from toolstream.schema._check import CHECK_RULES, DEFAULT_SIMILARITY_THRESHOLD, check_tools
@@ -18,22 +19,57 @@ from toolstream.schema._output import OUTPUT_FORMATS, render
 from toolstream.schema._sources import ToolSource, load_tools
 
 if TYPE_CHECKING:
+    from toolstream.schema._calls import ObservedCall, UnreadableRecord, read_calls
+    from toolstream.schema._diff import CHANGE_KINDS, Change, DiffReport, diff_tools
+    from toolstream.schema._history import RegistryHistory, RegistryVersion, VersionMatch
+    from toolstream.schema._history_replay import CallProblem, HistoryReport
     from toolstream.schema._lint import LINT_RULES, LINT_TARGETS, lint_tools
+    from toolstream.schema._migrations import Migration, MigrationError, Migrations, migration
+    from toolstream.schema._replay import ReplayReport, replay_calls
+    from toolstream.schema._sample import SampleResult, ToolSample, sample_calls
+    from toolstream.schema._sample_scrub import Scrub
 
-# The lint reads its rule files (YAML) when imported; only code that lints should need PyYAML.
-_LAZY = frozenset({"LINT_RULES", "LINT_TARGETS", "lint_tools"})
+# Imported on first use: the lint reads its rule files (YAML) when imported, replay reads JSONL with orjson, and the
+# diff pulls in the lint; code that only checks tools should need none of that.
+_LAZY = {
+    "LINT_RULES": "_lint",
+    "LINT_TARGETS": "_lint",
+    "lint_tools": "_lint",
+    "CHANGE_KINDS": "_diff",
+    "Change": "_diff",
+    "DiffReport": "_diff",
+    "diff_tools": "_diff",
+    "ObservedCall": "_calls",
+    "UnreadableRecord": "_calls",
+    "read_calls": "_calls",
+    "ReplayReport": "_replay",
+    "replay_calls": "_replay",
+    "SampleResult": "_sample",
+    "ToolSample": "_sample",
+    "sample_calls": "_sample",
+    "Scrub": "_sample_scrub",
+    "RegistryHistory": "_history",
+    "RegistryVersion": "_history",
+    "VersionMatch": "_history",
+    "CallProblem": "_history_replay",
+    "HistoryReport": "_history_replay",
+    "Migration": "_migrations",
+    "MigrationError": "_migrations",
+    "Migrations": "_migrations",
+    "migration": "_migrations",
+}
 
 
 def __getattr__(name: str) -> Any:
-    """The lint's names, imported on first use."""
-    if name in _LAZY:
-        from toolstream.schema import _lint
-
-        return getattr(_lint, name)
+    """The names of the heavier commands, imported on first use."""
+    module = _LAZY.get(name)
+    if module is not None:
+        return getattr(importlib.import_module(f"toolstream.schema.{module}"), name)
     raise AttributeError(f"module 'toolstream.schema' has no attribute {name!r}")
 
 
 __all__ = [
+    "CHANGE_KINDS",
     "CHECK_RULES",
     "DEFAULT_SIMILARITY_THRESHOLD",
     "DRIFT_RULES",
@@ -42,18 +78,39 @@ __all__ = [
     "LINT_RULES",
     "LINT_TARGETS",
     "OUTPUT_FORMATS",
+    "CallProblem",
+    "Change",
     "Config",
+    "DiffReport",
     "Finding",
     "FindingReport",
+    "HistoryReport",
     "Level",
+    "Migration",
+    "MigrationError",
+    "Migrations",
+    "ObservedCall",
+    "RegistryHistory",
+    "RegistryVersion",
+    "ReplayReport",
     "Rule",
+    "SampleResult",
+    "Scrub",
+    "ToolSample",
     "ToolSource",
+    "UnreadableRecord",
+    "VersionMatch",
     "check_examples",
     "check_handler",
     "check_tools",
+    "diff_tools",
     "lint_tools",
     "load_config",
     "load_tools",
+    "migration",
+    "read_calls",
     "render",
+    "replay_calls",
+    "sample_calls",
     "tool_from_function",
 ]

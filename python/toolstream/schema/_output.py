@@ -99,14 +99,26 @@ def _github_escape(text: str, *, property_value: bool = False) -> str:
     return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
 
 
+def _file_and_line(origin: str) -> tuple[str | None, str | None]:
+    """The repository file (and line) an origin points at, for an annotation; None for an import path."""
+    if origin.startswith("git:"):
+        # git:REV:PATH: the annotation belongs on PATH as it is in the checkout.
+        origin = origin.split(":", 2)[-1]
+    origin = origin.partition("#")[0]
+    path, colon, line = origin.rpartition(":")
+    if colon and line.isdigit():
+        return path, line
+    return (None, None) if colon else (origin, None)
+
+
 def _github(report: FindingReport) -> str:
     lines = []
     for finding in report.findings:
         properties = [f"title={_github_escape(finding.rule, property_value=True)}"]
-        if finding.origin:
-            path, _, line = finding.origin.partition(":")
+        path, line = _file_and_line(finding.origin) if finding.origin else (None, None)
+        if path:
             properties.insert(0, f"file={_github_escape(path, property_value=True)}")
-            if line.isdigit():
+            if line:
                 properties.insert(1, f"line={line}")
         message = f"{_where(finding)}: {finding.message}"
         lines.append(f"::{_GITHUB_LEVEL[finding.level]} {','.join(properties)}::{_github_escape(message)}")

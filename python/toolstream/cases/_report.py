@@ -1,0 +1,402 @@
+"""The result of a matrix run: runs, cells, the grid, its JSON form and the exit status policy.
+
+A *run* is one repeat of one case against one model (its ``CaseResult``, or the transport error that prevented
+one). A *cell* is every repeat of one case against one model: ``k/n`` passed, and ``ok`` when ``k/n`` reaches the
+case's ``min_pass_rate``. The JSON form (``MatrixResult.as_dict``, ``toolstream matrix --json FILE``) is what
+``toolstream matrix --compare OLD NEW`` reads; its ``schema`` field names its version.
+
+Cell statuses, used for colours and in the JSON: ``pass`` (every repeat passed), ``flaky`` (some failed, but the
+pass rate reaches the threshold), ``fail`` (below the threshold) and ``error`` (no repeat got an answer).
+
+Exit status policies (``--fail-on``): ``threshold`` (the default: 1 when any cell is below its threshold),
+``any`` (1 when any repeat of any cell failed, even in a cell at its threshold) and ``never`` (always 0; reports
+only).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from toolstream.cases._model import CaseResult
+from toolstream.cases._spec import ModelSpec
+
+__all__ = [
+    "FAIL_ON",
+    "REPORT_FORMATS",
+    "REPORT_SCHEMA",
+    "TIMES",
+    "CaseInfo",
+    "Cell",
+    "CellStatus",
+    "FailOn",
+    "FailureGroup",
+    "MatrixResult",
+    "ReportFormat",
+    "RunRecord",
+    "failure_groups",
+    "meets",
+    "rows",
+]
+
+#: The multiplication sign of "case by model" headings in the reports (spelled as an escape: ruff flags the character).
+TIMES: Final = "\u00d7"
+
+#: The ``schema`` of the JSON report; ``--compare`` reads this version.
+REPORT_SCHEMA: Final = "toolstream.matrix/1"
+
+FailOn = Literal["threshold", "any", "never"]
+#: The exit status policies of ``--fail-on``, with what makes the run exit 1.
+FAIL_ON: Final[Mapping[str, str]] = {
+    "threshold": "a cell's pass rate is below its case's min_pass_rate",
+    "any": "any repeat of any cell failed",
+    "never": "nothing: the reports say what failed, the exit status stays 0",
+}
+
+CellStatus = Literal["pass", "flaky", "fail", "error"]
+
+ReportFormat = Literal["text", "markdown", "json", "junit", "html"]
+#: The formats ``MatrixResult.render`` writes.
+REPORT_FORMATS: Final[tuple[str, ...]] = ("text", "markdown", "json", "junit", "html")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One repeat of one case against one model.
+
+    Attributes:
+        repeat: The repeat number, from 1.
+        result: The judged result; None when no answer came (see ``error``).
+        error: Why the case could not be judged: the endpoint refused or never answered, or an answer could not be
+            read. None when it was judged.
+        retries: One line per retried request.
+        cached_turns: Turns answered from the cache.
+        sent_turns: Turns answered over HTTP.
+        seconds: Wall time of the run, retries included.
+    """
+
+    repeat: int
+    result: CaseResult | None
+    error: str | None = None
+    retries: tuple[str, ...] = ()
+    cached_turns: int = 0
+    sent_turns: int = 0
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        """Judged and passed."""
+        return self.error is None and self.result is not None and self.result.passed
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The failure codes of the result (``error`` for a run that got no answer)."""
+        if self.error is not None or self.result is None:
+            return ("error",)
+        return self.result.codes
+
+    def as_dict(self) -> dict[str, Any]:
+        """The run as JSON data: the result with every failure, its diff, and every turn's contract report."""
+        return {
+            "repeat": self.repeat,
+            "passed": self.passed,
+            "error": self.error,
+            "retries": list(self.retries),
+            "cached_turns": self.cached_turns,
+            "sent_turns": self.sent_turns,
+            "seconds": round(self.seconds, 3),
+            "result": self.result.as_dict() if self.result is not None else None,
+        }
+
+
+def meets(passed: int, total: int, min_pass_rate: float) -> bool:
+    """Whether ``passed`` out of ``total`` reaches ``min_pass_rate`` (2/3 reaches 0.66 and 0.667, not 0.67).
+
+    Compared as counts, so that a rate written with few digits is not failed by rounding: the least count that
+    reaches the rate is ``ceil(rate * total)``, less a hair for binary fractions such as 0.7 * 10.
+    """
+    if total == 0:
+        return False
+    return passed >= math.ceil(min_pass_rate * total - 1e-9)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Every repeat of one case against one model.
+
+    Attributes:
+        case: The case's name.
+        model: The model's label.
+        min_pass_rate: The case's threshold.
+        runs: The repeats, in repeat order.
+    """
+
+    case: str
+    model: str
+    min_pass_rate: float
+    runs: tuple[RunRecord, ...]
+
+    @property
+    def passed(self) -> int:
+        """Repeats that passed (the ``k`` of ``k/n``)."""
+        return sum(run.passed for run in self.runs)
+
+    @property
+    def total(self) -> int:
+        """Repeats run (the ``n`` of ``k/n``)."""
+        return len(self.runs)
+
+    @property
+    def rate(self) -> float:
+        """``k/n`` (0 for an empty cell)."""
+        return self.passed / self.total if self.runs else 0.0
+
+    @property
+    def ok(self) -> bool:
+        """The pass rate reaches the case's threshold."""
+        return meets(self.passed, self.total, self.min_pass_rate)
+
+    @property
+    def status(self) -> CellStatus:
+        """``pass``, ``flaky``, ``fail`` or ``error`` (see the module docstring)."""
+        if self.runs and all(run.error is not None for run in self.runs):
+            return "error"
+        if self.passed == self.total and self.runs:
+            return "pass"
+        return "flaky" if self.ok else "fail"
+
+    @property
+    def fraction(self) -> str:
+        """``k/n``."""
+        return f"{self.passed}/{self.total}"
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """Every failure code of the failed repeats, each once, in the order first seen."""
+        seen: dict[str, None] = {}
+        for run in self.runs:
+            if not run.passed:
+                seen.update(dict.fromkeys(run.codes))
+        return tuple(seen)
+
+    @property
+    def retries(self) -> int:
+        """Requests retried, over every repeat."""
+        return sum(len(run.retries) for run in self.runs)
+
+    @property
+    def failed_runs(self) -> tuple[RunRecord, ...]:
+        """The repeats that did not pass."""
+        return tuple(run for run in self.runs if not run.passed)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The cell as JSON data, with every repeat."""
+        return {
+            "case": self.case,
+            "model": self.model,
+            "passed": self.passed,
+            "total": self.total,
+            "pass_rate": round(self.rate, 6),
+            "min_pass_rate": self.min_pass_rate,
+            "ok": self.ok,
+            "status": self.status,
+            "codes": list(self.codes),
+            "retries": self.retries,
+            "repeats": [run.as_dict() for run in self.runs],
+        }
+
+
+@dataclass(frozen=True)
+class CaseInfo:
+    """A case as the reports need it.
+
+    Attributes:
+        name: Its name.
+        origin: ``cases.yaml#3``.
+        min_pass_rate: Its threshold.
+        expected: The expectation in one line (for row headers).
+        expectation: The expectation as JSON data (the sequences with their matchers as the case file spells
+            them), shown beside what was received.
+    """
+
+    name: str
+    origin: str
+    min_pass_rate: float
+    expected: str = ""
+    expectation: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class MatrixResult:
+    """The case-by-model matrix of one run.
+
+    Attributes:
+        source: The case file.
+        cases: The rows, in file order.
+        models: The columns, in command-line order, labelled.
+        cells: One per case and model, row by row.
+        started: When the run started (ISO 8601, UTC).
+        seconds: How long it took.
+        offline: Every answer came from the cache, by request.
+    """
+
+    source: str
+    cases: tuple[CaseInfo, ...]
+    models: tuple[ModelSpec, ...]
+    cells: tuple[Cell, ...]
+    started: str = ""
+    seconds: float = 0.0
+    offline: bool = False
+    _index: dict[tuple[str, str], Cell] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Index the cells by (case, model)."""
+        self._index.update({(cell.case, cell.model): cell for cell in self.cells})
+
+    def cell(self, case: str, model: str) -> Cell:
+        """The cell of a case (by name) and a model (by label).
+
+        Raises:
+            KeyError: No such cell (the message names the cases and models there are).
+        """
+        try:
+            return self._index[(case, model)]
+        except KeyError:
+            cases = ", ".join(info.name for info in self.cases)
+            models = ", ".join(spec.label for spec in self.models)
+            raise KeyError(f"no cell ({case!r}, {model!r}); cases: {cases}; models: {models}") from None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The column labels."""
+        return tuple(spec.label for spec in self.models)
+
+    @property
+    def below_threshold(self) -> tuple[Cell, ...]:
+        """The cells whose pass rate is below their threshold."""
+        return tuple(cell for cell in self.cells if not cell.ok)
+
+    @property
+    def ok(self) -> bool:
+        """Every cell reaches its threshold."""
+        return not self.below_threshold
+
+    def summary(self) -> dict[str, int]:
+        """Counts over the whole run: cells, cells ok, runs, runs passed, errors, retries, cached and sent turns."""
+        runs = [run for cell in self.cells for run in cell.runs]
+        return {
+            "cells": len(self.cells),
+            "cells_ok": sum(cell.ok for cell in self.cells),
+            "cells_below_threshold": len(self.below_threshold),
+            "runs": len(runs),
+            "runs_passed": sum(run.passed for run in runs),
+            "errors": sum(run.error is not None for run in runs),
+            "retries": sum(len(run.retries) for run in runs),
+            "cached_turns": sum(run.cached_turns for run in runs),
+            "sent_turns": sum(run.sent_turns for run in runs),
+        }
+
+    def exit_status(self, fail_on: FailOn = "threshold") -> int:
+        """The exit status under a policy (``FAIL_ON``): 0 or 1.
+
+        Raises:
+            ValueError: An unknown policy.
+        """
+        if fail_on == "threshold":
+            return 0 if self.ok else 1
+        if fail_on == "any":
+            return 0 if all(run.passed for cell in self.cells for run in cell.runs) else 1
+        if fail_on == "never":
+            return 0
+        raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)}; got {fail_on!r}")
+
+    def render(self, fmt: ReportFormat = "text") -> str:
+        """The matrix as ``text`` (the terminal table, plain), ``markdown``, ``json``, ``junit`` or ``html``.
+
+        Raises:
+            ValueError: An unknown format.
+        """
+        if fmt == "json":
+            return json.dumps(self.as_dict(), indent=2, ensure_ascii=False) + "\n"
+        if fmt == "text":
+            from toolstream.cases._report_text import render_text
+
+            return render_text(self)
+        if fmt == "markdown":
+            from toolstream.cases._report_markdown import render_markdown
+
+            return render_markdown(self)
+        if fmt == "junit":
+            from toolstream.cases._report_junit import render_junit
+
+            return render_junit(self)
+        if fmt == "html":
+            from toolstream.cases._html import render_html
+
+            return render_html(self)
+        raise ValueError(f"fmt must be one of {', '.join(REPORT_FORMATS)}; got {fmt!r}")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The whole run as JSON data (what ``--json FILE`` writes and ``--compare`` reads)."""
+        return {
+            "schema": REPORT_SCHEMA,
+            "source": self.source,
+            "started": self.started,
+            "seconds": round(self.seconds, 3),
+            "offline": self.offline,
+            "ok": self.ok,
+            "summary": self.summary(),
+            "models": [spec.as_dict() for spec in self.models],
+            "cases": [
+                {"name": info.name, "origin": info.origin, "min_pass_rate": info.min_pass_rate} for info in self.cases
+            ],
+            "cells": [cell.as_dict() for cell in self.cells],
+        }
+
+
+def rows(result: MatrixResult) -> Sequence[tuple[CaseInfo, tuple[Cell, ...]]]:
+    """The grid: each case with its cells in column order."""
+    return [(info, tuple(result.cell(info.name, label) for label in result.labels)) for info in result.cases]
+
+
+@dataclass(frozen=True)
+class FailureGroup:
+    """One failure as it recurs across the repeats of a cell (reports show it once, with the repeats it hit).
+
+    Attributes:
+        code: The failure code (``error`` for a run that got no answer).
+        message: Its one-line message.
+        diff: The diff of its first occurrence.
+        repeats: The repeat numbers it occurred in.
+    """
+
+    code: str
+    message: str
+    diff: str
+    repeats: tuple[int, ...]
+
+    @property
+    def which(self) -> str:
+        """``repeat 2`` or ``repeats 1, 3``."""
+        return ("repeat " if len(self.repeats) == 1 else "repeats ") + ", ".join(map(str, self.repeats))
+
+
+def failure_groups(cell: Cell) -> tuple[FailureGroup, ...]:
+    """The failures of a cell's failed repeats, grouped by code and message, in the order first seen."""
+    groups: dict[tuple[str, str], FailureGroup] = {}
+    for run in cell.failed_runs:
+        found: list[tuple[str, str, str]] = []
+        if run.error is not None or run.result is None:
+            found.append(("error", run.error or "no answer", ""))
+        else:
+            found.extend((failure.code, failure.message, failure.diff) for failure in run.result.failures)
+        for code, message, diff in found:
+            group = groups.get((code, message))
+            if group is None:
+                groups[(code, message)] = FailureGroup(code, message, diff, (run.repeat,))
+            elif run.repeat not in group.repeats:
+                groups[(code, message)] = FailureGroup(code, message, group.diff, (*group.repeats, run.repeat))
+    return tuple(groups.values())
