@@ -19,6 +19,7 @@ import pytest
 
 import toolstream
 from toolstream.cli import main
+from toolstream.schema import render
 from toolstream.schema._diff import CHANGE_KINDS, Change, DiffReport, diff_tools
 from toolstream.schema._diff_policy import load_policy_file, parse_policy
 from toolstream.schema._diff_sources import read_git
@@ -444,3 +445,12 @@ def test_closing_every_corpus_tool_is_one_change_per_open_tool(name: str) -> Non
         (tool, "additional-properties-closed", "") for tool in open_tools
     )
     assert all(c.verdict == "BREAKING" for c in report.changes)
+
+
+def test_the_summary_counts_every_tool_compared_not_only_the_changed_ones(tmp_path: Path) -> None:
+    # Regression: "1 checked" was printed for a diff of four tools with one changed.
+    old = [{"name": n, "parameters": {"type": "object", "properties": {"a": {"type": "string"}}}} for n in "wxyz"]
+    new = [dict(old[0], parameters={"type": "object", "properties": {"a": {"type": "integer"}}}), *old[1:]]
+    report = diff_tools(old, new).finding_report()
+    assert report.subjects == ("w", "x", "y", "z")
+    assert "4 checked" in render(report, "text")

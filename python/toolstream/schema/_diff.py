@@ -135,4 +135,5 @@ def diff_tools(
         summary,
         lint_targets,
         {"old": _notes(old_side), "new": _notes(new_side)},
+        tuple(dict.fromkeys((*old_side.tools, *new_side.tools))),
     )

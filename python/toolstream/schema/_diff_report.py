@@ -91,6 +91,7 @@ class DiffReport:
             tools OLD lacks, unreadable records; else None.
         targets: The lint targets provider regressions were checked for.
         notes: What normalisation assumed, by kind (``implicit-open``...): tool -> count, per side.
+        tools: Every tool name compared (OLD's, then those only NEW has): the summary's count and JUnit's cases.
     """
 
     old: str
@@ -100,6 +101,7 @@ class DiffReport:
     evidence: Mapping[str, Any] | None = None
     targets: tuple[str, ...] = ()
     notes: Mapping[str, Any] = field(default_factory=dict)
+    tools: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         """Order the changes: BREAKING first, then by tool and path."""
@@ -125,7 +127,7 @@ class DiffReport:
 
     def finding_report(self) -> FindingReport:
         """The findings as the schema toolkit's ``FindingReport`` (command ``diff``), for ``render``."""
-        subjects = tuple(dict.fromkeys(change.tool for change in self.changes))
+        subjects = tuple(dict.fromkeys((*self.tools, *(change.tool for change in self.changes))))
         extra = {
             "old": self.old,
             "new": self.new,
