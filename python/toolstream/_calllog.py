@@ -292,7 +292,7 @@ def _line(record: Mapping[str, Any]) -> bytes:
     try:
         return (text + "\n").encode("utf-8")
     except UnicodeEncodeError:
-        # A lone surrogate cannot be UTF-8; escaped as \udXXX the line is still JSON.
+        # A lone surrogate cannot be UTF-8; written as a \u escape (e.g. \ud800) the line is still JSON.
         return (json.dumps(record, ensure_ascii=True, allow_nan=False, separators=(",", ":")) + "\n").encode()
 
 
