@@ -207,46 +207,33 @@ def run_toolstream(path: Path) -> Result:
     return report.calls, report.invalid, [(f.id or "", list(f.errors)) for f in report.failures]
 
 
+def _python_loop(path: Path, validators: dict[str, Any], loads: Callable[[bytes | str], Any]) -> Result:
+    """The loop a user would write: parse each line, parse its arguments, collect every error of the tool's schema."""
+    calls = invalid = 0
+    failures: list[tuple[str, list[Any]]] = []
+    with path.open("rb") as lines:
+        for line in lines:
+            record = loads(line)
+            arguments = record["arguments"]
+            errors = list(
+                validators[record["name"]].iter_errors(loads(arguments) if type(arguments) is str else arguments)
+            )
+            calls += 1
+            if errors:
+                invalid += 1
+                if len(failures) < KEEP:
+                    failures.append((record["id"], errors))
+    return calls, invalid, failures
+
+
 def run_orjson_jsonschema_rs(path: Path) -> Result:
     import orjson
 
-    validators = validation_data.compiled().jsonschema_rs
-    loads = orjson.loads
-    calls = invalid = 0
-    failures: list[tuple[str, list[Any]]] = []
-    with path.open("rb") as lines:
-        for line in lines:
-            record = loads(line)
-            arguments = record["arguments"]
-            errors = list(
-                validators[record["name"]].iter_errors(loads(arguments) if type(arguments) is str else arguments)
-            )
-            calls += 1
-            if errors:
-                invalid += 1
-                if len(failures) < KEEP:
-                    failures.append((record["id"], errors))
-    return calls, invalid, failures
+    return _python_loop(path, validation_data.compiled().jsonschema_rs, orjson.loads)
 
 
 def run_json_jsonschema(path: Path) -> Result:
-    validators = validation_data.compiled().jsonschema
-    loads = json.loads
-    calls = invalid = 0
-    failures: list[tuple[str, list[Any]]] = []
-    with path.open("rb") as lines:
-        for line in lines:
-            record = loads(line)
-            arguments = record["arguments"]
-            errors = list(
-                validators[record["name"]].iter_errors(loads(arguments) if type(arguments) is str else arguments)
-            )
-            calls += 1
-            if errors:
-                invalid += 1
-                if len(failures) < KEEP:
-                    failures.append((record["id"], errors))
-    return calls, invalid, failures
+    return _python_loop(path, validation_data.compiled().jsonschema, json.loads)
 
 
 CONTENDERS: dict[str, Callable[[Path], Result]] = {
