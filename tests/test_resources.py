@@ -86,3 +86,13 @@ def test_reentrant_use_of_an_engine_is_an_exception() -> None:
     reassembler = toolstream.Reassembler(on_violation=feed_again)
     with pytest.raises(RuntimeError):
         reassembler.feed(chunk([{"function": {"name": "f", "arguments": "{}"}}]))
+
+
+def test_the_bounded_harness_measures_growth_and_enforces_its_cap() -> None:
+    from bounded import run_bounded
+
+    grown = run_bounded("block = bytearray(64 << 20); block[::4096] = b'x' * len(block[::4096]); outcome = 1")
+    assert grown.outcome == 1
+    assert 60 < grown.peak_growth_mib < 200
+    with pytest.raises(AssertionError, match="MemoryError"):
+        run_bounded("block = bytearray(2 << 30)", memory_mib=1024)

@@ -74,6 +74,10 @@ class ViolationCode(str, enum.Enum):
     TOOL_CHOICE_IGNORED = "TOOL_CHOICE_IGNORED"
     PROVIDER_ERROR = "PROVIDER_ERROR"
     STREAM_SPLICED = "STREAM_SPLICED"
+    INVALID_ARGUMENT_PATH = "INVALID_ARGUMENT_PATH"
+    UNRECOGNIZED_STREAM = "UNRECOGNIZED_STREAM"
+    VIOLATIONS_OMITTED = "VIOLATIONS_OMITTED"
+    VALIDATION_BUDGET_EXCEEDED = "VALIDATION_BUDGET_EXCEEDED"
 
 
 #: code -> (level, default severity, recoverable). ``recoverable`` says whether the model can fix the problem on
@@ -113,6 +117,10 @@ VIOLATION_TABLE: dict[ViolationCode, tuple[Literal["call", "stream", "call/strea
     ViolationCode.TOOL_CHOICE_IGNORED: ("stream", Severity.ERROR, False),
     ViolationCode.PROVIDER_ERROR: ("stream", Severity.ERROR, False),
     ViolationCode.STREAM_SPLICED: ("stream", Severity.ERROR, False),
+    ViolationCode.INVALID_ARGUMENT_PATH: ("call", Severity.ERROR, False),
+    ViolationCode.UNRECOGNIZED_STREAM: ("stream", Severity.ERROR, False),
+    ViolationCode.VIOLATIONS_OMITTED: ("call/stream", Severity.ERROR, False),
+    ViolationCode.VALIDATION_BUDGET_EXCEEDED: ("call", Severity.ERROR, False),
 }
 
 

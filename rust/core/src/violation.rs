@@ -115,6 +115,10 @@ violation_codes! {
     TOOL_CHOICE_IGNORED => (Stream, Error, false),
     PROVIDER_ERROR => (Stream, Error, false),
     STREAM_SPLICED => (Stream, Error, false),
+    INVALID_ARGUMENT_PATH => (Call, Error, false),
+    UNRECOGNIZED_STREAM => (Stream, Error, false),
+    VIOLATIONS_OMITTED => (CallOrStream, Error, false),
+    VALIDATION_BUDGET_EXCEEDED => (Call, Error, false),
 }
 
 /// A payload a violation must not lose.
@@ -182,10 +186,10 @@ mod tests {
     #[test]
     fn every_code_is_listed_once_and_spelled_as_its_name() {
         let mut names: Vec<&str> = ViolationCode::ALL.iter().map(|code| code.as_str()).collect();
-        assert_eq!(names.len(), 33);
+        assert_eq!(names.len(), 37);
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 33);
+        assert_eq!(names.len(), 37);
         assert_eq!(ViolationCode::TRAILING_DATA.as_str(), "TRAILING_DATA");
     }
 
