@@ -197,6 +197,40 @@ class Accumulator:
         self._end_call(call)
         return call.seq
 
+    def open_call(self, choice_number: int, fragment: Fragment) -> int:
+        """A call whose later fragments are addressed to it by ``seq`` (Gemini streamed arguments); return its ``seq``.
+
+        Always a new call, never matched to an earlier one (no ``MISSING_INDEX``); it stays open until ``end_seq``.
+        """
+        choice = self._choice(choice_number)
+        call = self._open(choice, fragment)
+        self._hand_over_others(choice, call)
+        self._apply(call, fragment)
+        self._hand_over_if_complete(call)
+        return call.seq
+
+    def fragment_to(self, seq: int, fragment: Fragment) -> None:
+        """Apply a fragment to the call ``seq`` (opened by ``open_call``); its ``index`` is not read."""
+        call = self._calls[seq]
+        self._hand_over_others(self._choice(call.choice), call)
+        self._apply(call, fragment)
+        self._hand_over_if_complete(call)
+
+    def end_seq(self, seq: int) -> None:
+        """The format's explicit end of the call ``seq`` (see ``end_call``)."""
+        call = self._calls[seq]
+        if not call.ended:
+            self._end_call(call)
+
+    def call_violation(self, seq: int, code: ViolationCode, message: str, *, path: str | None = None) -> None:
+        """A decoder's finding on the call ``seq`` (a streamed argument it could not place)."""
+        self._report(self._calls[seq], code, message, path=path)
+
+    @property
+    def limits(self) -> Limits:
+        """The stream's limits."""
+        return self._limits
+
     def end_call(self, choice_number: int, index: int) -> None:
         """The format's explicit end of the latest call of the choice opened with ``index`` (none: nothing).
 

@@ -390,6 +390,41 @@ impl Accumulator {
         call
     }
 
+    /// A call whose later fragments are addressed to it by seq (Gemini streamed arguments): always a new call, never
+    /// matched to an earlier one (no `MISSING_INDEX`), open until [`Accumulator::end_seq`]; returns its seq.
+    pub fn open_call(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
+        self.choices.entry(choice).or_default();
+        let call = self.open(choice, fragment);
+        self.hand_over_others(choice, call);
+        self.apply(call, fragment);
+        self.hand_over_if_complete(call);
+        call
+    }
+
+    /// Applies a fragment to the call `seq` (opened by [`Accumulator::open_call`]); its `index` is not read.
+    pub fn fragment_to(&mut self, seq: usize, fragment: &Fragment<'_>) {
+        let Some(choice) = self.calls.get(seq).map(|call| call.choice) else {
+            return;
+        };
+        self.hand_over_others(choice, seq);
+        self.apply(seq, fragment);
+        self.hand_over_if_complete(seq);
+    }
+
+    /// A decoder's finding on the call `seq` (a streamed argument it could not place).
+    pub fn call_violation(&mut self, seq: usize, code: ViolationCode, message: String, path: Option<String>) {
+        let detail = Detail {
+            path,
+            ..Detail::default()
+        };
+        self.report(seq, code, message, detail, Target::Live);
+    }
+
+    /// The stream's limits.
+    pub fn limits(&self) -> Limits {
+        self.config.limits
+    }
+
     /// The provider's explicit end of the latest call of `choice` opened with `index` (Anthropic
     /// `content_block_stop`, Responses `.done`, Bedrock `contentBlockStop`).
     pub fn end_call(&mut self, choice: i64, index: i64) {
@@ -920,8 +955,9 @@ impl Accumulator {
         }
     }
 
-    /// The call is over: its value can no longer grow, and unless every call waits for the end it is handed over.
-    fn end_seq(&mut self, call: usize) {
+    /// The call `call` (a seq) is over: its value can no longer grow, and unless every call waits for the end it is
+    /// handed over (a decoder's explicit end by seq, as [`Accumulator::end_call`] is by index).
+    pub fn end_seq(&mut self, call: usize) {
         let Some(state) = self.calls.get_mut(call) else { return };
         if state.stage != Stage::Open {
             return;

@@ -10,6 +10,7 @@ mod bedrock;
 mod gemini;
 mod ollama;
 mod output;
+mod partial_args;
 mod responses;
 
 use std::borrow::Cow;
