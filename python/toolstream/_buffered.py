@@ -142,9 +142,19 @@ def _bedrock(response: Any) -> list[Any]:
     events: list[Any] = [{"messageStart": {"role": message.get("role", "assistant")}}]
     for position, block in enumerate(_as_list(message.get("content"), "output.message.content")):
         block = block if isinstance(block, Mapping) else {}
-        if "toolUse" in block:
+        if "toolResult" in block:
+            # A server tool's result (Nova's built-in tools): its start, and its content as the one delta.
+            result = block["toolResult"] or {}
+            start = {key: value for key, value in result.items() if key != "content"}
+            events.append({"contentBlockStart": {"start": {"toolResult": start}, "contentBlockIndex": position}})
+            if "content" in result:
+                delta = {"delta": {"toolResult": result["content"]}, "contentBlockIndex": position}
+                events.append({"contentBlockDelta": delta})
+        elif "toolUse" in block:
             tool_use = block["toolUse"] or {}
             start = {"toolUseId": tool_use.get("toolUseId"), "name": tool_use.get("name")}
+            if "type" in tool_use:
+                start["type"] = tool_use["type"]
             events.append({"contentBlockStart": {"start": {"toolUse": start}, "contentBlockIndex": position}})
             if "input" in tool_use:
                 text = json.dumps(tool_use["input"], separators=(",", ":"), ensure_ascii=False, allow_nan=False)

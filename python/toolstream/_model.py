@@ -336,6 +336,18 @@ class OutputItem:
 
 #: Output types that are calls the provider ran itself (never validated, never handed over).
 SERVER_CALL_TYPES: frozenset[str] = frozenset({"server_tool_use", "mcp_tool_use"})
+#: Gemini parts that are calls of its built-in tools (code execution, search, file search).
+GEMINI_SERVER_CALL_PARTS: frozenset[str] = frozenset({"executableCode", "toolCall"})
+
+
+def _is_server_call(value: dict[str, Any]) -> bool:
+    kind = value.get("type")
+    if kind in SERVER_CALL_TYPES or (isinstance(kind, str) and kind.endswith("_call") and kind != "function_call"):
+        return True
+    tool_use = value.get("toolUse")
+    if isinstance(tool_use, dict) and tool_use.get("type") == "server_tool_use":
+        return True
+    return any(value.get(part) is not None for part in GEMINI_SERVER_CALL_PARTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,17 +378,13 @@ class StreamResult:
 
     @property
     def server_calls(self) -> tuple[dict[str, Any], ...]:
-        """The calls the provider ran itself, as sent.
+        """The calls the provider ran itself, as sent (their results, kept in ``output`` too, are not calls).
 
         Anthropic ``server_tool_use``/``mcp_tool_use`` blocks, Responses built-in tool call items
-        (``web_search_call``, ``tool_search_call``, ...).
+        (``web_search_call``, ``tool_search_call``, a ``custom_tool_call`` the provider ran, ...), Bedrock ``toolUse``
+        blocks of type ``server_tool_use``, Gemini ``executableCode`` and ``toolCall`` parts.
         """
-        return tuple(
-            item.value
-            for item in self.output
-            if (kind := item.value.get("type")) in SERVER_CALL_TYPES
-            or (isinstance(kind, str) and kind.endswith("_call") and kind != "function_call")
-        )
+        return tuple(item.value for item in self.output if _is_server_call(item.value))
 
     def to_history(self, format: ResultFormat) -> Any:
         """The assistant turn of the first choice, ready to append to the next request, ids echoed exactly.
