@@ -143,13 +143,7 @@ def _bedrock(response: Any) -> list[Any]:
     for position, block in enumerate(_as_list(message.get("content"), "output.message.content")):
         block = block if isinstance(block, Mapping) else {}
         if "toolResult" in block:
-            # A server tool's result (Nova's built-in tools): its start, and its content as the one delta.
-            result = block["toolResult"] or {}
-            start = {key: value for key, value in result.items() if key != "content"}
-            events.append({"contentBlockStart": {"start": {"toolResult": start}, "contentBlockIndex": position}})
-            if "content" in result:
-                delta = {"delta": {"toolResult": result["content"]}, "contentBlockIndex": position}
-                events.append({"contentBlockDelta": delta})
+            events.extend(_bedrock_tool_result(block["toolResult"] or {}, position))
         elif "toolUse" in block:
             tool_use = block["toolUse"] or {}
             start = {"toolUseId": tool_use.get("toolUseId"), "name": tool_use.get("name")}
@@ -177,6 +171,15 @@ def _bedrock(response: Any) -> list[Any]:
     events.append({"messageStop": {"stopReason": converse.get("stopReason")}})
     if converse.get("usage") is not None:
         events.append({"metadata": {"usage": converse["usage"]}})
+    return events
+
+
+def _bedrock_tool_result(result: dict[str, Any], position: int) -> list[Any]:
+    """A server tool's result block (Nova's built-in tools): its start, and its content as the one delta."""
+    start = {key: value for key, value in result.items() if key != "content"}
+    events: list[Any] = [{"contentBlockStart": {"start": {"toolResult": start}, "contentBlockIndex": position}}]
+    if "content" in result:
+        events.append({"contentBlockDelta": {"delta": {"toolResult": result["content"]}, "contentBlockIndex": position}})
     return events
 
 
