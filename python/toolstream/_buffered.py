@@ -145,16 +145,7 @@ def _bedrock(response: Any) -> list[Any]:
         if "toolResult" in block:
             events.extend(_bedrock_tool_result(block["toolResult"] or {}, position))
         elif "toolUse" in block:
-            tool_use = block["toolUse"] or {}
-            start = {"toolUseId": tool_use.get("toolUseId"), "name": tool_use.get("name")}
-            if "type" in tool_use:
-                start["type"] = tool_use["type"]
-            events.append({"contentBlockStart": {"start": {"toolUse": start}, "contentBlockIndex": position}})
-            if "input" in tool_use:
-                text = json.dumps(tool_use["input"], separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-                events.append(
-                    {"contentBlockDelta": {"delta": {"toolUse": {"input": text}}, "contentBlockIndex": position}}
-                )
+            events.extend(_bedrock_tool_use(block["toolUse"] or {}, position))
         elif "text" in block:
             events.append({"contentBlockDelta": {"delta": {"text": block["text"]}, "contentBlockIndex": position}})
         elif "reasoningContent" in block:
@@ -174,12 +165,26 @@ def _bedrock(response: Any) -> list[Any]:
     return events
 
 
+def _bedrock_tool_use(tool_use: dict[str, Any], position: int) -> list[Any]:
+    """A tool use block (a server tool's keeps its ``type``): its start, and its ``input`` as one compact delta."""
+    start = {"toolUseId": tool_use.get("toolUseId"), "name": tool_use.get("name")}
+    if "type" in tool_use:
+        start["type"] = tool_use["type"]
+    events: list[Any] = [{"contentBlockStart": {"start": {"toolUse": start}, "contentBlockIndex": position}}]
+    if "input" in tool_use:
+        text = json.dumps(tool_use["input"], separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        events.append({"contentBlockDelta": {"delta": {"toolUse": {"input": text}}, "contentBlockIndex": position}})
+    return events
+
+
 def _bedrock_tool_result(result: dict[str, Any], position: int) -> list[Any]:
     """A server tool's result block (Nova's built-in tools): its start, and its content as the one delta."""
     start = {key: value for key, value in result.items() if key != "content"}
     events: list[Any] = [{"contentBlockStart": {"start": {"toolResult": start}, "contentBlockIndex": position}}]
     if "content" in result:
-        events.append({"contentBlockDelta": {"delta": {"toolResult": result["content"]}, "contentBlockIndex": position}})
+        events.append(
+            {"contentBlockDelta": {"delta": {"toolResult": result["content"]}, "contentBlockIndex": position}}
+        )
     return events
 
 
