@@ -153,10 +153,11 @@ class BedrockDecoder:
             fields.string(tool, "type", "contentBlockStart.start.toolUse.type") == "server_tool_use"
         )
         result = None if body is None else fields.mapping(body, "toolResult", "contentBlockStart.start.toolResult")
-        if result is not None or (server and tool is not None):
-            member, start = ("toolResult", result) if result is not None else ("toolUse", tool)
-            assert start is not None
-            self._blocks[index] = _ServerBlock(self._accumulator.calls_opened(), member, start)
+        if result is not None:
+            self._blocks[index] = _ServerBlock(self._accumulator.calls_opened(), "toolResult", result)
+            return
+        if server and tool is not None:
+            self._blocks[index] = _ServerBlock(self._accumulator.calls_opened(), "toolUse", tool)
             return
         if tool is None:
             return

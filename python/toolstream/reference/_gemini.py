@@ -8,6 +8,7 @@ arguments (Vertex ``streamFunctionCallArguments``), a part with ``willContinue``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,15 +156,15 @@ class GeminiDecoder:
         for position, entry in enumerate(entries):
             where = f"{at}.partialArgs[{position}]"
             value = fields.record(entry, where)
-            read = read_entry(value, lambda key, problem, where=where: fields.fail(f"{where}.{key}", problem))
+            read = read_entry(value, _failing(fields, where))
             try:
                 text.append(streamed.writer.write(read))
             except PathError as error:
                 self._violation(streamed, error)
         if not will_continue:
-            closing, error = streamed.writer.close()
-            if error is not None:
-                self._violation(streamed, error)
+            closing, unfinished = streamed.writer.close()
+            if unfinished is not None:
+                self._violation(streamed, unfinished)
             text.append(closing)
         if any(text):
             self._accumulator.fragment_to(streamed.seq, Fragment(None, None, None, _CALL_TYPE, "".join(text)))
@@ -194,6 +195,11 @@ class GeminiDecoder:
             last.texts.append(part["text"])
             return
         self._parts.append(_Part(choice, after_calls, part, [part["text"]] if joinable else []))
+
+
+def _failing(fields: Fields, where: str) -> Callable[[str, str], Exception]:
+    """The error for a field of an entry at ``where``."""
+    return lambda key, problem: fields.fail(f"{where}.{key}", problem)
 
 
 def _joinable(part: dict[str, Any]) -> bool:
