@@ -93,7 +93,11 @@ _UNFINISHED = frozenset({"queued", "in_progress"})
 
 def _responses(response: Any) -> list[Any]:
     response = _as_dict(response)
-    events: list[Any] = [{"type": "response.created", "response": {"status": "in_progress"}}]
+    created: dict[str, Any] = {"status": "in_progress"}
+    if response.get("tools") is not None:
+        # The tools the response lists decide whether a custom tool call is the application's or the provider's.
+        created["tools"] = response["tools"]
+    events: list[Any] = [{"type": "response.created", "response": created}]
     for position, item in enumerate(_as_list(response.get("output"), "output")):
         if isinstance(item, Mapping) and item.get("type") == "function_call":
             events.append({"type": "response.output_item.added", "output_index": position, "item": item})
