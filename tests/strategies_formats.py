@@ -215,6 +215,31 @@ def _specific(format: str, rng: random.Random, events: list[Any]) -> list[Any]:
                 {"functionCall": {"name": rng.choice(["f", "", "null"]), "args": rng.choice([{}, [], "x", 1])}},
                 {"functionCall": {"id": rng.choice(["a", "", "null"]), "name": "g"}},
                 {"text": "t", "thought": rng.choice([True, False, None])},
+                # Streamed arguments out of place: an opening, an end, entries at odd paths or of odd values.
+                {"functionCall": {"name": "h", "willContinue": True}},
+                {"functionCall": {}},
+                {"functionCall": {"willContinue": True}},
+                {
+                    "functionCall": {
+                        "partialArgs": [
+                            {
+                                "jsonPath": rng.choice(["$.a", "$.a[0]", "$.a[1]", "$..x", "$[0]", "$", "$.a.b", "x"]),
+                                **rng.choice(
+                                    [
+                                        {"stringValue": "s", "willContinue": rng.choice([True, False])},
+                                        {"numberValue": rng.choice([1, 2.5, -0.0])},
+                                        {"boolValue": True},
+                                        {"nullValue": None},
+                                        {},
+                                        {"stringValue": "s", "numberValue": 1},
+                                    ]
+                                ),
+                            }
+                            for _ in range(rng.randint(1, 3))
+                        ],
+                        **rng.choice([{"willContinue": True}, {}]),
+                    }
+                },
             ]
         )
         candidate = {"content": {"parts": [part]}, "index": rng.randrange(3)}
