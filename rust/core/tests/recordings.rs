@@ -152,7 +152,10 @@ fn check_call(name: &str, call: &HandedOver, want: &Value) {
     let text = String::from_utf8_lossy(&call.arguments_json);
     if call.arguments == Arguments::Text {
         // A custom tool call: its text is its input, and it has no arguments text.
-        assert!(want["arguments_json"].is_null(), "{name}: a custom call has no arguments_json");
+        assert!(
+            want["arguments_json"].is_null(),
+            "{name}: a custom call has no arguments_json"
+        );
         assert_eq!(text, want["input"].as_str().expect("input"), "{name}");
     } else {
         assert_eq!(text, want["arguments_json"].as_str().expect("arguments_json"), "{name}");
