@@ -202,13 +202,33 @@ def _specific(format: str, rng: random.Random, events: list[Any]) -> list[Any]:
                 target["arguments"] = rng.choice(
                     ['{"other": 1}', "", "{", "[]", '{"a":1} x', {"a": 1}, "".join(rng.choices(_TOKENS, k=3))]
                 )
-        else:  # deltas for an output index that has no call, or arguments in pieces out of order
+        elif rng.random() < 0.5:  # deltas for an output index that has no call, or arguments in pieces out of order
             event = {
                 "type": "response.function_call_arguments.delta",
                 "output_index": rng.randrange(4),
                 "delta": rng.choice(_TOKENS),
             }
             events.insert(rng.randint(0, len(events)), event)
+        else:  # custom tool calls: an item, its free-text input, an echo that declares custom tools or not
+            index = rng.randrange(4)
+            custom = {
+                "type": "custom_tool_call",
+                "call_id": "ct",
+                "name": rng.choice(["code", "x_search"]),
+                "input": "",
+            }
+            kinds = [
+                {"type": "response.output_item.added", "output_index": index, "item": custom},
+                {"type": "response.custom_tool_call_input.delta", "output_index": index, "delta": rng.choice(_TOKENS)},
+                {"type": "response.custom_tool_call_input.done", "output_index": index, "input": rng.choice(_TOKENS)},
+                {"type": "response.output_item.done", "output_index": index, "item": {**custom, "input": "x"}},
+                {
+                    "type": "response.in_progress",
+                    "response": {"tools": rng.choice([[], [{"type": "custom", "name": "code"}]])},
+                },
+            ]
+            for event in rng.sample(kinds, rng.randint(1, len(kinds))):
+                events.insert(rng.randint(0, len(events)), event)
     elif format == "gemini":
         part = rng.choice(
             [
