@@ -45,8 +45,6 @@ def calls_in_recording(recording: Recording) -> Iterator[ObservedCall | Unreadab
             if not call.name:
                 yield UnreadableRecord(where, "the stream handed over a call without a tool name (nothing to validate)")
                 continue
-            if call.arguments_json is None:
-                continue  # a custom tool call's input is free text: there is no schema to replay it against
             fields: dict[str, Any] = {
                 "recording": recording.name,
                 "format": recording.format,
@@ -54,7 +52,9 @@ def calls_in_recording(recording: Recording) -> Iterator[ObservedCall | Unreadab
                 "choice": call.choice,
                 "ok": call.ok,
             }
-            yield ObservedCall(call.name, call.arguments_json, call.id, moment, call.tool_fingerprint, where, fields)
+            # A custom tool call's input is free text, kept as it is (as CallLog logs it).
+            text = call.arguments_json if call.input is None else call.input
+            yield ObservedCall(call.name, text, call.id, moment, call.tool_fingerprint, where, fields)
     except (ToolstreamError, ValueError, TypeError, OSError) as error:
         yield UnreadableRecord(
             f"{origin} (after {count} calls)",
