@@ -53,8 +53,8 @@ def calls_in_recording(recording: Recording) -> Iterator[ObservedCall | Unreadab
                 "ok": call.ok,
             }
             # A custom tool call's input is free text, kept as it is (as CallLog logs it).
-            text = call.arguments_json if call.input is None else call.input
-            yield ObservedCall(call.name, text, call.id, moment, call.tool_fingerprint, where, fields)
+            text = call.input if call.arguments_json is None else call.arguments_json
+            yield ObservedCall(call.name, text or "", call.id, moment, call.tool_fingerprint, where, fields)
     except (ToolstreamError, ValueError, TypeError, OSError) as error:
         yield UnreadableRecord(
             f"{origin} (after {count} calls)",
