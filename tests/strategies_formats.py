@@ -202,19 +202,64 @@ def _specific(format: str, rng: random.Random, events: list[Any]) -> list[Any]:
                 target["arguments"] = rng.choice(
                     ['{"other": 1}', "", "{", "[]", '{"a":1} x', {"a": 1}, "".join(rng.choices(_TOKENS, k=3))]
                 )
-        else:  # deltas for an output index that has no call, or arguments in pieces out of order
+        elif rng.random() < 0.5:  # deltas for an output index that has no call, or arguments in pieces out of order
             event = {
                 "type": "response.function_call_arguments.delta",
                 "output_index": rng.randrange(4),
                 "delta": rng.choice(_TOKENS),
             }
             events.insert(rng.randint(0, len(events)), event)
+        else:  # custom tool calls: an item, its free-text input, an echo that declares custom tools or not
+            index = rng.randrange(4)
+            custom = {
+                "type": "custom_tool_call",
+                "call_id": "ct",
+                "name": rng.choice(["code", "x_search"]),
+                "input": "",
+            }
+            kinds = [
+                {"type": "response.output_item.added", "output_index": index, "item": custom},
+                {"type": "response.custom_tool_call_input.delta", "output_index": index, "delta": rng.choice(_TOKENS)},
+                {"type": "response.custom_tool_call_input.done", "output_index": index, "input": rng.choice(_TOKENS)},
+                {"type": "response.output_item.done", "output_index": index, "item": {**custom, "input": "x"}},
+                {
+                    "type": "response.in_progress",
+                    "response": {"tools": rng.choice([[], [{"type": "custom", "name": "code"}]])},
+                },
+            ]
+            for event in rng.sample(kinds, rng.randint(1, len(kinds))):
+                events.insert(rng.randint(0, len(events)), event)
     elif format == "gemini":
         part = rng.choice(
             [
                 {"functionCall": {"name": rng.choice(["f", "", "null"]), "args": rng.choice([{}, [], "x", 1])}},
                 {"functionCall": {"id": rng.choice(["a", "", "null"]), "name": "g"}},
                 {"text": "t", "thought": rng.choice([True, False, None])},
+                # Streamed arguments out of place: an opening, an end, entries at odd paths or of odd values.
+                {"functionCall": {"name": "h", "willContinue": True}},
+                {"functionCall": {}},
+                {"functionCall": {"willContinue": True}},
+                {
+                    "functionCall": {
+                        "partialArgs": [
+                            {
+                                "jsonPath": rng.choice(["$.a", "$.a[0]", "$.a[1]", "$..x", "$[0]", "$", "$.a.b", "x"]),
+                                **rng.choice(
+                                    [
+                                        {"stringValue": "s", "willContinue": rng.choice([True, False])},
+                                        {"numberValue": rng.choice([1, 2.5, -0.0])},
+                                        {"boolValue": True},
+                                        {"nullValue": None},
+                                        {},
+                                        {"stringValue": "s", "numberValue": 1},
+                                    ]
+                                ),
+                            }
+                            for _ in range(rng.randint(1, 3))
+                        ],
+                        **rng.choice([{"willContinue": True}, {}]),
+                    }
+                },
             ]
         )
         candidate = {"content": {"parts": [part]}, "index": rng.randrange(3)}

@@ -203,6 +203,8 @@ def test_a_turn_round_trips_in_its_own_format(recording: Recording, implementati
     result = stream.result
     if result.invalid_calls or result.finish_reason is None:
         pytest.skip("only a whole turn is sent back as it is")
+    if any(call.get("type") == "custom_tool_call" for call in result.server_calls):
+        pytest.skip("a custom tool call the provider ran is told apart by the response's tools, which a turn lacks")
     turn = result.to_history(recording.format)
     if recording.format in SDK_TURNS:
         SDK_TURNS[recording.format].validate_python(turn)

@@ -107,6 +107,11 @@ def _check_codes(codes: Any, allowed: set[str], where: str) -> None:
 
 
 def _check_arguments(call: dict[str, Any], where: str) -> None:
+    if "input" in call:
+        # A custom tool call: free-text input, no arguments text, arguments {} when valid.
+        assert isinstance(call["input"], str) and call["arguments_json"] is None, where
+        assert call["arguments"] == ({} if call["ok"] else None), where
+        return
     text = call["arguments_json"]
     assert isinstance(text, str), where
     if call["ok"]:
@@ -123,7 +128,7 @@ def _check_call(call: Any, where: str, wire_format: str) -> None:
     assert isinstance(call, dict), where
     keys = {"seq", "choice", "index", "id", "name", "arguments", "arguments_json", "ok", "violations"}
     assert keys <= set(call), f"{where}: missing {sorted(keys - set(call))}"
-    assert set(call) <= keys | {"errors", "extra"}, f"{where}: unknown keys {sorted(set(call) - keys)}"
+    assert set(call) <= keys | {"errors", "extra", "input"}, f"{where}: unknown keys {sorted(set(call) - keys)}"
     assert isinstance(call.get("extra", {}), dict) and call.get("extra") != {}, f"{where}: extra only when non-empty"
     assert isinstance(call["seq"], int) and call["seq"] >= 0, where
     assert isinstance(call["choice"], int) and call["choice"] >= 0, where

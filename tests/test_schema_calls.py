@@ -267,6 +267,8 @@ def test_conversation_logs_give_every_assistant_call(tmp_path: Path, fmt: str) -
         lines.append(_conversation(result, fmt, number))
         first = result.choices[0].choice if result.choices else 0
         for call in sorted((c for c in calls if c.choice == first), key=lambda c: c.seq):
+            if call.input is not None and fmt in ("openai-chat", "openai-responses"):
+                continue  # the OpenAI conversation readers take function calls; a custom tool call has no arguments
             if call.name:
                 expected.append((call.name, call.id, _arguments(call, fmt)))
             else:
@@ -331,7 +333,8 @@ def test_a_directory_of_recordings_gives_every_handed_over_call() -> None:
         for number, call in enumerate(
             toolstream.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield"), 1
         ):
-            expected.append((f"{recording.path} call {number}", call.name, call.id, call.arguments_json, call.ok))
+            text = call.arguments_json if call.input is None else call.input  # a custom call's free-text input
+            expected.append((f"{recording.path} call {number}", call.name, call.id, text, call.ok))
     found = list(read_calls(RECORDINGS))
     got = [
         (c.origin, c.name, c.id, c.arguments, c.fields["ok"]) if isinstance(c, ObservedCall) else (c.origin, None)

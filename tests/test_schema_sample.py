@@ -243,7 +243,11 @@ def test_the_recordings_sampled_cover_what_they_show(tmp_path: Path) -> None:
         assert result.features_missed == () and result.ok
         # Without tools a call is sampled from when its arguments are a JSON object (the stream's schema verdict is
         # not in a log).
-        names = {call.name for call in calls if call.name and isinstance(json_object(call.arguments_json), dict)}
+        names = {
+            call.name
+            for call in calls
+            if call.name and call.arguments_json is not None and isinstance(json_object(call.arguments_json), dict)
+        }
         assert {call.name for call in result.calls} == names
         for tool in result.tools:
             assert tool.features_covered == tool.features_seen

@@ -93,7 +93,11 @@ _UNFINISHED = frozenset({"queued", "in_progress"})
 
 def _responses(response: Any) -> list[Any]:
     response = _as_dict(response)
-    events: list[Any] = [{"type": "response.created", "response": {"status": "in_progress"}}]
+    created: dict[str, Any] = {"status": "in_progress"}
+    if response.get("tools") is not None:
+        # The tools the response lists decide whether a custom tool call is the application's or the provider's.
+        created["tools"] = response["tools"]
+    events: list[Any] = [{"type": "response.created", "response": created}]
     for position, item in enumerate(_as_list(response.get("output"), "output")):
         if isinstance(item, Mapping) and item.get("type") == "function_call":
             events.append({"type": "response.output_item.added", "output_index": position, "item": item})
@@ -142,15 +146,10 @@ def _bedrock(response: Any) -> list[Any]:
     events: list[Any] = [{"messageStart": {"role": message.get("role", "assistant")}}]
     for position, block in enumerate(_as_list(message.get("content"), "output.message.content")):
         block = block if isinstance(block, Mapping) else {}
-        if "toolUse" in block:
-            tool_use = block["toolUse"] or {}
-            start = {"toolUseId": tool_use.get("toolUseId"), "name": tool_use.get("name")}
-            events.append({"contentBlockStart": {"start": {"toolUse": start}, "contentBlockIndex": position}})
-            if "input" in tool_use:
-                text = json.dumps(tool_use["input"], separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-                events.append(
-                    {"contentBlockDelta": {"delta": {"toolUse": {"input": text}}, "contentBlockIndex": position}}
-                )
+        if "toolResult" in block:
+            events.extend(_bedrock_tool_result(block["toolResult"] or {}, position))
+        elif "toolUse" in block:
+            events.extend(_bedrock_tool_use(block["toolUse"] or {}, position))
         elif "text" in block:
             events.append({"contentBlockDelta": {"delta": {"text": block["text"]}, "contentBlockIndex": position}})
         elif "reasoningContent" in block:
@@ -167,6 +166,29 @@ def _bedrock(response: Any) -> list[Any]:
     events.append({"messageStop": {"stopReason": converse.get("stopReason")}})
     if converse.get("usage") is not None:
         events.append({"metadata": {"usage": converse["usage"]}})
+    return events
+
+
+def _bedrock_tool_use(tool_use: dict[str, Any], position: int) -> list[Any]:
+    """A tool use block (a server tool's keeps its ``type``): its start, and its ``input`` as one compact delta."""
+    start = {"toolUseId": tool_use.get("toolUseId"), "name": tool_use.get("name")}
+    if "type" in tool_use:
+        start["type"] = tool_use["type"]
+    events: list[Any] = [{"contentBlockStart": {"start": {"toolUse": start}, "contentBlockIndex": position}}]
+    if "input" in tool_use:
+        text = json.dumps(tool_use["input"], separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        events.append({"contentBlockDelta": {"delta": {"toolUse": {"input": text}}, "contentBlockIndex": position}})
+    return events
+
+
+def _bedrock_tool_result(result: dict[str, Any], position: int) -> list[Any]:
+    """A server tool's result block (Nova's built-in tools): its start, and its content as the one delta."""
+    start = {key: value for key, value in result.items() if key != "content"}
+    events: list[Any] = [{"contentBlockStart": {"start": {"toolResult": start}, "contentBlockIndex": position}}]
+    if "content" in result:
+        events.append(
+            {"contentBlockDelta": {"delta": {"toolResult": result["content"]}, "contentBlockIndex": position}}
+        )
     return events
 
 

@@ -234,7 +234,8 @@ def _first(obj: Any, *keys: str) -> Any:
 def _call_parts(call: Any) -> tuple[Any, Any, Any, Any]:
     """``(id, name, arguments, tool_fingerprint)`` of a call in any of the shapes ``record`` takes.
 
-    toolstream's ``ToolCall``/``InvalidToolCall`` (``arguments_json``, the exact text); an OpenAI Chat ``tool_calls``
+    toolstream's ``ToolCall``/``InvalidToolCall`` (``arguments_json``, the exact text; a custom tool call's free-text
+    ``input``, which is no JSON and is logged as it is); an OpenAI Chat ``tool_calls``
     entry or an Ollama one (``function.name``/``function.arguments``); a Responses ``function_call`` item (its
     ``call_id`` is the id a tool result answers); an Anthropic ``tool_use`` block (``input``); a Bedrock ``toolUse``
     (``toolUseId``/``input``, wrapped or not); a Gemini ``functionCall`` (``args``, wrapped or not); or a mapping with
@@ -251,7 +252,8 @@ def _call_parts(call: Any) -> tuple[Any, Any, Any, Any]:
     if function is not None and _get(function, "name") is not None:
         return _get(call, "id"), _get(function, "name"), _first(function, "arguments", "args"), fingerprint
     identifier = _first(call, "call_id", "toolUseId", "id")
-    arguments = text if isinstance(text, str) else _first(call, "arguments", "input", "args")
+    # A custom tool call (toolstream's, or a Responses custom_tool_call item) carries its input text, not arguments.
+    arguments = text if isinstance(text, str) else _first(call, "input", "arguments", "args")
     return identifier, _get(call, "name"), arguments, fingerprint
 
 

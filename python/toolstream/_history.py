@@ -39,11 +39,18 @@ def _provider_id(call: ToolCall | InvalidToolCall) -> bool:
 
 
 def _chat_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
+    if call.input is not None:
+        return {"id": call.id, "type": "custom", "custom": {"name": name, "input": call.input}}
     return {"id": call.id, "type": "function", "function": {"name": name, "arguments": _arguments_text(call)}}
 
 
 def _responses_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
-    item = {"type": "function_call", "call_id": call.id, "name": name, "arguments": _arguments_text(call)}
+    item: dict[str, Any]
+    if call.input is not None:
+        # A custom tool's call: its input is free text, replayed exactly.
+        item = {"type": "custom_tool_call", "call_id": call.id, "name": name, "input": call.input}
+    else:
+        item = {"type": "function_call", "call_id": call.id, "name": name, "arguments": _arguments_text(call)}
     if "item_id" in call.extra:
         item["id"] = call.extra["item_id"]
     return item

@@ -172,8 +172,10 @@ class ToolCall:
     Attributes:
         id: The provider's call id, or a generated ``ts_<choice>_<seq>`` (with ``MISSING_ID``) when none came.
         name: The tool name, taken on first arrival.
-        arguments: The parsed arguments, exactly the value that was checked.
-        arguments_json: The exact concatenated arguments text (the canonical text when an object was sent).
+        arguments: The parsed arguments, exactly the value that was checked; ``{}`` for a custom tool call (its
+            input is ``input``).
+        arguments_json: The exact concatenated arguments text (the canonical text when an object was sent); None
+            for a custom tool call, whose input is free text, not JSON.
         seq: Position of the call in the order calls were opened in this stream.
         index: The provider's ``index`` as sent, or None.
         choice: The choice the call belongs to.
@@ -183,18 +185,21 @@ class ToolCall:
             were given or the name is a server tool's.
         extra: Provider fields the next request needs back, as sent: Responses ``item_id``, Gemini
             ``thought_signature``, Anthropic ``caller``. Empty for most calls.
+        input: A custom tool call's input text (OpenAI Responses ``custom_tool_call``: free text, never parsed or
+            validated), exactly as it arrived; None for a function call.
     """
 
     id: str
     name: str
     arguments: dict[str, Any]
-    arguments_json: str
+    arguments_json: str | None
     seq: int
     index: int | None
     choice: int
     violations: tuple[Violation, ...] = ()
     tool_fingerprint: str | None = None
     extra: Mapping[str, Any] = field(default_factory=_no_extra)
+    input: str | None = None
 
     @property
     def ok(self) -> Literal[True]:
@@ -205,7 +210,8 @@ class ToolCall:
         """This call as the assistant side of a conversation records it, its id echoed exactly.
 
         Args:
-            format: ``"openai-chat"`` (a ``tool_calls`` entry), ``"openai-responses"`` (a ``function_call`` item,
+            format: ``"openai-chat"`` (a ``tool_calls`` entry; a custom tool call's is ``{"type": "custom"}``),
+                ``"openai-responses"`` (a ``function_call`` item, or a ``custom_tool_call`` item with its ``input``;
                 with its ``item_id`` as ``id``), ``"anthropic-messages"`` (a ``tool_use`` block, with its ``caller``),
                 ``"gemini"`` (a ``functionCall`` part, with its ``thoughtSignature``), ``"ollama"`` (a
                 ``tool_calls`` entry) or ``"bedrock-converse"`` (a ``toolUse`` content block).
@@ -223,8 +229,9 @@ class InvalidToolCall:
     Attributes:
         id: The provider's call id, or a generated one, so that a tool result can still answer it.
         name: The tool name, or None when none arrived.
-        arguments: The parsed arguments when the text was a complete JSON value, else None.
-        arguments_json: The arguments text received (up to the size limit).
+        arguments: The parsed arguments when the text was a complete JSON value, else None (always for a custom
+            tool call).
+        arguments_json: The arguments text received (up to the size limit); None for a custom tool call.
         seq: Position of the call in the order calls were opened in this stream.
         index: The provider's ``index`` as sent, or None.
         choice: The choice the call belongs to.
@@ -233,12 +240,13 @@ class InvalidToolCall:
         tool_fingerprint: The fingerprint of the declared tool its arguments were checked against, or None (no
             tools given, unknown or missing name, server tool).
         extra: Provider fields the next request needs back (see ``ToolCall.extra``).
+        input: A custom tool call's input text as received (see ``ToolCall.input``); None for a function call.
     """
 
     id: str
     name: str | None
     arguments: Any
-    arguments_json: str
+    arguments_json: str | None
     seq: int
     index: int | None
     choice: int
@@ -246,6 +254,7 @@ class InvalidToolCall:
     violations: tuple[Violation, ...] = ()
     tool_fingerprint: str | None = None
     extra: Mapping[str, Any] = field(default_factory=_no_extra)
+    input: str | None = None
 
     @property
     def ok(self) -> Literal[False]:
@@ -271,7 +280,8 @@ class InvalidToolCall:
 
         Args:
             format: ``"openai-chat"`` (a ``role: "tool"`` message with ``tool_call_id``), ``"openai-responses"``
-                (a ``function_call_output`` item with ``call_id``), ``"anthropic-messages"`` (a ``tool_result``
+                (a ``function_call_output`` item with ``call_id``; ``custom_tool_call_output`` for a custom tool
+                call), ``"anthropic-messages"`` (a ``tool_result``
                 content block with ``tool_use_id`` and ``is_error: true``), ``"gemini"`` (a ``functionResponse`` part
                 whose ``response`` is ``{"error": payload}``), ``"ollama"`` (a ``role: "tool"`` message with
                 ``tool_name``) or ``"bedrock-converse"`` (a ``toolResult`` block with ``status: "error"`` and the
@@ -336,6 +346,18 @@ class OutputItem:
 
 #: Output types that are calls the provider ran itself (never validated, never handed over).
 SERVER_CALL_TYPES: frozenset[str] = frozenset({"server_tool_use", "mcp_tool_use"})
+#: Gemini parts that are calls of its built-in tools (code execution, search, file search).
+GEMINI_SERVER_CALL_PARTS: frozenset[str] = frozenset({"executableCode", "toolCall"})
+
+
+def _is_server_call(value: dict[str, Any]) -> bool:
+    kind = value.get("type")
+    if kind in SERVER_CALL_TYPES or (isinstance(kind, str) and kind.endswith("_call") and kind != "function_call"):
+        return True
+    tool_use = value.get("toolUse")
+    if isinstance(tool_use, dict) and tool_use.get("type") == "server_tool_use":
+        return True
+    return any(value.get(part) is not None for part in GEMINI_SERVER_CALL_PARTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,17 +388,13 @@ class StreamResult:
 
     @property
     def server_calls(self) -> tuple[dict[str, Any], ...]:
-        """The calls the provider ran itself, as sent.
+        """The calls the provider ran itself, as sent (their results, kept in ``output`` too, are not calls).
 
         Anthropic ``server_tool_use``/``mcp_tool_use`` blocks, Responses built-in tool call items
-        (``web_search_call``, ``tool_search_call``, ...).
+        (``web_search_call``, ``tool_search_call``, a ``custom_tool_call`` the provider ran, ...), Bedrock ``toolUse``
+        blocks of type ``server_tool_use``, Gemini ``executableCode`` and ``toolCall`` parts.
         """
-        return tuple(
-            item.value
-            for item in self.output
-            if (kind := item.value.get("type")) in SERVER_CALL_TYPES
-            or (isinstance(kind, str) and kind.endswith("_call") and kind != "function_call")
-        )
+        return tuple(item.value for item in self.output if _is_server_call(item.value))
 
     def to_history(self, format: ResultFormat) -> Any:
         """The assistant turn of the first choice, ready to append to the next request, ids echoed exactly.

@@ -78,7 +78,8 @@ def tool_result(call: InvalidToolCall, format: str) -> dict[str, Any]:
     if format == "openai-chat":
         return {"role": "tool", "tool_call_id": call.id, "content": content}
     if format == "openai-responses":
-        return {"type": "function_call_output", "call_id": call.id, "output": content}
+        kind = "custom_tool_call_output" if call.input is not None else "function_call_output"
+        return {"type": kind, "call_id": call.id, "output": content}
     if format == "anthropic-messages":
         return {"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": True}
     raise ValueError(f"format must be one of {', '.join(map(repr, _FORMATS))}; got {format!r}")

@@ -472,7 +472,8 @@ def describe_call(call: Any) -> dict[str, Any]:
 
     Returns:
         ``{"seq", "choice", "index", "id", "name", "arguments", "arguments_json", "ok", "violations"}`` plus
-        ``"errors"`` for an invalid call and ``"extra"`` for a call that carries provider fields.
+        ``"errors"`` for an invalid call, ``"extra"`` for a call that carries provider fields and ``"input"`` for a
+        custom tool call.
     """
     description: dict[str, Any] = {
         "seq": call.seq,
@@ -491,6 +492,8 @@ def describe_call(call: Any) -> dict[str, Any]:
         )
     if call.extra:
         description["extra"] = dict(call.extra)
+    if call.input is not None:
+        description["input"] = call.input
     return description
 
 

@@ -347,6 +347,7 @@ impl Reader<'_> {
             arguments: argument_bytes.as_deref(),
             arguments_was_value,
             extra: &[],
+            ..Fragment::default()
         };
         accumulator.fragment(choice, &fragment);
         Ok(())

@@ -203,12 +203,19 @@ pub(crate) fn handed_over<'py>(
     payloads: &[Py<PyAny>],
 ) -> PyResult<Bound<'py, PyAny>> {
     let classes = classes(py)?;
+    let free_text = call.arguments == Arguments::Text;
     let arguments = match (call.arguments, parsed) {
         (Arguments::Empty, _) => PyDict::new(py).into_any(),
+        (Arguments::Text, _) if call.is_valid() => PyDict::new(py).into_any(),
         (Arguments::Value, Some(value)) => value,
-        (Arguments::Value | Arguments::Absent, _) => py.None().into_bound(py),
+        (Arguments::Value | Arguments::Absent | Arguments::Text, _) => py.None().into_bound(py),
     };
-    let arguments_json = String::from_utf8_lossy(&call.arguments_json);
+    // A free-text call's text is its `input`; it has no arguments text.
+    let (arguments_json, input) = if free_text {
+        (None, Some(text(py, &call.arguments_json)?))
+    } else {
+        (Some(String::from_utf8_lossy(&call.arguments_json)), None)
+    };
     let others = violations(
         py,
         call.violations.iter().filter(|v| v.severity != Severity::Error),
@@ -228,7 +235,7 @@ pub(crate) fn handed_over<'py>(
             others,
             tool_fingerprint,
         );
-        construct(classes.tool_call.bind(py), fields, &call.extra)
+        construct(classes.tool_call.bind(py), fields, &call.extra, input)
     } else {
         let errors = violations(
             py,
@@ -247,25 +254,32 @@ pub(crate) fn handed_over<'py>(
             others,
             tool_fingerprint,
         );
-        construct(classes.invalid_tool_call.bind(py), fields, &call.extra)
+        construct(classes.invalid_tool_call.bind(py), fields, &call.extra, input)
     }
 }
 
-/// A call object, with its provider fields when it has any (else the class's shared empty mapping).
+/// A call object, with its provider fields when it has any (else the class's shared empty mapping) and a free-text
+/// call's `input`.
 fn construct<'py>(
     class: &Bound<'py, PyType>,
     fields: impl pyo3::call::PyCallArgs<'py>,
     extra: &[(&'static str, Vec<u8>)],
+    input: Option<Bound<'py, PyString>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = class.py();
-    if extra.is_empty() {
+    if extra.is_empty() && input.is_none() {
         return class.call1(fields);
     }
-    let values = PyDict::new(py);
-    for (key, raw) in extra {
-        values.set_item(*key, json_bytes(py, raw)?)?;
-    }
     let keywords = PyDict::new(py);
-    keywords.set_item(intern!(py, "extra"), values)?;
+    if !extra.is_empty() {
+        let values = PyDict::new(py);
+        for (key, raw) in extra {
+            values.set_item(*key, json_bytes(py, raw)?)?;
+        }
+        keywords.set_item(intern!(py, "extra"), values)?;
+    }
+    if let Some(input) = input {
+        keywords.set_item(intern!(py, "input"), input)?;
+    }
     class.call(fields, Some(&keywords))
 }

@@ -108,14 +108,14 @@ def _violation_diff(call: InvalidToolCall, violation: Violation, code: str) -> s
         available = violation.data.get("available", []) if isinstance(violation.data, dict) else []
         return diff_lines([f"name: one of {', '.join(available)}"], [f"name: {call.name}"])
     if code == "args_not_json":
-        return diff_lines(["arguments: one complete JSON object"], [f"arguments: {call.arguments_json[:200]}"])
+        return diff_lines(["arguments: one complete JSON object"], [f"arguments: {(call.arguments_json or '')[:200]}"])
     if code == "missing_required":
         return diff_lines([f"{at}: (required)"], [f"{at}: (absent)"])
     if code == "unexpected_arg":
         return diff_lines([f"{at}: (not allowed)"], [f"{at}: {compact(_value_at(call.arguments, at))}"])
     if code == "schema_violation":
         return diff_lines([f"{at}: {_allowed(violation)}"], [f"{at}: {compact(_value_at(call.arguments, at))}"])
-    return diff_lines(["a call with a name and JSON arguments"], [f"{call.name} {call.arguments_json[:200]}"])
+    return diff_lines(["a call with a name and JSON arguments"], [f"{call.name} {(call.arguments_json or '')[:200]}"])
 
 
 def _invalid_call_failures(turn: int, position: int, call: InvalidToolCall) -> list[Failure]:

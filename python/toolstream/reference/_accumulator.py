@@ -53,6 +53,7 @@ _TEXT_CODES = frozenset(
 )
 _WHITESPACE = b" \t\r\n"
 _PARSE = object()  # marker: the arguments text is one complete value, to be parsed last
+_TEXT = object()  # marker: the call's text is free text (a custom tool's input), not arguments
 
 
 def value_or_none(value: str | None) -> str | None:
@@ -88,6 +89,9 @@ class Fragment:
     arguments: str | None
     arguments_was_value: bool = False
     extra: tuple[tuple[str, Any], ...] = ()
+    #: The call this fragment opens takes free text, not JSON (a Responses custom tool): kept, never scanned, and
+    #: whole only once its end came.
+    free_text: bool = False
 
 
 @dataclass(slots=True)
@@ -107,6 +111,7 @@ class _Call:
     extra: dict[str, Any] = field(default_factory=dict)
     handed_over: bool = False
     ended: bool = False  # the format said the call is over: later bytes for it are trailing data
+    free_text: bool = False
 
     @property
     def closed(self) -> bool:
@@ -196,6 +201,40 @@ class Accumulator:
         self._apply(call, fragment)
         self._end_call(call)
         return call.seq
+
+    def open_call(self, choice_number: int, fragment: Fragment) -> int:
+        """A call whose later fragments are addressed to it by ``seq`` (Gemini streamed arguments); return its ``seq``.
+
+        Always a new call, never matched to an earlier one (no ``MISSING_INDEX``); it stays open until ``end_seq``.
+        """
+        choice = self._choice(choice_number)
+        call = self._open(choice, fragment)
+        self._hand_over_others(choice, call)
+        self._apply(call, fragment)
+        self._hand_over_if_complete(call)
+        return call.seq
+
+    def fragment_to(self, seq: int, fragment: Fragment) -> None:
+        """Apply a fragment to the call ``seq`` (opened by ``open_call``); its ``index`` is not read."""
+        call = self._calls[seq]
+        self._hand_over_others(self._choice(call.choice), call)
+        self._apply(call, fragment)
+        self._hand_over_if_complete(call)
+
+    def end_seq(self, seq: int) -> None:
+        """The format's explicit end of the call ``seq`` (see ``end_call``)."""
+        call = self._calls[seq]
+        if not call.ended:
+            self._end_call(call)
+
+    def call_violation(self, seq: int, code: ViolationCode, message: str, *, path: str | None = None) -> None:
+        """A decoder's finding on the call ``seq`` (a streamed argument it could not place)."""
+        self._report(self._calls[seq], code, message, path=path)
+
+    @property
+    def limits(self) -> Limits:
+        """The stream's limits."""
+        return self._limits
 
     def end_call(self, choice_number: int, index: int) -> None:
         """The format's explicit end of the latest call of the choice opened with ``index`` (none: nothing).
@@ -413,6 +452,7 @@ class Accumulator:
             choice=choice.number,
             index=fragment.index,
             scanner=None if too_many else Scanner(self._limits.max_depth),
+            free_text=fragment.free_text,
         )
         self._calls.append(call)
         choice.calls.append(call)
@@ -496,6 +536,8 @@ class Accumulator:
                 call.buffer += data
                 if self._steps is not None and data:
                     self._steps.append(("arguments", call.seq, call.choice, bytes(data)))
+        if call.free_text:
+            return  # free text is kept as it came: nothing to scan
         was_invalid = call.scanner.error is not None
         call.scanner.feed(data)
         for duplicate in call.scanner.take_duplicate_keys():
@@ -569,13 +611,18 @@ class Accumulator:
             arguments = self._parse(call)
         errors = tuple(v for v in call.violations if v.severity is Severity.ERROR)
         others = tuple(v for v in call.violations if v.severity is not Severity.ERROR)
-        arguments_json = call.buffer.decode("utf-8", "replace")
+        arguments_json: str | None = call.buffer.decode("utf-8", "replace")
+        # Most calls carry no extra: they share the dataclass's empty default rather than each holding a dict.
+        extra: dict[str, Any] = {"extra": dict(call.extra)} if call.extra else {}
+        if arguments is _TEXT:
+            # A custom tool's input is its text as sent; it has no arguments text, and no arguments but {} when valid.
+            extra["input"] = call.buffer.decode("utf-8", "surrogatepass")
+            arguments_json = None
+            arguments = None if errors else {}
         emitted: Emitted
         fingerprint = None
         if self._validators is not None and call.name is not None:
             fingerprint = self._validators.fingerprint(call.name)
-        # Most calls carry no extra: they share the dataclass's empty default rather than each holding a dict.
-        extra: dict[str, Any] = {"extra": dict(call.extra)} if call.extra else {}
         if errors:
             emitted = InvalidToolCall(
                 call.id,
@@ -622,7 +669,7 @@ class Accumulator:
             found = [unknown]
         elif arguments is _PARSE and call.scanner is not None and call.scanner.root_kind == "object":
             found = validators.validate(call.name, bytes(call.buffer), call=False)
-        elif isinstance(arguments, dict):
+        elif isinstance(arguments, dict) and not call.free_text:
             found = validators.validate(call.name, "{}", call=False)
         else:
             return
@@ -651,6 +698,16 @@ class Accumulator:
         scanner = call.scanner
         if scanner is None:
             return None
+        if call.free_text:
+            if not call.ended:
+                self._report(
+                    call,
+                    ViolationCode.TRUNCATED,
+                    f"the input stopped after {call.received} bytes before the call's end came",
+                    offset=call.received,
+                    settle=True,
+                )
+            return _TEXT
         if not scanner.is_started:
             self._report(call, ViolationCode.EMPTY_ARGUMENTS, "the call came without arguments", settle=True)
             return {}

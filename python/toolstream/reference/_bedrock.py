@@ -1,11 +1,13 @@
 """The Bedrock ConverseStream decoder: events as the AWS SDK yields them (choice 0, key: ``contentBlockIndex``).
 
 The rules are those of ``docs/semantics.md`` ("bedrock-converse"). Each event is an object with one member named
-after its kind; ``toolUse`` blocks are calls, text and reasoning blocks are kept in ``output``.
+after its kind; ``toolUse`` blocks are calls, text and reasoning blocks are kept in ``output``, and so are a server
+tool's ``toolUse`` block (``type: "server_tool_use"``, run by Bedrock) and the ``toolResult`` block that answers it.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +67,38 @@ class _Block:
         return {"reasoningContent": {"reasoningText": text}}
 
 
+@dataclass(slots=True)
+class _ServerBlock:
+    """A server tool's ``toolUse`` block or its ``toolResult``: the start object, and what the deltas brought."""
+
+    after_calls: int
+    member: str
+    start: dict[str, Any]
+    input: list[str] | None = None
+    content: list[Any] | None = None
+
+    def value(self) -> dict[str, Any]:
+        value = dict(self.start)
+        if self.input is not None:
+            text = "".join(self.input)
+            value["input"] = _strict_json(text) if text.strip(" \t\r\n") else text
+        if self.content is not None:
+            value["content"] = list(self.content)
+        return {self.member: value}
+
+
+def _strict_json(text: str) -> Any:
+    """The value of a server call's assembled input, or the text itself when it is not JSON (NaN is not JSON)."""
+    try:
+        return json.loads(text, parse_constant=_not_json)
+    except ValueError:
+        return text
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
 class BedrockDecoder:
     """The state of one ConverseStream."""
 
@@ -72,7 +106,7 @@ class BedrockDecoder:
         """Feed ``accumulator``."""
         self._accumulator = accumulator
         self._calls: set[int] = set()  # block indexes that are tool uses
-        self._blocks: dict[int, _Block] = {}  # the others, in the order of their first delta
+        self._blocks: dict[int, _Block | _ServerBlock] = {}  # the others, in the order of their first event
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one event (``messageStart``, ``contentBlockDelta``... or an exception)."""
@@ -115,6 +149,16 @@ class BedrockDecoder:
         index = fields.key(start, "contentBlockIndex", "contentBlockStart.contentBlockIndex")
         body = fields.mapping(start, "start", "contentBlockStart.start")
         tool = None if body is None else fields.mapping(body, "toolUse", "contentBlockStart.start.toolUse")
+        server = tool is not None and (
+            fields.string(tool, "type", "contentBlockStart.start.toolUse.type") == "server_tool_use"
+        )
+        result = None if body is None else fields.mapping(body, "toolResult", "contentBlockStart.start.toolResult")
+        if result is not None:
+            self._blocks[index] = _ServerBlock(self._accumulator.calls_opened(), "toolResult", result)
+            return
+        if server and tool is not None:
+            self._blocks[index] = _ServerBlock(self._accumulator.calls_opened(), "toolUse", tool)
+            return
         if tool is None:
             return
         call_id = fields.string(tool, "toolUseId", "contentBlockStart.start.toolUse.toolUseId")
@@ -124,6 +168,10 @@ class BedrockDecoder:
 
     def _block_delta(self, index: int, delta: dict[str, Any], fields: Fields) -> None:
         """A tool use's input (nothing else of that delta is read), or text, or reasoning."""
+        server = self._blocks.get(index)
+        if isinstance(server, _ServerBlock):
+            self._server_delta(server, delta, fields)
+            return
         tool = fields.mapping(delta, "toolUse", f"{_DELTA}.toolUse")
         if tool is not None:
             tool_input = fields.string(tool, "input", f"{_DELTA}.toolUse.input")
@@ -146,11 +194,23 @@ class BedrockDecoder:
         if block is not None:
             block.add_reasoning(reasoning_text, signature, reasoning.get("redactedContent"))
 
+    def _server_delta(self, block: _ServerBlock, delta: dict[str, Any], fields: Fields) -> None:
+        """A server block's delta: a ``toolUse`` input piece, or ``toolResult`` content items; nothing else is read."""
+        tool = fields.mapping(delta, "toolUse", f"{_DELTA}.toolUse")
+        tool_input = None if tool is None else fields.string(tool, "input", f"{_DELTA}.toolUse.input")
+        if tool_input is not None:
+            block.input = [*(block.input or []), tool_input]
+        if delta.get("toolResult") is not None:
+            items = fields.sequence(delta, "toolResult", f"{_DELTA}.toolResult")
+            block.content = [*(block.content or []), *items]
+
     def _block(self, index: int) -> _Block | None:
         """The text or reasoning block at ``index``, made at its first delta; None for a tool use's index."""
         if index in self._calls:
             return None
         block = self._blocks.get(index)
+        if isinstance(block, _ServerBlock):
+            return None
         if block is None:
             block = self._blocks[index] = _Block(self._accumulator.calls_opened())
         return block

@@ -1,17 +1,21 @@
-"""The Gemini decoder (``streamGenerateContent?alt=sse``): each ``functionCall`` part is a whole call.
+"""The Gemini decoder (``streamGenerateContent?alt=sse``): a ``functionCall`` part is a whole call, or opens one.
 
 The rules are those of ``docs/semantics.md`` ("gemini"). A candidate's choice is its ``index``, else its position.
-Gemini sends ``STOP`` with calls, in the call's chunk or a later one (Q28), so ``STOP`` is neutral.
+Gemini sends ``STOP`` with calls, in the call's chunk or a later one (Q28), so ``STOP`` is neutral. With streamed
+arguments (Vertex ``streamFunctionCallArguments``), a part with ``willContinue`` opens a call that later parts'
+``partialArgs`` fill (``_partial_args``) until a part without ``willContinue`` closes it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolstream._model import OutputItem
+from toolstream._model import OutputItem, ViolationCode
 from toolstream.reference._accumulator import Accumulator, FinishKind, Fragment
 from toolstream.reference._fields import Fields
+from toolstream.reference._partial_args import ArgumentsWriter, PathError, read_entry
 
 _CALL_TYPE = "function_call"
 _CUTTING = frozenset(
@@ -47,6 +51,14 @@ class _Part:
         return OutputItem(self.after_calls, {**self.value, "text": "".join(self.texts)})
 
 
+@dataclass(slots=True)
+class _Streamed:
+    """A call whose arguments are streaming: its ``seq`` and the writer of its text."""
+
+    seq: int
+    writer: ArgumentsWriter
+
+
 class GeminiDecoder:
     """The state of one Gemini stream."""
 
@@ -54,6 +66,7 @@ class GeminiDecoder:
         """Feed ``accumulator``."""
         self._accumulator = accumulator
         self._parts: list[_Part] = []
+        self._streamed: dict[int, _Streamed] = {}  # per choice: the call whose arguments are still streaming
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one chunk (a ``GenerateContentResponse``): candidates in order, each part, then its finish."""
@@ -88,6 +101,7 @@ class GeminiDecoder:
             self._part(choice, part, f"{where}.content.parts[{part_position}]", fields)
         reason = fields.string(candidate, "finishReason", f"{where}.finishReason")
         if reason is not None:
+            self._cut_short(choice)
             kind: FinishKind = "cut" if reason in _CUTTING else "neutral"
             self._accumulator.finish(choice, reason, kind)
 
@@ -95,18 +109,82 @@ class GeminiDecoder:
         fields.record(part, at)
         call = fields.mapping(part, "functionCall", f"{at}.functionCall")
         if call is not None:
-            call_id = fields.string(call, "id", f"{at}.functionCall.id")
-            call_name = fields.string(call, "name", f"{at}.functionCall.name")
-            arguments = fields.arguments(call, "args", f"{at}.functionCall.args")
-            signature = part.get("thoughtSignature")
-            extra = () if signature is None else (("thought_signature", signature),)
-            self._accumulator.whole_call(choice, Fragment(None, call_id, call_name, _CALL_TYPE, arguments, extra=extra))
+            self._call(choice, part, call, f"{at}.functionCall", fields)
             return
         thought = fields.boolean(part, "thought", f"{at}.thought")
         text = fields.string(part, "text", f"{at}.text")
         if text is not None and not thought:
             self._accumulator.text(choice, text)
         self._keep(choice, part)
+
+    def _call(self, choice: int, part: dict[str, Any], call: dict[str, Any], at: str, fields: Fields) -> None:
+        """A ``functionCall`` part: a whole call, the opening or a continuation of a streamed one, or its end."""
+        call_id = fields.string(call, "id", f"{at}.id")
+        call_name = fields.string(call, "name", f"{at}.name")
+        arguments = fields.arguments(call, "args", f"{at}.args")
+        will_continue = fields.boolean(call, "willContinue", f"{at}.willContinue") is True
+        entries = call.get("partialArgs")
+        if entries is not None and not isinstance(entries, list):
+            raise fields.fail(f"{at}.partialArgs", f"expected a list, got {type(entries).__name__}")
+        signature = part.get("thoughtSignature")
+        extra = () if signature is None else (("thought_signature", signature),)
+        if call_name is not None:
+            # A new call: one still streaming never got its end.
+            self._cut_short(choice)
+        streamed = self._streamed.get(choice)
+        if streamed is not None:
+            self._accumulator.fragment_to(streamed.seq, Fragment(None, call_id, None, _CALL_TYPE, None, extra=extra))
+        elif will_continue or entries is not None:
+            writer = ArgumentsWriter(self._accumulator.limits.max_argument_bytes)
+            opening = Fragment(None, call_id, call_name, _CALL_TYPE, writer.opening, extra=extra)
+            streamed = self._streamed[choice] = _Streamed(self._accumulator.open_call(choice, opening), writer)
+        else:
+            if call_name is not None or call_id is not None or arguments is not None:
+                fragment = Fragment(None, call_id, call_name, _CALL_TYPE, arguments, extra=extra)
+                self._accumulator.whole_call(choice, fragment)
+            # else: an end with no call open ends nothing
+            return
+        if arguments is not None and arguments != "{}":
+            self._violation(streamed, PathError("a part of a call whose arguments stream carries whole args", None))
+        self._stream(choice, streamed, entries or [], will_continue, at, fields)
+
+    def _stream(
+        self, choice: int, streamed: _Streamed, entries: list[Any], will_continue: bool, at: str, fields: Fields
+    ) -> None:
+        """A streamed call's part: its entries written, and the call closed unless it continues."""
+        text = []
+        for position, entry in enumerate(entries):
+            where = f"{at}.partialArgs[{position}]"
+            value = fields.record(entry, where)
+            read = read_entry(value, _failing(fields, where))
+            try:
+                text.append(streamed.writer.write(read))
+            except PathError as error:
+                self._violation(streamed, error)
+        if not will_continue:
+            closing, unfinished = streamed.writer.close()
+            if unfinished is not None:
+                self._violation(streamed, unfinished)
+            text.append(closing)
+        if any(text):
+            self._accumulator.fragment_to(streamed.seq, Fragment(None, None, None, _CALL_TYPE, "".join(text)))
+        if not will_continue:
+            del self._streamed[choice]
+            self._accumulator.end_seq(streamed.seq)
+
+    def _violation(self, streamed: _Streamed, error: PathError) -> None:
+        self._accumulator.call_violation(
+            streamed.seq, ViolationCode.INVALID_ARGUMENT_PATH, str(error), path=error.pointer
+        )
+
+    def _cut_short(self, choice: int) -> None:
+        """The call still streaming in ``choice`` is over without its end (a new call, the finish).
+
+        It is ended as it stands, its text still open (``TRUNCATED``).
+        """
+        streamed = self._streamed.pop(choice, None)
+        if streamed is not None:
+            self._accumulator.end_seq(streamed.seq)
 
     def _keep(self, choice: int, part: dict[str, Any]) -> None:
         """A streamed text arrives as many parts: one that only continues the previous one is joined to it."""
@@ -117,6 +195,11 @@ class GeminiDecoder:
             last.texts.append(part["text"])
             return
         self._parts.append(_Part(choice, after_calls, part, [part["text"]] if joinable else []))
+
+
+def _failing(fields: Fields, where: str) -> Callable[[str, str], Exception]:
+    """The error for a field of an entry at ``where``."""
+    return lambda key, problem: fields.fail(f"{where}.{key}", problem)
 
 
 def _joinable(part: dict[str, Any]) -> bool:

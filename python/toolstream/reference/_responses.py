@@ -2,7 +2,8 @@
 
 The rules are those of ``docs/semantics.md`` ("openai-responses"). Calls are matched by ``output_index``, never by
 the item id, which some servers rotate between events (Q27); ``.done`` events carry the authoritative text and end
-the call.
+the call. A ``custom_tool_call`` item is a call whose input is free text, unless the response the stream echoes lists
+its tools without a custom tool of that name: then the provider ran it (xAI's ``x_search``), and it is output.
 """
 
 from __future__ import annotations
@@ -15,6 +16,15 @@ from toolstream.reference._accumulator import Accumulator, Fragment, value_or_no
 from toolstream.reference._fields import Fields
 
 _CALL_TYPE = "function_call"
+_CUSTOM_TYPE = "custom_tool_call"
+_TEXT_EVENTS = frozenset(
+    {
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.custom_tool_call_input.delta",
+        "response.custom_tool_call_input.done",
+    }
+)
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed", "response.cancelled"})
 _CUT_STATUSES = frozenset({"incomplete", "failed", "cancelled"})
 
@@ -27,6 +37,8 @@ class ResponsesDecoder:
         self._accumulator = accumulator
         self._output: list[OutputItem] = []
         self._has_id: dict[int, bool] = {}  # per output index of a call: whether the call has its id
+        self._custom_tools: set[str] | None = None  # the custom tools the echoed response lists, once it did
+        self._server_items: set[int] = set()  # output indexes of custom tool calls the provider ran
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one event; ``name`` is its server-sent event name, the type when the data has none."""
@@ -34,14 +46,18 @@ class ResponsesDecoder:
         kind = fields.event_type(event, name)
         if kind in ("response.created", "response.in_progress"):
             self._accumulator.touch(0)
+            self._read_tools(event, fields)
         elif kind == "response.output_item.added":
             self._item(event, fields, done=False)
         elif kind == "response.output_item.done":
             self._item(event, fields, done=True)
-        elif kind == "response.function_call_arguments.delta":
-            self._delta(event, fields)
-        elif kind == "response.function_call_arguments.done":
-            self._done(event, fields)
+        elif kind in _TEXT_EVENTS:
+            # A function call's arguments, or a custom tool call's input (free text).
+            custom = kind.startswith("response.custom_tool_call_input.")
+            if kind.endswith(".delta"):
+                self._delta(event, fields, custom=custom)
+            else:
+                self._done(event, fields, custom=custom)
         elif kind == "response.output_text.delta":
             text = fields.string(event, "delta", "delta")
             if text is not None:
@@ -60,19 +76,45 @@ class ResponsesDecoder:
 
     # ------------------------------------------------------------------------------------------------- events
 
+    def _read_tools(self, event: dict[str, Any], fields: Fields) -> None:
+        """The custom tools an echoed response object lists."""
+        response = fields.mapping(event, "response", "response")
+        if response is None or response.get("tools") is None:
+            return
+        names = set()
+        for position, tool in enumerate(fields.sequence(response, "tools", "response.tools")):
+            at = f"response.tools[{position}]"
+            fields.record(tool, at)
+            if fields.string(tool, "type", f"{at}.type") == "custom":
+                name = fields.string(tool, "name", f"{at}.name")
+                if name is not None:
+                    names.add(name)
+        self._custom_tools = names
+
     def _item(self, event: dict[str, Any], fields: Fields, *, done: bool) -> None:
-        """A function call's identity (and at ``.done`` its final text and end); another item, once done, is output."""
+        """A function or custom tool call's identity (and at ``.done`` its final text and end).
+
+        Any other item, once done, is output.
+        """
         index = fields.key(event, "output_index", "output_index")
         item = fields.mapping(event, "item", "item")
         if item is None:
             return
-        if fields.string(item, "type", "item.type") != _CALL_TYPE:
+        kind = fields.string(item, "type", "item.type")
+        custom = kind == _CUSTOM_TYPE and not self._ran_by_provider(item, fields)
+        if kind != _CALL_TYPE and not custom:
+            if kind == _CUSTOM_TYPE:
+                self._server_items.add(index)
             if done:
                 self._output.append(OutputItem(self._accumulator.calls_opened(), item))
             return
         call_id = fields.string(item, "call_id", "item.call_id")
         call_name = fields.string(item, "name", "item.name")
-        arguments = _arguments(item, "item.arguments", fields)
+        if custom:
+            text = fields.string(item, "input", "item.input")
+            arguments = None if text is None else _Arguments(text, was_value=False)
+        else:
+            arguments = _arguments(item, "item.arguments", fields)
         item_id = item.get("id")
         had_id = self._has_id.get(index, False)
         # At ``added`` a non-empty text starts the arguments (a value there is dropped); at ``done`` it is final.
@@ -82,9 +124,10 @@ class ResponsesDecoder:
             # A second id for a call that has one could only conflict with it: servers rotate ids, calls stay.
             None if had_id else call_id,
             call_name,
-            _CALL_TYPE,
+            _CUSTOM_TYPE if custom else _CALL_TYPE,
             opening,
             extra=() if item_id is None else (("item_id", item_id),),
+            free_text=custom,
         )
         self._accumulator.fragment(0, fragment)  # at ``.done``, opens the call when no ``added`` came
         self._has_id[index] = had_id or value_or_none(call_id) is not None
@@ -93,20 +136,34 @@ class ResponsesDecoder:
                 self._final(index, arguments)
             self._accumulator.end_call(0, index)
 
-    def _delta(self, event: dict[str, Any], fields: Fields) -> None:
+    def _ran_by_provider(self, item: dict[str, Any], fields: Fields) -> bool:
+        """A custom tool call is the provider's own when the echoed response lists no custom tool of its name."""
+        if self._custom_tools is None:
+            return False
+        name = fields.string(item, "name", "item.name")
+        return name is None or name not in self._custom_tools
+
+    def _delta(self, event: dict[str, Any], fields: Fields, *, custom: bool = False) -> None:
+        """A function call's arguments delta, or (``custom``) a custom tool call's input delta."""
         index = fields.key(event, "output_index", "output_index")
         delta = fields.string(event, "delta", "delta")
-        if delta is not None:
-            self._accumulator.fragment(0, Fragment(index, None, None, _CALL_TYPE, delta))
+        if delta is not None and not (custom and index in self._server_items):
+            kind = _CUSTOM_TYPE if custom else _CALL_TYPE
+            self._accumulator.fragment(0, Fragment(index, None, None, kind, delta, free_text=custom))
             self._has_id.setdefault(index, False)
 
-    def _done(self, event: dict[str, Any], fields: Fields) -> None:
+    def _done(self, event: dict[str, Any], fields: Fields, *, custom: bool = False) -> None:
+        """The final text (``.done``); it opens the call when no item or delta came."""
         index = fields.key(event, "output_index", "output_index")
-        arguments = _arguments(event, "arguments", fields)
+        if custom:
+            text = fields.string(event, "input", "input")
+            arguments = None if text is None or index in self._server_items else _Arguments(text, was_value=False)
+        else:
+            arguments = _arguments(event, "arguments", fields)
         if arguments is not None:
             if index not in self._has_id:
-                # A `.done` before any item or delta opens the call, as a function call.
-                self._accumulator.fragment(0, Fragment(index, None, None, _CALL_TYPE, None))
+                kind = _CUSTOM_TYPE if custom else _CALL_TYPE
+                self._accumulator.fragment(0, Fragment(index, None, None, kind, None, free_text=custom))
                 self._has_id[index] = False
             self._final(index, arguments)
             self._accumulator.end_call(0, index)

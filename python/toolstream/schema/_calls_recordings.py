@@ -52,7 +52,9 @@ def calls_in_recording(recording: Recording) -> Iterator[ObservedCall | Unreadab
                 "choice": call.choice,
                 "ok": call.ok,
             }
-            yield ObservedCall(call.name, call.arguments_json, call.id, moment, call.tool_fingerprint, where, fields)
+            # A custom tool call's input is free text, kept as it is (as CallLog logs it).
+            text = call.input if call.arguments_json is None else call.arguments_json
+            yield ObservedCall(call.name, text or "", call.id, moment, call.tool_fingerprint, where, fields)
     except (ToolstreamError, ValueError, TypeError, OSError) as error:
         yield UnreadableRecord(
             f"{origin} (after {count} calls)",

@@ -608,9 +608,10 @@ _GEMINI_NEUTRAL = ["STOP", "STOP", "STOP", "OTHER", "FINISH_REASON_UNSPECIFIED"]
 def gemini_cases(
     draw: st.DrawFn, specs: Sequence[CallSpec], *, noise: bool = True, extras: bool = True, finish: bool | None = None
 ) -> FormatCase:
-    """Gemini ``streamGenerateContent`` chunks: whole ``functionCall`` parts, candidates interleaved.
+    """Gemini ``streamGenerateContent`` chunks: ``functionCall`` parts, candidates interleaved.
 
     A call goes to candidate ``choice``, with an id only when one is given; an empty object may go as no ``args``.
+    A call whose arguments ``partialArgs`` can carry may stream them instead (``_streamed_parts``).
     """
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
     noise = noise and draw(st.booleans())
@@ -639,6 +640,15 @@ def gemini_cases(
                 extra = {}
                 if rng.random() < 0.3:
                     extra["thought_signature"] = part["thoughtSignature"] = f"sig{call}=="
+                if _streamable(value) and rng.random() < 0.5:
+                    # Vertex streamFunctionCallArguments: the call opens, its values follow by JSON path.
+                    body.pop("args", None)
+                    body["willContinue"] = True
+                    codes: tuple[str, ...] = () if has_id else ("MISSING_ID",)
+                    truth = TruthCall(candidate, body.get("id"), spec.name, value, canonical(value), None, extra, codes)
+                    calls.append(truth)
+                    parts += [(part, [("frag", call, False)]), *_streamed_parts(draw, rng, call, value)]
+                    continue
                 codes = tuple(sorted(([] if has_id else ["MISSING_ID"]) + ([] if has_args else ["EMPTY_ARGUMENTS"])))
                 arguments = value if has_args else {}
                 text = canonical(value) if has_args else ""
@@ -704,6 +714,90 @@ def gemini_cases(
         )
         usage = next(event["usageMetadata"] for event, _ in reversed(steps) if "usageMetadata" in event)
     return _case("gemini", steps, calls, usage, _stream_codes(finishes, {}, calls))
+
+
+def _streamable(arguments: dict[str, Any]) -> bool:
+    """Whether ``partialArgs`` can carry the arguments: scalars only (no empty object or array below the top)."""
+    return all(_scalars_only(member) for member in arguments.values())
+
+
+def _scalars_only(value: Any) -> bool:
+    if isinstance(value, dict):
+        return bool(value) and all(_scalars_only(member) for member in value.values())
+    if isinstance(value, list):
+        return bool(value) and all(_scalars_only(item) for item in value)
+    return not isinstance(value, str) or _utf8(value)
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _leaves(value: Any, path: list[str | int]) -> list[tuple[list[str | int], Any]]:
+    """The scalars of a value with their paths, in document order."""
+    if isinstance(value, dict):
+        return [leaf for key, member in value.items() for leaf in _leaves(member, [*path, key])]
+    if isinstance(value, list):
+        return [leaf for position, item in enumerate(value) for leaf in _leaves(item, [*path, position])]
+    return [(path, value)]
+
+
+def _json_path(rng: random.Random, path: list[str | int]) -> str:
+    """A singular JSON path, each key in dot or bracket notation (RFC 9535) as a provider may write it."""
+    out = "$"
+    for segment in path:
+        if isinstance(segment, int):
+            out += f"[{segment}]"
+        elif segment and not any(character in ".[]'\"\\" for character in segment) and rng.random() < 0.7:
+            out += f".{segment}"
+        else:
+            out += "[" + json.dumps(segment, ensure_ascii=False) + "]"
+    return out
+
+
+def _streamed_parts(
+    draw: st.DrawFn, rng: random.Random, call: int, value: dict[str, Any]
+) -> list[tuple[dict[str, Any], list[Action]]]:
+    """The parts after a streamed call's opening, in order.
+
+    Its values as ``partialArgs`` entries (strings in pieces, each piece but the last with ``willContinue``), a few
+    per part, parts that change nothing, and the end: an empty ``functionCall`` or a last part without
+    ``willContinue``.
+    """
+    entries: list[dict[str, Any]] = []
+    for path, leaf in _leaves(value, []):
+        json_path = _json_path(rng, path)
+        if isinstance(leaf, str):
+            pieces = draw(split_text(leaf)) if leaf else [""]
+            if rng.random() < 0.5:
+                pieces.append("")  # Vertex ends each string with an empty piece
+            entries += [
+                {"jsonPath": json_path, "stringValue": piece, **({"willContinue": True} if k + 1 < len(pieces) else {})}
+                for k, piece in enumerate(pieces)
+            ]
+        elif leaf is None:
+            entries.append({"jsonPath": json_path, "nullValue": rng.choice([None, "NULL_VALUE"])})
+        elif isinstance(leaf, bool):
+            entries.append({"jsonPath": json_path, "boolValue": leaf})
+        else:
+            entries.append({"jsonPath": json_path, "numberValue": leaf})
+    parts: list[tuple[dict[str, Any], list[Action]]] = []
+    while entries:
+        take = rng.randint(1, 3)
+        group, entries = entries[:take], entries[take:]
+        parts.append(({"functionCall": {"partialArgs": group, "willContinue": True}}, [("frag", call, False)]))
+        if rng.random() < 0.2:
+            parts.append(({"functionCall": {"willContinue": True}}, [("frag", call, False)]))
+    if parts and rng.random() < 0.4:
+        del parts[-1][0]["functionCall"]["willContinue"]
+        parts[-1] = (parts[-1][0], [("frag", call, True), ("end", call)])
+    else:
+        parts.append(({"functionCall": {}}, [("frag", call, True), ("end", call)]))
+    return parts
 
 
 # ----------------------------------------------------------------------------------------------------- ollama

@@ -36,7 +36,8 @@ def streams(
       cut into fragments anywhere (whole, every character, random cuts), empty fragments included;
     * parallel calls: interleaved by ``index`` (Chat Completions; indices from 0, from 1, sparse, or all 0 with one
       call after the other) or by ``output_index`` (Responses); blocks one after another (Anthropic, Bedrock); whole
-      calls in batches (Ollama) or parts (Gemini, with candidates interleaved when calls name several choices);
+      calls in batches (Ollama) or parts (Gemini, with candidates interleaved when calls name several choices; a call
+      without empty objects or arrays may stream its arguments as Vertex does, ``partialArgs`` by JSON path);
     * placeholders and quirks (``noise``): ``id: ""``, ``"null"`` or ``None`` and ``type``/``name`` placeholders on
       later fragments, the name arriving on a later fragment, fragments without ``index``, chunks with empty
       ``choices``, usage-only chunks, Azure's content-filter chunk, pings, keep-alives and unknown event types;

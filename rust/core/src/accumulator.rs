@@ -162,6 +162,9 @@ pub struct Fragment<'a> {
     pub arguments_was_value: bool,
     /// Provider fields the next request needs back (key, raw JSON value), each taken on first arrival.
     pub extra: &'a [(&'static str, &'a [u8])],
+    /// The call this fragment opens takes free text, not JSON (a Responses custom tool): its text is kept, never
+    /// scanned, and it is whole only once its end came.
+    pub free_text: bool,
 }
 
 /// How the `arguments` value of a handed-over call is built.
@@ -173,6 +176,8 @@ pub enum Arguments {
     Value,
     /// No value can be given.
     Absent,
+    /// A free-text call (a custom tool): `arguments_json` holds its input text, which is no JSON.
+    Text,
 }
 
 /// A call handed over to the user.
@@ -255,6 +260,7 @@ struct Call {
     violations: Vec<Violation>,
     stage: Stage,
     extra: Vec<(&'static str, Vec<u8>)>,
+    free_text: bool,
     // With final texts expected, a handed-over call keeps a digest of its text: a final text (`done_arguments`) that
     // comes after must be compared with it, and the text itself has gone to the user.
     handed_text: Option<u64>,
@@ -388,6 +394,41 @@ impl Accumulator {
         self.apply(call, fragment);
         self.end_seq(call);
         call
+    }
+
+    /// A call whose later fragments are addressed to it by seq (Gemini streamed arguments): always a new call, never
+    /// matched to an earlier one (no `MISSING_INDEX`), open until [`Accumulator::end_seq`]; returns its seq.
+    pub fn open_call(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
+        self.choices.entry(choice).or_default();
+        let call = self.open(choice, fragment);
+        self.hand_over_others(choice, call);
+        self.apply(call, fragment);
+        self.hand_over_if_complete(call);
+        call
+    }
+
+    /// Applies a fragment to the call `seq` (opened by [`Accumulator::open_call`]); its `index` is not read.
+    pub fn fragment_to(&mut self, seq: usize, fragment: &Fragment<'_>) {
+        let Some(choice) = self.calls.get(seq).map(|call| call.choice) else {
+            return;
+        };
+        self.hand_over_others(choice, seq);
+        self.apply(seq, fragment);
+        self.hand_over_if_complete(seq);
+    }
+
+    /// A decoder's finding on the call `seq` (a streamed argument it could not place).
+    pub fn call_violation(&mut self, seq: usize, code: ViolationCode, message: String, path: Option<String>) {
+        let detail = Detail {
+            path,
+            ..Detail::default()
+        };
+        self.report(seq, code, message, detail, Target::Live);
+    }
+
+    /// The stream's limits.
+    pub fn limits(&self) -> Limits {
+        self.config.limits
     }
 
     /// The provider's explicit end of the latest call of `choice` opened with `index` (Anthropic
@@ -715,6 +756,7 @@ impl Accumulator {
             stage: Stage::Open,
             extra: Vec::new(),
             handed_text: None,
+            free_text: fragment.free_text,
         });
         let state = self.choices.entry(choice).or_default();
         state.calls.push(seq);
@@ -859,6 +901,13 @@ impl Accumulator {
                 }
             }
         }
+        if state.free_text {
+            // Free text is kept as it came: nothing to scan.
+            if let Some(offset) = too_large_at {
+                self.too_large(call, offset);
+            }
+            return;
+        }
         let was_invalid = matches!(scanner.state(), ScanState::Invalid(_));
         let after = scanner.feed(data);
         let duplicates = if scanner.has_duplicate_keys() {
@@ -867,15 +916,7 @@ impl Accumulator {
             Vec::new()
         };
         if let Some(offset) = too_large_at {
-            let message = format!(
-                "arguments exceed {} bytes (Limits.max_argument_bytes); the rest is checked but not kept",
-                limits.max_argument_bytes
-            );
-            let detail = Detail {
-                offset: Some(offset),
-                ..Detail::default()
-            };
-            self.report(call, ViolationCode::ARGUMENTS_TOO_LARGE, message, detail, Target::Live);
+            self.too_large(call, offset);
         }
         for duplicate in duplicates {
             let message = format!(
@@ -901,6 +942,19 @@ impl Accumulator {
         }
     }
 
+    #[cold]
+    fn too_large(&mut self, call: usize, offset: u64) {
+        let message = format!(
+            "arguments exceed {} bytes (Limits.max_argument_bytes); the rest is checked but not kept",
+            self.config.limits.max_argument_bytes
+        );
+        let detail = Detail {
+            offset: Some(offset),
+            ..Detail::default()
+        };
+        self.report(call, ViolationCode::ARGUMENTS_TOO_LARGE, message, detail, Target::Live);
+    }
+
     // ------------------------------------------------------------------------------------------- hand-over
 
     fn by_index(&self, choice: i64, index: i64) -> Option<usize> {
@@ -920,8 +974,9 @@ impl Accumulator {
         }
     }
 
-    /// The call is over: its value can no longer grow, and unless every call waits for the end it is handed over.
-    fn end_seq(&mut self, call: usize) {
+    /// The call `call` (a seq) is over: its value can no longer grow, and unless every call waits for the end it is
+    /// handed over (a decoder's explicit end by seq, as [`Accumulator::end_call`] is by index).
+    pub fn end_seq(&mut self, call: usize) {
         let Some(state) = self.calls.get_mut(call) else { return };
         if state.stage != Stage::Open {
             return;
@@ -998,6 +1053,7 @@ impl Accumulator {
     fn hand_over(&mut self, call: usize) {
         let cut = self.errored;
         let Some(state) = self.calls.get_mut(call) else { return };
+        let ended = state.stage == Stage::Ended;
         state.stage = Stage::HandedOver;
         let choice = state.choice;
         let seq = state.seq;
@@ -1028,7 +1084,10 @@ impl Accumulator {
         }
         let mut arguments = Arguments::Absent;
         let mut is_object = false;
-        if let Some(scanner) = &state.scanner {
+        if state.free_text && state.scanner.is_some() {
+            arguments = Arguments::Text;
+            findings.extend(unended_text(state.received, ended));
+        } else if let Some(scanner) = &state.scanner {
             if scanner.is_started() {
                 match scanner.state() {
                     ScanState::Complete { .. } if !state.over_limit => {
@@ -1258,6 +1317,19 @@ impl Accumulator {
     }
 }
 
+/// A free-text call is whole only once its end came: handed over before it, it is `TRUNCATED`.
+fn unended_text(received: u64, ended: bool) -> Option<(ViolationCode, String, Detail)> {
+    if ended {
+        return None;
+    }
+    let message = format!("the input stopped after {received} bytes before the call's end came");
+    let detail = Detail {
+        offset: Some(received),
+        ..Detail::default()
+    };
+    Some((ViolationCode::TRUNCATED, message, detail))
+}
+
 fn text_digest(text: &[u8]) -> u64 {
     use std::hash::{Hash as _, Hasher as _};
     let mut hasher = rustc_hash::FxHasher::default();
@@ -1317,8 +1389,7 @@ mod tests {
             name: Some(name.as_bytes()),
             kind: Some(b"function"),
             arguments: Some(arguments.as_bytes()),
-            arguments_was_value: false,
-            extra: &[],
+            ..Fragment::default()
         }
     }
 

@@ -266,7 +266,7 @@ fn read_tool_call(
         kind: kind.as_deref(),
         arguments: arguments.as_deref(),
         arguments_was_value,
-        extra: &[],
+        ..Fragment::default()
     };
     accumulator.fragment(choice, &fragment);
     Ok(())

@@ -155,6 +155,16 @@ impl<'a> Object<'a> {
         (value != b"null").then_some(value)
     }
 
+    /// The raw value of `key` (the last one when repeated), `null` included: for a field whose presence is its value
+    /// (a protobuf `NullValue`).
+    pub fn raw_or_null(&self, key: &str) -> Option<&'a [u8]> {
+        self.members
+            .iter()
+            .rev()
+            .find(|(name, _)| names(name, key))
+            .map(|(_, value)| *value)
+    }
+
     /// Whether `key` is present with a non-null value.
     pub fn has(&self, key: &str) -> bool {
         self.raw(key).is_some()

@@ -1,16 +1,18 @@
 //! Amazon Bedrock `ConverseStream` events, as the AWS SDK yields them (one key per event).
 //!
-//! A call's key is its `contentBlockIndex`; `contentBlockStop` is its explicit end.
+//! A call's key is its `contentBlockIndex`; `contentBlockStop` is its explicit end. A `toolUse` block of type
+//! `server_tool_use` (Nova's built-in tools, run by Bedrock) and the `toolResult` block that answers it are kept in
+//! `output`, never handed over.
 
 use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
 use super::EventExtras;
-use super::output::{OutputItem, quoted};
+use super::output::{OutputItem, object_with, quoted, string_of};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
 use crate::chat_chunk::ChunkError;
-use crate::json_view::{Object, Path, string_inner};
+use crate::json_view::{Object, Path, object, string_inner};
 
 const CHOICE: i64 = 0;
 
@@ -25,13 +27,32 @@ const EXCEPTIONS: [&str; 5] = [
 #[derive(Debug, Default)]
 pub(super) struct Bedrock {
     slots: FxHashMap<i64, Slot>,
-    blocks: Vec<Block>,
+    blocks: Vec<Kept>,
 }
 
 #[derive(Debug, Clone, Copy)]
 enum Slot {
     Call,
     Block(usize),
+    Server(usize),
+}
+
+/// A piece of the turn kept for `output`, in the order of its first event.
+#[derive(Debug)]
+enum Kept {
+    Block(Block),
+    Server(ServerBlock),
+}
+
+/// A server tool's `toolUse` block, or the `toolResult` block that answers it: the start object (raw), with the
+/// `input` its deltas brought or the `content` items of its result deltas.
+#[derive(Debug)]
+struct ServerBlock {
+    after_calls: usize,
+    member: &'static str,
+    start: Vec<u8>,
+    input: Option<Vec<u8>>,
+    content: Option<Vec<Vec<u8>>>,
 }
 
 /// A text or reasoning block, completed from its deltas (text escaped as sent).
@@ -66,11 +87,24 @@ impl Bedrock {
             let at = root.key("contentBlockStart");
             let index = block_index(&start, &at)?;
             let start_at = at.key("start");
-            let tool_use = match start.object("start", &at)? {
+            let begin = start.object("start", &at)?;
+            let tool_use = match &begin {
                 Some(begin) => begin.object("toolUse", &start_at)?,
                 None => None,
             };
-            if let Some(tool_use) = tool_use {
+            let server = match &tool_use {
+                Some(tool_use) => {
+                    tool_use.string("type", &start_at.key("toolUse"))?.as_deref() == Some(b"server_tool_use")
+                }
+                None => false,
+            };
+            if let Some(raw) = begin.as_ref().and_then(|begin| begin.raw("toolResult")) {
+                object(raw, &start_at.key("toolResult"))?;
+                self.server_block(accumulator, index, "toolResult", raw);
+            } else if server {
+                let raw = begin.as_ref().and_then(|begin| begin.raw("toolUse")).unwrap_or(b"{}");
+                self.server_block(accumulator, index, "toolUse", raw);
+            } else if let Some(tool_use) = tool_use {
                 let tool_at = start_at.key("toolUse");
                 let id = tool_use.string("toolUseId", &tool_at)?;
                 let name = tool_use.string("name", &tool_at)?;
@@ -120,6 +154,9 @@ impl Bedrock {
         delta: &Object<'_>,
         at: &Path<'_>,
     ) -> Result<(), ChunkError> {
+        if let Some(Slot::Server(position)) = self.slots.get(&index).copied() {
+            return self.server_delta(position, delta, at);
+        }
         if let Some(tool_use) = delta.object("toolUse", at)? {
             if let Some(input) = tool_use.string("input", &at.key("toolUse"))? {
                 let fragment = Fragment {
@@ -166,28 +203,110 @@ impl Bedrock {
         Ok(())
     }
 
-    /// The text or reasoning block at `index`, made on its first delta; None at a call's index (its text is text).
+    /// The text or reasoning block at `index`, made on its first delta; None at a call's or a server block's index
+    /// (its text is text).
     fn block(&mut self, accumulator: &Accumulator, index: i64) -> Option<&mut Block> {
         let position = match self.slots.get(&index) {
             Some(Slot::Block(position)) => *position,
-            Some(Slot::Call) => return None,
+            Some(Slot::Call | Slot::Server(_)) => return None,
             None => {
                 self.slots.insert(index, Slot::Block(self.blocks.len()));
-                self.blocks.push(Block {
+                self.blocks.push(Kept::Block(Block {
                     after_calls: accumulator.calls_opened(),
                     text: Vec::new(),
                     reasoning: None,
-                });
+                }));
                 self.blocks.len() - 1
             }
         };
-        self.blocks.get_mut(position)
+        match self.blocks.get_mut(position) {
+            Some(Kept::Block(block)) => Some(block),
+            _ => None,
+        }
+    }
+
+    /// A server tool's block opens at `index` (`member` is `toolUse` or `toolResult`; `start` its raw object).
+    fn server_block(&mut self, accumulator: &Accumulator, index: i64, member: &'static str, start: &[u8]) {
+        self.slots.insert(index, Slot::Server(self.blocks.len()));
+        self.blocks.push(Kept::Server(ServerBlock {
+            after_calls: accumulator.calls_opened(),
+            member,
+            start: start.to_vec(),
+            input: None,
+            content: None,
+        }));
+    }
+
+    /// A delta of a server block: a `toolUse` input piece, or `toolResult` content items; nothing else of it is read.
+    fn server_delta(&mut self, position: usize, delta: &Object<'_>, at: &Path<'_>) -> Result<(), ChunkError> {
+        let Some(Kept::Server(block)) = self.blocks.get_mut(position) else {
+            return Ok(());
+        };
+        if let Some(tool_use) = delta.object("toolUse", at)?
+            && let Some(input) = tool_use.raw("input")
+        {
+            tool_use.string("input", &at.key("toolUse"))?;
+            block
+                .input
+                .get_or_insert_with(Vec::new)
+                .extend_from_slice(string_inner(input).unwrap_or_default());
+        }
+        if let Some(items) = delta.list("toolResult", at)? {
+            block
+                .content
+                .get_or_insert_with(Vec::new)
+                .extend(items.into_iter().map(<[u8]>::to_vec));
+        }
+        Ok(())
     }
 
     pub(super) fn output(&self) -> Vec<OutputItem> {
         self.blocks
             .iter()
-            .map(|block| {
+            .map(|kept| match kept {
+                Kept::Block(block) => block.item(),
+                Kept::Server(block) => block.item(),
+            })
+            .collect()
+    }
+}
+
+impl ServerBlock {
+    fn item(&self) -> OutputItem {
+        let mut replaced = Vec::new();
+        if let Some(input) = self.input.as_ref() {
+            // The input as its text's JSON value (pieces of a JSON string, joined as escaped), or the text itself.
+            let quoted = quoted(input);
+            let text = crate::json_view::string(&quoted, &Path::ROOT).unwrap_or_default();
+            let parses = !text.trim_ascii().is_empty()
+                && jiter::JsonValue::parse(&crate::json_view::structural(&text), false).is_ok();
+            replaced.push(("input", if parses { text.into_owned() } else { string_of(&text) }));
+        }
+        if let Some(content) = &self.content {
+            let mut items = vec![b'['];
+            items.extend(content.join(&b","[..]));
+            items.push(b']');
+            replaced.push(("content", items));
+        }
+        let inner = match object(&self.start, &Path::ROOT) {
+            Ok(start) => object_with(start.members(), &replaced),
+            Err(_) => self.start.clone(),
+        };
+        let mut json = format!("{{\"{}\":", self.member).into_bytes();
+        json.extend(inner);
+        json.push(b'}');
+        OutputItem {
+            after_calls: self.after_calls,
+            json,
+        }
+    }
+}
+
+impl Block {
+    fn item(&self) -> OutputItem {
+        {
+            let block = self;
+            {
                 let json = match &block.reasoning {
                     None => [&b"{\"text\":"[..], &quoted(&block.text), b"}"].concat(),
                     Some(Reasoning {
@@ -209,8 +328,8 @@ impl Bedrock {
                     after_calls: block.after_calls,
                     json,
                 }
-            })
-            .collect()
+            }
+        }
     }
 }
 

@@ -1,19 +1,34 @@
 //! Gemini `streamGenerateContent` chunks (`alt=sse`).
 //!
 //! Calls arrive whole, one `functionCall` part each, with no index: each is a new call (Q28: parallel calls come in
-//! separate chunks, and the finish may come in a later chunk than the call).
+//! separate chunks, and the finish may come in a later chunk than the call). With streamed arguments (Vertex
+//! `streamFunctionCallArguments`), a part with `willContinue` opens a call that later parts' `partialArgs` fill
+//! (`partial_args`) until a part without `willContinue` closes it.
 
 use std::borrow::Cow;
 
+use rustc_hash::FxHashMap;
+
 use super::EventExtras;
 use super::output::{OutputItem, quoted};
+use super::partial_args::{ArgumentsWriter, OPENING, PathError, read_entry};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
 use crate::chat_chunk::{Canonical, ChunkError};
 use crate::json_view::{Object, Path, object, string_inner};
+use crate::violation::ViolationCode;
 
 #[derive(Debug, Default)]
 pub(super) struct Gemini {
     parts: Vec<Part>,
+    // Per choice: the call whose arguments are still streaming.
+    streamed: FxHashMap<i64, Streamed>,
+}
+
+/// A call whose arguments are streaming: its seq and the writer of its text.
+#[derive(Debug)]
+struct Streamed {
+    seq: usize,
+    writer: ArgumentsWriter,
 }
 
 /// A non-call part kept for the next request; plain text parts in a row are one part.
@@ -58,6 +73,7 @@ impl Gemini {
                 }
             }
             if let Some(reason) = candidate.string("finishReason", &at)? {
+                self.cut_short(accumulator, choice);
                 accumulator.finish_as(choice, &reason, finish_kind(&reason));
             }
         }
@@ -78,31 +94,7 @@ impl Gemini {
     ) -> Result<(), ChunkError> {
         let part = object(raw, at)?;
         if let Some(call) = part.object("functionCall", at)? {
-            let call_at = at.key("functionCall");
-            let id = call.string("id", &call_at)?;
-            let name = call.string("name", &call_at)?;
-            let arguments = call
-                .raw("args")
-                .map(|args| {
-                    canonical(args)
-                        .map_err(|problem| call_at.key("args").fail(format!("the args are not JSON: {problem}")))
-                })
-                .transpose()?;
-            let signature = part.raw("thoughtSignature");
-            let extra: &[(&'static str, &[u8])] = match &signature {
-                Some(signature) => &[("thought_signature", signature)],
-                None => &[],
-            };
-            let fragment = Fragment {
-                id: id.as_deref(),
-                name: name.as_deref(),
-                kind: Some(b"function_call"),
-                arguments: arguments.as_deref(),
-                extra,
-                ..Fragment::default()
-            };
-            accumulator.whole_call(choice, &fragment);
-            return Ok(());
+            return self.call(accumulator, choice, &part, &call, &at.key("functionCall"), canonical);
         }
         let thought = part.boolean("thought", at)?;
         let text = part.string("text", at)?;
@@ -145,6 +137,120 @@ impl Gemini {
         Ok(())
     }
 
+    /// A `functionCall` part: a whole call, the opening or a continuation of a streamed one, or its end.
+    fn call(
+        &mut self,
+        accumulator: &mut Accumulator,
+        choice: i64,
+        part: &Object<'_>,
+        call: &Object<'_>,
+        at: &Path<'_>,
+        canonical: Canonical<'_>,
+    ) -> Result<(), ChunkError> {
+        let id = call.string("id", at)?;
+        let name = call.string("name", at)?;
+        let arguments = call
+            .raw("args")
+            .map(|args| {
+                canonical(args).map_err(|problem| at.key("args").fail(format!("the args are not JSON: {problem}")))
+            })
+            .transpose()?;
+        let will_continue = call.boolean("willContinue", at)? == Some(true);
+        let entries = call.list("partialArgs", at)?;
+        let signature = part.raw("thoughtSignature");
+        let extra: &[(&'static str, &[u8])] = match &signature {
+            Some(signature) => &[("thought_signature", signature)],
+            None => &[],
+        };
+        if name.is_some() {
+            // A new call: one still streaming never got its end.
+            self.cut_short(accumulator, choice);
+        }
+        let streamed = match self.streamed.entry(choice) {
+            std::collections::hash_map::Entry::Occupied(open) => {
+                let fragment = Fragment {
+                    id: id.as_deref(),
+                    kind: Some(b"function_call"),
+                    extra,
+                    ..Fragment::default()
+                };
+                accumulator.fragment_to(open.get().seq, &fragment);
+                open.into_mut()
+            }
+            std::collections::hash_map::Entry::Vacant(vacant) => {
+                if !will_continue && entries.is_none() {
+                    if name.is_none() && id.is_none() && arguments.is_none() {
+                        return Ok(()); // an end with no call open ends nothing
+                    }
+                    let fragment = Fragment {
+                        id: id.as_deref(),
+                        name: name.as_deref(),
+                        kind: Some(b"function_call"),
+                        arguments: arguments.as_deref(),
+                        extra,
+                        ..Fragment::default()
+                    };
+                    accumulator.whole_call(choice, &fragment);
+                    return Ok(());
+                }
+                let fragment = Fragment {
+                    id: id.as_deref(),
+                    name: name.as_deref(),
+                    kind: Some(b"function_call"),
+                    arguments: Some(OPENING),
+                    extra,
+                    ..Fragment::default()
+                };
+                let seq = accumulator.open_call(choice, &fragment);
+                vacant.insert(Streamed {
+                    seq,
+                    writer: ArgumentsWriter::new(accumulator.limits().max_argument_bytes),
+                })
+            }
+        };
+        let seq = streamed.seq;
+        if arguments.as_deref().is_some_and(|text| text != b"{}") {
+            let problem = PathError {
+                message: "a part of a call whose arguments stream carries whole args".to_owned(),
+                pointer: None,
+            };
+            path_violation(accumulator, seq, problem);
+        }
+        let mut text = Vec::new();
+        let entries_at = at.key("partialArgs");
+        for (position, raw) in entries.unwrap_or_default().into_iter().enumerate() {
+            let entry_at = entries_at.item(position);
+            let entry = read_entry(&object(raw, &entry_at)?, &entry_at, canonical)?;
+            if let Err(problem) = streamed.writer.write(&entry, &mut text) {
+                path_violation(accumulator, seq, problem);
+            }
+        }
+        if !will_continue && let Some(problem) = streamed.writer.close(&mut text) {
+            path_violation(accumulator, seq, problem);
+        }
+        if !text.is_empty() {
+            let fragment = Fragment {
+                kind: Some(b"function_call"),
+                arguments: Some(&text),
+                ..Fragment::default()
+            };
+            accumulator.fragment_to(seq, &fragment);
+        }
+        if !will_continue {
+            self.streamed.remove(&choice);
+            accumulator.end_seq(seq);
+        }
+        Ok(())
+    }
+
+    /// The call still streaming in `choice` is over without its end (a new call, the finish): it is ended as it
+    /// stands, its text still open (`TRUNCATED`).
+    fn cut_short(&mut self, accumulator: &mut Accumulator, choice: i64) {
+        if let Some(streamed) = self.streamed.remove(&choice) {
+            accumulator.end_seq(streamed.seq);
+        }
+    }
+
     pub(super) fn output(&self) -> Vec<OutputItem> {
         self.parts
             .iter()
@@ -174,6 +280,15 @@ impl Gemini {
             })
             .collect()
     }
+}
+
+fn path_violation(accumulator: &mut Accumulator, seq: usize, problem: PathError) {
+    accumulator.call_violation(
+        seq,
+        ViolationCode::INVALID_ARGUMENT_PATH,
+        problem.message,
+        problem.pointer,
+    );
 }
 
 fn finish_kind(reason: &[u8]) -> FinishKind {

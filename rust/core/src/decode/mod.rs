@@ -10,6 +10,7 @@ mod bedrock;
 mod gemini;
 mod ollama;
 mod output;
+mod partial_args;
 mod responses;
 
 use std::borrow::Cow;
@@ -295,7 +296,7 @@ fn undetected<'a>(event: &Object<'a>, data: &'a [u8]) -> EventExtras<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::accumulator::{Config, Emit, HandedOver, Limits, ToolChoice};
+    use crate::accumulator::{Arguments, Config, Emit, HandedOver, Limits, ToolChoice};
 
     fn accumulator(emit: Emit) -> Accumulator {
         Accumulator::new(Config {
@@ -451,6 +452,108 @@ mod tests {
             stream.stream_violations().is_empty(),
             "STOP with calls is Gemini's normal finish"
         );
+    }
+
+    #[test]
+    fn gemini_streamed_arguments_are_one_call_handed_over_at_its_end() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator(Emit::CallEnd);
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.a[0].b", "stringValue": "x", "willContinue": true}], "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.a[0].b", "stringValue": "y"}, {"jsonPath": "$.c", "numberValue": 1.5}], "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "g", "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.z", "boolValue": true}], "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"finishReason": "STOP"}]}"#,
+            ],
+        );
+        assert!(ready[..3].iter().all(Vec::is_empty), "nothing before the end");
+        assert_eq!(ready[3].len(), 1);
+        assert_eq!(ready[3][0].arguments_json, br#"{"a":[{"b":"xy"}],"c":1.5}"#);
+        assert_eq!(codes(&ready[3][0]), ["MISSING_ID"]);
+        assert_eq!(ready[6].len(), 1, "the finish ends the call still open");
+        assert_eq!(ready[6][0].arguments_json, br#"{"z":true"#);
+        assert_eq!(codes(&ready[6][0]), ["MISSING_ID", "TRUNCATED"]);
+    }
+
+    #[test]
+    fn a_gemini_path_that_cannot_be_placed_is_one_finding_on_its_call() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator(Emit::CallEnd);
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.a[1]", "numberValue": 1}, {"jsonPath": "$.b", "numberValue": 2}]}}]}}]}"#,
+            ],
+        );
+        let call = &ready[1][0];
+        assert_eq!(call.arguments_json, b"{}");
+        assert_eq!(codes(call), ["INVALID_ARGUMENT_PATH", "MISSING_ID"]);
+        assert_eq!(call.violations[0].path.as_deref(), Some("/a/1"));
+    }
+
+    #[test]
+    fn a_bedrock_server_tool_is_output_not_a_call() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator(Emit::CallEnd);
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": {"name": "nova_code_interpreter", "toolUseId": "s", "type": "server_tool_use"}}}}"#,
+                r#"{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": "{\"snippet\":"}}}}"#,
+                r#"{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": "\"1 + 1\"}"}}}}"#,
+                r#"{"contentBlockStop": {"contentBlockIndex": 0}}"#,
+                r#"{"contentBlockStart": {"contentBlockIndex": 1, "start": {"toolResult": {"toolUseId": "s", "status": "success"}}}}"#,
+                r#"{"contentBlockDelta": {"contentBlockIndex": 1, "delta": {"toolResult": [{"json": {"stdOut": "2"}}]}}}"#,
+                r#"{"contentBlockStop": {"contentBlockIndex": 1}}"#,
+            ],
+        );
+        assert!(ready.iter().all(Vec::is_empty));
+        let output: Vec<Vec<u8>> = decoder.output().into_iter().map(|item| item.json).collect();
+        assert_eq!(
+            output,
+            [
+                br#"{"toolUse":{"name":"nova_code_interpreter","toolUseId":"s","type":"server_tool_use","input":{"snippet":"1 + 1"}}}"#.to_vec(),
+                br#"{"toolResult":{"toolUseId":"s","status":"success","content":[{"json": {"stdOut": "2"}}]}}"#.to_vec(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_responses_custom_tool_call_keeps_its_free_text() {
+        let created = |tools: &str| {
+            format!(r#"{{"type": "response.created", "response": {{"status": "in_progress", "tools": {tools}}}}}"#)
+        };
+        let call = [
+            r#"{"type": "response.output_item.added", "output_index": 0, "item": {"type": "custom_tool_call", "id": "ctc", "call_id": "c", "name": "code", "input": ""}}"#,
+            r#"{"type": "response.custom_tool_call_input.delta", "output_index": 0, "delta": "{not json"}"#,
+            r#"{"type": "response.custom_tool_call_input.done", "output_index": 0, "input": "{not json"}"#,
+        ];
+        for (tools, client) in [
+            (r#"[{"type": "custom", "name": "code"}]"#, true),
+            (r#"[{"type": "x_search"}]"#, false),
+        ] {
+            let mut decoder = Decoder::new(None);
+            let mut stream = accumulator(Emit::CallEnd);
+            let first = created(tools);
+            let events: Vec<&str> = std::iter::once(first.as_str()).chain(call).collect();
+            let ready = run(&mut decoder, &mut stream, &events);
+            if client {
+                let call = &ready[3][0];
+                assert_eq!(call.arguments, Arguments::Text);
+                assert_eq!(call.arguments_json, b"{not json");
+                assert!(codes(call).is_empty(), "free text is never scanned");
+            } else {
+                assert!(ready.iter().all(Vec::is_empty), "the provider ran it");
+            }
+        }
     }
 
     #[test]

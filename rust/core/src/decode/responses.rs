@@ -1,11 +1,13 @@
 //! `OpenAI` Responses API events.
 //!
 //! A call's key is its `output_index` (never its item id, which some servers rotate: Q27). The `.done` text is
-//! authoritative, and the end of the call.
+//! authoritative, and the end of the call. A `custom_tool_call` item is a call whose input is free text (a custom
+//! tool's), unless the response the stream echoes lists its tools without a custom tool of that name: then the
+//! provider ran it (xAI's `x_search`) and it is kept in `output`.
 
 use std::borrow::Cow;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::output::OutputItem;
 use super::{EventExtras, event_type};
@@ -24,6 +26,10 @@ pub(super) struct Responses {
     /// The output indexes of calls opened, and whether the call has its id.
     calls: FxHashMap<i64, bool>,
     items: Vec<OutputItem>,
+    // The names of the custom tools the echoed response lists (None until a response with `tools` came).
+    custom_tools: Option<FxHashSet<Vec<u8>>>,
+    // The output indexes of custom tool calls the provider ran: their input events are not a call's.
+    server_items: FxHashSet<i64>,
 }
 
 impl Responses {
@@ -33,15 +39,17 @@ impl Responses {
         let Some((index, text)) = self.templates.find(name, data) else {
             return false;
         };
-        self.arguments_delta(accumulator, index, &text);
+        self.arguments_delta(accumulator, index, &text, false);
         true
     }
 
-    fn arguments_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8]) {
+    /// A `.delta` of a function call's arguments, or (`custom`) of a custom tool call's input.
+    fn arguments_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8], custom: bool) {
         let fragment = Fragment {
             index: Some(index),
-            kind: Some(b"function_call"),
+            kind: Some(call_kind(custom)),
             arguments: Some(text),
+            free_text: custom,
             ..Fragment::default()
         };
         accumulator.fragment(CHOICE, &fragment);
@@ -61,13 +69,16 @@ impl Responses {
         let kind = event_type(event, name)?;
         let kind = kind.as_deref().unwrap_or_default();
         match kind {
-            b"response.created" | b"response.in_progress" => accumulator.touch(CHOICE),
+            b"response.created" | b"response.in_progress" => {
+                accumulator.touch(CHOICE);
+                self.read_tools(event)?;
+            }
             b"response.output_item.added" => self.item(accumulator, event, false, canonical)?,
             b"response.output_item.done" => self.item(accumulator, event, true, canonical)?,
             b"response.function_call_arguments.delta" => {
                 let index = output_index(event)?;
                 if let Some(delta) = event.string("delta", &root)? {
-                    self.arguments_delta(accumulator, index, &delta);
+                    self.arguments_delta(accumulator, index, &delta, false);
                     if let Some(template) = delta_template(event, data) {
                         self.templates.keep(index, name, template);
                     }
@@ -76,18 +87,23 @@ impl Responses {
             b"response.function_call_arguments.done" => {
                 let index = output_index(event)?;
                 if let Some(arguments) = Arguments::read(event, &root, canonical)? {
-                    if let std::collections::hash_map::Entry::Vacant(entry) = self.calls.entry(index) {
-                        // A `.done` before any item or delta opens the call, as a function call.
-                        let fragment = Fragment {
-                            index: Some(index),
-                            kind: Some(b"function_call"),
-                            ..Fragment::default()
-                        };
-                        accumulator.fragment(CHOICE, &fragment);
-                        entry.insert(false);
-                    }
-                    arguments.done(accumulator, index);
-                    accumulator.end_call(CHOICE, index);
+                    self.done(accumulator, index, &arguments, false);
+                }
+            }
+            b"response.custom_tool_call_input.delta" => {
+                let index = output_index(event)?;
+                if let Some(delta) = event.string("delta", &root)?
+                    && !self.server_items.contains(&index)
+                {
+                    self.arguments_delta(accumulator, index, &delta, true);
+                }
+            }
+            b"response.custom_tool_call_input.done" => {
+                let index = output_index(event)?;
+                if let Some(input) = event.string("input", &root)?
+                    && !self.server_items.contains(&index)
+                {
+                    self.done(accumulator, index, &Arguments::Text(input), true);
                 }
             }
             b"response.output_text.delta" => {
@@ -106,8 +122,49 @@ impl Responses {
         Ok(EventExtras::default())
     }
 
-    /// `response.output_item.added` (`done` false) or `.done`: a function call's identity (and at `.done` its final
-    /// arguments and end); any other item, once done, is kept for the next request.
+    /// A `.done` event's final text: it opens the call when no item or delta came (`custom`: a custom tool's input).
+    fn done(&mut self, accumulator: &mut Accumulator, index: i64, arguments: &Arguments<'_>, custom: bool) {
+        if let std::collections::hash_map::Entry::Vacant(entry) = self.calls.entry(index) {
+            let fragment = Fragment {
+                index: Some(index),
+                kind: Some(call_kind(custom)),
+                free_text: custom,
+                ..Fragment::default()
+            };
+            accumulator.fragment(CHOICE, &fragment);
+            entry.insert(false);
+        }
+        arguments.done(accumulator, index);
+        accumulator.end_call(CHOICE, index);
+    }
+
+    /// The custom tools an echoed response object lists (`response.created`, `response.in_progress`).
+    fn read_tools(&mut self, event: &Object<'_>) -> Result<(), ChunkError> {
+        let root = Path::ROOT;
+        let at = root.key("response");
+        let Some(response) = event.object("response", &root)? else {
+            return Ok(());
+        };
+        let Some(tools) = response.list("tools", &at)? else {
+            return Ok(());
+        };
+        let at = at.key("tools");
+        let mut names = FxHashSet::default();
+        for (position, raw) in tools.into_iter().enumerate() {
+            let at = at.item(position);
+            let tool = crate::json_view::object(raw, &at)?;
+            if tool.string("type", &at)?.as_deref() == Some(b"custom")
+                && let Some(name) = tool.string("name", &at)?
+            {
+                names.insert(name.into_owned());
+            }
+        }
+        self.custom_tools = Some(names);
+        Ok(())
+    }
+
+    /// `response.output_item.added` (`done` false) or `.done`: a function or custom tool call's identity (and at
+    /// `.done` its final text and end); any other item, once done, is kept for the next request.
     fn item(
         &mut self,
         accumulator: &mut Accumulator,
@@ -121,18 +178,29 @@ impl Responses {
         let Some(item) = event.object("item", &root)? else {
             return Ok(());
         };
-        if item.string("type", &at)?.as_deref() != Some(b"function_call") {
-            if done && let Some(raw) = event.raw("item") {
-                self.items.push(OutputItem {
-                    after_calls: accumulator.calls_opened(),
-                    json: raw.to_vec(),
-                });
+        let custom = match item.string("type", &at)?.as_deref() {
+            Some(b"function_call") => false,
+            Some(b"custom_tool_call") if !self.ran_by_provider(&item, &at)? => true,
+            kind => {
+                if kind == Some(b"custom_tool_call") {
+                    self.server_items.insert(index);
+                }
+                if done && let Some(raw) = event.raw("item") {
+                    self.items.push(OutputItem {
+                        after_calls: accumulator.calls_opened(),
+                        json: raw.to_vec(),
+                    });
+                }
+                return Ok(());
             }
-            return Ok(());
-        }
+        };
         let call_id = item.string("call_id", &at)?;
         let name = item.string("name", &at)?;
-        let arguments = Arguments::read(&item, &at, canonical)?;
+        let arguments = if custom {
+            item.string("input", &at)?.map(Arguments::Text)
+        } else {
+            Arguments::read(&item, &at, canonical)?
+        };
         let item_id = item.raw("id");
         let extra: &[(&'static str, &[u8])] = match &item_id {
             Some(item_id) => &[("item_id", item_id)],
@@ -144,7 +212,8 @@ impl Responses {
             // An id for a call that has one already could only conflict with it (a rotating id is not a new call).
             id: if has_id == Some(true) { None } else { call_id.as_deref() },
             name: name.as_deref(),
-            kind: Some(b"function_call"),
+            kind: Some(call_kind(custom)),
+            free_text: custom,
             // At `added`, a non-empty text is the start of the arguments; at `done` it is their final text.
             arguments: match &arguments {
                 Some(Arguments::Text(text)) if !done && !text.is_empty() => Some(text),
@@ -165,9 +234,23 @@ impl Responses {
         Ok(())
     }
 
+    /// Whether a custom tool call item is the provider's own: the echoed response lists its tools, and no custom tool
+    /// of the item's name.
+    fn ran_by_provider(&self, item: &Object<'_>, at: &Path<'_>) -> Result<bool, ChunkError> {
+        let Some(declared) = &self.custom_tools else {
+            return Ok(false);
+        };
+        let name = item.string("name", at)?;
+        Ok(!name.is_some_and(|name| declared.contains(&*name)))
+    }
+
     pub(super) fn output(&self) -> Vec<OutputItem> {
         self.items.clone()
     }
+}
+
+fn call_kind(custom: bool) -> &'static [u8] {
+    if custom { b"custom_tool_call" } else { b"function_call" }
 }
 
 /// A terminal event: the finish is the response's status; a failed response's error is reported.
