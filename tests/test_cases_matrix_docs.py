@@ -13,6 +13,8 @@ import pytest
 from conftest import REPO
 from matrix_helpers import MODELS_SCRIPT
 from toolstream.cases import load_models, parse_spec
+from toolstream.cases._model import CaseResult
+from toolstream.cases._report import Cell, RunRecord, meets, percent
 from toolstream.cli import build_parser, main
 from toolstream.server import LocalEndpoint
 
@@ -143,3 +145,52 @@ def test_the_json_fields_shown_are_the_ones_written(
         assert key in cells_text, key
     for key in cell["repeats"][0]:
         assert key in cells_text, key
+
+
+def _cell(passed: int, total: int, rate: float) -> Cell:
+    def run(number: int) -> RunRecord:
+        ok = number <= passed
+        return RunRecord(number, CaseResult("c", ok, (), ()) if ok else None, None if ok else "no answer")
+
+    return Cell("c", "m", rate, tuple(run(number) for number in range(1, total + 1)))
+
+
+def test_the_threshold_example_shown_is_what_a_cell_decides() -> None:
+    """The page's own example: '`2/3` reaches `0.66` and `0.667` but not `0.67`', read from the text."""
+    example = re.search(r"`(\d+)/(\d+)` reaches (.+?) but not `([\d.]+)`", DOC.replace("\n", " "))
+    assert example is not None
+    passed, total = int(example.group(1)), int(example.group(2))
+    reached = [float(rate) for rate in re.findall(r"`([\d.]+)`", example.group(3))]
+    assert reached == [0.66, 0.667]
+    for rate in reached:
+        assert meets(passed, total, rate), rate
+        assert _cell(passed, total, rate).status == "flaky"
+    missed = float(example.group(4))
+    assert not meets(passed, total, missed)
+    assert _cell(passed, total, missed).status == "fail"
+
+
+@pytest.mark.parametrize(
+    ("passed", "total", "rate", "expected"),
+    [
+        (2, 3, 0.6667, True),
+        (1, 3, 0.333, True),
+        (1, 3, 0.334, False),
+        (1, 3, 0.34, False),
+        (7, 10, 0.7, True),  # 0.7 * 10 is 7.000000000000001 in binary floating point
+        (6, 10, 0.7, False),
+        (3, 3, 1.0, True),
+        (1999, 2000, 1.0, False),  # the allowance never reaches a whole repeat: 1.0 is every repeat
+        (2000, 2001, 1.0, False),
+        (0, 5, 0.0, True),
+        (0, 0, 0.0, False),
+    ],
+)
+def test_a_rate_is_read_to_three_decimals_and_never_a_whole_repeat(
+    passed: int, total: int, rate: float, expected: bool
+) -> None:
+    assert meets(passed, total, rate) is expected
+
+
+def test_reports_show_a_threshold_with_its_decimal() -> None:
+    assert [percent(rate) for rate in (1.0, 0.5, 0.667, 0.6667, 0.0)] == ["100%", "50%", "66.7%", "66.7%", "0%"]

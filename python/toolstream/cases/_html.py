@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from toolstream._model import InvalidToolCall
 from toolstream.cases._model import Turn
-from toolstream.cases._report import TIMES, Cell, MatrixResult, RunRecord, failure_groups, rows
+from toolstream.cases._report import TIMES, Cell, MatrixResult, RunRecord, failure_groups, percent, rows
 from toolstream.cases._report_text import MARKS, heading, totals
 
 __all__ = ["cell_id", "expectation_lines", "render_html"]
@@ -196,7 +196,7 @@ def _cell_section(cell: Cell, row: int, column: int, expectation: str) -> str:
     codes = ", ".join(cell.codes)
     summary = (
         f"{MARKS[cell.status]} {escape(cell.case)} {TIMES} {escape(cell.model)} — {cell.fraction} passed "
-        f"(needs {cell.min_pass_rate:.0%}) — {escape(codes)}"
+        f"(needs {percent(cell.min_pass_rate)}) — {escape(codes)}"
     )
     parts = [
         f'<details class="cell {cell.status}" id="{cell_id(row, column)}" data-case="{escape(cell.case)}" '

@@ -2,7 +2,7 @@
 
 A *run* is one repeat of one case against one model (its ``CaseResult``, or the transport error that prevented
 one). A *cell* is every repeat of one case against one model: ``k/n`` passed, and ``ok`` when ``k/n`` reaches the
-case's ``min_pass_rate``. The JSON form (``MatrixResult.as_dict``, ``toolstream matrix --json FILE``) is what
+case's ``min_pass_rate`` (``meets``: the rate read to three decimals). The JSON form (``MatrixResult.as_dict``, ``toolstream matrix --json FILE``) is what
 ``toolstream matrix --compare OLD NEW`` reads; its ``schema`` field names its version.
 
 Cell statuses, used for colours and in the JSON: ``pass`` (every repeat passed), ``flaky`` (some failed, but the
@@ -16,9 +16,9 @@ only).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Final, Literal
 
 from toolstream.cases._model import CaseResult
@@ -26,6 +26,7 @@ from toolstream.cases._spec import ModelSpec
 
 __all__ = [
     "FAIL_ON",
+    "RATE_ALLOWANCE",
     "REPORT_FORMATS",
     "REPORT_SCHEMA",
     "TIMES",
@@ -39,11 +40,16 @@ __all__ = [
     "RunRecord",
     "failure_groups",
     "meets",
+    "percent",
     "rows",
 ]
 
 #: The multiplication sign of "case by model" headings in the reports (spelled as an escape: ruff flags the character).
 TIMES: Final = "\u00d7"
+
+#: How far below ``min_pass_rate`` a pass rate may fall and still reach it: half a unit of the third decimal, so that
+#: a rate written to three decimals (0.667) stands for the fraction it rounds (2/3). See ``meets``.
+RATE_ALLOWANCE: Final = Fraction(1, 2000)
 
 #: The ``schema`` of the JSON report; ``--compare`` reads this version.
 REPORT_SCHEMA: Final = "toolstream.matrix/1"
@@ -113,14 +119,32 @@ class RunRecord:
 
 
 def meets(passed: int, total: int, min_pass_rate: float) -> bool:
-    """Whether ``passed`` out of ``total`` reaches ``min_pass_rate`` (2/3 reaches 0.66 and 0.667, not 0.67).
+    """Whether ``passed`` out of ``total`` reaches ``min_pass_rate``: ``k/n >= rate``, the rate read to three decimals.
 
-    Compared as counts, so that a rate written with few digits is not failed by rounding: the least count that
-    reaches the rate is ``ceil(rate * total)``, less a hair for binary fractions such as 0.7 * 10.
+    A rate is what a person writes for a fraction (``0.667`` for 2/3), so the comparison allows half a unit of the
+    third decimal: ``k/n >= rate - 0.0005``, computed exactly (the rate as the decimal written, ``k/n`` as a
+    fraction). 2/3 reaches 0.66, 0.667 and 0.6667, not 0.67. The allowance never exceeds half the step between two
+    pass rates of the cell (``1/(2n)``), so it absorbs the rounding of a rate and never a whole repeat: 1.0 is every
+    repeat whatever ``n``.
+
+    Raises:
+        ValueError: ``min_pass_rate`` is not a finite number.
     """
     if total == 0:
         return False
-    return passed >= math.ceil(min_pass_rate * total - 1e-9)
+    try:
+        # repr is the shortest text that reads back as the same float: the decimal the rate was written as.
+        rate = Fraction(repr(float(min_pass_rate)))
+    except ValueError:
+        raise ValueError(f"min_pass_rate must be a number from 0 to 1, got {min_pass_rate!r}") from None
+    allowance = min(RATE_ALLOWANCE, Fraction(1, 2 * total))
+    return Fraction(passed, total) >= rate - allowance
+
+
+def percent(rate: float) -> str:
+    """A threshold as the reports show it: ``100%``, ``50%``, ``66.7%`` (one decimal when it has one)."""
+    text = f"{rate:.1%}"
+    return text.replace(".0%", "%")
 
 
 @dataclass(frozen=True)

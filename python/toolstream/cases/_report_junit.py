@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from toolstream.cases._report import Cell, MatrixResult, failure_groups
+from toolstream.cases._report import Cell, MatrixResult, failure_groups, percent
 from toolstream.contract._report import _xml_text
 
 __all__ = ["render_junit"]
@@ -48,7 +48,7 @@ def render_junit(result: MatrixResult) -> str:
                 name=_xml_text(info.name),
                 time=f"{elapsed:.3f}",
             )
-            message = f"{cell.fraction} passed, needs {cell.min_pass_rate:.0%}: {', '.join(cell.codes)}"
+            message = f"{cell.fraction} passed, needs {percent(cell.min_pass_rate)}: {', '.join(cell.codes)}"
             if cell.status == "error":
                 counts["errors"] += 1
                 element = ET.SubElement(case, "error", message=_xml_text(message), type="error")
@@ -58,7 +58,7 @@ def render_junit(result: MatrixResult) -> str:
                 element = ET.SubElement(case, "failure", message=_xml_text(message), type=" ".join(cell.codes))
                 element.text = _xml_text(_details(cell))
             elif cell.status == "flaky":
-                note = f"flaky, at threshold ({cell.fraction}, needs {cell.min_pass_rate:.0%})\n{_details(cell)}"
+                note = f"flaky, at threshold ({cell.fraction}, needs {percent(cell.min_pass_rate)})\n{_details(cell)}"
                 ET.SubElement(case, "system-out").text = _xml_text(note)
         for key, value in counts.items():
             suite.set(key, str(value))

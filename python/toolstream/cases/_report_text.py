@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final, TextIO
 
-from toolstream.cases._report import TIMES, Cell, CellStatus, MatrixResult, failure_groups, rows
+from toolstream.cases._report import TIMES, Cell, CellStatus, MatrixResult, failure_groups, percent, rows
 
 __all__ = ["MARKS", "print_rich", "render_text"]
 
@@ -66,7 +66,7 @@ def failure_lines(result: MatrixResult) -> Iterator[tuple[str, str]]:
         for cell in cells:
             if cell.status == "pass":
                 continue
-            threshold = f"needs {cell.min_pass_rate:.0%}"
+            threshold = f"needs {percent(cell.min_pass_rate)}"
             yield f"{MARKS[cell.status]} {cell.case} {TIMES} {cell.model}  {cell.fraction} ({threshold})", cell.status
             for group in failure_groups(cell):
                 yield f"    {group.code}: {group.message}  [{group.which}]", ""
