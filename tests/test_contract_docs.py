@@ -41,3 +41,23 @@ def test_the_quirk_table_is_the_endpoints_and_the_probe_tests() -> None:
         cell = row[2]
         assert set(re.findall(r"`(\w+)`(?! \(warning\))", cell)) == errors, quirk
         assert set(re.findall(r"`(\w+)` \(warning\)", cell)) == warnings, quirk
+
+
+def test_the_limits_table_is_the_endpoints_limits_and_flags() -> None:
+    import argparse
+    from dataclasses import fields
+
+    from toolstream.server import EndpointLimits
+    from toolstream.server._cli import add_parser
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers(dest="command"))
+    serve = parser._subparsers._group_actions[0].choices["serve"]  # type: ignore[union-attr]
+    flags = {option for action in serve._actions for option in action.option_strings}
+    rows = table_after("| limit | default | flag | past it |")
+    defaults = EndpointLimits()
+    assert [row[0].strip("`") for row in rows] == [field.name for field in fields(EndpointLimits)]
+    for row in rows:
+        name = row[0].strip("`")
+        assert float(row[1].split()[0]) == getattr(defaults, name), name
+        assert row[2].strip("`") in flags and row[2].strip("`") == f"--{name.replace('_', '-')}"
