@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -134,7 +135,13 @@ def test_the_json_fields_shown_are_the_ones_written(
     fields = block_after("is the whole run, and what `--compare` reads:")
     top = {line.split()[0].removesuffix("[]") for line in fields.splitlines() if line and not line.startswith(" ")}
     assert top | {"seconds", "offline"} == set(report)
-    summary = next(line for line in fields.splitlines() if line.startswith("summary")).split(None, 1)[1]
+    lines = fields.splitlines()
+    start = next(number for number, line in enumerate(lines) if line.startswith("summary"))
+    summary = lines[start].split(None, 1)[1]
+    for line in lines[start + 1 :]:  # and its continuation lines
+        if not line.startswith(" "):
+            break
+        summary += " " + line.strip()
     assert [key.strip() for key in summary.split(",")] == list(report["summary"])
     models = fields.split("models[]", 1)[1].split("cases[]", 1)[0]
     for key in report["models"][0]:
@@ -194,3 +201,19 @@ def test_a_rate_is_read_to_three_decimals_and_never_a_whole_repeat(
 
 def test_reports_show_a_threshold_with_its_decimal() -> None:
     assert [percent(rate) for rate in (1.0, 0.5, 0.667, 0.6667, 0.0)] == ["100%", "50%", "66.7%", "66.7%", "0%"]
+
+
+def test_the_unreachable_line_shown_is_the_one_printed(
+    endpoint: LocalEndpoint, in_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shown = block_after("### A model that cannot be reached").strip()
+    label = re.match(r"toolstream matrix: model '([^']+)' is unreachable: (http://[^/]+/v1)", shown)
+    assert label is not None
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    argv = ["matrix", SUPPORT, "--model", f"openai-chat:m@{url},label={label.group(1)}", "--no-progress"]
+    assert main(argv) == 3
+    printed = capsys.readouterr().err.strip()
+    assert printed.replace(url, label.group(2)) == shown

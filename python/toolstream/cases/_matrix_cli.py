@@ -8,7 +8,9 @@ two runs written with ``--json``.
 Exit status: 0 when the policy of ``--fail-on`` is met, 1 when it is not (``threshold``, the default: a cell below
 its case's ``min_pass_rate``; ``any``: any failed repeat; ``never``: always 0); with ``--compare``, 1 for a cell
 newly below its threshold (``any``: any pass rate that dropped). 2 for a usage error, a file that cannot be read, an
-unset ``key_env`` or, with ``--offline``, a request the cache cannot answer.
+unset ``key_env`` or, with ``--offline``, a request the cache cannot answer. 3, whatever ``--fail-on`` says, when a
+model could not be reached (its cells are ``unreachable``, and the reports still say so), with a line on stderr for
+each such model naming its URL and why.
 
 A case file's ``tools:`` may name a Python import path only with ``--allow-imports`` or ``allow-imports = true``
 under ``[tool.toolstream.cases]`` of the nearest ``pyproject.toml`` (``--config`` names another): importing a module
@@ -48,7 +50,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=(
             "Exit status: 0 when --fail-on is met, 1 when not (threshold: a cell below its min_pass_rate; any: any "
             "failed repeat; never: always 0); with --compare, 1 for a cell newly below its threshold. 2 for usage "
-            "errors, unreadable files, an unset key_env, or an --offline cache miss."
+            "errors, unreadable files, an unset key_env, or an --offline cache miss. 3 when a model could not be "
+            "reached (no answer, or a 401, 403, 404, 405, 429, 502, 503 or 504), whatever --fail-on says."
         ),
     )
     parser.add_argument("cases", nargs="?", type=Path, metavar="CASES", help="the case file (YAML or JSON)")
@@ -216,6 +219,8 @@ def _matrix(options: argparse.Namespace) -> int:
         _print_text(result, sys.stdout)
     else:
         sys.stdout.write(result.render(options.format))
+    for label, cause in result.unreachable_models().items():
+        print(f"toolstream matrix: model {label!r} is unreachable: {cause}", file=sys.stderr)
     fail_on: FailOn = options.fail_on
     return result.exit_status(fail_on)
 

@@ -1,8 +1,10 @@
 """The matrix as JUnit XML for CI: a ``<testsuite>`` per model, a ``<testcase>`` per case and model.
 
 A cell below its threshold is a ``<failure>`` (type: its failure codes; text: every failure with its diff); a cell
-where no repeat got an answer is an ``<error>``; a cell at its threshold with failed repeats passes, and says what
-failed in ``<system-out>``, so that a dashboard stays green while the flakiness stays visible.
+where no repeat got an answer is an ``<error>``, and so is a cell whose model could not be reached (type
+``unreachable``: the endpoint is down or wrong, which is not a failure of the model); a cell at its threshold with
+failed repeats passes, and says what failed in ``<system-out>``, so that a dashboard stays green while the flakiness
+stays visible.
 """
 
 from __future__ import annotations
@@ -49,7 +51,12 @@ def render_junit(result: MatrixResult) -> str:
                 time=f"{elapsed:.3f}",
             )
             message = f"{cell.fraction} passed, needs {percent(cell.min_pass_rate)}: {', '.join(cell.codes)}"
-            if cell.status == "error":
+            if cell.status == "unreachable":
+                counts["errors"] += 1
+                cause = result.unreachable_models()[cell.model]
+                element = ET.SubElement(case, "error", message=_xml_text(f"unreachable: {cause}"), type="unreachable")
+                element.text = _xml_text(_details(cell))
+            elif cell.status == "error":
                 counts["errors"] += 1
                 element = ET.SubElement(case, "error", message=_xml_text(message), type="error")
                 element.text = _xml_text(_details(cell))

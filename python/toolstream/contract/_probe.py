@@ -313,7 +313,9 @@ def _run(
         if status is None:
             raise EndpointUnreachableError(url, transport_failure(error, timeout)) from error
         # The answer began and was cut: that is the provider's stream, judged like any other.
-        cut = _status_check(request, None, f"the answer was cut after HTTP {status}: {transport_failure(error, timeout)}")
+        cut = _status_check(
+            request, None, f"the answer was cut after HTTP {status}: {transport_failure(error, timeout)}"
+        )
         return ProbeOutcome(request.name, request.description, _report(request, fmt, cut, []), status)
     recording = recorder.recording.path if recorder is not None and recorder.recording is not None else None
     if request.stream:
