@@ -138,3 +138,19 @@ def test_compare_does_not_read_an_unreachable_model_as_a_regression(
     assert out.rstrip().endswith(
         "0 regressed, 0 fixed, 0 dropped, 0 improved, 0 with other failures, 0 unchanged, 4 not compared (unreachable)"
     )
+
+
+def test_a_model_that_never_answers_is_unreachable_after_the_timeout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as listener:  # takes connections (the kernel completes them) and never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        argv = ["matrix", str(SUPPORT), "--model", f"openai-chat:m@{url},label=silent", "--no-progress"]
+        assert main([*argv, "--timeout", "0.5", "--attempts", "1", "--case", "opening hours"]) == 3
+    err = capsys.readouterr().err
+    assert err == (
+        f"toolstream matrix: model 'silent' is unreachable: {url}/chat/completions: unreachable: "
+        "no answer within 0.5 s (after 1 attempt)\n"
+    )
