@@ -36,7 +36,7 @@ class RecordedRequest:
         path: The URL path (``/v1/chat/completions``).
         headers: The headers, names lower-cased, credential values replaced with ``"[REDACTED]"``.
         raw: The body's bytes as received; empty when there was none or it was not kept (see ``size``).
-        size: The body's size in bytes as received (a body refused for its size: the bytes read before).
+        size: The body's size in bytes as received (0 for a body refused for its size or because it stalled).
     """
 
     method: str
