@@ -31,7 +31,10 @@ started = time.perf_counter()
 outcome = None
 {snippet}
 seconds = time.perf_counter() - started
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# VmHWM is this process's own peak: ru_maxrss would start at the parent's resident size at fork (Linux carries it
+# across exec), so a child of a large pytest process would report the parent's memory as its growth.
+with open("/proc/self/status") as status:
+    after = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 sys.stdout.write("\\n@@bounded@@" + json.dumps({{"outcome": outcome, "seconds": seconds, "peak_growth_kib": after - before}}))
 """
 

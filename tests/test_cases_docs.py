@@ -127,3 +127,18 @@ def test_the_loader_sample_is_what_the_loader_prints(tmp_path: Path, monkeypatch
 
 def test_the_package_doctest_passes() -> None:
     assert doctest.testmod(toolstream.cases).failed == 0
+
+
+def test_the_refused_import_shown_is_the_problem_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shown = DOC.split("names the file, the line, the case, the pointer and these fixes:\n\n```text\n", 1)[1]
+    shown = shown.split("```", 1)[0].strip()
+    spec = re.search(r"'([\w.]+:\w+)' is a Python import path", shown)
+    assert spec is not None
+    (tmp_path / "cases.yaml").write_text(
+        f"version: 1\ntools: {spec.group(1)}\ncases: [{{name: c, prompt: p, expect: {{no_tool_call: true}}}}]\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CaseFileError) as raised:
+        load_cases("cases.yaml")
+    assert [str(problem) for problem in raised.value.problems] == [shown]

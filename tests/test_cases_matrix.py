@@ -228,20 +228,26 @@ def test_a_rate_limited_request_is_retried_and_counted(tmp_path: Path) -> None:
     assert result.as_dict()["cells"][0]["retries"] == 1
 
 
-def test_without_retries_a_rate_limit_is_an_error_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_retries_a_rate_limit_is_an_unreachable_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 429 on the last attempt: the request never got to the model, so its cells are unreachable, not failed."""
     handler, _ = sequenced(rate_limited_once)
     cases_file = write_flaky_cases(tmp_path)
     with loopback(handler) as base:
         junit = tmp_path / "junit.xml"
         argv = ["matrix", str(cases_file), "--model", f"openai-chat:m@{base}/v1", "--no-stream", "--attempts", "1"]
         code = main([*argv, "--junit", str(junit)])
-    out = capsys.readouterr().out
-    assert code == 1
-    assert "0/1 !" in out and "error: turn 0: gave up after 1 attempt; the last: HTTP 429: Rate limit reached" in out
+    captured = capsys.readouterr()
+    assert code == 3
+    assert "unreachable" in captured.out and "0/1 !" not in captured.out
+    cause = "unreachable: HTTP 429 (rate-limited or out of quota): Rate limit reached (after 1 attempt)"
+    assert cause in captured.out and cause in captured.err
     root = ET.fromstring(junit.read_text(encoding="utf-8").split("\n", 1)[1])
     errors = root.findall("./testsuite/testcase/error")
     assert len(errors) == 2 and root.get("errors") == "2" and root.get("failures") == "0"
-    assert "HTTP 429" in (errors[0].text or "")
+    assert {error.get("type") for error in errors} == {"unreachable"}
+    assert "HTTP 429" in (errors[0].get("message") or "")
 
 
 def test_the_cache_answers_a_rerun_offline_and_never_holds_the_key(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,8 @@ import pytest
 from conftest import REPO
 from matrix_helpers import MODELS_SCRIPT
 from toolstream.cases import load_models, parse_spec
+from toolstream.cases._model import CaseResult
+from toolstream.cases._report import Cell, RunRecord, meets, percent
 from toolstream.cli import build_parser, main
 from toolstream.server import LocalEndpoint
 
@@ -132,7 +135,13 @@ def test_the_json_fields_shown_are_the_ones_written(
     fields = block_after("is the whole run, and what `--compare` reads:")
     top = {line.split()[0].removesuffix("[]") for line in fields.splitlines() if line and not line.startswith(" ")}
     assert top | {"seconds", "offline"} == set(report)
-    summary = next(line for line in fields.splitlines() if line.startswith("summary")).split(None, 1)[1]
+    lines = fields.splitlines()
+    start = next(number for number, line in enumerate(lines) if line.startswith("summary"))
+    summary = lines[start].split(None, 1)[1]
+    for line in lines[start + 1 :]:  # and its continuation lines
+        if not line.startswith(" "):
+            break
+        summary += " " + line.strip()
     assert [key.strip() for key in summary.split(",")] == list(report["summary"])
     models = fields.split("models[]", 1)[1].split("cases[]", 1)[0]
     for key in report["models"][0]:
@@ -143,3 +152,68 @@ def test_the_json_fields_shown_are_the_ones_written(
         assert key in cells_text, key
     for key in cell["repeats"][0]:
         assert key in cells_text, key
+
+
+def _cell(passed: int, total: int, rate: float) -> Cell:
+    def run(number: int) -> RunRecord:
+        ok = number <= passed
+        return RunRecord(number, CaseResult("c", ok, (), ()) if ok else None, None if ok else "no answer")
+
+    return Cell("c", "m", rate, tuple(run(number) for number in range(1, total + 1)))
+
+
+def test_the_threshold_example_shown_is_what_a_cell_decides() -> None:
+    """The page's own example: '`2/3` reaches `0.66` and `0.667` but not `0.67`', read from the text."""
+    example = re.search(r"`(\d+)/(\d+)` reaches (.+?) but not `([\d.]+)`", DOC.replace("\n", " "))
+    assert example is not None
+    passed, total = int(example.group(1)), int(example.group(2))
+    reached = [float(rate) for rate in re.findall(r"`([\d.]+)`", example.group(3))]
+    assert reached == [0.66, 0.667]
+    for rate in reached:
+        assert meets(passed, total, rate), rate
+        assert _cell(passed, total, rate).status == "flaky"
+    missed = float(example.group(4))
+    assert not meets(passed, total, missed)
+    assert _cell(passed, total, missed).status == "fail"
+
+
+@pytest.mark.parametrize(
+    ("passed", "total", "rate", "expected"),
+    [
+        (2, 3, 0.6667, True),
+        (1, 3, 0.333, True),
+        (1, 3, 0.334, False),
+        (1, 3, 0.34, False),
+        (7, 10, 0.7, True),  # 0.7 * 10 is 7.000000000000001 in binary floating point
+        (6, 10, 0.7, False),
+        (3, 3, 1.0, True),
+        (1999, 2000, 1.0, False),  # the allowance never reaches a whole repeat: 1.0 is every repeat
+        (2000, 2001, 1.0, False),
+        (0, 5, 0.0, True),
+        (0, 0, 0.0, False),
+    ],
+)
+def test_a_rate_is_read_to_three_decimals_and_never_a_whole_repeat(
+    passed: int, total: int, rate: float, expected: bool
+) -> None:
+    assert meets(passed, total, rate) is expected
+
+
+def test_reports_show_a_threshold_with_its_decimal() -> None:
+    assert [percent(rate) for rate in (1.0, 0.5, 0.667, 0.6667, 0.0)] == ["100%", "50%", "66.7%", "66.7%", "0%"]
+
+
+def test_the_unreachable_line_shown_is_the_one_printed(
+    endpoint: LocalEndpoint, in_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shown = block_after("### A model that cannot be reached").strip()
+    label = re.match(r"toolstream matrix: model '([^']+)' is unreachable: (http://[^/]+/v1)", shown)
+    assert label is not None
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    argv = ["matrix", SUPPORT, "--model", f"openai-chat:m@{url},label={label.group(1)}", "--no-progress"]
+    assert main(argv) == 3
+    printed = capsys.readouterr().err.strip()
+    assert printed.replace(url, label.group(2)) == shown

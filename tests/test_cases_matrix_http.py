@@ -148,17 +148,50 @@ def test_retry_after_ms_wins_and_an_http_date_is_read() -> None:
 
 
 def test_5xx_backs_off_exponentially_with_jitter_then_gives_up_after_the_attempts() -> None:
-    handler, seen = scripted([(503, {}, b'{"error": {"message": "overloaded"}}', 0)])
+    handler, seen = scripted([(500, {}, b'{"error": {"message": "overloaded"}}', 0)])
     sleep = Recorder()
     policy = RetryPolicy(attempts=4, base_delay=1.0, max_delay=3.0, sleep=sleep, random=lambda: 0.5)
     with loopback(handler) as url:
         exchange = run_fetch(url, policy)
-    assert seen == [503] * 4
-    assert exchange.body is None
-    assert exchange.error == "gave up after 4 attempts; the last: HTTP 503: overloaded"
+    assert seen == [500] * 4
+    assert exchange.body is None and not exchange.unreachable
+    assert exchange.error == "gave up after 4 attempts; the last: HTTP 500: overloaded"
     # 1, 2, then 4 capped at 3; each three quarters of its ceiling with random() = 0.5 ("equal jitter").
     assert sleep.waits == [0.75, 1.5, 2.25]
     assert len(exchange.retries) == 3
+
+
+@pytest.mark.parametrize("status", [502, 503, 504])
+def test_a_gateway_that_stays_down_is_unreachable_after_its_retries(status: int) -> None:
+    handler, seen = scripted([(status, {}, b'{"error": {"message": "upstream down"}}', 0)])
+    policy = RetryPolicy(attempts=3, sleep=Recorder(), random=lambda: 0.5)
+    with loopback(handler) as url:
+        exchange = run_fetch(url, policy)
+    assert seen == [status] * 3 and len(exchange.retries) == 2
+    assert exchange.unreachable
+    assert exchange.error.startswith(f"{url}: unreachable: HTTP {status} (")
+    assert exchange.error.endswith("): upstream down (after 3 attempts)")
+
+
+def test_an_answer_cut_after_its_status_is_retried_and_never_unreachable() -> None:
+    seen: list[int] = []
+
+    class Cut(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            seen.append(200)
+            self.send_response(200)
+            self.send_header("Content-Length", "100000")  # and far less comes: the connection closes mid-body
+            self.end_headers()
+            self.wfile.write(b"data: {")
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    with loopback(Cut) as url:
+        exchange = run_fetch(url, RetryPolicy(attempts=2, sleep=Recorder()))
+    assert seen == [200, 200] and not exchange.unreachable
+    assert exchange.error.startswith("gave up after 2 attempts; the last: the answer broke off: HTTP 200, then ")
 
 
 def test_jitter_stays_between_half_and_all_of_the_ceiling() -> None:
@@ -176,7 +209,8 @@ def test_a_4xx_other_than_408_and_429_is_not_retried() -> None:
     with loopback(handler) as url:
         exchange = run_fetch(url, RetryPolicy(sleep=sleep))
     assert seen == [401]
-    assert exchange.error == "HTTP 401: Incorrect API key provided"
+    assert exchange.unreachable  # a refused key: the request never got to a model
+    assert exchange.error.endswith(": unreachable: HTTP 401 (the credential was refused): Incorrect API key provided")
     assert sleep.waits == [] and exchange.retries == ()
 
 
@@ -203,7 +237,8 @@ def test_a_refused_connection_is_not_retried() -> None:
         pass  # the server is stopped: its port now refuses connections
     sleep = Recorder()
     exchange = run_fetch(url, RetryPolicy(sleep=sleep))
-    assert exchange.body is None and exchange.error.startswith(f"cannot connect to {url}")
+    assert exchange.body is None and exchange.unreachable
+    assert exchange.error.startswith(f"{url}: unreachable: cannot connect (")
     assert sleep.waits == []
 
 

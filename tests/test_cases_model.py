@@ -182,13 +182,102 @@ def test_tools_from_an_import_path_inline_and_the_argument(tmp_path: Path, monke
             expect: {calls: [pong]}
         """,
     )
-    imported, inline = load_cases(path).cases
+    imported, inline = load_cases(path, allow_imports=True).cases
     assert imported.tools.names == ("ping",)
     assert inline.tools.names == ("pong",)
     # tools= stands for the file's tools; a case's own still win.
     replaced = load_cases(path, tools=ToolRegistry({"ping": {"type": "object"}, "other": None}))
     assert replaced.cases[0].tools.names == ("ping", "other")
     assert replaced.cases[1].tools.names == ("pong",)
+
+
+IMPORTED_MODULE = """
+from pathlib import Path
+from toolstream import ToolRegistry
+Path(__file__).with_name("imported.marker").write_text("the module ran")
+TOOLS = ToolRegistry({"ping": {"type": "object"}})
+"""
+
+
+@pytest.fixture
+def importable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder on sys.path holding ``case_tools_probe``, a module that leaves a marker file when it is imported."""
+    (tmp_path / "case_tools_probe.py").write_text(IMPORTED_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(__import__("sys").modules, "case_tools_probe", raising=False)
+    return tmp_path
+
+
+def test_a_case_file_cannot_import_code_unless_allowed(importable: Path) -> None:
+    path = write_yaml(
+        importable,
+        """
+        tools: case_tools_probe:TOOLS
+        cases:
+          - name: own tools
+            prompt: Ping it.
+            tools: case_tools_probe:TOOLS
+            expect: {calls: [ping]}
+        """,
+    )
+    file_level, case_level = problems_of(path)
+    assert file_level.startswith(f"{path}:2: at /tools: 'case_tools_probe:TOOLS' is a Python import path; ")
+    assert case_level.startswith(f"{path}:6: case 0 ('own tools') at /cases/0/tools: 'case_tools_probe:TOOLS'")
+    for problem in (file_level, case_level):
+        assert "would import 'case_tools_probe' and run its code" in problem
+        assert "fix: if you trust the file, allow imports (toolstream matrix --allow-imports" in problem
+        assert "allow-imports = true under [tool.toolstream.cases]" in problem
+        assert "load_cases(..., allow_imports=True)" in problem
+        assert "\n" not in problem
+    assert not (importable / "imported.marker").exists()
+    assert "case_tools_probe" not in __import__("sys").modules
+    # Allowed, the same file loads (and the module ran).
+    assert load_cases(path, allow_imports=True).cases[0].tools.names == ("ping",)
+    assert (importable / "imported.marker").exists()
+
+
+def test_an_import_path_the_caller_gives_needs_no_opt_in(importable: Path) -> None:
+    path = write_yaml(importable, "cases: [{name: c, prompt: p, expect: {calls: [ping]}}]\n")
+    assert load_cases(path, tools="case_tools_probe:TOOLS").cases[0].tools.names == ("ping",)
+
+
+def test_matrix_allows_imports_by_flag_or_config(
+    importable: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolstream.cli import main
+    from toolstream.server import LocalEndpoint
+
+    path = write_yaml(
+        importable, "tools: case_tools_probe:TOOLS\ncases: [{name: c, prompt: p, expect: {calls: [ping]}}]\n"
+    )
+    monkeypatch.chdir(importable)
+    pyproject = importable / "pyproject.toml"
+    with LocalEndpoint() as endpoint:
+        # The bundled model answers text to a prompt without a forced tool: the case runs and fails (exit 1).
+        argv = ["matrix", str(path), "--model", f"openai-chat:clean@{endpoint.url}", "--no-progress"]
+        assert main(argv) == 2
+        refused = capsys.readouterr().err.splitlines()
+        assert refused[0] == f"toolstream matrix: {path}: 1 problem in the case file"
+        assert refused[1].startswith(f"  {path}:1: at /tools: 'case_tools_probe:TOOLS' is a Python import path")
+        assert not (importable / "imported.marker").exists()
+        assert main([*argv, "--allow-imports"]) == 1
+        assert (importable / "imported.marker").read_text() == "the module ran"
+        (importable / "imported.marker").unlink()
+        monkeypatch.delitem(__import__("sys").modules, "case_tools_probe")
+        pyproject.write_text("[tool.toolstream.cases]\nallow-imports = true\n", encoding="utf-8")
+        assert main(argv) == 1
+        assert (importable / "imported.marker").exists()
+        capsys.readouterr()
+        for table, message in (
+            ("allow-imports = 'yes'", "[tool.toolstream.cases].allow-imports: true or false; got 'yes'"),
+            ("allow_imports = true", "[tool.toolstream.cases]: unknown key(s) allow_imports; known: allow-imports"),
+        ):
+            pyproject.write_text(f"[tool.toolstream.cases]\n{table}\n", encoding="utf-8")
+            assert main(argv) == 2
+            assert capsys.readouterr().err == f"toolstream matrix: {pyproject}: {message}\n"
+        other = importable / "elsewhere.toml"
+        other.write_text("[tool.toolstream.cases]\nallow-imports = true\n", encoding="utf-8")
+        assert main([*argv, "--config", str(other)]) == 1
 
 
 def test_a_case_wants_another_turn_while_it_has_calls_and_turns_left() -> None:

@@ -41,3 +41,39 @@ def test_the_quirk_table_is_the_endpoints_and_the_probe_tests() -> None:
         cell = row[2]
         assert set(re.findall(r"`(\w+)`(?! \(warning\))", cell)) == errors, quirk
         assert set(re.findall(r"`(\w+)` \(warning\)", cell)) == warnings, quirk
+
+
+def test_the_limits_table_is_the_endpoints_limits_and_flags() -> None:
+    import argparse
+    from dataclasses import fields
+
+    from toolstream.server import EndpointLimits
+    from toolstream.server._cli import add_parser
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers(dest="command"))
+    serve = parser._subparsers._group_actions[0].choices["serve"]  # type: ignore[union-attr]
+    flags = {option for action in serve._actions for option in action.option_strings}
+    rows = table_after("| limit | default | flag | past it |")
+    defaults = EndpointLimits()
+    assert [row[0].strip("`") for row in rows] == [field.name for field in fields(EndpointLimits)]
+    for row in rows:
+        name = row[0].strip("`")
+        assert float(row[1].split()[0]) == getattr(defaults, name), name
+        assert row[2].strip("`") in flags and row[2].strip("`") == f"--{name.replace('_', '-')}"
+
+
+def test_the_unreachable_statuses_and_the_line_shown_are_the_probes(capsys: pytest.CaptureFixture[str]) -> None:
+    from toolstream.cli import main
+    from toolstream.contract import UNREACHABLE_STATUSES
+    from toolstream.server import LocalEndpoint
+
+    section = DOC.split("| answer | means |", 1)[1].split("\n\n", 1)[0]
+    documented = {int(code) for row in re.findall(r"^\| ([\d, ]+) \|", section, re.M) for code in row.split(", ")}
+    assert documented == UNREACHABLE_STATUSES
+    shown = DOC.split("### An endpoint that cannot be reached", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    with LocalEndpoint() as endpoint:
+        base = endpoint.url.removesuffix("/v1")
+        assert main(["probe", "--base-url", base, "--model", "clean"]) == 2
+    printed = capsys.readouterr().err
+    assert printed.replace(base, "http://127.0.0.1:8000") == shown

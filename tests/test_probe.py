@@ -7,13 +7,19 @@ it): every quirk must fail exactly the checks listed here, in every probe of the
 from __future__ import annotations
 
 import json
+import socket
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from conftest import loopback
 from toolstream.cli import main
-from toolstream.contract import ProbeResult, probe
+from toolstream.contract import UNREACHABLE_STATUSES, EndpointUnreachableError, ProbeResult, probe
 from toolstream.recordings import load
 from toolstream.server import QUIRKS, LocalEndpoint
 
@@ -106,11 +112,130 @@ def test_a_refusal_shows_the_providers_own_message(endpoint: LocalEndpoint) -> N
     )
 
 
-def test_an_endpoint_that_is_not_there_fails_every_probe_without_raising(tmp_path: Path) -> None:
-    result = probe("http://127.0.0.1:9/v1", "clean", timeout=2, only=["forced_buffered", "choice_none"])
-    assert not result.ok
-    assert {check.id for o in result.outcomes for check in o.report.failed} == {"http_status"}
-    assert "no answer" in result.outcomes[0].report["http_status"].evidence
+def closed_port() -> int:
+    """A port nothing listens on (bound, then closed: the kernel refuses connections to it)."""
+    with socket.socket() as probe_socket:
+        probe_socket.bind(("127.0.0.1", 0))
+        return int(probe_socket.getsockname()[1])
+
+
+def answering(status: int, body: bytes = b"", length: int | None = None) -> type[BaseHTTPRequestHandler]:
+    """A handler answering every POST with ``status`` and ``body`` (a ``Content-Length`` of ``length`` if given)."""
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(status)
+            self.send_header("Content-Type", "text/event-stream" if status == 200 else "application/json")
+            self.send_header("Content-Length", str(len(body) if length is None else length))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    return Answer
+
+
+@contextmanager
+def silent_listener() -> Iterator[str]:
+    """A port that takes connections (the kernel completes them) and never answers."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+
+
+UNREACHABLE = [
+    pytest.param(lambda ep: f"http://127.0.0.1:{closed_port()}/v1", "clean", "cannot connect (", id="refused"),
+    pytest.param(lambda ep: "http://toolstream-probe.invalid/v1", "clean", "cannot connect (", id="dns"),
+    pytest.param(
+        lambda ep: ep.url.removesuffix("/v1"),
+        "clean",
+        "HTTP 404 (no such path or model): no such endpoint: POST /chat/completions",
+        id="no-v1",
+    ),
+    pytest.param(
+        lambda ep: ep.url,
+        "no-such-model",
+        "HTTP 404 (no such path or model): model: the model 'no-such-model' does not exist on this endpoint",
+        id="unknown-model",
+    ),
+]
+
+
+@pytest.mark.parametrize(("where", "model", "cause"), UNREACHABLE)
+def test_an_endpoint_that_cannot_be_reached_is_one_line_and_exit_2(
+    endpoint: LocalEndpoint, capsys: pytest.CaptureFixture[str], where: Any, model: str, cause: str
+) -> None:
+    base = where(endpoint)
+    with pytest.raises(EndpointUnreachableError) as raised:
+        probe(base, model, timeout=5)
+    assert raised.value.url == base.rstrip("/") + "/chat/completions"
+    assert raised.value.cause.startswith(cause), raised.value.cause
+    missing = f"; the base URL {base} has no version segment: is /v1 missing?"
+    assert raised.value.cause.endswith(missing) is (base == endpoint.url.removesuffix("/v1"))
+    assert main(["probe", "--base-url", base, "--model", model, "--timeout", "5"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"toolstream probe: {raised.value}; no probe was judged\n"
+    assert captured.err.startswith(f"toolstream probe: {base.rstrip('/')}/chat/completions: unreachable: {cause}")
+
+
+def test_no_scheme_is_a_usage_error_naming_the_url(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError, match=r"^127\.0\.0\.1:8000/v1: the base URL needs an http:// or https:// scheme"):
+        probe("127.0.0.1:8000/v1", "clean")
+    assert main(["probe", "--base-url", "localhost:8000/v1", "--model", "m"]) == 2
+    assert capsys.readouterr().err == (
+        "toolstream probe: localhost:8000/v1: the base URL needs an http:// or https:// scheme, "
+        "e.g. http://localhost:8000/v1\n"
+    )
+
+
+def test_an_endpoint_that_never_answers_is_unreachable_after_the_timeout(capsys: pytest.CaptureFixture[str]) -> None:
+    with silent_listener() as base:
+        started = time.monotonic()
+        assert main(["probe", "--base-url", base, "--model", "m", "--timeout", "0.5"]) == 2
+        assert time.monotonic() - started < 10
+    assert capsys.readouterr().err.startswith(
+        f"toolstream probe: {base}/chat/completions: unreachable: no answer within 0.5 s"
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "meaning"),
+    [
+        (401, "the credential was refused"),
+        (403, "the credential may not use this endpoint"),
+        (405, "not an API route"),
+        (429, "rate-limited or out of quota"),
+        (502, "the gateway could not reach the service"),
+        (503, "the service is unavailable"),
+        (504, "the gateway timed out"),
+    ],
+)
+def test_statuses_that_never_reach_a_model_are_unreachable(status: int, meaning: str) -> None:
+    body = json.dumps({"error": {"message": "nope, says the gateway"}}).encode()
+    with loopback(answering(status, body)) as base, pytest.raises(EndpointUnreachableError) as raised:
+        probe(base + "/v1", "m")
+    assert raised.value.cause == f"HTTP {status} ({meaning}): nope, says the gateway"
+    assert status in UNREACHABLE_STATUSES
+
+
+@pytest.mark.parametrize("status", [400, 422, 500])
+def test_an_answer_of_the_api_is_judged_not_unreachable(status: int) -> None:
+    body = json.dumps({"error": {"message": "tool_choice required is not supported"}}).encode()
+    with loopback(answering(status, body)) as base:
+        result = probe(base + "/v1", "m", only=["parallel_required"])
+    check = result.outcomes[0].report["http_status"]
+    assert not result.ok and check.evidence == f"HTTP {status}: tool_choice required is not supported"
+
+
+def test_an_answer_cut_after_its_status_is_the_providers_and_judged() -> None:
+    with loopback(answering(200, b'data: {"object": "chat.completion.chunk"', length=10_000)) as base:
+        result = probe(base + "/v1", "m", only=["forced_streamed"], timeout=5)
+    evidence = result.outcomes[0].report["http_status"].evidence
+    assert not result.ok and evidence.startswith("no answer: the answer was cut after HTTP 200: ")
 
 
 def test_probe_records_every_stream(endpoint: LocalEndpoint, tmp_path: Path) -> None:

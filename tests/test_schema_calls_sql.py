@@ -9,6 +9,7 @@ at the end; when that is not possible the tests skip, saying why.
 from __future__ import annotations
 
 import glob
+import importlib.util
 import itertools
 import json
 import os
@@ -162,6 +163,82 @@ def test_sqlalchemy_reads_the_same_rows(tmp_path: Path) -> None:
     assert len(through) == len(plain) == 30
     with pytest.raises(ValueError, match="not a database URL"):
         list(read_calls("nosuchdialect://x/y", query="SELECT 1"))
+
+
+def sqlite_urls(db: Path) -> list[str]:
+    """Every URL naming the same SQLite file: the standard library's, SQLAlchemy's, and SQLAlchemy's with a mode."""
+    urls = [f"sqlite:///{db}"]
+    if importlib.util.find_spec("sqlalchemy") is not None:
+        urls += [
+            f"sqlite+pysqlite:///{db}",
+            f"sqlite+pysqlite:///{db}?mode=rw",
+            f"sqlite+pysqlite:///file:{db}?mode=rwc",
+        ]
+    return urls
+
+
+def test_sqlite_is_read_only_whatever_the_url_says(tmp_path: Path) -> None:
+    db = sqlite_db(tmp_path / "calls.db", 5)
+    for url in sqlite_urls(db):
+        for writes in ("DELETE FROM tool_calls", "DROP TABLE tool_calls", "PRAGMA user_version = 7"):
+            with pytest.raises(ValueError, match="read-only and runs only queries that read") as raised:
+                list(read_calls(url, query=writes))
+            assert str(raised.value).endswith(f"(query: {writes!r})")
+        with sqlite3.connect(db) as connection:
+            assert connection.execute(
+                "SELECT count(*), (SELECT user_version FROM pragma_user_version) FROM tool_calls"
+            ).fetchone() == (5, 0)
+    for url in sqlite_urls(tmp_path / "absent.db")[:2]:
+        with pytest.raises(FileNotFoundError, match=r"no database file .*absent\.db .*creates none"):
+            list(read_calls(url, query="SELECT 1"))
+        assert not (tmp_path / "absent.db").exists()
+
+
+def test_a_colon_or_percent_in_a_string_literal_is_not_a_parameter(tmp_path: Path) -> None:
+    db = sqlite_db(tmp_path / "calls.db", 5)
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE tool_calls SET outcome = 'retried at :1 and :name, 100%' WHERE seq = 2")
+    query = (
+        "SELECT call_id AS id, tool AS name, args AS arguments, outcome FROM tool_calls "
+        "WHERE outcome = 'retried at :1 and :name, 100%' OR outcome LIKE '%:x%'"
+    )
+    for url in sqlite_urls(db):
+        found = list(read_calls(url, query=query))
+        assert [(c.id, c.fields) for c in found if isinstance(c, ObservedCall)] == [
+            ("call_2", {"outcome": "retried at :1 and :name, 100%"})
+        ], url
+        # A parameter outside a literal is the query's mistake, said as such: replay sends none.
+        with pytest.raises(ValueError, match="replay sends the query without parameters"):
+            list(
+                read_calls(
+                    url, query="SELECT call_id AS id, tool AS name, args AS arguments FROM tool_calls WHERE seq = :1"
+                )
+            )
+
+
+def test_database_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = sqlite_db(tmp_path / "calls.db", 5)
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([WEATHER]))
+    select = "SELECT call_id AS id, tool AS name, args AS arguments FROM tool_calls"
+    for url in sqlite_urls(db)[:2]:
+        for query, message in (
+            ("DELETE FROM tool_calls", "attempt to write a readonly database; replay opens the database read-only"),
+            (f"{select} WHERE seq = :1", "replay sends the query without parameters"),
+            (f"{select} WHERE outcome = ':1'", None),
+            ("SELECT * FROM no_such_table", "the query failed: no such table: no_such_table"),
+        ):
+            status = main(["replay", url, "--tools", str(tools), "--query", query])
+            captured = capsys.readouterr()
+            if message is None:
+                assert status == 0, captured.err
+                continue
+            assert status == 2, (url, query)
+            assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+            assert captured.err.startswith(f"toolstream: {url}: ") and message in captured.err, captured.err
+    status = main(["replay", f"sqlite:///{tmp_path / 'absent.db'}", "--tools", str(tools), "--query", select])
+    assert status == 2 and capsys.readouterr().err.count("\n") == 1
+    assert not (tmp_path / "absent.db").exists()
 
 
 # --- PostgreSQL -----------------------------------------------------------------------------------------------------
@@ -335,8 +412,37 @@ def test_postgres_uses_a_server_side_cursor(postgres_url: str) -> None:
 def test_postgres_missing_columns_and_bad_queries(postgres_url: str) -> None:
     with pytest.raises(ValueError, match=r"returned the columns \['id', 'tool'\]"):
         list(read_calls(postgres_url, query="SELECT 1 AS id, 'x' AS tool"))
-    with pytest.raises(ValueError, match="the query failed"):
+    with pytest.raises(ValueError, match="the query failed") as raised:
         list(read_calls(postgres_url, query="SELECT * FROM no_such_table_here"))
+    assert "\n" not in str(raised.value)  # PostgreSQL's message spans lines (LINE 1: ..., a caret)
+
+
+def test_postgres_is_read_only_and_literals_are_not_parameters(postgres_table: tuple[str, int]) -> None:
+    import sqlalchemy
+
+    url, n = postgres_table
+    literal = "SELECT call_id AS id, tool AS name, args AS arguments FROM tool_calls WHERE outcome <> ':1 :name 100%'"
+    assert len(list(read_calls(url, query=literal))) == n
+    engine = sqlalchemy.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(sqlalchemy.text("CREATE SEQUENCE IF NOT EXISTS replay_counter"))
+    try:
+        # A query that reads but writes on the way (nextval) is refused by the read-only session.
+        writes = "SELECT nextval('replay_counter') AS id, 'x' AS name, '{}' AS arguments"
+        with pytest.raises(ValueError, match=r"read-only transaction.*replay opens the database read-only"):
+            list(read_calls(url, query=writes))
+        with pytest.raises(ValueError, match=r"the query failed.*a SELECT"):
+            list(read_calls(url, query="DELETE FROM tool_calls"))
+        assert len(list(read_calls(url, query=literal))) == n
+        with engine.connect() as connection:
+            assert connection.execute(sqlalchemy.text("SELECT last_value, is_called FROM replay_counter")).one() == (
+                1,
+                False,
+            )
+    finally:
+        with engine.begin() as connection:
+            connection.execute(sqlalchemy.text("DROP SEQUENCE IF EXISTS replay_counter"))
+        engine.dispose()
 
 
 def test_postgres_from_the_command_line(

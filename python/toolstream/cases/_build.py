@@ -70,22 +70,25 @@ def _plain(matcher: Matcher) -> tuple[bool, Any]:
 class Builder:
     """Builds the cases of one file, collecting every problem instead of stopping at the first."""
 
-    def __init__(self, path: Path, data: Mapping[str, Any], tools: Any) -> None:
-        """Prepare to build ``data`` (the file's content) read from ``path``; ``tools`` replaces the file's tools."""
+    def __init__(self, path: Path, data: Mapping[str, Any], tools: Any, *, allow_imports: bool = False) -> None:
+        """Prepare to build ``data`` (the file's content) read from ``path``.
+
+        ``tools`` replaces the file's tools; ``allow_imports`` lets the file's ``tools:`` name Python import paths.
+        """
         self.path = path
         self.data = data
         self.defaults: Mapping[str, Any] = data.get("defaults", {})
         self.problems: list[Problem] = []
-        self.resolver = ToolsResolver(path.parent)
+        self.resolver = ToolsResolver(path.parent, allow_imports=allow_imports)
         self.file_tools = self._file_tools(tools)
 
     def problem(self, pointer: str, message: str, fix: str) -> None:
         """Record a problem."""
         self.problems.append(Problem(pointer, message, fix))
 
-    def _load_tools(self, spec: Any, pointer: str) -> ToolRegistry | None:
+    def _load_tools(self, spec: Any, pointer: str, *, trusted: bool = False) -> ToolRegistry | None:
         try:
-            return self.resolver.load(spec)
+            return self.resolver.load(spec, trusted=trusted)
         except ToolsProblem as error:
             self.problem(pointer, error.message, error.fix)
             return None
@@ -98,7 +101,7 @@ class Builder:
                 Path(given).suffix.lower() in TOOL_FILE_SUFFIXES or Path(given).exists()
             ):
                 given = str(Path(given).resolve())
-            return self._load_tools(given, "")
+            return self._load_tools(given, "", trusted=True)
         if "tools" in self.data:
             return self._load_tools(self.data["tools"], "/tools")
         return None

@@ -5,7 +5,8 @@ cells newly below their threshold (regressions), cells newly at it (fixes), ever
 whose failure codes changed at the same rate, and the cases and models only one run has.
 
 Exit status under ``--fail-on``: ``threshold`` (default) 1 when a cell is newly below its threshold; ``any`` 1 when
-any cell's pass rate dropped; ``never`` 0.
+any cell's pass rate dropped; ``never`` 0. A cell whose model could not be reached in either run (status
+``unreachable``) measures nothing: it is listed as not compared, never as a regression or a fix.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from toolstream.cases._report import REPORT_SCHEMA, TIMES, FailOn
 
 __all__ = ["CellChange", "Comparison", "compare_reports", "load_report"]
 
-Change = Literal["regressed", "fixed", "dropped", "improved", "codes", "same"]
+Change = Literal["regressed", "fixed", "dropped", "improved", "codes", "same", "unreachable"]
 
 
 def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -61,7 +62,8 @@ class CellChange:
         old_codes: The failure codes before.
         new_codes: The failure codes after.
         change: ``regressed`` (newly below threshold), ``fixed`` (newly at it), ``dropped`` / ``improved`` (the
-            pass rate moved, the verdict did not), ``codes`` (same rate, other failures) or ``same``.
+            pass rate moved, the verdict did not), ``codes`` (same rate, other failures), ``same``, or
+            ``unreachable`` (the model could not be reached in one of the runs: not compared).
     """
 
     case: str
@@ -161,10 +163,14 @@ _TITLES: Mapping[Change, str] = {
     "dropped": "Pass rate dropped (verdict unchanged)",
     "improved": "Pass rate rose (verdict unchanged)",
     "codes": "Other failures at the same pass rate",
+    "unreachable": "Not compared: the model could not be reached",
 }
 
 
 def _line(cell: CellChange) -> str:
+    if cell.change == "unreachable":
+        runs = [name for name, codes in (("old", cell.old_codes), ("new", cell.new_codes)) if "unreachable" in codes]
+        return f"{cell.case} {TIMES} {cell.model}: unreachable in the {' and the '.join(runs)} run"
     old, new = f"{cell.old[0]}/{cell.old[1]}", f"{cell.new[0]}/{cell.new[1]}"
     delta = f"{cell.delta:+.0%}"
     codes = ""
@@ -199,7 +205,8 @@ def _render(comparison: Comparison, *, markdown: bool) -> str:
         lines.append("")
     lines += [
         f"{counts['regressed']} regressed, {counts['fixed']} fixed, {counts['dropped']} dropped, "
-        f"{counts['improved']} improved, {counts['codes']} with other failures, {same} unchanged",
+        f"{counts['improved']} improved, {counts['codes']} with other failures, {same} unchanged"
+        + (f", {counts['unreachable']} not compared (unreachable)" if counts["unreachable"] else ""),
     ]
     return "\n".join(lines).strip("\n") + "\n"
 
@@ -246,7 +253,10 @@ def compare_reports(
         if before is None:
             continue
         old_codes, new_codes = tuple(before.get("codes", ())), tuple(cell.get("codes", ()))
-        kind = _kind(_counts(before), _counts(cell), old_codes == new_codes)
+        if "unreachable" in (before.get("status"), cell.get("status")):
+            kind: Change = "unreachable"
+        else:
+            kind = _kind(_counts(before), _counts(cell), old_codes == new_codes)
         changes.append(
             CellChange(cell["case"], cell["model"], _counts(before), _counts(cell), old_codes, new_codes, kind)
         )

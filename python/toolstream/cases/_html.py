@@ -1,7 +1,8 @@
 """The matrix as one self-contained HTML file: the case-by-model grid, and each failing cell's details.
 
 Everything is inline (CSS, a small script, no fonts or images), so the file opens from disk, from a CI artifact or
-from a mail attachment with no network. The grid's cells show ``k/n`` coloured by status; a cell that did not pass
+from a mail attachment with no network. The grid's cells show ``k/n`` coloured by status (``unreachable`` for a cell
+whose model could not be reached, with why in its section and in a list above the grid); a cell that did not pass
 every repeat links to a ``<details>`` section below the grid with, for each failure, its code, message and diff
 (expected against received), then the expectation beside the calls each failed repeat received, and the contract
 findings of those answers. The script opens the section a cell links to (on a click, or when the page is opened
@@ -18,8 +19,8 @@ from typing import Any, Final
 
 from toolstream._model import InvalidToolCall
 from toolstream.cases._model import Turn
-from toolstream.cases._report import TIMES, Cell, MatrixResult, RunRecord, failure_groups, rows
-from toolstream.cases._report_text import MARKS, heading, totals
+from toolstream.cases._report import TIMES, Cell, MatrixResult, RunRecord, failure_groups, percent, rows
+from toolstream.cases._report_text import MARKS, cell_text, heading, totals, unreachable_lines
 
 __all__ = ["cell_id", "expectation_lines", "render_html"]
 
@@ -28,9 +29,10 @@ _TEXT_CHARS: Final = 600
 
 _CSS: Final = """
 :root { --bg: #fff; --fg: #1f2328; --muted: #656d76; --line: #d0d7de; --pass: #dafbe1; --flaky: #fff8c5;
-  --fail: #ffebe9; --error: #fbefff; --exp: #0550ae; --got: #cf222e; --code: #f6f8fa; }
+  --fail: #ffebe9; --error: #fbefff; --unreachable: #ddf4ff; --exp: #0550ae; --got: #cf222e; --code: #f6f8fa; }
 @media (prefers-color-scheme: dark) { :root { --bg: #0d1117; --fg: #e6edf3; --muted: #8d96a0; --line: #30363d;
-  --pass: #12361f; --flaky: #3b2e00; --fail: #4c1418; --error: #3a1d4a; --exp: #79c0ff; --got: #ff7b72;
+  --pass: #12361f; --flaky: #3b2e00; --fail: #4c1418; --error: #3a1d4a; --unreachable: #0c2d48; --exp: #79c0ff;
+  --got: #ff7b72;
   --code: #161b22; } }
 * { box-sizing: border-box; }
 body { margin: 0 auto; max-width: 1200px; padding: 24px; background: var(--bg); color: var(--fg);
@@ -46,6 +48,7 @@ table.grid { border-collapse: collapse; margin-top: 8px; }
 .grid th[scope=row] .expect { font-size: 12px; }
 .grid td.pass { background: var(--pass); } .grid td.flaky { background: var(--flaky); }
 .grid td.fail { background: var(--fail); font-weight: 600; } .grid td.error { background: var(--error); }
+.grid td.unreachable { background: var(--unreachable); font-style: italic; }
 .grid td a { color: inherit; display: block; text-decoration: none; } .grid td a:hover { text-decoration: underline; }
 .grid td .codes { display: block; font-size: 11px; font-weight: normal; color: var(--muted); }
 .grid td.selected { outline: 3px solid var(--exp); outline-offset: -3px; }
@@ -194,10 +197,12 @@ def _run_section(run: RunRecord, expectation: str) -> str:
 
 def _cell_section(cell: Cell, row: int, column: int, expectation: str) -> str:
     codes = ", ".join(cell.codes)
-    summary = (
-        f"{MARKS[cell.status]} {escape(cell.case)} {TIMES} {escape(cell.model)} — {cell.fraction} passed "
-        f"(needs {cell.min_pass_rate:.0%}) — {escape(codes)}"
+    verdict = (
+        "not judged: the model could not be reached"
+        if cell.status == "unreachable"
+        else f"{cell.fraction} passed (needs {percent(cell.min_pass_rate)})"
     )
+    summary = f"{MARKS[cell.status]} {escape(cell.case)} {TIMES} {escape(cell.model)} — {verdict} — {escape(codes)}"
     parts = [
         f'<details class="cell {cell.status}" id="{cell_id(row, column)}" data-case="{escape(cell.case)}" '
         f'data-model="{escape(cell.model)}" data-status="{cell.status}">',
@@ -251,7 +256,7 @@ def render_html(result: MatrixResult) -> str:
         )
         expectation = "\n".join(expectation_lines(info.expectation))
         for column, cell in enumerate(cells):
-            text = f"{cell.fraction} {MARKS[cell.status]}"
+            text = cell_text(cell)
             attributes = f'class="cell {cell.status}" data-model="{escape(cell.model)}" data-status="{cell.status}"'
             if cell.status == "pass":
                 grid.append(f"<td {attributes}>{text}</td>")
@@ -271,7 +276,15 @@ def render_html(result: MatrixResult) -> str:
         + ('<button type="button" id="open-all">open every failure</button>' if sections else "")
         + "</div>"
     )
-    body = [controls, *grid, legend]
+    down = unreachable_lines(result)
+    unreachable = (
+        ['<section id="unreachable">', "<h2>Unreachable (not judged)</h2>", "<ul>"]
+        + [f"<li>{escape(line)}</li>" for line in down]
+        + ["</ul>", "</section>"]
+        if down
+        else []
+    )
+    body = [controls, *unreachable, *grid, legend]
     if sections:
         body += ['<section id="failures">', "<h2>What failed</h2>", *sections, "</section>"]
     else:

@@ -310,13 +310,16 @@ def _read(path: Path, file: str) -> tuple[Any, dict[str, int]]:
     return data, _yaml_lines(text)
 
 
-def load_cases(path: str | os.PathLike[str], *, tools: Any = None) -> CaseFile:
+def load_cases(path: str | os.PathLike[str], *, tools: Any = None, allow_imports: bool = False) -> CaseFile:
     """Load a case file (YAML needs PyYAML: ``pip install 'toolstream[cases]'``).
 
     Args:
         path: The ``.yaml``/``.yml`` or ``.json`` file.
         tools: Tools standing for the file's own ``tools:`` (a ``ToolRegistry``, a tools file, an import path, or
             anything ``ToolRegistry`` loads); a case's own ``tools:`` still wins.
+        allow_imports: Let the file's ``tools:`` name Python import paths (``package.module:attr``), which imports
+            the module and so runs its code. Off by default: such a path is then a problem of the file naming the
+            fix. ``tools`` given here is always loaded.
 
     Returns:
         The cases, with the file's defaults applied and their tools loaded.
@@ -337,7 +340,7 @@ def load_cases(path: str | os.PathLike[str], *, tools: Any = None) -> CaseFile:
         problems = [_enum_value(_schema_problem(violation), data) for violation in violations]
     if problems:
         raise CaseFileError(file, _located(file, data, problems, lines))
-    builder = Builder(Path(file), data, tools)
+    builder = Builder(Path(file), data, tools, allow_imports=allow_imports)
     cases = builder.cases()
     if builder.problems:
         raise CaseFileError(file, _located(file, data, builder.problems, lines))

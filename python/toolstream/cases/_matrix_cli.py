@@ -8,7 +8,13 @@ two runs written with ``--json``.
 Exit status: 0 when the policy of ``--fail-on`` is met, 1 when it is not (``threshold``, the default: a cell below
 its case's ``min_pass_rate``; ``any``: any failed repeat; ``never``: always 0); with ``--compare``, 1 for a cell
 newly below its threshold (``any``: any pass rate that dropped). 2 for a usage error, a file that cannot be read, an
-unset ``key_env`` or, with ``--offline``, a request the cache cannot answer.
+unset ``key_env`` or, with ``--offline``, a request the cache cannot answer. 3, whatever ``--fail-on`` says, when a
+model could not be reached (its cells are ``unreachable``, and the reports still say so), with a line on stderr for
+each such model naming its URL and why.
+
+A case file's ``tools:`` may name a Python import path only with ``--allow-imports`` or ``allow-imports = true``
+under ``[tool.toolstream.cases]`` of the nearest ``pyproject.toml`` (``--config`` names another): importing a module
+runs its code, and a case file alone must not be able to do that.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from toolstream.cases._cache import CacheMissError
 from toolstream.cases._compare import compare_reports, load_report
@@ -44,7 +50,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=(
             "Exit status: 0 when --fail-on is met, 1 when not (threshold: a cell below its min_pass_rate; any: any "
             "failed repeat; never: always 0); with --compare, 1 for a cell newly below its threshold. 2 for usage "
-            "errors, unreadable files, an unset key_env, or an --offline cache miss."
+            "errors, unreadable files, an unset key_env, or an --offline cache miss. 3 when a model could not be "
+            "reached (no answer, or a 401, 403, 404, 405, 429, 502, 503 or 504), whatever --fail-on says."
         ),
     )
     parser.add_argument("cases", nargs="?", type=Path, metavar="CASES", help="the case file (YAML or JSON)")
@@ -53,6 +60,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--models", type=Path, metavar="FILE", help="a models file (YAML, TOML or JSON)")
     parser.add_argument("--tools", type=Path, metavar="FILE", help="tools for cases whose file names none")
+    parser.add_argument(
+        "--allow-imports",
+        action="store_true",
+        default=None,
+        help="let the case file name tools as package.module:attr (importing runs the module's code; default: "
+        "allow-imports under [tool.toolstream.cases], else refused)",
+    )
+    parser.add_argument(
+        "--config", type=Path, metavar="FILE", help="a pyproject.toml to read [tool.toolstream] from (default: nearest)"
+    )
     parser.add_argument("--case", action="append", metavar="NAME", help="run only this case (repeatable)")
     parser.add_argument("--repeat", type=int, metavar="N", help="repeats per cell (default: each case's own)")
     parser.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default 4)")
@@ -84,6 +101,30 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="when to exit 1: threshold (a cell below its min_pass_rate; default), any (any failed repeat), never",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def _allow_imports(options: argparse.Namespace) -> bool:
+    """``--allow-imports``, else ``allow-imports`` under ``[tool.toolstream.cases]``, else False.
+
+    Raises:
+        ValueError: The ``cases`` table holds an unknown key or a value that is not a boolean.
+    """
+    if options.allow_imports:
+        return True
+    from toolstream.schema._config import load_config
+
+    config = load_config(options.config)
+    table: Any = config.raw.get("cases", {})
+    where = f"{config.path}: [tool.toolstream.cases]"
+    if not isinstance(table, dict):
+        raise ValueError(f"{where} must be a table, e.g. [tool.toolstream.cases] then allow-imports = true")
+    unknown = sorted(set(table) - {"allow-imports"})
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; known: allow-imports")
+    allowed = table.get("allow-imports", False)
+    if not isinstance(allowed, bool):
+        raise ValueError(f"{where}.allow-imports: true or false; got {allowed!r}")
+    return allowed
 
 
 def _specs(options: argparse.Namespace) -> list[ModelSpec]:
@@ -145,7 +186,7 @@ def _matrix(options: argparse.Namespace) -> int:
     if not specs:
         print("toolstream matrix: give at least one --model SPEC or a --models FILE", file=sys.stderr)
         return 2
-    case_file = load_cases(options.cases, tools=options.tools)
+    case_file = load_cases(options.cases, tools=options.tools, allow_imports=_allow_imports(options))
     cases = list(case_file.cases)
     if options.case:
         unknown = [name for name in options.case if name not in {case.name for case in cases}]
@@ -178,6 +219,8 @@ def _matrix(options: argparse.Namespace) -> int:
         _print_text(result, sys.stdout)
     else:
         sys.stdout.write(result.render(options.format))
+    for label, cause in result.unreachable_models().items():
+        print(f"toolstream matrix: model {label!r} is unreachable: {cause}", file=sys.stderr)
     fail_on: FailOn = options.fail_on
     return result.exit_status(fail_on)
 

@@ -2,30 +2,36 @@
 
 A *run* is one repeat of one case against one model (its ``CaseResult``, or the transport error that prevented
 one). A *cell* is every repeat of one case against one model: ``k/n`` passed, and ``ok`` when ``k/n`` reaches the
-case's ``min_pass_rate``. The JSON form (``MatrixResult.as_dict``, ``toolstream matrix --json FILE``) is what
+case's ``min_pass_rate`` (``meets``: the rate read to three decimals). The JSON form (``MatrixResult.as_dict``, ``toolstream matrix --json FILE``) is what
 ``toolstream matrix --compare OLD NEW`` reads; its ``schema`` field names its version.
 
 Cell statuses, used for colours and in the JSON: ``pass`` (every repeat passed), ``flaky`` (some failed, but the
-pass rate reaches the threshold), ``fail`` (below the threshold) and ``error`` (no repeat got an answer).
+pass rate reaches the threshold), ``fail`` (below the threshold), ``error`` (no repeat got an answer) and
+``unreachable`` (a repeat could not reach the model: no answer at all, or one saying the request never got to a
+model, see ``toolstream.contract._reach``; the cell says nothing of the model and is not judged).
 
 Exit status policies (``--fail-on``): ``threshold`` (the default: 1 when any cell is below its threshold),
 ``any`` (1 when any repeat of any cell failed, even in a cell at its threshold) and ``never`` (always 0; reports
-only).
+only). Under every policy, a run with an unreachable cell exits 3 (``EXIT_UNREACHABLE``): its matrix is incomplete,
+and a model that cannot be reached is neither a pass nor a regression.
 """
 
 from __future__ import annotations
 
 import json
-import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Final, Literal
 
 from toolstream.cases._model import CaseResult
 from toolstream.cases._spec import ModelSpec
 
 __all__ = [
+    "EXIT_UNREACHABLE",
     "FAIL_ON",
+    "RATE_ALLOWANCE",
     "REPORT_FORMATS",
     "REPORT_SCHEMA",
     "TIMES",
@@ -39,11 +45,16 @@ __all__ = [
     "RunRecord",
     "failure_groups",
     "meets",
+    "percent",
     "rows",
 ]
 
 #: The multiplication sign of "case by model" headings in the reports (spelled as an escape: ruff flags the character).
 TIMES: Final = "\u00d7"
+
+#: How far below ``min_pass_rate`` a pass rate may fall and still reach it: half a unit of the third decimal, so that
+#: a rate written to three decimals (0.667) stands for the fraction it rounds (2/3). See ``meets``.
+RATE_ALLOWANCE: Final = Fraction(1, 2000)
 
 #: The ``schema`` of the JSON report; ``--compare`` reads this version.
 REPORT_SCHEMA: Final = "toolstream.matrix/1"
@@ -56,7 +67,12 @@ FAIL_ON: Final[Mapping[str, str]] = {
     "never": "nothing: the reports say what failed, the exit status stays 0",
 }
 
-CellStatus = Literal["pass", "flaky", "fail", "error"]
+CellStatus = Literal["pass", "flaky", "fail", "error", "unreachable"]
+
+#: The exit status of a run in which a model could not be reached, whatever ``--fail-on`` says.
+EXIT_UNREACHABLE: Final = 3
+# What a run's error says before the cause: the turn, and for a request skipped once the model was known down.
+_RUN_PREFIX: Final = re.compile(r"^turn \d+: (?:not sent: )?")
 
 ReportFormat = Literal["text", "markdown", "json", "junit", "html"]
 #: The formats ``MatrixResult.render`` writes.
@@ -76,6 +92,7 @@ class RunRecord:
         cached_turns: Turns answered from the cache.
         sent_turns: Turns answered over HTTP.
         seconds: Wall time of the run, retries included.
+        unreachable: The model could not be reached (``error`` says why): not an answer of the model's.
     """
 
     repeat: int
@@ -85,6 +102,7 @@ class RunRecord:
     cached_turns: int = 0
     sent_turns: int = 0
     seconds: float = 0.0
+    unreachable: bool = False
 
     @property
     def passed(self) -> bool:
@@ -93,7 +111,9 @@ class RunRecord:
 
     @property
     def codes(self) -> tuple[str, ...]:
-        """The failure codes of the result (``error`` for a run that got no answer)."""
+        """The failure codes: ``error`` for a run that got no answer, ``unreachable`` for one that reached no model."""
+        if self.unreachable:
+            return ("unreachable",)
         if self.error is not None or self.result is None:
             return ("error",)
         return self.result.codes
@@ -104,6 +124,7 @@ class RunRecord:
             "repeat": self.repeat,
             "passed": self.passed,
             "error": self.error,
+            "unreachable": self.unreachable,
             "retries": list(self.retries),
             "cached_turns": self.cached_turns,
             "sent_turns": self.sent_turns,
@@ -113,14 +134,32 @@ class RunRecord:
 
 
 def meets(passed: int, total: int, min_pass_rate: float) -> bool:
-    """Whether ``passed`` out of ``total`` reaches ``min_pass_rate`` (2/3 reaches 0.66 and 0.667, not 0.67).
+    """Whether ``passed`` out of ``total`` reaches ``min_pass_rate``: ``k/n >= rate``, the rate read to three decimals.
 
-    Compared as counts, so that a rate written with few digits is not failed by rounding: the least count that
-    reaches the rate is ``ceil(rate * total)``, less a hair for binary fractions such as 0.7 * 10.
+    A rate is what a person writes for a fraction (``0.667`` for 2/3), so the comparison allows half a unit of the
+    third decimal: ``k/n >= rate - 0.0005``, computed exactly (the rate as the decimal written, ``k/n`` as a
+    fraction). 2/3 reaches 0.66, 0.667 and 0.6667, not 0.67. The allowance never exceeds half the step between two
+    pass rates of the cell (``1/(2n)``), so it absorbs the rounding of a rate and never a whole repeat: 1.0 is every
+    repeat whatever ``n``.
+
+    Raises:
+        ValueError: ``min_pass_rate`` is not a finite number.
     """
     if total == 0:
         return False
-    return passed >= math.ceil(min_pass_rate * total - 1e-9)
+    try:
+        # repr is the shortest text that reads back as the same float: the decimal the rate was written as.
+        rate = Fraction(repr(float(min_pass_rate)))
+    except ValueError:
+        raise ValueError(f"min_pass_rate must be a number from 0 to 1, got {min_pass_rate!r}") from None
+    allowance = min(RATE_ALLOWANCE, Fraction(1, 2 * total))
+    return Fraction(passed, total) >= rate - allowance
+
+
+def percent(rate: float) -> str:
+    """A threshold as the reports show it: ``100%``, ``50%``, ``66.7%`` (one decimal when it has one)."""
+    text = f"{rate:.1%}"
+    return text.replace(".0%", "%")
 
 
 @dataclass(frozen=True)
@@ -156,12 +195,19 @@ class Cell:
 
     @property
     def ok(self) -> bool:
-        """The pass rate reaches the case's threshold."""
-        return meets(self.passed, self.total, self.min_pass_rate)
+        """The pass rate reaches the case's threshold (never for a cell whose model could not be reached)."""
+        return not self.unreachable and meets(self.passed, self.total, self.min_pass_rate)
+
+    @property
+    def unreachable(self) -> bool:
+        """A repeat could not reach the model: the cell's ``k/n`` does not measure it."""
+        return any(run.unreachable for run in self.runs)
 
     @property
     def status(self) -> CellStatus:
-        """``pass``, ``flaky``, ``fail`` or ``error`` (see the module docstring)."""
+        """``pass``, ``flaky``, ``fail``, ``error`` or ``unreachable`` (see the module docstring)."""
+        if self.unreachable:
+            return "unreachable"
         if self.runs and all(run.error is not None for run in self.runs):
             return "error"
         if self.passed == self.total and self.runs:
@@ -276,23 +322,42 @@ class MatrixResult:
 
     @property
     def below_threshold(self) -> tuple[Cell, ...]:
-        """The cells whose pass rate is below their threshold."""
-        return tuple(cell for cell in self.cells if not cell.ok)
+        """The cells whose pass rate is below their threshold (unreachable cells are not judged, so not among them)."""
+        return tuple(cell for cell in self.cells if not cell.ok and not cell.unreachable)
+
+    @property
+    def unreachable(self) -> tuple[Cell, ...]:
+        """The cells whose model could not be reached."""
+        return tuple(cell for cell in self.cells if cell.unreachable)
+
+    def unreachable_models(self) -> dict[str, str]:
+        """Each model that could not be reached, by label, with why (its first unreachable run's error)."""
+        found: dict[str, str] = {}
+        for cell in self.unreachable:
+            if cell.model not in found:
+                error = next(run.error or "unreachable" for run in cell.runs if run.unreachable)
+                found[cell.model] = _RUN_PREFIX.sub("", error)
+        return found
 
     @property
     def ok(self) -> bool:
-        """Every cell reaches its threshold."""
-        return not self.below_threshold
+        """Every cell was judged and reaches its threshold."""
+        return not self.below_threshold and not self.unreachable
 
     def summary(self) -> dict[str, int]:
-        """Counts over the whole run: cells, cells ok, runs, runs passed, errors, retries, cached and sent turns."""
+        """Counts over the whole run: cells, runs, errors, retries, cached and sent turns.
+
+        Cells are counted ok, below threshold and unreachable; runs passed and unreachable.
+        """
         runs = [run for cell in self.cells for run in cell.runs]
         return {
             "cells": len(self.cells),
             "cells_ok": sum(cell.ok for cell in self.cells),
             "cells_below_threshold": len(self.below_threshold),
+            "cells_unreachable": len(self.unreachable),
             "runs": len(runs),
             "runs_passed": sum(run.passed for run in runs),
+            "runs_unreachable": sum(run.unreachable for run in runs),
             "errors": sum(run.error is not None for run in runs),
             "retries": sum(len(run.retries) for run in runs),
             "cached_turns": sum(run.cached_turns for run in runs),
@@ -300,11 +365,17 @@ class MatrixResult:
         }
 
     def exit_status(self, fail_on: FailOn = "threshold") -> int:
-        """The exit status under a policy (``FAIL_ON``): 0 or 1.
+        """The exit status under a policy (``FAIL_ON``): 0 or 1; ``EXIT_UNREACHABLE`` (3) when a model was unreachable.
+
+        A model that could not be reached gives 3 under every policy: the matrix is incomplete.
 
         Raises:
             ValueError: An unknown policy.
         """
+        if fail_on not in FAIL_ON:
+            raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)}; got {fail_on!r}")
+        if self.unreachable:
+            return EXIT_UNREACHABLE
         if fail_on == "threshold":
             return 0 if self.ok else 1
         if fail_on == "any":
@@ -390,7 +461,7 @@ def failure_groups(cell: Cell) -> tuple[FailureGroup, ...]:
     for run in cell.failed_runs:
         found: list[tuple[str, str, str]] = []
         if run.error is not None or run.result is None:
-            found.append(("error", run.error or "no answer", ""))
+            found.append((run.codes[0], run.error or "no answer", ""))
         else:
             found.extend((failure.code, failure.message, failure.diff) for failure in run.result.failures)
         for code, message, diff in found:

@@ -1,15 +1,17 @@
 """The matrix as JUnit XML for CI: a ``<testsuite>`` per model, a ``<testcase>`` per case and model.
 
 A cell below its threshold is a ``<failure>`` (type: its failure codes; text: every failure with its diff); a cell
-where no repeat got an answer is an ``<error>``; a cell at its threshold with failed repeats passes, and says what
-failed in ``<system-out>``, so that a dashboard stays green while the flakiness stays visible.
+where no repeat got an answer is an ``<error>``, and so is a cell whose model could not be reached (type
+``unreachable``: the endpoint is down or wrong, which is not a failure of the model); a cell at its threshold with
+failed repeats passes, and says what failed in ``<system-out>``, so that a dashboard stays green while the flakiness
+stays visible.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from toolstream.cases._report import Cell, MatrixResult, failure_groups
+from toolstream.cases._report import Cell, MatrixResult, failure_groups, percent
 from toolstream.contract._report import _xml_text
 
 __all__ = ["render_junit"]
@@ -48,8 +50,13 @@ def render_junit(result: MatrixResult) -> str:
                 name=_xml_text(info.name),
                 time=f"{elapsed:.3f}",
             )
-            message = f"{cell.fraction} passed, needs {cell.min_pass_rate:.0%}: {', '.join(cell.codes)}"
-            if cell.status == "error":
+            message = f"{cell.fraction} passed, needs {percent(cell.min_pass_rate)}: {', '.join(cell.codes)}"
+            if cell.status == "unreachable":
+                counts["errors"] += 1
+                cause = result.unreachable_models()[cell.model]
+                element = ET.SubElement(case, "error", message=_xml_text(f"unreachable: {cause}"), type="unreachable")
+                element.text = _xml_text(_details(cell))
+            elif cell.status == "error":
                 counts["errors"] += 1
                 element = ET.SubElement(case, "error", message=_xml_text(message), type="error")
                 element.text = _xml_text(_details(cell))
@@ -58,7 +65,7 @@ def render_junit(result: MatrixResult) -> str:
                 element = ET.SubElement(case, "failure", message=_xml_text(message), type=" ".join(cell.codes))
                 element.text = _xml_text(_details(cell))
             elif cell.status == "flaky":
-                note = f"flaky, at threshold ({cell.fraction}, needs {cell.min_pass_rate:.0%})\n{_details(cell)}"
+                note = f"flaky, at threshold ({cell.fraction}, needs {percent(cell.min_pass_rate)})\n{_details(cell)}"
                 ET.SubElement(case, "system-out").text = _xml_text(note)
         for key, value in counts.items():
             suite.set(key, str(value))

@@ -1,13 +1,14 @@
 """The matrix in Markdown (a pull-request comment, a CI job summary): the grid, then each failing cell folded.
 
 GitHub renders ``<details>`` in Markdown, so every cell that did not pass all its repeats is a folded section with
-its failures and their diffs in ``diff`` code blocks.
+its failures and their diffs in ``diff`` code blocks. A cell whose model could not be reached reads ``unreachable``;
+such models are listed once each, with why, above the failures.
 """
 
 from __future__ import annotations
 
 from toolstream.cases._report import TIMES, MatrixResult, failure_groups, rows
-from toolstream.cases._report_text import MARKS, cell_text, heading, totals
+from toolstream.cases._report_text import MARKS, cell_text, heading, totals, unreachable_lines
 
 __all__ = ["render_markdown"]
 
@@ -39,9 +40,12 @@ def render_markdown(result: MatrixResult) -> str:
         f"{MARKS['fail']} below threshold · {MARKS['error']} no answer",
         "",
     ]
+    down = unreachable_lines(result)
+    if down:
+        lines += ["**Unreachable (not judged)**", "", *(f"- {_cell(line)}" for line in down), ""]
     for _info, cells in rows(result):
         for cell in cells:
-            if cell.status == "pass":
+            if cell.status in ("pass", "unreachable"):
                 continue
             codes = ", ".join(f"`{code}`" for code in cell.codes)
             where = f"<code>{cell.case}</code> {TIMES} {cell.model}"

@@ -3,7 +3,8 @@
 ``render_text`` gives plain text (ANSI colours on request); ``print_rich`` draws the same with rich, which the
 command uses when stdout is a terminal and rich is installed. Marks, so the grid reads without colour too: ``✓``
 every repeat passed, ``~`` some failed but the pass rate reaches the threshold, ``✗`` below the threshold, ``!`` no
-repeat got an answer.
+repeat got an answer; a cell whose model could not be reached reads ``unreachable``, and the models that could not
+be are listed once each, with why, before what failed.
 """
 
 from __future__ import annotations
@@ -11,18 +12,29 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final, TextIO
 
-from toolstream.cases._report import TIMES, Cell, CellStatus, MatrixResult, failure_groups, rows
+from toolstream.cases._report import TIMES, Cell, CellStatus, MatrixResult, failure_groups, percent, rows
 
-__all__ = ["MARKS", "print_rich", "render_text"]
+__all__ = ["MARKS", "UNREACHABLE", "print_rich", "render_text"]
 
 #: The mark of each cell status.
-MARKS: Final[dict[CellStatus, str]] = {"pass": "✓", "flaky": "~", "fail": "✗", "error": "!"}
-_ANSI: Final[dict[str, str]] = {"pass": "32", "flaky": "33", "fail": "31", "error": "35", "dim": "2", "bold": "1"}
+MARKS: Final[dict[CellStatus, str]] = {"pass": "✓", "flaky": "~", "fail": "✗", "error": "!", "unreachable": "?"}
+#: What an unreachable cell reads in the grids, instead of a ``k/n`` that would measure nothing.
+UNREACHABLE: Final = "unreachable"
+_ANSI: Final[dict[str, str]] = {
+    "pass": "32",
+    "flaky": "33",
+    "fail": "31",
+    "error": "35",
+    "unreachable": "36",
+    "dim": "2",
+    "bold": "1",
+}
 _RICH: Final[dict[str, str]] = {
     "pass": "green",
     "flaky": "yellow",
     "fail": "bold red",
     "error": "magenta",
+    "unreachable": "cyan",
     "dim": "dim",
 }
 _LEGEND: Final = "✓ all passed  ~ some failed, at threshold  ✗ below threshold  ! no answer"
@@ -33,8 +45,17 @@ def _plural(count: int, word: str) -> str:
 
 
 def cell_text(cell: Cell) -> str:
-    """``k/n`` and the status mark, e.g. ``2/3 ~``."""
-    return f"{cell.fraction} {MARKS[cell.status]}"
+    """``k/n`` and the status mark, e.g. ``2/3 ~``; ``unreachable`` for a cell whose model could not be reached."""
+    return UNREACHABLE if cell.status == "unreachable" else f"{cell.fraction} {MARKS[cell.status]}"
+
+
+def unreachable_lines(result: MatrixResult) -> list[str]:
+    """One line per model that could not be reached: its label, its spec and why."""
+    by_label = {spec.label: spec for spec in result.models}
+    return [
+        f"{MARKS['unreachable']} {label} ({by_label[label].compact()}): {cause}"
+        for label, cause in result.unreachable_models().items()
+    ]
 
 
 def heading(result: MatrixResult) -> str:
@@ -51,7 +72,11 @@ def totals(result: MatrixResult) -> str:
     counts = result.summary()
     below = counts["cells_below_threshold"]
     verdict = "every cell at its threshold" if not below else f"{below} of {counts['cells']} cells below threshold"
-    parts = [verdict, f"{counts['runs_passed']}/{counts['runs']} runs passed"]
+    parts = [verdict]
+    if counts["cells_unreachable"]:
+        down = len(result.unreachable_models())
+        parts.append(f"{_plural(down, 'model')} unreachable ({counts['cells_unreachable']} cells not judged)")
+    parts.append(f"{counts['runs_passed']}/{counts['runs']} runs passed")
     if counts["errors"]:
         parts.append(_plural(counts["errors"], "run") + " without an answer")
     parts.append(f"{counts['retries']} {'retry' if counts['retries'] == 1 else 'retries'}")
@@ -64,9 +89,9 @@ def failure_lines(result: MatrixResult) -> Iterator[tuple[str, str]]:
     """``(line, style)`` for every cell that did not pass every repeat: its failures, each once, with its diff."""
     for _info, cells in rows(result):
         for cell in cells:
-            if cell.status == "pass":
+            if cell.status in ("pass", "unreachable"):
                 continue
-            threshold = f"needs {cell.min_pass_rate:.0%}"
+            threshold = f"needs {percent(cell.min_pass_rate)}"
             yield f"{MARKS[cell.status]} {cell.case} {TIMES} {cell.model}  {cell.fraction} ({threshold})", cell.status
             for group in failure_groups(cell):
                 yield f"    {group.code}: {group.message}  [{group.which}]", ""
@@ -110,6 +135,9 @@ def render_text(result: MatrixResult, *, color: bool = False) -> str:
             ).rstrip()
         )
     lines += [paint(_LEGEND, "dim"), ""]
+    down = unreachable_lines(result)
+    if down:
+        lines += [paint("Unreachable (not judged)", "bold"), *(paint(f"  {line}", "unreachable") for line in down), ""]
     failures = list(failure_lines(result))
     if failures:
         lines += [paint("What failed", "bold"), *(paint(text, style) for text, style in failures), ""]
@@ -138,6 +166,12 @@ def print_rich(result: MatrixResult, file: TextIO | None = None) -> None:
         table.add_row(*(Text(text, style=_RICH.get(style, "")) for text, style in row))
     console.print(table)
     console.print(Text(_LEGEND, style="dim"))
+    down = unreachable_lines(result)
+    if down:
+        console.print()
+        console.print(Text("Unreachable (not judged)", style="bold"))
+        for line in down:
+            console.print(Text(f"  {line}", style=_RICH["unreachable"]), soft_wrap=True)
     failures = list(failure_lines(result))
     if failures:
         console.print()

@@ -6,6 +6,10 @@ asks again until a turn brings no call or ``max_turns`` is reached; then ``judge
 concurrently up to a limit, with retries (``_run_http``); answers are read from and written to the response cache
 when one is given (``_cache``), and ``offline`` forbids the network altogether: a request the cache cannot answer
 stops the run with ``CacheMissError`` naming the case, the model and the turn.
+
+A model that cannot be reached (``Exchange.unreachable``: no answer, or a status saying the request never got to a
+model) makes its run unreachable, and every later request to it is not sent: its remaining runs are unreachable
+with the same cause, instead of each waiting out its own retries. Its cells then say ``unreachable``, not ``fail``.
 """
 
 from __future__ import annotations
@@ -66,6 +70,8 @@ class _Context:
     stream: bool
     keys: Mapping[str, str | None]
     timeout: float
+    # Why each model that could not be reached could not be, by label; shared by every run of the matrix.
+    down: dict[str, str]
 
 
 def _expected_line(expect: Expectation) -> str:
@@ -137,8 +143,18 @@ async def _answer(
         )
     headers = request_headers(spec, context.keys[spec.label], bool(body.get("stream")))
     exchange = await fetch(
-        context.client, url, body, headers, policy=context.policy, limit=context.limit, timeout=context.timeout
+        context.client,
+        url,
+        body,
+        headers,
+        policy=context.policy,
+        limit=context.limit,
+        timeout=context.timeout,
+        base_url=spec.base_url,
+        known_down=lambda: context.down.get(spec.label),
     )
+    if exchange.unreachable:
+        context.down.setdefault(spec.label, exchange.error or "unreachable")
     if exchange.body is not None and context.cache is not None:
         request = {"format": spec.format, "base_url": spec.base_url, "body": body, "repeat": repeat}
         context.cache.put(key, CacheEntry(exchange.body, bool(body.get("stream")), request))
@@ -153,9 +169,10 @@ async def _run_one(context: _Context, case: Case, spec: ModelSpec, repeat: int) 
     retries: list[str] = []
     cached = sent = 0
 
-    def record(error: str | None = None) -> RunRecord:
+    def record(error: str | None = None, unreachable: bool = False) -> RunRecord:
         result = None if error is not None else judge(case, turns)
-        return RunRecord(repeat, result, error, tuple(retries), cached, sent, time.monotonic() - started)
+        seconds = time.monotonic() - started
+        return RunRecord(repeat, result, error, tuple(retries), cached, sent, seconds, unreachable)
 
     while True:
         number = len(turns)
@@ -166,7 +183,7 @@ async def _run_one(context: _Context, case: Case, spec: ModelSpec, repeat: int) 
         else:
             retries.extend(f"turn {number}, {line}" for line in exchange.retries)
             if data is None:
-                return record(f"turn {number}: {exchange.error}")
+                return record(f"turn {number}: {exchange.error}", exchange.unreachable)
             sent += 1
         assert data is not None  # a cached answer always has a body
         try:
@@ -236,8 +253,9 @@ async def arun_matrix(
     try:
         limit = asyncio.Semaphore(concurrency)
         policy = retry or RetryPolicy()
+        down: dict[str, str] = {}
         contexts = {
-            spec.label: _Context(client, limit, policy, store, offline, stream, keys, spec.timeout or timeout)
+            spec.label: _Context(client, limit, policy, store, offline, stream, keys, spec.timeout or timeout, down)
             for spec in specs
         }
         records = await _gather(jobs, contexts, on_progress)
@@ -323,7 +341,8 @@ def run_matrix(
         transport: An httpx transport to send through (tests; proxies).
 
     Returns:
-        The matrix.
+        The matrix; a model that could not be reached has its cells ``unreachable`` (``MatrixResult.unreachable``,
+        ``exit_status`` 3).
 
     Raises:
         CacheMissError: ``offline`` and the cache has no answer for a request (names the case, model and turn).

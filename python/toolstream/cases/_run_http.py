@@ -7,6 +7,10 @@ Sending retries on HTTP 429, 408 and 5xx and on timeouts and dropped connections
 jitter, honouring ``Retry-After`` (and OpenAI's ``retry-after-ms``), for a bounded number of attempts; every retry is
 written down for the report. A refused connection is not retried: it
 says the base URL is wrong, not that the endpoint is busy.
+
+An exchange is *unreachable* (``toolstream.contract._reach``) when the request never got to a model: no connection,
+no answer before the last attempt gave up, or a 401, 403, 404, 405, 429, 502, 503 or 504 (the last three and 429
+after their retries). The runner then marks the model unreachable instead of judging an answer that never came.
 """
 
 from __future__ import annotations
@@ -16,12 +20,13 @@ import email.utils
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from toolstream.cases._spec import ModelSpec
 from toolstream.cases._turn import tool_choice_for
 from toolstream.contract._probe import _provider_message
+from toolstream.contract._reach import refusal, transport_failure
 from toolstream.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -191,23 +196,90 @@ class Exchange:
         body: The body of the HTTP 200 answer; None when none came.
         error: Why there is no answer (the last status and the provider's message, or the transport error).
         retries: One line per retry: what failed and how long was waited.
+        unreachable: The request never got to a model (see the module docstring); ``error`` names the URL and why.
     """
 
     body: bytes | None
     error: str | None = None
     retries: tuple[str, ...] = ()
+    unreachable: bool = False
 
 
 def _retryable(status: int) -> bool:
     return status in (408, 429) or status >= 500
 
 
+class _CutAnswer(Exception):
+    """An answer that began (its status line came) and broke off: the provider's, retried but never unreachable."""
+
+    def __init__(self, status: int, error: Exception) -> None:
+        super().__init__(f"HTTP {status}, then {type(error).__name__}: {error}" if str(error) else type(error).__name__)
+
+
 async def _attempt(
     client: httpx.AsyncClient, url: str, body: Mapping[str, Any], headers: Mapping[str, str], timeout: float
 ) -> tuple[int, Mapping[str, str], bytes]:
+    import httpx
+
     async with client.stream("POST", url, json=body, headers=dict(headers), timeout=timeout) as response:
-        reads = [chunk async for chunk in response.aiter_bytes()]
+        try:
+            reads = [chunk async for chunk in response.aiter_bytes()]
+        except httpx.HTTPError as error:
+            raise _CutAnswer(response.status_code, error) from error
         return response.status_code, response.headers, b"".join(reads)
+
+
+@dataclass(frozen=True)
+class _Tried:
+    """One attempt: an outcome to return as it is (``final``), or why it failed and whether to wait before the next.
+
+    ``unreachable`` says why the request never got to a model, when that is why it failed.
+    """
+
+    final: Exchange | None = None
+    reason: str = ""
+    unreachable: str | None = None
+    asked: float | None = None
+
+
+def _unreachable(url: str, cause: str, retries: Sequence[str]) -> Exchange:
+    return Exchange(None, f"{url}: unreachable: {cause}", tuple(retries), unreachable=True)
+
+
+async def _try(
+    client: httpx.AsyncClient,
+    url: str,
+    body: Mapping[str, Any],
+    headers: Mapping[str, str],
+    limit: asyncio.Semaphore,
+    timeout: float,
+    base_url: str,
+    known_down: Callable[[], str | None] | None,
+) -> _Tried:
+    import httpx
+
+    try:
+        async with limit:
+            # Checked once a slot is free: runs queued behind the one that found the model down are not sent.
+            cause = known_down() if known_down is not None else None
+            if cause is not None:
+                return _Tried(final=Exchange(None, f"not sent: {cause}", unreachable=True))
+            status, answer_headers, data = await _attempt(client, url, body, headers, timeout)
+    except httpx.ConnectError as error:
+        return _Tried(final=_unreachable(url, transport_failure(error, timeout), ()))
+    except _CutAnswer as error:
+        return _Tried(reason=f"the answer broke off: {error}")
+    except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as error:
+        reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        return _Tried(reason=reason, unreachable=transport_failure(error, timeout))
+    if status == 200:
+        return _Tried(final=Exchange(data))
+    message = _provider_message(data.decode("utf-8", "replace"))
+    reason = f"HTTP {status}: {message}"
+    cause = refusal(status, message, base_url)
+    if not _retryable(status):
+        return _Tried(final=_unreachable(url, cause, ()) if cause is not None else Exchange(None, reason))
+    return _Tried(reason=reason, unreachable=cause, asked=retry_after(answer_headers))
 
 
 async def fetch(
@@ -219,6 +291,8 @@ async def fetch(
     policy: RetryPolicy,
     limit: asyncio.Semaphore,
     timeout: float,
+    base_url: str = "",
+    known_down: Callable[[], str | None] | None = None,
 ) -> Exchange:
     """Send a request, retrying what is worth retrying.
 
@@ -230,42 +304,34 @@ async def fetch(
         policy: Attempts and waits.
         limit: Held while a request is in flight (not while waiting to retry), bounding concurrency.
         timeout: Seconds to wait to connect and for each read of the answer.
+        base_url: The spec's base URL (a 404 or 405 below one without ``/v1`` says so); default: ``url``.
+        known_down: Why the model is already known to be unreachable, or None; asked before each request is sent,
+            and a cause ends the attempts with an unreachable exchange that was not sent.
 
     Returns:
         The answer's body, or why there is none, with the retries made.
     """
-    import httpx
-
     retries: list[str] = []
     for attempt in range(1, policy.attempts + 1):
-        asked: float | None = None
-        try:
-            async with limit:
-                status, answer_headers, data = await _attempt(client, url, body, headers, timeout)
-        except httpx.ConnectError as error:
-            return Exchange(None, f"cannot connect to {url}: {error}", tuple(retries))
-        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as error:
-            reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-        else:
-            if status == 200:
-                return Exchange(data, None, tuple(retries))
-            message = _provider_message(data.decode("utf-8", "replace"))
-            if not _retryable(status):
-                return Exchange(None, f"HTTP {status}: {message}", tuple(retries))
-            reason = f"HTTP {status}: {message}"
-            asked = retry_after(answer_headers)
+        tried = await _try(client, url, body, headers, limit, timeout, base_url or url, known_down)
+        if tried.final is not None:
+            return replace(tried.final, retries=tuple(retries))
         if attempt == policy.attempts:
-            tried = f"{attempt} attempt{'s' if attempt != 1 else ''}"
-            return Exchange(None, f"gave up after {tried}; the last: {reason}", tuple(retries))
+            count = f"{attempt} attempt{'s' if attempt != 1 else ''}"
+            if tried.unreachable is not None:
+                return _unreachable(url, f"{tried.unreachable} (after {count})", retries)
+            return Exchange(None, f"gave up after {count}; the last: {tried.reason}", tuple(retries))
+        asked = tried.asked
         if asked is not None and asked > policy.max_retry_after:
-            return Exchange(
-                None,
-                f"{reason}; the endpoint asks to retry after {asked:.0f} s, "
-                f"more than the {policy.max_retry_after:.0f} s allowed (--max-retry-after)",
-                tuple(retries),
+            waited = (
+                f"{tried.reason}; the endpoint asks to retry after {asked:.0f} s, "
+                f"more than the {policy.max_retry_after:.0f} s allowed (--max-retry-after)"
             )
+            if tried.unreachable is not None:
+                return _unreachable(url, waited, retries)
+            return Exchange(None, waited, tuple(retries))
         delay = asked if asked is not None else policy.backoff(attempt)
         why = "as Retry-After asks" if asked is not None else "backoff"
-        retries.append(f"attempt {attempt}: {reason}; waited {delay:.2f} s ({why})")
+        retries.append(f"attempt {attempt}: {tried.reason}; waited {delay:.2f} s ({why})")
         await policy.sleep(delay)
     raise AssertionError("unreachable: the last attempt returns")  # pragma: no cover

@@ -2,6 +2,10 @@
 
 A relative file path is read from the case file's folder, so a case file and its tools move together. Each source is
 loaded once per case file, whatever number of cases name it.
+
+An import path imports a module, which runs its code: loading a case file must not run code the file names unless the
+user opted in (``allow_imports``, ``--allow-imports``, ``allow-imports`` under ``[tool.toolstream.cases]``). Tools the
+caller gives (``load_cases(tools=...)``, ``--tools``) are the caller's own choice and are always loaded.
 """
 
 from __future__ import annotations
@@ -13,9 +17,15 @@ from typing import Any, Final
 from toolstream.errors import SchemaError
 from toolstream.registry import ToolRegistry
 
-__all__ = ["TOOL_FILE_SUFFIXES", "ToolsProblem", "ToolsResolver"]
+__all__ = ["IMPORTS_FIX", "TOOL_FILE_SUFFIXES", "ToolsProblem", "ToolsResolver"]
 
 TOOL_FILE_SUFFIXES: Final = (".json", ".jsonl", ".yaml", ".yml")
+#: How to allow a case file's import paths, everywhere a case file is loaded.
+IMPORTS_FIX: Final = (
+    "if you trust the file, allow imports (toolstream matrix --allow-imports, allow-imports = true under "
+    "[tool.toolstream.cases] in pyproject.toml, or load_cases(..., allow_imports=True)); else name a tools file "
+    "(.json, .yaml) or write the definitions inline"
+)
 
 
 class ToolsProblem(Exception):
@@ -38,9 +48,10 @@ def _import_object(spec: str) -> Any:
 class ToolsResolver:
     """Loads tool sources relative to one case file, each once."""
 
-    def __init__(self, base: Path) -> None:
-        """Resolve relative paths against ``base`` (the case file's folder)."""
+    def __init__(self, base: Path, *, allow_imports: bool = False) -> None:
+        """Resolve relative paths against ``base`` (the case file's folder); import paths only when allowed."""
         self.base = base
+        self.allow_imports = allow_imports
         self._loaded: dict[str, ToolRegistry] = {}
 
     def _file(self, path: Path) -> ToolRegistry:
@@ -69,24 +80,37 @@ class ToolsResolver:
                 "point it at a ToolRegistry, a list of tool definitions, or a function or pydantic model to use as a tool",
             ) from error
 
-    def _string(self, spec: str) -> ToolRegistry:
+    def _string(self, spec: str, trusted: bool) -> ToolRegistry:
         path = Path(spec)
         if not path.is_absolute():
             path = self.base / path
         if path.suffix.lower() in TOOL_FILE_SUFFIXES or path.exists():
             return self._file(path)
         if ":" in spec:
+            if not (trusted or self.allow_imports):
+                module = spec.partition(":")[0]
+                raise ToolsProblem(
+                    f"{spec!r} is a Python import path; loading it would import {module!r} and run its code, which a "
+                    "case file may not do unless imports are allowed",
+                    IMPORTS_FIX,
+                )
             return self._import(spec)
         raise ToolsProblem(
             f"{spec!r} is neither a tools file nor an import path",
             f"name a {', '.join(TOOL_FILE_SUFFIXES)} file, or a Python object as package.module:attr",
         )
 
-    def load(self, spec: Any) -> ToolRegistry:
+    def load(self, spec: Any, *, trusted: bool = False) -> ToolRegistry:
         """The registry ``spec`` names or holds.
 
+        Args:
+            spec: A tools file, an import path, inline definitions or a registry.
+            trusted: Given by the caller rather than read from the case file: an import path is loaded even when
+                imports are not allowed.
+
         Raises:
-            ToolsProblem: It cannot be loaded (the message says why, the fix what to do).
+            ToolsProblem: It cannot be loaded (the message says why, the fix what to do), or it is an import path
+                read from the file while imports are not allowed.
         """
         if isinstance(spec, ToolRegistry):
             return spec
@@ -94,7 +118,7 @@ class ToolsResolver:
             spec = str(spec)
         if isinstance(spec, str):
             if spec not in self._loaded:
-                self._loaded[spec] = self._string(spec)
+                self._loaded[spec] = self._string(spec, trusted)
             return self._loaded[spec]
         if isinstance(spec, (list, tuple, Mapping)):
             try:

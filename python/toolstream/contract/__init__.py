@@ -21,7 +21,8 @@ Check ids, in report order (the streamed-only ones are left out of buffered repo
 ``well_formed`` fails for what no other check can read: a chunk that is not a JSON object, event data that is not
 JSON, a field of the format's frame (``choices``, ``delta``, ``content_block``) of the wrong type. Hostile input is a
 failed check, never an exception; only misuse of the API (an unknown format, a ``forced`` of the wrong type)
-raises.
+raises. ``probe`` runs the live suite against an endpoint; one that cannot be reached (no answer, or a status saying
+the request never got to a model) raises ``EndpointUnreachableError`` instead of failing every probe.
 
 Example:
     >>> from toolstream.contract import check_stream, render_reports
@@ -55,13 +56,16 @@ from toolstream.contract._checks import (
     check_stream,
 )
 from toolstream.contract._probe import ProbeOutcome, ProbeResult, probe
+from toolstream.contract._reach import UNREACHABLE_STATUSES, EndpointUnreachableError
 from toolstream.contract._report import Check, CheckStatus, ContractReport, render_reports
 
 __all__ = [
     "SUPPORTED_FORMATS",
+    "UNREACHABLE_STATUSES",
     "Check",
     "CheckStatus",
     "ContractReport",
+    "EndpointUnreachableError",
     "ProbeOutcome",
     "ProbeResult",
     "assert_completion",

@@ -4,6 +4,10 @@ Each probe sends one request with ``httpx`` and checks the answer's shape with t
 ``check_completion``/``check_stream``, after an ``http_status`` check (a refusal is shown with the provider's own
 message) and the probe's own expectation (``no_tool_call`` under ``tool_choice: "none"``, ``parallel_calls`` when
 two cities were asked for). Streamed answers can be recorded as they arrive, chunk boundaries kept.
+
+An endpoint that cannot be reached (``_reach``: no answer at all, or a 401, 403, 404, 405, 429, 502, 503 or 504 that
+says the request never got to a model) stops the suite with ``EndpointUnreachableError``: it is not a provider that
+broke the contract, and must not read as one.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 import toolstream
 from toolstream.contract._checks import check_completion, check_stream
 from toolstream.contract._probe_requests import PROBE_FORMATS, ProbeRequest, render_request, standard_probes
+from toolstream.contract._reach import EndpointUnreachableError, check_base_url, refusal, transport_failure
 from toolstream.contract._report import STATUS_MARKS as _MARKS
 from toolstream.contract._report import Check, CheckStatus, ContractReport, ReportFormat, render_reports
 from toolstream.errors import ToolstreamError
@@ -240,11 +245,15 @@ def probe(
         One outcome per probe; ``result.ok`` says whether the contract holds.
 
     Raises:
-        ValueError: An unknown format or probe id.
+        ValueError: An unknown format or probe id, or a base URL without an ``http(s)://`` scheme or a host.
+        EndpointUnreachableError: A probe got no answer, or one saying the request never got to a model (a 404 for
+            the path or the model, a refused credential, a gateway that could not reach the service...): the
+            endpoint or the model is wrong or down, which says nothing of the contract.
         ImportError: ``httpx`` is not installed (``pip install 'toolstream[probe]'``).
     """
     import httpx
 
+    base = check_base_url(base_url)
     if format not in PROBE_FORMATS:
         raise ValueError(f"format must be one of {', '.join(PROBE_FORMATS)}; got {format!r}")
     probes = standard_probes(ToolRegistry.load(tools) if tools is not None else None)
@@ -261,26 +270,39 @@ def probe(
         for done, request in enumerate(probes):
             if on_progress is not None:
                 on_progress(done, len(probes), request.name)
-            outcomes.append(_run(client, base_url.rstrip("/"), model, format, api_key, request, folder))
+            outcomes.append(_run(client, base, model, format, api_key, request, folder, timeout))
     return ProbeResult(base_url, model, format, tuple(outcomes))
 
 
 def _run(
-    client: Any, base_url: str, model: str, fmt: str, api_key: str | None, request: ProbeRequest, folder: Path | None
+    client: Any,
+    base_url: str,
+    model: str,
+    fmt: str,
+    api_key: str | None,
+    request: ProbeRequest,
+    folder: Path | None,
+    timeout: float,
 ) -> ProbeOutcome:
     import httpx
 
     path, body, headers = render_request(request, fmt, model, api_key)
+    url = base_url + path
     recorder = None
     if folder is not None and request.stream:
         notes = f"toolstream probe {request.name}: {request.description}"
         recorder = Recorder(folder, f"{fmt}/{request.name}", format=fmt, request=body, model=model, notes=notes)
+    status: int | None = None
     try:
-        with client.stream("POST", base_url + path, json=body, headers=headers) as response:
+        with client.stream("POST", url, json=body, headers=headers) as response:
             status = response.status_code
             if status != 200:
                 response.read()
-                refused = _status_check(request, status, _provider_message(response.text))
+                message = _provider_message(response.text)
+                cause = refusal(status, message, base_url)
+                if cause is not None:
+                    raise EndpointUnreachableError(url, cause)
+                refused = _status_check(request, status, message)
                 return ProbeOutcome(request.name, request.description, _report(request, fmt, refused, []), status)
             reads = response.iter_bytes()
             if recorder is not None:
@@ -288,8 +310,13 @@ def _run(
                 reads = recorder.tee(reads)
             chunks = list(reads)
     except httpx.HTTPError as error:
-        unanswered = _status_check(request, None, f"{type(error).__name__}: {error}")
-        return ProbeOutcome(request.name, request.description, _report(request, fmt, unanswered, []), None)
+        if status is None:
+            raise EndpointUnreachableError(url, transport_failure(error, timeout)) from error
+        # The answer began and was cut: that is the provider's stream, judged like any other.
+        cut = _status_check(
+            request, None, f"the answer was cut after HTTP {status}: {transport_failure(error, timeout)}"
+        )
+        return ProbeOutcome(request.name, request.description, _report(request, fmt, cut, []), status)
     recording = recorder.recording.path if recorder is not None and recorder.recording is not None else None
     if request.stream:
         answer: Any = chunks

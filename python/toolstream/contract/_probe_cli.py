@@ -9,6 +9,7 @@ from pathlib import Path
 
 from toolstream.contract._probe import ReportFormat, probe
 from toolstream.contract._probe_requests import PROBE_FORMATS
+from toolstream.contract._reach import EndpointUnreachableError
 
 __all__ = ["add_parser", "run"]
 
@@ -23,7 +24,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run the live tool-calling contract suite against an endpoint",
         description=(
             "Send forced, parallel, none, strict and parameterless tool-calling requests to an endpoint and check "
-            "every answer's shape. Exits 1 when a contract check fails, 2 on a usage error."
+            "every answer's shape. Exits 1 when a contract check fails; 2 on a usage error or when the endpoint "
+            "cannot be reached (no answer, or a 401, 403, 404, 405, 429, 502, 503 or 504: a wrong base URL or model, "
+            "a refused key, a service that is down), which says nothing of the contract."
         ),
     )
     parser.add_argument("--base-url", required=True, help="API root, e.g. http://localhost:8000/v1")
@@ -46,7 +49,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(options: argparse.Namespace) -> int:
-    """Run the suite; 0 when the contract holds, 1 when a check fails."""
+    """Run the suite; 0 when the contract holds, 1 when a check fails, 2 when the endpoint cannot be reached."""
     key_env = options.api_key_env or _DEFAULT_KEY_ENV.get(options.format, "OPENAI_API_KEY")
     api_key = os.environ.get(key_env)
     if options.api_key_env and not api_key:
@@ -61,19 +64,27 @@ def run(options: argparse.Namespace) -> int:
         from toolstream.registry import ToolRegistry
 
         tools = ToolRegistry.from_file(options.tools)
-    result = probe(
-        options.base_url,
-        options.model,
-        format=options.format,
-        api_key=api_key,
-        tools=tools,
-        record=options.record,
-        timeout=options.timeout,
-        only=options.only,
-        on_progress=progress,
-    )
-    if sys.stderr.isatty():
-        print("\r" + " " * 40 + "\r", end="", file=sys.stderr)
+    try:
+        result = probe(
+            options.base_url,
+            options.model,
+            format=options.format,
+            api_key=api_key,
+            tools=tools,
+            record=options.record,
+            timeout=options.timeout,
+            only=options.only,
+            on_progress=progress,
+        )
+    except EndpointUnreachableError as error:
+        print(f"toolstream probe: {error}; no probe was judged", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"toolstream probe: {error}", file=sys.stderr)
+        return 2
+    finally:
+        if sys.stderr.isatty():
+            print("\r" + " " * 40 + "\r", end="", file=sys.stderr)
     fmt: ReportFormat = "json" if options.json else options.output or "text"
     print(result.render(fmt, verbose=options.verbose))
     return 0 if result.ok else 1

@@ -13,6 +13,9 @@ description-too-long = "error"
 
 [tool.toolstream.handlers]             # `drift` handlers per tool
 refund = "app.handlers:refund"
+
+[tool.toolstream.cases]                # `matrix`
+allow-imports = true                   # case files may name tools as package.module:attr (imports run code)
 ```
 
 Relative paths are read from the folder of the ``pyproject.toml``. Command-line options win over the file.
@@ -30,7 +33,8 @@ from toolstream.schema._findings import LEVELS
 
 __all__ = ["Config", "find_pyproject", "load_config"]
 
-_KNOWN_KEYS = frozenset({"tools", "targets", "fail-on", "similarity-threshold", "rules", "handlers", "diff"})
+# "diff" and "cases" are subtables their commands read from ``Config.raw`` and check themselves.
+_KNOWN_KEYS = frozenset({"tools", "targets", "fail-on", "similarity-threshold", "rules", "handlers", "diff", "cases"})
 
 
 @dataclass(frozen=True)

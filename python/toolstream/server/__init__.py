@@ -22,7 +22,9 @@ request always gets the same bytes. Use it in tests, or to run an agent offline:
 ``anthropic.Anthropic(base_url=url.removesuffix("/v1"), api_key="test")`` talks to the same endpoint.
 ``LocalEndpoint`` is the same with more to inspect (``requests``, the log of what was received, credentials
 redacted); ``serve(recordings="recordings")`` adds every recording as the model ``recording:<format>/<name>``.
-From a shell: ``toolstream serve [SCRIPT] [--recordings DIR] [--host H] [--port P]``.
+``EndpointLimits`` (``limits=``) bounds what a client may cost: body size (413) and JSON depth (400), the time to send
+a request head and each piece of a body, connections, and the log. From a shell: ``toolstream serve [SCRIPT]
+[--recordings DIR] [--host H] [--port P]`` and a flag per limit.
 
 Scripts (``load_script``: YAML, JSON or a mapping; errors name the file and field path)::
 
@@ -63,7 +65,8 @@ ignore the chat-only ones. Not supported: several choices (``n``), audio and ima
 from __future__ import annotations
 
 from toolstream.server._default import default_script
-from toolstream.server._log import RecordedRequest
+from toolstream.server._limits import EndpointLimits
+from toolstream.server._log import RecordedRequest, RequestLog
 from toolstream.server._quirks import QUIRKS, Quirks
 from toolstream.server._run import LocalEndpoint, serve
 from toolstream.server._script import (
@@ -81,11 +84,13 @@ from toolstream.server._script import (
 __all__ = [
     "QUIRKS",
     "Chunking",
+    "EndpointLimits",
     "LocalEndpoint",
     "Model",
     "Quirks",
     "RecordedRequest",
     "Reply",
+    "RequestLog",
     "Rule",
     "Script",
     "ScriptedCall",

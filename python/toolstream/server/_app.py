@@ -3,8 +3,10 @@
 ``POST /v1/chat/completions``, ``POST /v1/responses`` and ``POST /v1/messages`` answer with the scripted model's turn
 (buffered JSON, or SSE streamed event by event), with a recording replayed byte for byte, or with an error;
 ``GET /v1/models`` lists what is served in a shape both the OpenAI and the Anthropic SDKs read. Nothing a client sends
-can stop the server: a body that is not JSON or has a field of the wrong type is a 400 naming the field, an unknown
-model a 404, anything unexpected a 500 in the format's error shape.
+can stop the server: a body that is too large is a 413 and one that stalls a 408 (``_body``: both close the
+connection), a body that is not JSON (malformed, too deep, a lone surrogate, invalid UTF-8, a number Python cannot
+hold) or has a field of the wrong type is a 400 naming the field, an unknown model a 404, anything unexpected a 500
+in the format's error shape.
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from toolstream.registry import WireFormat
 from toolstream.server import _anthropic, _chat, _responses
-from toolstream.server._log import RecordedRequest, decode_body, record
+from toolstream.server._body import CLOSE, decode_body, read_body
+from toolstream.server._limits import EndpointLimits
+from toolstream.server._log import RequestLog
 from toolstream.server._match import Turn, answer
 from toolstream.server._quirks import rejected_keyword
 from toolstream.server._replay import SERVED_FORMATS, Replay
@@ -54,13 +58,15 @@ class EndpointState:
         script: The scripted models.
         replays: The served recordings, by model name (``recording:<format>/<name>``).
         references: The recordings the script's replies name, by recording name.
-        requests: The log every request is appended to.
+        requests: The log every request is added to.
+        limits: What a request may cost.
     """
 
     script: Script
     replays: Mapping[str, Replay]
     references: Mapping[str, Replay]
-    requests: list[RecordedRequest]
+    requests: RequestLog
+    limits: EndpointLimits
 
     def model_names(self) -> list[str]:
         """Every model a request can name, scripted ones first."""
@@ -168,17 +174,32 @@ async def _respond(request: ParsedRequest, fmt: _Format, state: EndpointState) -
     return JSONResponse(fmt.buffered(outcome, context))
 
 
+def _refusal(error: RequestError, shape: Callable[[int, str, str | None, str | None], dict[str, Any]]) -> Response:
+    # A body refused before it was read whole (413, 408) leaves its rest unread on the connection: close it.
+    headers = CLOSE if error.status in (408, 413) else None
+    return JSONResponse(shape(error.status, error.message, error.param, error.code), error.status, headers)
+
+
+async def _received(http: Request, state: EndpointState) -> bytes:
+    """The body within the limits, logged with the request (a refused body is logged without its bytes)."""
+    try:
+        raw = await read_body(http, state.limits)
+    except (RequestError, ClientDisconnect):
+        state.requests.add(http.method, http.url.path, b"", http.headers.items())
+        raise
+    state.requests.add(http.method, http.url.path, raw, http.headers.items())
+    return raw
+
+
 def _handler(fmt: _Format, state: EndpointState) -> Callable[[Request], Any]:
     async def handle(http: Request) -> Response:
-        body, problem = decode_body(await http.body())
-        state.requests.append(record(http.method, http.url.path, body, http.headers.items()))
         try:
-            if problem is not None:
-                raise RequestError(400, problem)
-            return await _respond(fmt.parse(body), fmt, state)
+            raw = await _received(http, state)
+            return await _respond(fmt.parse(decode_body(raw, state.limits)), fmt, state)
+        except ClientDisconnect:
+            return Response(status_code=400)  # nobody is left to read it
         except RequestError as error:
-            content = fmt.error(error.status, error.message, error.param, error.code)
-            return JSONResponse(content, status_code=error.status)
+            return _refusal(error, fmt.error)
         except Exception as error:  # The server must answer every request, even after a bug of ours.
             _LOG.exception("toolstream endpoint: %s %s failed", http.method, http.url.path)
             message = f"internal error of the toolstream endpoint: {type(error).__name__}: {error}"
@@ -213,14 +234,14 @@ def build_app(state: EndpointState) -> Starlette:
     routes = [Route(path, _handler(_FORMATS[name], state), methods=["POST"]) for name, path in SERVED_FORMATS.items()]
 
     async def models(http: Request) -> Response:
-        state.requests.append(record(http.method, http.url.path, None, http.headers.items()))
+        state.requests.add(http.method, http.url.path, b"", http.headers.items())
         names = state.model_names()
         entries = [_model_entry(name) for name in names]
         listing = {"object": "list", "data": entries, "has_more": False, "first_id": names[0], "last_id": names[-1]}
         return JSONResponse(listing)
 
     async def one_model(http: Request) -> Response:
-        state.requests.append(record(http.method, http.url.path, None, http.headers.items()))
+        state.requests.add(http.method, http.url.path, b"", http.headers.items())
         name = http.path_params["name"]
         if name in state.model_names():
             return JSONResponse(_model_entry(name))
@@ -228,8 +249,12 @@ def build_app(state: EndpointState) -> Starlette:
         return JSONResponse(_openai_error(404, message, "model", "model_not_found"), status_code=404)
 
     async def unknown(http: Request) -> Response:
-        body, _ = decode_body(await http.body())
-        state.requests.append(record(http.method, http.url.path, body, http.headers.items()))
+        try:
+            await _received(http, state)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        except RequestError as error:
+            return _refusal(error, _openai_error)
         served = ", ".join([*(f"POST {path}" for path in SERVED_FORMATS.values()), "GET /v1/models"])
         message = f"no such endpoint: {http.method} {http.url.path}; this endpoint serves {served}"
         return JSONResponse(_openai_error(404, message, None, "unknown_url"), status_code=404)

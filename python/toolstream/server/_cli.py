@@ -1,7 +1,8 @@
 """``toolstream serve [SCRIPT] [--recordings DIR] [--host H] [--port P]``: the local endpoint from a shell.
 
-It prints the base URL and the models, then serves until interrupted (Ctrl-C). starlette and uvicorn are imported
-only when it runs, so that ``toolstream --help`` works without them.
+It prints the base URL and the models, then serves until interrupted (Ctrl-C). Each ``EndpointLimits`` field has a
+flag (``--max-body-bytes``, ``--header-timeout``, ...). starlette and uvicorn are imported only when it runs, so that
+``toolstream --help`` works without them.
 """
 
 from __future__ import annotations
@@ -9,12 +10,28 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import fields
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
+
+from toolstream.server._limits import EndpointLimits
 
 __all__ = ["add_parser", "run"]
 
 _DEFAULT_PORT = 8000
+_DEFAULTS: Final = EndpointLimits()
+# Each limit's flag and help (the default is added from EndpointLimits()).
+_LIMIT_HELP: Final = {
+    "max_body_bytes": "the largest request body in bytes; beyond it, HTTP 413 and the connection is closed",
+    "max_json_depth": "the deepest nesting of arrays and objects in a body; beyond it, HTTP 400",
+    "header_timeout": "seconds a connection has to send a whole request head; past it the connection is closed",
+    "body_timeout": "seconds to wait for each next piece of a request body; past it, HTTP 408",
+    "keep_alive_timeout": "seconds an idle keep-alive connection stays open",
+    "max_header_bytes": "the most bytes of an unfinished request head held; past it, HTTP 400",
+    "max_connections": "connections open at once; a new one beyond it closes the longest-waiting idle one",
+    "log_requests": "requests kept in the request log",
+    "log_bytes": "body bytes kept in the request log over all its entries",
+}
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,6 +57,21 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--port", type=int, default=_DEFAULT_PORT, help=f"the port (default: {_DEFAULT_PORT}; 0 picks a free one)"
     )
+    limits = parser.add_argument_group("limits", "what one client may cost the endpoint (docs/contract.md)")
+    for field in fields(EndpointLimits):
+        default = getattr(_DEFAULTS, field.name)
+        limits.add_argument(
+            f"--{field.name.replace('_', '-')}",
+            type=int if field.type == "int" else float,
+            metavar="N" if field.type == "int" else "S",
+            help=f"{_LIMIT_HELP[field.name]} (default: {default})",
+        )
+
+
+def _limits(options: argparse.Namespace) -> EndpointLimits:
+    """The limits the flags set, the others left at their defaults."""
+    given = {field.name: getattr(options, field.name, None) for field in fields(EndpointLimits)}
+    return EndpointLimits(**{name: value for name, value in given.items() if value is not None})
 
 
 def _wait_for_interrupt() -> None:
@@ -60,13 +92,15 @@ def run(options: argparse.Namespace, out: TextIO | None = None, wait: Any = _wai
 
     Raises:
         FileNotFoundError: The script or the recordings folder does not exist.
-        ValueError: The script is invalid.
+        ValueError: The script is invalid, or a limit is not positive.
         OSError: The port is taken.
     """
     from toolstream.server._run import LocalEndpoint
 
     out = sys.stdout if out is None else out
-    endpoint = LocalEndpoint(options.script, recordings=options.recordings, host=options.host, port=options.port)
+    endpoint = LocalEndpoint(
+        options.script, recordings=options.recordings, host=options.host, port=options.port, limits=_limits(options)
+    )
     with endpoint:
         print(f"toolstream serve: {endpoint.url}", file=out)
         print(f"  OpenAI clients: base_url={endpoint.url}", file=out)

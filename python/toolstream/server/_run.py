@@ -3,7 +3,8 @@
 The socket is bound before uvicorn starts, so that port 0 gives a free port whose number is known at once and no
 other process can take it in between; ``start`` returns only once uvicorn accepts connections, and ``stop`` waits for
 the thread to end and closes the socket, so that nothing is left open (no ``ResourceWarning``). starlette and uvicorn
-are imported by ``start``: reading scripts needs neither.
+are imported by ``start``: reading scripts needs neither. The endpoint's ``EndpointLimits`` become uvicorn's options
+(keep-alive timeout, request head size) and its connections' protocol (``_protocol``: head timeout, connection limit).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
 from toolstream.server._default import default_script
-from toolstream.server._log import RecordedRequest
+from toolstream.server._limits import EndpointLimits
+from toolstream.server._log import RequestLog
 from toolstream.server._replay import Replay, load_replays, resolve_references
 from toolstream.server._script import Script, load_script
 
@@ -40,8 +42,10 @@ class LocalEndpoint:
 
     Attributes:
         script: The scripted models.
-        requests: Every request received since the endpoint was created, in order (credentials redacted).
+        requests: The requests received since the endpoint was created, in order (credentials redacted), up to the
+            limits' ``log_requests`` and ``log_bytes`` (the oldest dropped first; ``requests.dropped`` counts them).
         host: The interface it listens on.
+        limits: What a client may cost it.
     """
 
     def __init__(
@@ -51,6 +55,7 @@ class LocalEndpoint:
         recordings: str | PathLike[str] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        limits: EndpointLimits | None = None,
     ) -> None:
         """Load the script and the recordings; nothing listens until ``start``.
 
@@ -61,14 +66,18 @@ class LocalEndpoint:
                 ``recording:<format>/<name>``.
             host: The interface to listen on.
             port: The port; 0 picks a free one.
+            limits: Body size and depth, timeouts, connections and the log's size (``EndpointLimits()`` by default).
 
         Raises:
             FileNotFoundError: The script file or the recordings folder does not exist.
             ValueError: The script is invalid, or names a recording that cannot be found.
-            TypeError: ``script`` or ``port`` has the wrong type.
+            TypeError: ``script``, ``port`` or ``limits`` has the wrong type.
         """
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise TypeError(f"port must be an integer from 0 to 65535, got {port!r}")
+        if limits is not None and not isinstance(limits, EndpointLimits):
+            raise TypeError(f"limits must be an EndpointLimits, got {type(limits).__name__}")
+        self.limits = limits or EndpointLimits()
         self.script: Script = default_script() if script is None else load_script(script)
         self._replays: dict[str, Replay] = load_replays(Path(recordings)) if recordings is not None else {}
         self._references = resolve_references(
@@ -76,7 +85,7 @@ class LocalEndpoint:
         )
         self.host = host
         self._port = port
-        self.requests: list[RecordedRequest] = []
+        self.requests = RequestLog(self.limits.log_requests, self.limits.log_bytes)
         self._url: str | None = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -109,7 +118,7 @@ class LocalEndpoint:
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((self.host, self._port))
-            sock.listen(128)
+            sock.listen(socket.SOMAXCONN)
         except BaseException:
             sock.close()
             raise
@@ -131,8 +140,9 @@ class LocalEndpoint:
         import uvicorn
 
         from toolstream.server._app import EndpointState, build_app
+        from toolstream.server._protocol import guarded_protocol
 
-        state = EndpointState(self.script, self._replays, self._references, self.requests)
+        state = EndpointState(self.script, self._replays, self._references, self.requests, self.limits)
         config = uvicorn.Config(
             build_app(state),
             log_config=None,
@@ -140,6 +150,11 @@ class LocalEndpoint:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=_GRACEFUL_SECONDS,
+            http=guarded_protocol(self.limits),
+            # uvicorn annotates it as int; it only ever passes it to loop.call_later, which takes seconds as a float.
+            timeout_keep_alive=self.limits.keep_alive_timeout,  # type: ignore[arg-type]
+            h11_max_incomplete_event_size=self.limits.max_header_bytes,
+            backlog=self.limits.accept_batch(),
         )
         server = uvicorn.Server(config)
         sock = self._bind()
@@ -197,6 +212,7 @@ def serve(
     recordings: str | PathLike[str] | None = None,
     host: str = "127.0.0.1",
     port: int = 0,
+    limits: EndpointLimits | None = None,
 ) -> Iterator[str]:
     """Run a ``LocalEndpoint`` for the duration of a ``with`` block.
 
@@ -205,9 +221,10 @@ def serve(
         recordings: As for ``LocalEndpoint``.
         host: As for ``LocalEndpoint``.
         port: As for ``LocalEndpoint``.
+        limits: As for ``LocalEndpoint``.
 
     Yields:
         The base URL, ``http://<host>:<port>/v1``.
     """
-    with LocalEndpoint(script, recordings=recordings, host=host, port=port) as endpoint:
+    with LocalEndpoint(script, recordings=recordings, host=host, port=port, limits=limits) as endpoint:
         yield endpoint.url
