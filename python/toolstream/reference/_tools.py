@@ -22,11 +22,11 @@ __all__ = ["ReferenceTools", "reference_validators"]
 class ReferenceTools:
     """The registry's function tools compiled once, their fingerprints, and its server tools' names."""
 
-    def __init__(self, registry: ToolRegistry, max_depth: int) -> None:
+    def __init__(self, registry: ToolRegistry, max_depth: int, max_steps: int) -> None:
         """Compile every schema of ``registry``; a schema that fails raises ``SchemaError``."""
         self._module = _validator_module()
         self._validators: Validators = self._module.Validators(
-            ((tool.name, tool.parameters) for tool in registry), registry._server_names(), max_depth
+            ((tool.name, tool.parameters) for tool in registry), registry._server_names(), max_depth, max_steps
         )
         self._fingerprints = {tool.name: tool.fingerprint for tool in registry}
         self._max_depth = max_depth
@@ -123,6 +123,10 @@ def _json_kind(value: object) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def reference_validators(registry: ToolRegistry, max_depth: int = Limits().max_depth) -> ReferenceTools:
-    """The registry compiled by the reference, once per depth limit."""
-    return registry._compiled(("reference", max_depth), lambda tools: ReferenceTools(tools, max_depth))
+def reference_validators(
+    registry: ToolRegistry, max_depth: int = Limits().max_depth, max_steps: int = Limits().max_validation_steps
+) -> ReferenceTools:
+    """The registry compiled by the reference, once per pair of limits."""
+    return registry._compiled(
+        ("reference", max_depth, max_steps), lambda tools: ReferenceTools(tools, max_depth, max_steps)
+    )

@@ -24,6 +24,11 @@ the Rust module's table:
 A failed ``anyOf``/``oneOf`` is one violation at the value, never one per branch. Violations are sorted by path,
 then code, then message, with duplicates removed.
 
+Whether the arguments are valid is decided first, each ``$ref`` target judged once per value (``jsonschema`` alone
+would judge it again down every branch of every union above it, exponentially often). The errors are then looked for
+only when the count of :mod:`toolstream.reference._search_cost` says the search fits in ``max_steps``; otherwise the
+arguments are invalid with one ``VALIDATION_BUDGET_EXCEEDED``, as in the core.
+
 Where it differs from the core, because ``jsonschema`` and Python do:
 
 - Numbers: the arguments are parsed by :func:`json.loads`, so integers are exact Python ``int`` values as in the
@@ -48,6 +53,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import contextvars
 import json
 import re
 import sys
@@ -63,9 +69,10 @@ import referencing
 import referencing.exceptions
 import referencing.jsonschema
 
-from toolstream._model import VIOLATION_TABLE, Violation, ViolationCode
+from toolstream._model import VIOLATION_TABLE, Limits, Violation, ViolationCode
 from toolstream.errors import SchemaError
 from toolstream.reference._scanner import COMPLETE, INVALID, TOO_DEEP, Scanner
+from toolstream.reference._search_cost import SearchGraph
 
 __all__ = ["Validators"]
 
@@ -155,6 +162,37 @@ def _false_schema_path(validator_class: Any) -> list[Any]:
     return list(errors[0].absolute_path) if len(errors) == 1 else []
 
 
+# While validity is decided: what each `$ref` target was found to be for each value, (target id, value id) ->
+# (target, value, valid), the objects kept so that their ids are not reused. None while errors are collected.
+_JUDGED: contextvars.ContextVar[dict[tuple[int, int], tuple[Any, Any, bool]] | None] = contextvars.ContextVar(
+    "toolstream_reference_judged", default=None
+)
+
+
+def _judging_references_once(base: Any) -> Any:
+    """A validator class of ``base``'s draft that, while validity is decided, judges each ``$ref`` target once per value.
+
+    A target is a function of the value alone (save under ``$dynamicRef``/``$recursiveRef``, whose schemas are not
+    judged this way), so the answer can be kept; the kept answer stands for every error below the reference.
+    """
+    return jsonschema.validators.extend(base, validators={"$ref": _judged_reference})
+
+
+def _judged_reference(validator: Any, ref: str, instance: Any, schema: Any) -> Iterator[Any]:
+    judged = _JUDGED.get()
+    if judged is None:
+        yield from validator._validate_reference(ref=ref, instance=instance)
+        return
+    resolved = validator._resolver.lookup(ref)
+    key = (id(resolved.contents), id(instance))
+    known = judged.get(key)
+    if known is None:
+        errors = validator.descend(instance, resolved.contents, resolver=resolved.resolver)
+        known = judged[key] = (resolved.contents, instance, next(errors, None) is None)
+    if not known[2]:
+        yield jsonschema.exceptions.ValidationError(f"does not match the schema {ref!r} names")
+
+
 class _Draft(NamedTuple):
     """A dialect: the validator class compiling its schemas, its ``referencing`` specification, its traits."""
 
@@ -179,7 +217,7 @@ def _drafts() -> dict[str, _Draft]:
     drafts: dict[str, _Draft] = {}
     for path, (base, specification) in known.items():
         counted = base in (jsonschema.Draft202012Validator, jsonschema.Draft201909Validator)
-        draft = _Draft(_keeping_false_schema_paths(base), specification, counted)
+        draft = _Draft(_keeping_false_schema_paths(_judging_references_once(base)), specification, counted)
         drafts[f"http://{path}"] = drafts[f"https://{path}"] = draft
     return drafts
 
@@ -189,12 +227,24 @@ _DEFAULT_DRAFT = _DRAFTS["https://json-schema.org/draft/2020-12/schema"]
 
 
 class _Tool:
-    """One declared tool: its name, its schema as compiled, and the draft's traits the mapping needs."""
+    """One declared tool: its name, its schema as compiled, the draft's traits the mapping needs, its search graph."""
 
-    def __init__(self, name: str, validator: Any, counted_contains: bool) -> None:
+    def __init__(self, name: str, validator: Any, counted_contains: bool, search: SearchGraph, dynamic: bool) -> None:
         self.name = name
         self.validator = validator
         self.counted_contains = counted_contains
+        self.search = search
+        # Whether the schema may resolve references by the dynamic scope: then a target's verdict is not a function
+        # of the value alone, and it is not kept.
+        self.dynamic = dynamic
+
+    def is_valid(self, instance: Any) -> bool:
+        """Whether ``instance`` is valid, each ``$ref`` target judged once per value (unless ``dynamic``)."""
+        token = _JUDGED.set(None if self.dynamic else {})
+        try:
+            return bool(self.validator.is_valid(instance))
+        finally:
+            _JUDGED.reset(token)
 
 
 class Validators:
@@ -205,10 +255,16 @@ class Validators:
     Attributes:
         names: The function tool names, in declaration order.
         max_depth: The deepest nesting of arrays and objects accepted in arguments, the top-level value counting 1.
+        max_steps: The steps a search for the problems of invalid arguments may take (``VALIDATION_BUDGET_EXCEEDED``
+            past it).
     """
 
     def __init__(
-        self, tools: Iterable[tuple[str, Any]], server_names: Iterable[str] = (), max_depth: int = 128
+        self,
+        tools: Iterable[tuple[str, Any]],
+        server_names: Iterable[str] = (),
+        max_depth: int = 128,
+        max_steps: int = Limits().max_validation_steps,
     ) -> None:
         """Compile every tool's schema.
 
@@ -217,6 +273,8 @@ class Validators:
                 accepts any arguments).
             server_names: Names of server (built-in) tools: calls to them are known but never validated.
             max_depth: Nesting accepted in arguments, as ``Limits.max_depth`` counts it; deeper is ``TOO_DEEP``.
+            max_steps: ``Limits.max_validation_steps``: invalid arguments whose search would take more steps are
+                ``VALIDATION_BUDGET_EXCEEDED``.
 
         Raises:
             SchemaError: A schema is not JSON, not a valid schema of its draft, names an unknown ``$schema``, holds
@@ -230,10 +288,11 @@ class Validators:
         self.names: tuple[str, ...] = tuple(self._tools)
         self._server_names = frozenset(server_names)
         self.max_depth = max_depth
+        self.max_steps = max_steps
 
     def __repr__(self) -> str:
-        """The names and the depth limit, never the schemas."""
-        return f"Validators(names={self.names!r}, max_depth={self.max_depth})"
+        """The names and the limits, never the schemas."""
+        return f"Validators(names={self.names!r}, max_depth={self.max_depth}, max_steps={self.max_steps})"
 
     def unknown_tool(self, name: str) -> Violation | None:
         """The ``UNKNOWN_TOOL`` violation for a call by ``name``, or None when the name is declared.
@@ -279,7 +338,8 @@ class Validators:
         Returns:
             One ``UNKNOWN_TOOL`` for an undeclared name; nothing for a server tool; one ``TOO_DEEP`` when arrays and
             objects nest deeper than :attr:`max_depth`; one ``INVALID_JSON`` for text that is not strict RFC 8259
-            JSON; else the schema's findings, sorted by (path, code, message), duplicates removed.
+            JSON; one ``VALIDATION_BUDGET_EXCEEDED`` for invalid arguments whose search would take more than
+            :attr:`max_steps` steps; else the schema's findings, sorted by (path, code, message), duplicates removed.
         """
         tool = self._tools.get(name)
         if tool is None:
@@ -302,6 +362,10 @@ class Validators:
         levels = min(text.count(b"[") + text.count(b"{"), self.max_depth)
         try:
             with _recursion_room(levels):
+                if tool.is_valid(instance):
+                    return []
+                if tool.search.exceeds(instance, self.max_steps):
+                    return [_budget_exceeded(self.max_steps)]
                 errors = list(tool.validator.iter_errors(instance))
         except RecursionError:
             # A schema that refers to itself without reaching into the value (`{"$ref": "#"}`): `jsonschema`
@@ -345,7 +409,9 @@ def _compile(name: str, schema: Any) -> _Tool:
     if unresolvable is not None:
         raise SchemaError(name, *unresolvable)
     validator = validator_class(schema, registry=_OFFLINE)
-    return _Tool(name, validator, draft.counted_contains)
+    search = SearchGraph(schema, draft.specification, _OFFLINE_WITH_METASCHEMAS)
+    dynamic = '"$dynamicRef"' in (text := json.dumps(schema)) or '"$recursiveRef"' in text
+    return _Tool(name, validator, draft.counted_contains, search, dynamic)
 
 
 def _unresolvable(schema: Any, specification: referencing.Specification[Any]) -> tuple[str, str] | None:
@@ -441,6 +507,14 @@ def _scan(text: bytes, max_depth: int) -> Violation | None:
     else:
         reason = "the text ends before the value does"
     return _violation(ViolationCode.INVALID_JSON, None, f"the arguments are not valid JSON: {reason}")
+
+
+def _budget_exceeded(max_steps: int) -> Violation:
+    message = (
+        f"the arguments do not match the schema; finding where would take more than {max_steps} steps "
+        "(Limits.max_validation_steps)"
+    )
+    return _violation(ViolationCode.VALIDATION_BUDGET_EXCEEDED, "", message, {"limit": max_steps})
 
 
 def _too_deep_violation(max_depth: int) -> Violation:

@@ -26,6 +26,10 @@
 //!
 //! A failed `anyOf`/`oneOf` is one violation at the value, never one per branch. Violations are sorted by path (as
 //! a string), then code, then message, with exact duplicates removed.
+//!
+//! Whether the arguments are valid is decided first, without looking for errors. Looking for them is done only when a
+//! count made beforehand ([`crate::search_cost`]) shows the search fits in the budget
+//! ([`ToolValidators::with_max_steps`]); otherwise the call is invalid with one `VALIDATION_BUDGET_EXCEEDED`.
 
 use std::fmt::{self, Write as _};
 
@@ -36,6 +40,7 @@ use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::accumulator::Limits;
+use crate::search_cost::SearchGraph;
 use crate::violation::{Violation, ViolationCode, ViolationData};
 
 /// Longest rendering of a schema value (an enum's options, a `not` schema) kept in a message, in bytes.
@@ -46,6 +51,8 @@ const LISTED_NAMES: usize = 20;
 const MIN_CALLS_PER_THREAD: usize = 256;
 /// Characters of an unknown name compared with the declared ones.
 const MAX_COMPARED_CHARS: usize = 256;
+/// Steps an error search may take by default ([`ToolValidators::with_max_steps`]), as `Limits.max_validation_steps`.
+pub const DEFAULT_MAX_STEPS: u64 = 100_000;
 
 /// A tool's schema that cannot be compiled: not JSON, not a valid schema of its draft, a `$ref` that cannot be
 /// resolved offline, or a name declared twice.
@@ -79,6 +86,7 @@ struct Tool {
     // Kept to read a keyword's value when a message needs it (the limit of `minContains`, say).
     schema: Value,
     validator: Validator,
+    search: SearchGraph,
 }
 
 /// The declared tools, each with its schema compiled once. Immutable once built, so `Send + Sync`: one instance
@@ -90,6 +98,7 @@ pub struct ToolValidators {
     // no schema of ours to check.
     server_names: FxHashSet<String>,
     max_depth: u32,
+    max_steps: u64,
 }
 
 impl fmt::Debug for ToolValidators {
@@ -97,6 +106,7 @@ impl fmt::Debug for ToolValidators {
         f.debug_struct("ToolValidators")
             .field("names", &self.names().collect::<Vec<_>>())
             .field("max_depth", &self.max_depth)
+            .field("max_steps", &self.max_steps)
             .finish_non_exhaustive()
     }
 }
@@ -120,6 +130,7 @@ impl ToolValidators {
             by_name: FxHashMap::default(),
             server_names: FxHashSet::default(),
             max_depth: Limits::default().max_depth,
+            max_steps: DEFAULT_MAX_STEPS,
         };
         for (name, text) in tools {
             let failure = |pointer: String, message: String| SchemaError {
@@ -135,11 +146,13 @@ impl ToolValidators {
             let validator = options
                 .build(&schema)
                 .map_err(|error| failure(build_error_pointer(&schema, &error), shorten(error.to_string())))?;
+            let search = SearchGraph::new(&schema, validator.draft());
             compiled.by_name.insert(name.to_owned(), compiled.tools.len());
             compiled.tools.push(Tool {
                 name: name.to_owned(),
                 schema,
                 validator,
+                search,
             });
         }
         Ok(compiled)
@@ -151,6 +164,15 @@ impl ToolValidators {
     #[must_use]
     pub fn with_max_depth(mut self, max_depth: u32) -> Self {
         self.max_depth = max_depth;
+        self
+    }
+
+    /// The same validators, looking for the problems of invalid arguments only when the search takes at most
+    /// `max_steps` steps, counted as [`crate::search_cost`] counts them; past it the arguments are reported invalid
+    /// with one `VALIDATION_BUDGET_EXCEEDED`. Time and memory of a search are then in proportion to `max_steps`.
+    #[must_use]
+    pub fn with_max_steps(mut self, max_steps: u64) -> Self {
+        self.max_steps = max_steps;
         self
     }
 
@@ -175,7 +197,7 @@ impl ToolValidators {
             return self.unknown_tool(name).into_iter().collect();
         };
         match self.parse_within_limits(arguments) {
-            Ok(instance) => Self::check(tool, &instance),
+            Ok(instance) => self.check(tool, &instance),
             Err(violation) => vec![*violation],
         }
     }
@@ -217,7 +239,7 @@ impl ToolValidators {
         };
         match (tool, instance) {
             (None, _) => found.push(self.unknown_tool_violation(name)),
-            (Some(tool), Some(instance)) => found.extend(Self::check(tool, &instance)),
+            (Some(tool), Some(instance)) => found.extend(self.check(tool, &instance)),
             (Some(_), None) => {}
         }
         found
@@ -262,10 +284,13 @@ impl ToolValidators {
         parse(arguments).map_err(|error| Box::new(invalid_json(&error)))
     }
 
-    fn check(tool: &Tool, instance: &Value) -> Vec<Violation> {
+    fn check(&self, tool: &Tool, instance: &Value) -> Vec<Violation> {
         // `is_valid` builds no error values: the common, valid case stays on the fast path.
         if tool.validator.is_valid(instance) {
             return Vec::new();
+        }
+        if tool.search.exceeds(instance, self.max_steps) {
+            return vec![budget_exceeded(self.max_steps)];
         }
         let mut violations = Vec::new();
         for error in tool.validator.iter_errors(instance) {
@@ -414,6 +439,20 @@ fn invalid_json(error: &serde_json::Error) -> Violation {
     Violation::new(
         ViolationCode::INVALID_JSON,
         format!("the arguments are not valid JSON: {error}"),
+    )
+}
+
+#[cold]
+fn budget_exceeded(max_steps: u64) -> Violation {
+    let message = format!(
+        "the arguments do not match the schema; finding where would take more than {max_steps} steps \
+         (Limits.max_validation_steps)"
+    );
+    violation(
+        ViolationCode::VALIDATION_BUDGET_EXCEEDED,
+        String::new(),
+        message,
+        Some(serde_json::json!({ "limit": max_steps })),
     )
 }
 
@@ -1169,6 +1208,61 @@ mod tests {
         assert_eq!(violations[0].message, "expected integer or null, got string");
         let v = one(r#"{"oneOf": [{"type": "integer"}, {"type": "string", "minLength": 3}]}"#);
         assert_eq!(found(&v, r#""ab""#), codes(&[("CONSTRAINT_VIOLATION", "")]));
+    }
+
+    /// `Node = anyOf[{kind: folder, children: [Node]}, {kind: group, children: [Node]}]` under `root`.
+    const TREE: &str = r##"{
+        "$defs": {"Node": {"anyOf": [
+            {"type": "object", "properties": {"kind": {"const": "folder"},
+             "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+             "required": ["kind", "children"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"const": "group"},
+             "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+             "required": ["kind", "children"], "additionalProperties": false}
+        ]}},
+        "type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}, "required": ["root"]
+    }"##;
+
+    /// A tree `depth` levels deep under `root`, its leaf of kind `leaf`.
+    fn tree(depth: usize, leaf: &str) -> String {
+        let mut node = format!(r#"{{"kind": "{leaf}", "children": []}}"#);
+        for level in 0..depth {
+            let kind = if level % 2 == 0 { "group" } else { "folder" };
+            node = format!(r#"{{"kind": "{kind}", "children": [{node}]}}"#);
+        }
+        format!(r#"{{"root": {node}}}"#)
+    }
+
+    #[test]
+    fn a_search_past_the_budget_is_not_started() {
+        let v = one(TREE);
+        // Valid trees are decided without any search, however deep.
+        assert!(v.validate("t", tree(60, "folder").as_bytes()).is_empty());
+        // A shallow bad leaf: the search fits, the findings are the usual ones.
+        assert_eq!(found(&v, &tree(3, "file")), codes(&[("CONSTRAINT_VIOLATION", "/root")]));
+        let started = std::time::Instant::now();
+        for depth in [18, 24, 60] {
+            let arguments = tree(depth, "file");
+            let violations = v.validate("t", arguments.as_bytes());
+            assert_eq!(
+                found(&v, &arguments),
+                codes(&[("VALIDATION_BUDGET_EXCEEDED", "")]),
+                "{depth}"
+            );
+            assert_eq!(data(&violations[0]), serde_json::json!({"limit": DEFAULT_MAX_STEPS}));
+            assert!(!violations[0].recoverable());
+        }
+        assert!(started.elapsed().as_millis() < 1_000, "{:?}", started.elapsed());
+        // The budget is the caller's: a larger one lets the same search run.
+        let v = one(TREE).with_max_steps(1_000_000_000);
+        assert_eq!(found(&v, &tree(8, "file")), codes(&[("CONSTRAINT_VIOLATION", "/root")]));
+        let v = one(r#"{"items": {"type": "string"}}"#).with_max_steps(3);
+        assert_eq!(
+            found(&v, "[1, 2]"),
+            codes(&[("TYPE_MISMATCH", "/0"), ("TYPE_MISMATCH", "/1")])
+        );
+        assert_eq!(found(&v, "[1, 2, 3]"), codes(&[("VALIDATION_BUDGET_EXCEEDED", "")]));
+        assert!(found(&v, r#"["a", "b", "c", "d"]"#).is_empty());
     }
 
     #[test]
