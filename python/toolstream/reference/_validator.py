@@ -33,8 +33,8 @@ Where it differs from the core, because ``jsonschema`` and Python do:
 
 - Numbers: the arguments are parsed by :func:`json.loads`, so integers are exact Python ``int`` values as in the
   core, but a number with a fraction or an exponent is a ``float`` rounded to 17 digits, where the core compares the
-  decimal as written: ``0.3`` fails ``{"multipleOf": 0.1}`` here, not there. An integer of more than 4300 digits, which CPython
-  refuses to convert, is ``INVALID_JSON``.
+  decimal as written: ``0.3`` fails ``{"multipleOf": 0.1}`` here, not there. (In both, a number whose integer part
+  has more than 4300 digits is ``INVALID_JSON`` and the schema is not applied: see ``_numbers``.)
 - Regular expressions are Python's ``re``: no ``\p{...}`` classes (such a ``pattern`` is a ``SchemaError``), and
   ``\d``, ``\w`` match non-ASCII digits and letters.
 - ``unevaluatedProperties`` counts as evaluated the members that the matching branches of a ``oneOf``/``anyOf``
@@ -71,10 +71,11 @@ import referencing.jsonschema
 
 from toolstream._model import VIOLATION_TABLE, Limits, Violation, ViolationCode
 from toolstream.errors import SchemaError
+from toolstream.reference._numbers import NUMBER_TOO_LONG, loads_arguments
 from toolstream.reference._scanner import COMPLETE, INVALID, TOO_DEEP, Scanner
 from toolstream.reference._search_cost import SearchGraph
 
-__all__ = ["Validators"]
+__all__ = ["Validators", "loads_arguments", "number_too_long"]
 
 #: Longest rendering of a schema value (an enum's options, a ``not`` schema) kept in a message, in UTF-8 bytes.
 SHOWN_VALUE_BYTES = 300
@@ -353,10 +354,10 @@ class Validators:
         if problem is not None:
             return [problem]
         try:
-            instance = json.loads(text.decode("utf-8"))
-        except ValueError as refused:
-            # An integer of more than 4300 digits: CPython refuses to convert it (the core would accept it).
-            return [_violation(ViolationCode.INVALID_JSON, None, f"the arguments are not valid JSON: {refused}")]
+            instance = loads_arguments(text)
+        except ValueError:
+            # Strict JSON (the scanner said so) that Python cannot hold, as a stream finds when it builds the value.
+            return [number_too_long()]
         # `jsonschema` recurses a few Python frames per level of a recursive schema; arguments nest at most
         # `max_depth` levels, and at most as many as they open brackets.
         levels = min(text.count(b"[") + text.count(b"{"), self.max_depth)
@@ -507,6 +508,11 @@ def _scan(text: bytes, max_depth: int) -> Violation | None:
     else:
         reason = "the text ends before the value does"
     return _violation(ViolationCode.INVALID_JSON, None, f"the arguments are not valid JSON: {reason}")
+
+
+def number_too_long() -> Violation:
+    """``INVALID_JSON`` for arguments holding a number Python values are not built from, as a stream reports it."""
+    return _violation(ViolationCode.INVALID_JSON, None, NUMBER_TOO_LONG)
 
 
 def _budget_exceeded(max_steps: int) -> Violation:

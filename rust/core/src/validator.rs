@@ -197,7 +197,7 @@ impl ToolValidators {
             return self.unknown_tool(name).into_iter().collect();
         };
         match self.parse_within_limits(arguments) {
-            Ok(instance) => self.check(tool, &instance),
+            Ok(instance) => self.judge(tool, arguments, &instance),
             Err(violation) => vec![*violation],
         }
     }
@@ -212,7 +212,7 @@ impl ToolValidators {
         }
         let mut found = Vec::new();
         // JSON's whitespace only: no value, as a stream sees a call whose arguments never started.
-        let instance = if arguments
+        let parsed = if arguments
             .iter()
             .all(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
         {
@@ -227,20 +227,30 @@ impl ToolValidators {
                     found.push(*violation);
                     None
                 }
-                Ok(instance) if !instance.is_object() => {
-                    found.push(Violation::new(
-                        ViolationCode::ARGUMENTS_NOT_OBJECT,
-                        format!("the arguments are a JSON {}, not an object", json_type(&instance)),
-                    ));
-                    None
+                Ok(instance) => {
+                    if !instance.is_object() {
+                        found.push(Violation::new(
+                            ViolationCode::ARGUMENTS_NOT_OBJECT,
+                            format!("the arguments are a JSON {}, not an object", json_type(&instance)),
+                        ));
+                    }
+                    Some(instance)
                 }
-                Ok(instance) => Some(instance),
             }
         };
-        match (tool, instance) {
-            (None, _) => found.push(self.unknown_tool_violation(name)),
-            (Some(tool), Some(instance)) => found.extend(self.check(tool, &instance)),
-            (Some(_), None) => {}
+        match (tool, parsed) {
+            (Some(tool), Some(instance)) if instance.is_object() => {
+                found.extend(self.judge(tool, arguments, &instance));
+            }
+            (tool, parsed) => {
+                if tool.is_none() {
+                    found.push(self.unknown_tool_violation(name));
+                }
+                // Found where a stream finds it: when the value becomes Python objects, after everything else.
+                if parsed.is_some_and(|value| too_long_to_convert(arguments, &value)) {
+                    found.push(number_too_long());
+                }
+            }
         }
         found
     }
@@ -282,6 +292,15 @@ impl ToolValidators {
             return Err(Box::new(too_deep_violation(self.max_depth)));
         }
         parse(arguments).map_err(|error| Box::new(invalid_json(&error)))
+    }
+
+    /// The findings of a parsed value: it is first one Python can hold (as a stream's emission requires), then it
+    /// matches the schema.
+    fn judge(&self, tool: &Tool, text: &[u8], instance: &Value) -> Vec<Violation> {
+        if too_long_to_convert(text, instance) {
+            return vec![number_too_long()];
+        }
+        self.check(tool, instance)
     }
 
     fn check(&self, tool: &Tool, instance: &Value) -> Vec<Violation> {
@@ -439,6 +458,43 @@ fn invalid_json(error: &serde_json::Error) -> Violation {
     Violation::new(
         ViolationCode::INVALID_JSON,
         format!("the arguments are not valid JSON: {error}"),
+    )
+}
+
+/// The most digits `CPython` converts to an `int` (`sys.get_int_max_str_digits()`), a guard against quadratic
+/// conversion time that jiter, which builds the core's Python values, applies to the integer part of every number.
+const MAX_INTEGER_DIGITS: usize = 4300;
+
+/// Whether `value`, parsed from `text`, holds a number Python values are not built from: one whose integer part
+/// has more than [`MAX_INTEGER_DIGITS`] digits, whatever fraction or exponent follows.
+fn too_long_to_convert(text: &[u8], value: &Value) -> bool {
+    // The common case, a text shorter than such a number, costs one comparison.
+    if text.len() <= MAX_INTEGER_DIGITS {
+        return false;
+    }
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Number(number) => {
+                let digits = number.as_str().trim_start_matches('-');
+                if digits.find(['.', 'e', 'E']).unwrap_or(digits.len()) > MAX_INTEGER_DIGITS {
+                    return true;
+                }
+            }
+            Value::Array(items) => pending.extend(items),
+            Value::Object(members) => pending.extend(members.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `INVALID_JSON` for a value Python cannot hold, with the message a stream gives it.
+#[cold]
+pub fn number_too_long() -> Violation {
+    Violation::new(
+        ViolationCode::INVALID_JSON,
+        format!("the arguments hold a number too long to convert (over {MAX_INTEGER_DIGITS} digits)"),
     )
 }
 
@@ -1413,6 +1469,37 @@ mod tests {
         assert_eq!(codes_of("nope", "{"), ["INVALID_JSON", "UNKNOWN_TOOL"]);
         assert_eq!(codes_of("t", " "), ["EMPTY_ARGUMENTS"]);
         assert_eq!(codes_of("nope", r#"{"x": "1"}"#), ["UNKNOWN_TOOL"]);
+        // A number Python values are not built from is found where a stream finds it: last, and then the schema is
+        // not applied.
+        let big = "9".repeat(MAX_INTEGER_DIGITS + 1);
+        assert_eq!(
+            codes_of("t", &format!(r#"{{"x": "1", "y": [{big}]}}"#)),
+            ["INVALID_JSON"]
+        );
+        assert_eq!(codes_of("t", &format!(r#"{{"x": -{big}}}"#)), ["INVALID_JSON"]);
+        assert_eq!(
+            codes_of("t", &format!("[{big}]")),
+            ["ARGUMENTS_NOT_OBJECT", "INVALID_JSON"]
+        );
+        assert_eq!(
+            codes_of("nope", &format!(r#"{{"x": {big}}}"#)),
+            ["UNKNOWN_TOOL", "INVALID_JSON"]
+        );
+        assert_eq!(
+            v.validate_arguments("t", format!(r#"{{"x": {big}}}"#).as_bytes()),
+            [number_too_long()]
+        );
+        // The integer part of a fraction or of an exponent counts; as many digits as Python converts are a number,
+        // and so is a fraction of any length.
+        assert_eq!(codes_of("t", &format!(r#"{{"y": {big}.5}}"#)), ["INVALID_JSON"]);
+        assert_eq!(codes_of("t", &format!(r#"{{"y": -{big}e-9}}"#)), ["INVALID_JSON"]);
+        let most = "9".repeat(MAX_INTEGER_DIGITS);
+        assert_eq!(codes_of("t", &format!(r#"{{"x": {most}}}"#)), Vec::<&str>::new());
+        assert_eq!(
+            codes_of("t", &format!(r#"{{"y": {most}.{big}e1, "z": 0.{big}}}"#)),
+            Vec::<&str>::new()
+        );
+        assert_eq!(v.validate("t", big.as_bytes()), [number_too_long()]);
         assert_eq!(codes_of("web_search", "not json"), Vec::<&str>::new());
     }
 
