@@ -111,7 +111,8 @@ def _validator_module() -> ModuleType:
         from toolstream.reference import _validator
     except ImportError as error:
         raise ImportError(
-            "toolstream.reference validates tool calls with the jsonschema package: pip install 'toolstream[reference]'"
+            "toolstream.reference validates tool calls with the jsonschema and google-re2 packages: "
+            "pip install 'toolstream[reference]'"
         ) from error
     return _validator
 

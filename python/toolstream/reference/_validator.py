@@ -35,8 +35,12 @@ Where it differs from the core, because ``jsonschema`` and Python do:
   core, but a number with a fraction or an exponent is a ``float`` rounded to 17 digits, where the core compares the
   decimal as written: ``0.3`` fails ``{"multipleOf": 0.1}`` here, not there. (In both, a number whose integer part
   has more than 4300 digits is ``INVALID_JSON`` and the schema is not applied: see ``_numbers``.)
-- Regular expressions are Python's ``re``: no ``\p{...}`` classes (such a ``pattern`` is a ``SchemaError``), and
-  ``\d``, ``\w`` match non-ASCII digits and letters.
+- Patterns run on RE2 (``_patterns``), the core's on Rust's ``regex``: both linear-time, with the same syntax save
+  at the edges. RE2 refuses a counted repetition past 1000 and long Unicode property names (``\p{Letter}``;
+  ``\p{L}`` works), which the core runs (such a ``pattern`` is a ``SchemaError`` here); ``\b`` is ASCII here and
+  Unicode there; ``\S`` inside a class is RE2's (``[\t\n\f\r ]`` complemented), where the core's is ECMA-262's.
+- ``unevaluatedProperties`` applies its ``patternProperties`` with Python's ``re`` (``jsonschema``'s own helper
+  decides which members were evaluated): under it a pattern backtracks as ``re`` does.
 - ``unevaluatedProperties`` counts as evaluated the members that the matching branches of a ``oneOf``/``anyOf``
   evaluated even when that combinator fails (a ``oneOf`` matching twice), so it may name fewer unexpected members
   than the core, which drops them (the verdict is the same).
@@ -72,6 +76,9 @@ import referencing.jsonschema
 from toolstream._model import VIOLATION_TABLE, Limits, Violation, ViolationCode
 from toolstream.errors import SchemaError
 from toolstream.reference._numbers import NUMBER_TOO_LONG, loads_arguments
+from toolstream.reference._patterns import FORMAT_CHECKER, additional_members
+from toolstream.reference._patterns import KEYWORDS as PATTERN_KEYWORDS
+from toolstream.reference._patterns import refusal as _patterns_refusal
 from toolstream.reference._scanner import COMPLETE, INVALID, TOO_DEEP, Scanner
 from toolstream.reference._search_cost import SearchGraph
 
@@ -170,13 +177,14 @@ _JUDGED: contextvars.ContextVar[dict[tuple[int, int], tuple[Any, Any, bool]] | N
 )
 
 
-def _judging_references_once(base: Any) -> Any:
-    """A validator class of ``base``'s draft that, while validity is decided, judges each ``$ref`` target once per value.
+def _with_bounded_keywords(base: Any) -> Any:
+    """A validator class of ``base``'s draft whose costly keywords are bounded.
 
-    A target is a function of the value alone (save under ``$dynamicRef``/``$recursiveRef``, whose schemas are not
-    judged this way), so the answer can be kept; the kept answer stands for every error below the reference.
+    While validity is decided, each ``$ref`` target is judged once per value: a target is a function of the value
+    alone (save under ``$dynamicRef``/``$recursiveRef``, whose schemas are not judged this way), so the answer can be
+    kept, standing for every error below the reference. Patterns run on a linear-time engine (``_patterns``).
     """
-    return jsonschema.validators.extend(base, validators={"$ref": _judged_reference})
+    return jsonschema.validators.extend(base, validators={"$ref": _judged_reference, **PATTERN_KEYWORDS})
 
 
 def _judged_reference(validator: Any, ref: str, instance: Any, schema: Any) -> Iterator[Any]:
@@ -218,7 +226,7 @@ def _drafts() -> dict[str, _Draft]:
     drafts: dict[str, _Draft] = {}
     for path, (base, specification) in known.items():
         counted = base in (jsonschema.Draft202012Validator, jsonschema.Draft201909Validator)
-        draft = _Draft(_keeping_false_schema_paths(_judging_references_once(base)), specification, counted)
+        draft = _Draft(_keeping_false_schema_paths(_with_bounded_keywords(base)), specification, counted)
         drafts[f"http://{path}"] = drafts[f"https://{path}"] = draft
     return drafts
 
@@ -403,9 +411,9 @@ def _compile(name: str, schema: Any) -> _Tool:
         draft = known
     validator_class = draft.validator_class
     try:
-        validator_class.check_schema(schema)
+        validator_class.check_schema(schema, format_checker=FORMAT_CHECKER)
     except jsonschema.exceptions.SchemaError as error:
-        raise SchemaError(name, _pointer(error.absolute_path), _shorten(error.message)) from None
+        raise _schema_error(name, schema, error) from None
     unresolvable = _unresolvable(schema, draft.specification)
     if unresolvable is not None:
         raise SchemaError(name, *unresolvable)
@@ -413,6 +421,18 @@ def _compile(name: str, schema: Any) -> _Tool:
     search = SearchGraph(schema, draft.specification, _OFFLINE_WITH_METASCHEMAS)
     dynamic = '"$dynamicRef"' in (text := json.dumps(schema)) or '"$recursiveRef"' in text
     return _Tool(name, validator, draft.counted_contains, search, dynamic)
+
+
+def _schema_error(name: str, schema: Any, error: Any) -> SchemaError:
+    """The ``SchemaError`` for a schema its meta-schema refuses, at the pointer the core names."""
+    pointer = _pointer(error.absolute_path)
+    if error.validator == "format" and error.validator_value == "regex" and isinstance(error.instance, str):
+        refused = _patterns_refusal(error.instance)
+        # A `patternProperties` key is checked by `propertyNames`, which reports the object: the core names the key.
+        if _names_a_member(error.instance, schema, error.absolute_path):
+            pointer = _child(pointer, error.instance)
+        return SchemaError(name, pointer, _shorten(refused or error.message))
+    return SchemaError(name, pointer, _shorten(error.message))
 
 
 def _unresolvable(schema: Any, specification: referencing.Specification[Any]) -> tuple[str, str] | None:
@@ -602,7 +622,7 @@ def _dependent_required(error: Any, at: str, tool: _Tool) -> Iterator[Violation]
 
 def _additional_properties(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
     # Only `additionalProperties: false` fails by itself; a schema's own keywords report what fails it.
-    for member in _additional_members(error.instance, error.schema):
+    for member in additional_members(error.instance, error.schema):
         message = f"unexpected argument {_quoted(member)} (additionalProperties is false)"
         yield _violation(ViolationCode.UNEXPECTED_ARGUMENT, _child(at, member), message)
 
@@ -649,15 +669,6 @@ def _names_a_member(failing: Any, instance: Any, path: Iterable[str | int]) -> b
     for segment in path:
         value = value[segment]
     return isinstance(value, dict)
-
-
-def _additional_members(instance: Any, schema: Any) -> list[str]:
-    """The members ``additionalProperties`` applies to, found as ``jsonschema`` finds them."""
-    properties = schema.get("properties", {})
-    patterns = "|".join(schema.get("patternProperties", {}))
-    return [
-        member for member in instance if member not in properties and not (patterns and re.search(patterns, member))
-    ]
 
 
 def _unevaluated_properties(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:

@@ -34,7 +34,9 @@
 use std::fmt::{self, Write as _};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
-use jsonschema::{JsonType, JsonTypeSet, ReferencingError, ValidationError, ValidationOptions, Validator};
+use jsonschema::{
+    JsonType, JsonTypeSet, PatternOptions, ReferencingError, ValidationError, ValidationOptions, Validator,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize as _;
 use serde_json::Value;
@@ -115,6 +117,10 @@ impl fmt::Debug for ToolValidators {
 fn options() -> ValidationOptions<'static> {
     jsonschema::options()
         .offline()
+        // Linear-time matching (the `regex` crate's automata), whatever the pattern and the string: a backtracking
+        // engine took 26 s on 40 000 characters (issue 15). Patterns only a backtracking engine runs (lookaround,
+        // backreferences) do not compile, so a registry declaring one is refused where it is built.
+        .with_pattern_options(PatternOptions::regex())
         .should_validate_formats(false)
         .without_content_encoding_support("base64")
         .without_content_media_type_support("application/json")
@@ -145,7 +151,7 @@ impl ToolValidators {
                 serde_json::from_slice(text).map_err(|error| failure(String::new(), format!("not JSON: {error}")))?;
             let validator = options
                 .build(&schema)
-                .map_err(|error| failure(build_error_pointer(&schema, &error), shorten(error.to_string())))?;
+                .map_err(|error| failure(build_error_pointer(&schema, &error), build_error_message(&error)))?;
             let search = SearchGraph::new(&schema, validator.draft());
             compiled.by_name.insert(name.to_owned(), compiled.tools.len());
             compiled.tools.push(Tool {
@@ -549,6 +555,18 @@ fn build_error_pointer(schema: &Value, error: &ValidationError<'_>) -> String {
         ReferencingError::InvalidUri(_) => Box::new(|_: &str| true),
     };
     find_reference(schema, &mut String::new(), &*matches).unwrap_or_default()
+}
+
+/// What is wrong, for a compile error: the crate's words, save for a pattern the linear engine cannot run.
+fn build_error_message(error: &ValidationError<'_>) -> String {
+    match (error.kind(), error.instance().as_str()) {
+        (ValidationErrorKind::Format { format }, Some(pattern)) if format == "regex" => shorten(format!(
+            "{} is not a regular expression that runs in linear time (lookaround and backreferences are not \
+             supported, and the compiled pattern must stay within the engine's size limit)",
+            quoted(pattern)
+        )),
+        _ => shorten(error.to_string()),
+    }
 }
 
 /// The pointer of the first `$ref`-like keyword in `schema` whose target satisfies `matches`.
@@ -1239,6 +1257,19 @@ mod tests {
     }
 
     #[test]
+    fn patterns_match_in_linear_time_with_ecma_classes() {
+        let v = one(r#"{"properties": {"p": {"pattern": "(a+)+$"}, "q": {"pattern": "^\\d\\s\\w$"}}}"#);
+        // Exponential on a backtracking engine; one pass here.
+        let hostile = format!(r#"{{"p": "{}!"}}"#, "a".repeat(100_000));
+        assert_eq!(found(&v, &hostile), codes(&[("CONSTRAINT_VIOLATION", "/p")]));
+        assert!(found(&v, r#"{"p": "aaa", "q": "1\u00a0_"}"#).is_empty());
+        assert_eq!(
+            found(&v, r#"{"q": "\u0661 x"}"#),
+            codes(&[("CONSTRAINT_VIOLATION", "/q")])
+        );
+    }
+
+    #[test]
     fn property_names_and_dependent_required_point_at_the_member() {
         let v = one(r#"{"propertyNames": {"maxLength": 2}, "dependentRequired": {"a": ["b"]}}"#);
         assert_eq!(
@@ -1549,6 +1580,23 @@ mod tests {
             error(r#"{"properties": {"a": {"pattern": "(("}}}"#).pointer,
             "/properties/a/pattern"
         );
+        // Patterns run on a linear-time engine: one that needs backtracking is refused where it is declared.
+        for (schema, pointer) in [
+            (
+                r#"{"properties": {"a": {"pattern": "^(?=.*[A-Z]).{8,}$"}}}"#,
+                "/properties/a/pattern",
+            ),
+            (r#"{"propertyNames": {"pattern": "(?<!x)y"}}"#, "/propertyNames/pattern"),
+            (r#"{"patternProperties": {"(a)\\1": {}}}"#, "/patternProperties/(a)\\1"),
+        ] {
+            let e = error(schema);
+            assert_eq!(e.pointer, pointer, "{schema}");
+            assert!(
+                e.message.contains("not a regular expression that runs in linear time"),
+                "{}",
+                e.message
+            );
+        }
         assert_eq!(error(r#"{"items": {"minLength": -1}}"#).pointer, "/items/minLength");
         assert_eq!(
             error(r#"{"properties": {"a": {"$ref": "https://example.com/a.json"}}}"#).pointer,
