@@ -300,3 +300,19 @@ outcome = [
     assert ran.outcome == [[], ["VALIDATION_BUDGET_EXCEEDED"]]
     assert ran.seconds < 1.0, ran.seconds
     assert ran.peak_growth_mib < 32, ran.peak_growth_mib
+
+
+def test_a_schema_whose_references_cannot_be_read_fails_closed() -> None:
+    """Never seen once a schema compiled, but if the count cannot be made, no search is taken to be bounded."""
+    import referencing.jsonschema
+
+    from toolstream.reference._search_cost import SearchGraph
+    from toolstream.reference._validator import _OFFLINE_WITH_METASCHEMAS
+
+    unreadable = SearchGraph(
+        {"items": {"$id": "http://[x"}}, referencing.jsonschema.DRAFT202012, _OFFLINE_WITH_METASCHEMAS
+    )
+    assert unreadable.exceeds({}, 2**63)
+    readable = SearchGraph({"items": {}}, referencing.jsonschema.DRAFT202012, _OFFLINE_WITH_METASCHEMAS)
+    assert not readable.exceeds([1] * 1000, 1001)
+    assert readable.exceeds([1] * 1000, 1000)

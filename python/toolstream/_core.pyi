@@ -70,7 +70,7 @@ class ToolValidators:
         tools: Sequence[tuple[str, str, str]],
         server_names: Sequence[str],
         max_depth: int,
-        max_steps: int = 100_000,
+        max_steps: int = ...,
     ) -> ToolValidators:
         """Compile ``(name, parameters schema as JSON text, fingerprint)`` triples.
 

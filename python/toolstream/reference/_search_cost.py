@@ -62,34 +62,43 @@ class SearchGraph:
     ) -> None:
         """The graph of ``schema``, a schema of ``specification`` whose references resolve in ``registry``.
 
-        A reference that does not resolve leads nowhere.
+        A reference that does not resolve leads nowhere; a document whose references cannot be read at all (never
+        seen: ``jsonschema`` reads them the same way) fails closed: every search is over any budget.
         """
         root = specification.create_resource(schema)
         base = (root.id() or _DEFAULT_BASE).rstrip("#")
         builder = _Builder(specification)
-        builder.node(schema, registry.with_resource(base, root).resolver(base))
-        while builder.pending:
-            node, resolver = builder.pending.pop()
-            builder.walk(node, resolver)
+        self._edges: list[list[_Edge]] | None = None
+        try:
+            builder.node(schema, registry.with_resource(base, root).crawl().resolver(base))
+            while builder.pending:
+                node, resolver = builder.pending.pop()
+                builder.walk(node, resolver)
+        except (referencing.exceptions.Unresolvable, referencing.exceptions.NoSuchResource, ValueError):
+            return
         builder.add_dynamic_edges()
         self._edges = builder.edges
 
     def exceeds(self, instance: Any, budget: int) -> bool:
         """Whether a search of ``instance`` from the root could take more than ``budget`` steps.
 
-        Every visit the walk schedules counts at once, so its time and memory stay within ``budget``.
+        Each visit counts when the walk schedules it, and none is scheduled past the budget: the walk's memory stays
+        within ``budget`` visits, its time within ``budget`` and the length of the one container it was reading.
         """
+        if self._edges is None:
+            return True
         pending: list[tuple[int, Any]] = [(0, instance)]
         steps = 1
         while pending:
             node, value = pending.pop()
             for edge in self._edges[node]:
-                before = len(pending)
-                pending.extend((edge.to, reached) for reached in _reached(edge, value))
-                steps += len(pending) - before
+                for reached in _reached(edge, value):
+                    steps += 1
+                    if steps <= budget:
+                        pending.append((edge.to, reached))
                 if steps > budget:
                     return True
-        return False
+        return steps > budget
 
 
 def _reached(edge: _Edge, value: Any) -> Iterator[Any]:

@@ -61,25 +61,25 @@ struct Edge {
 }
 
 /// A tool's schema as the graph of the (subschema → subschema) steps a search can take; node 0 is the root.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct SearchGraph {
-    edges: Vec<Vec<Edge>>,
+    /// The edges of each node; None when the schema's references could not be read, and so no search is bounded.
+    edges: Option<Vec<Vec<Edge>>>,
 }
 
 impl SearchGraph {
     /// The graph of `schema`, a schema of `draft` whose references all resolve offline (as they do once the
-    /// `jsonschema` crate compiled it). A reference that does not resolve leads nowhere.
+    /// `jsonschema` crate compiled it). A reference that does not resolve leads nowhere; a document whose
+    /// references cannot be read at all (never seen: the crate reads them the same way) fails closed: every search
+    /// is over any budget.
     pub(crate) fn new(schema: &Value, draft: Draft) -> Self {
         let root = ResourceRef::new(schema, draft);
         let base = root.id().unwrap_or(DEFAULT_BASE).to_owned();
-        let Ok(registry) = SPECIFICATIONS
+        let registry = SPECIFICATIONS
             .add(&base, root)
-            .and_then(|builder| builder.draft(draft).prepare())
-        else {
-            return Self::default();
-        };
-        let Ok(base) = referencing::uri::from_str(&base) else {
-            return Self::default();
+            .and_then(|builder| builder.draft(draft).prepare());
+        let (Ok(registry), Ok(base)) = (registry, referencing::uri::from_str(&base)) else {
+            return Self { edges: None };
         };
         let mut builder = Builder {
             draft,
@@ -93,26 +93,35 @@ impl SearchGraph {
             builder.walk(node, &resolver);
         }
         builder.add_dynamic_edges();
-        Self { edges: builder.edges }
+        Self {
+            edges: Some(builder.edges),
+        }
     }
 
     /// Whether a search of `instance` from the root could take more than `budget` steps.
     ///
-    /// Every visit the walk schedules counts at once, so both its time and its memory stay within `budget`.
+    /// Each visit counts when the walk schedules it, and none is scheduled past the budget: the walk's memory stays
+    /// within `budget` visits, its time within `budget` and the length of the one container it was reading.
     pub(crate) fn exceeds(&self, instance: &Value, budget: u64) -> bool {
+        let Some(edges) = &self.edges else {
+            return true;
+        };
         let mut pending: Vec<(usize, &Value)> = vec![(0, instance)];
         let mut steps: u64 = 1;
         while let Some((node, value)) = pending.pop() {
-            for edge in self.edges.get(node).map_or(&[][..], Vec::as_slice) {
-                let before = pending.len();
-                reached(&edge.reach, value, |next| pending.push((edge.to, next)));
-                steps += (pending.len() - before) as u64;
+            for edge in edges.get(node).map_or(&[][..], Vec::as_slice) {
+                reached(&edge.reach, value, |next| {
+                    steps += 1;
+                    if steps <= budget {
+                        pending.push((edge.to, next));
+                    }
+                });
                 if steps > budget {
                     return true;
                 }
             }
         }
-        false
+        steps > budget
     }
 }
 
@@ -383,6 +392,17 @@ mod tests {
         // r reaches the root twice (as `#` and as the one recursive anchor), and each of them r again.
         assert!(SearchGraph::new(&schema, Draft::Draft201909).exceeds(&json!({"r": {"r": {"r": {"r": 1}}}}), 30));
         assert!(!SearchGraph::new(&schema, Draft::Draft201909).exceeds(&json!({"r": 1}), 4));
+    }
+
+    #[test]
+    fn the_walk_schedules_nothing_past_the_budget() {
+        let graph = SearchGraph::new(&json!({"items": {}}), Draft::Draft202012);
+        let long = Value::Array(vec![Value::Null; 1_000_000]);
+        assert!(graph.exceeds(&long, 10));
+        assert!(!graph.exceeds(&long, 1_000_001));
+        assert!(graph.exceeds(&json!(1), 0));
+        let unreadable = SearchGraph { edges: None };
+        assert!(unreadable.exceeds(&json!({}), u64::MAX));
     }
 
     #[test]
