@@ -9,6 +9,12 @@ text; schemas are compiled beforehand, untimed. ``json+jsonschema`` at 100,000 c
 timing, each contender's verdicts (valid or not, per call) must equal the workload's construction, so all contenders
 agree with one another; ``test_workload_is_what_it_says`` checks the construction with Python's ``jsonschema``.
 
+``test_recursive_union``: one call against ``validation_data.RECURSIVE_TOOLS`` (issue 15's recursive union): a valid
+tree 18 levels deep, and trees whose one bad leaf is 6, 13 or 18 levels deep. At 6 every contender lists the errors;
+at 13 and 18 the search would take 2**depth steps: ``core`` and ``reference`` count them first and answer
+``VALIDATION_BUDGET_EXCEEDED``, ``orjson+jsonschema-rs`` searches (one round; at 18 it is not run: ~65 s at depth 16
+on the 2-core machine, four times more per level).
+
 ``test_reassembly_tools``: every stream of the reassembly grid (``grid``) through ``toolstream.reassemble``, plain
 and with ``tools=`` (``validation_data.grid_registry``, real schemas for the arguments the grid writes) and
 ``on_invalid="yield"``; the calls must be the ground truth and none may carry a violation. Compare the two rows
@@ -19,6 +25,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import cache
+from typing import Any
 
 import pytest
 
@@ -76,6 +84,74 @@ def test_validation(benchmark, contender: str, size: int) -> None:
     else:
         result = benchmark(run, load.calls)
     validation_data.check(contender, load, result)
+
+
+UNION_CASES = {
+    "valid-18": (18, "folder"),
+    "invalid-6": (6, "file"),
+    "invalid-13": (13, "file"),
+    "invalid-18": (18, "file"),
+}
+
+
+def _union_core(arguments: str) -> list[Any]:
+    return toolstream.validate("tree", arguments, _union_registry())
+
+
+def _union_reference(arguments: str) -> list[Any]:
+    import toolstream.reference
+
+    return toolstream.reference.validate("tree", arguments, _union_registry())
+
+
+def _union_jsonschema_rs(arguments: str) -> list[Any]:
+    import orjson
+
+    return list(_union_rs().iter_errors(orjson.loads(arguments)))
+
+
+@cache
+def _union_registry() -> toolstream.ToolRegistry:
+    return toolstream.ToolRegistry(validation_data.RECURSIVE_TOOLS)
+
+
+@cache
+def _union_rs() -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(validation_data.RECURSIVE_PARAMETERS)
+
+
+UNION_CONTENDERS = {"core": _union_core, "reference": _union_reference, "orjson+jsonschema-rs": _union_jsonschema_rs}
+
+
+def _union_params() -> list[object]:
+    params = []
+    for case in UNION_CASES:
+        for contender in UNION_CONTENDERS:
+            searches = contender == "orjson+jsonschema-rs" and case in ("invalid-13", "invalid-18")
+            marks = (pytest.mark.slow,) if searches else ()
+            params.append(pytest.param(case, contender, id=f"{case}-{contender}", marks=marks))
+    return params
+
+
+@pytest.mark.parametrize(("case", "contender"), _union_params())
+def test_recursive_union(benchmark, case: str, contender: str) -> None:
+    depth, leaf = UNION_CASES[case]
+    if contender == "orjson+jsonschema-rs" and case == "invalid-18":
+        pytest.skip("exponential: ~65 s at depth 16 on the 2-core machine, four times more per level")
+    arguments = validation_data.tree(depth, leaf)
+    run = UNION_CONTENDERS[contender]
+    run(validation_data.tree(1, "folder"))  # compiles the schema, untimed
+    benchmark.group = f"recursive-union-{case}"
+    benchmark.extra_info.update(depth=depth, argument_bytes=len(arguments))
+    if contender == "orjson+jsonschema-rs" and case == "invalid-13":
+        found = benchmark.pedantic(run, args=(arguments,), rounds=1, iterations=1)
+    else:
+        found = benchmark(run, arguments)
+    assert bool(found) == (leaf == "file"), found
+    if contender != "orjson+jsonschema-rs" and depth > 12 and leaf == "file":
+        assert [v.code.value for v in found] == ["VALIDATION_BUDGET_EXCEEDED"]
 
 
 def _cells() -> list[object]:

@@ -30,6 +30,10 @@ until they do (an optional number left out cannot be sent as a string). ``Worklo
 construction; ``test_bench_validation.py::test_workload_is_what_it_says`` confirms it with Python's ``jsonschema``
 (each broken call failing on the keyword its kind means). The contenders (``CONTENDERS``) and the schemas of the
 reassembly grid's calls (``grid_registry``) live here too, for the benchmarks and ``report.py``.
+
+The recursive union of issue 15 (``RECURSIVE_TOOLS``, ``tree``): ``Node = anyOf[{kind: folder, children: [Node]},
+{kind: group, children: [Node]}]``, and a tree of it with one bad leaf. Finding every error of such a call asks for
+2**depth visits; ``toolstream`` counts them first and stops at ``Limits.max_validation_steps``.
 """
 
 from __future__ import annotations
@@ -504,6 +508,35 @@ def check(contender: str, load: Workload, result: list[list[Any]]) -> None:
         f"{contender}: {len(wrong)} calls judged differently from their construction, first "
         f"{load.kinds[wrong[0]]} {load.calls[wrong[0]]!r}: {result[wrong[0]]!r:.500}"
     )
+
+
+# --- the recursive union (issue 15) -------------------------------------------------------------------------------
+
+
+def _node_branch(kind: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"kind": {"const": kind}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+        "required": ["kind", "children"],
+        "additionalProperties": False,
+    }
+
+
+RECURSIVE_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "$defs": {"Node": {"anyOf": [_node_branch("folder"), _node_branch("group")]}},
+    "properties": {"root": {"$ref": "#/$defs/Node"}},
+    "required": ["root"],
+}
+RECURSIVE_TOOLS = {"tree": RECURSIVE_PARAMETERS}
+
+
+def tree(depth: int, leaf: str) -> str:
+    """Arguments for ``tree``: nodes ``depth`` levels deep (kinds alternating), the one leaf of kind ``leaf``."""
+    node: dict[str, Any] = {"kind": leaf, "children": []}
+    for level in range(depth):
+        node = {"kind": "group" if level % 2 == 0 else "folder", "children": [node]}
+    return json.dumps({"root": node})
 
 
 # --- schemas for the reassembly grid's calls ---------------------------------------------------------------------

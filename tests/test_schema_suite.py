@@ -34,7 +34,8 @@ DRAFTS = {
 CASE_BASE = "https://toolstream.invalid/case.json"
 REMOTE = "needs http://localhost:1234 (the suite's remote documents); toolstream never fetches"
 UNICODE_PROPERTIES = (
-    "Python's re has no \\p{...} Unicode property escapes (a regex dialect difference the issue allows)"
+    "RE2, the reference's pattern engine, knows Unicode properties by their short names (\\p{L}), not \\p{Letter} "
+    "(a regex dialect difference the issue allows)"
 )
 
 #: Cases expected to fail, as (implementation or "*", draft, file, case description) -> reason. They run as strict

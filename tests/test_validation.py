@@ -312,3 +312,60 @@ def test_the_reassembler_repairs_too(impl: ModuleType) -> None:
     ready += reassembler.finish()
     assert [call.ok for call in ready] == [True]
     assert reassembler.close().calls == tuple(ready)
+
+
+# ------------------------------------------------------------------------ numbers Python values are not built from
+
+BIG = "9" * 4301
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "expected"),
+    [
+        pytest.param("get_weather", f'{{"city": "x", "days": {BIG}}}', ["INVALID_JSON"], id="member"),
+        # The schema is not applied to a value that cannot be built: `zzz` is not reported.
+        pytest.param("get_weather", f'{{"zzz": [-{BIG}]}}', ["INVALID_JSON"], id="negative-item"),
+        pytest.param("nope", f'{{"a": {BIG}}}', ["UNKNOWN_TOOL", "INVALID_JSON"], id="unknown-tool"),
+        pytest.param("get_weather", f"[{BIG}]", ["ARGUMENTS_NOT_OBJECT", "INVALID_JSON"], id="not-an-object"),
+        # jiter's rule, which builds the core's values: the integer part of any number counts.
+        pytest.param("get_time", f'{{"a": {BIG}.5}}', ["INVALID_JSON"], id="fraction"),
+        pytest.param("get_time", f'{{"a": -{BIG}e-9000}}', ["INVALID_JSON"], id="exponent"),
+        # As many digits as Python converts are a number, and so is a fraction of any length.
+        pytest.param("get_weather", f'{{"city": "x", "days": {BIG[1:]}}}', ["CONSTRAINT_VIOLATION"], id="4300-digits"),
+        pytest.param("get_time", f'{{"a": {BIG[1:]}.{BIG}e1, "b": 0.{BIG}}}', [], id="long-fraction"),
+    ],
+)
+def test_a_number_of_over_4300_integer_digits_is_invalid_json_in_streams_validate_and_replay(
+    impl: ModuleType, name: str, arguments: str, expected: list[str]
+) -> None:
+    """Issue 15: such a number was INVALID_JSON in a stream and valid through ``validate``; one rule for both."""
+    registry = ToolRegistry(TOOLS)
+    found = impl.validate(name, arguments, registry)
+    assert [v.code.value for v in found] == expected
+    (batch,) = impl.validate_many([(name, arguments)], registry)
+    assert batch == found
+    for tools in (registry, None):
+        (call,) = impl.reassemble(stream_of(("c", name, arguments)), tools=tools, on_invalid="yield")
+        errors = [] if call.ok else [v.code.value for v in call.errors]
+        text_findings = [code for code in expected if code in ("ARGUMENTS_NOT_OBJECT", "INVALID_JSON")]
+        assert errors == (expected if tools is not None else text_findings)
+        if "INVALID_JSON" in expected:
+            # One finding, last, without an offset, worded alike everywhere; the call carries no arguments.
+            (invalid_json,) = (v for v in call.errors if v.code is ViolationCode.INVALID_JSON)
+            assert invalid_json == call.errors[-1]
+            assert invalid_json.offset is None
+            assert invalid_json.message == "the arguments hold a number too long to convert (over 4300 digits)"
+            assert [v.message for v in found if v.code is ViolationCode.INVALID_JSON] == [invalid_json.message]
+            assert call.arguments is None
+
+
+def test_replay_applies_the_same_rule() -> None:
+    from toolstream.schema import ObservedCall, replay_calls
+
+    calls = [
+        ObservedCall("get_weather", f'{{"city": "x", "days": {BIG}}}'),
+        ObservedCall("get_weather", '{"city": "x"}'),
+    ]
+    report = replay_calls(calls, ToolRegistry(TOOLS))
+    assert (report.valid, report.invalid) == (1, 1)
+    assert [v.code.value for v in report.failures[0].violations] == ["INVALID_JSON"]

@@ -72,7 +72,11 @@ class _Options:
         self.repair = repair
 
     def engine(self, factory: EngineFactory, compile_tools: CompileTools, *, progress: bool = False) -> Engine:
-        validators = None if self.registry is None else compile_tools(self.registry, self.limits.max_depth)
+        validators = (
+            None
+            if self.registry is None
+            else compile_tools(self.registry, self.limits.max_depth, self.limits.max_validation_steps)
+        )
         engine = factory(
             tool_choice=self.tool_choice,
             emit=self.emit,

@@ -66,9 +66,15 @@ class ToolValidators:
     """Compiled parameter schemas of a set of tools, with each tool's fingerprint. Immutable and thread-safe."""
 
     def __new__(
-        cls, tools: Sequence[tuple[str, str, str]], server_names: Sequence[str], max_depth: int
+        cls,
+        tools: Sequence[tuple[str, str, str]],
+        server_names: Sequence[str],
+        max_depth: int,
+        max_steps: int = ...,
     ) -> ToolValidators:
         """Compile ``(name, parameters schema as JSON text, fingerprint)`` triples.
+
+        ``max_depth`` and ``max_steps`` are ``Limits.max_depth`` and ``Limits.max_validation_steps``.
 
         Raises:
             toolstream.SchemaError: a schema does not compile (naming the tool and the JSON pointer).

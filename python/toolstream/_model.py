@@ -442,16 +442,22 @@ class Limits:
         max_event_bytes: Bytes of one server-sent event when reading raw stream bytes (default 32 MiB, room for a
             whole call at ``max_argument_bytes`` with its escapes). A longer event, or a line of one, is a
             ``MalformedChunkError``: the source is not the event stream it was taken for.
+        max_validation_steps: Steps a search for the problems of invalid arguments may take (default 100 000),
+            counted before it starts as one per (subschema, value) pair reachable through every applicator (each
+            branch of an ``anyOf``, both ``then`` and ``else``, ...), so that nested unions cannot make it explode.
+            A call whose search would take more is invalid with one ``VALIDATION_BUDGET_EXCEEDED``; whether a call
+            is valid is decided in any case.
     """
 
     max_argument_bytes: int = 8 * 1024 * 1024
     max_depth: int = 128
     max_calls: int = 256
     max_event_bytes: int = 32 * 1024 * 1024
+    max_validation_steps: int = 100_000
 
     def __post_init__(self) -> None:
         """Reject limits that could not be enforced."""
-        for name in ("max_argument_bytes", "max_depth", "max_calls", "max_event_bytes"):
+        for name in ("max_argument_bytes", "max_depth", "max_calls", "max_event_bytes", "max_validation_steps"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"Limits.{name} must be an int, got {type(value).__name__}")
@@ -459,3 +465,5 @@ class Limits:
                 raise ValueError(f"Limits.{name} must be at least 1, got {value}")
         if self.max_depth > MAX_SUPPORTED_DEPTH:
             raise ValueError(f"Limits.max_depth must be at most {MAX_SUPPORTED_DEPTH}, got {self.max_depth}")
+        if self.max_validation_steps >= 2**64:
+            raise ValueError(f"Limits.max_validation_steps must be below 2**64, got {self.max_validation_steps}")

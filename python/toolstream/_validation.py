@@ -18,6 +18,7 @@ from toolstream.registry import ToolRegistry
 __all__ = ["CompileTools", "CompiledTools", "core_validators", "make_validators"]
 
 _DEFAULT_DEPTH = Limits().max_depth
+_DEFAULT_STEPS = Limits().max_validation_steps
 
 
 class CompiledTools(Protocol):
@@ -45,19 +46,22 @@ class CompiledTools(Protocol):
         ...
 
 
-CompileTools = Callable[[ToolRegistry, int], CompiledTools]
-"""Compiles a registry for arguments nested up to a depth (``Limits.max_depth``); cached on the registry."""
+CompileTools = Callable[[ToolRegistry, int, int], CompiledTools]
+"""Compiles a registry for arguments nested up to a depth (``Limits.max_depth``) whose problems are searched for
+within a budget (``Limits.max_validation_steps``); cached on the registry."""
 
 
-def core_validators(registry: ToolRegistry, max_depth: int = _DEFAULT_DEPTH) -> CompiledTools:
-    """The registry compiled by the Rust core, once per depth limit."""
+def core_validators(
+    registry: ToolRegistry, max_depth: int = _DEFAULT_DEPTH, max_steps: int = _DEFAULT_STEPS
+) -> CompiledTools:
+    """The registry compiled by the Rust core, once per pair of limits."""
     from toolstream._core import ToolValidators
 
     def build(tools: ToolRegistry) -> CompiledTools:
-        compiled: CompiledTools = ToolValidators(tools._schema_texts(), tools._server_names(), max_depth)
+        compiled: CompiledTools = ToolValidators(tools._schema_texts(), tools._server_names(), max_depth, max_steps)
         return compiled
 
-    return registry._compiled(("core", max_depth), build)
+    return registry._compiled(("core", max_depth, max_steps), build)
 
 
 def _json_text(arguments: object, where: str) -> str | bytes:
@@ -77,9 +81,10 @@ def _json_text(arguments: object, where: str) -> str | bytes:
         ) from None
 
 
-def _depth(limits: Limits | None) -> int:
+def _bounds(limits: Limits | None) -> tuple[int, int]:
+    """``max_depth`` and ``max_validation_steps`` of ``limits``."""
     # Not ``(limits or Limits())``: building the frozen default costs more than validating a small call.
-    return _DEFAULT_DEPTH if limits is None else limits.max_depth
+    return (_DEFAULT_DEPTH, _DEFAULT_STEPS) if limits is None else (limits.max_depth, limits.max_validation_steps)
 
 
 def _name_of(name: object, where: str) -> str:
@@ -122,7 +127,8 @@ def make_validators(
                 ``""`` mean no arguments: ``EMPTY_ARGUMENTS`` (info), checked as ``{}``.
             tools: A ``ToolRegistry`` or anything it loads. Pass a registry when validating many calls: its schemas
                 are compiled once and kept.
-            limits: ``max_depth`` bounds the nesting of the arguments (``TOO_DEEP`` past it).
+            limits: ``max_depth`` bounds the nesting of the arguments (``TOO_DEEP`` past it), ``max_validation_steps``
+                the search for the problems of invalid ones (``VALIDATION_BUDGET_EXCEEDED`` past it).
 
         Returns:
             Every violation, in the order a stream finds them: what is wrong with the text (``EMPTY_ARGUMENTS``,
@@ -133,7 +139,7 @@ def make_validators(
             TypeError: ``name`` is not a string, or ``arguments`` is neither JSON text nor a JSON-compatible value.
             toolstream.errors.SchemaError: A tool's schema cannot be compiled.
         """
-        compiled = compile_tools(ToolRegistry.load(tools), _depth(limits))
+        compiled = compile_tools(ToolRegistry.load(tools), *_bounds(limits))
         return compiled.validate(_name_of(name, "validate"), _json_text(arguments, "validate"))
 
     def validate_many(calls: Iterable[object], tools: object, *, limits: Limits | None = None) -> list[list[Violation]]:
@@ -149,7 +155,7 @@ def make_validators(
         Returns:
             One list of violations per call, in order.
         """
-        compiled = compile_tools(ToolRegistry.load(tools), _depth(limits))
+        compiled = compile_tools(ToolRegistry.load(tools), *_bounds(limits))
         batch = calls if isinstance(calls, list) else list(calls)
         # (name, text) pairs go to the compiled form as they are; anything else is read into pairs first.
         found = compiled.validate_many(batch)

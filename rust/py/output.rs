@@ -8,6 +8,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use toolstream_core::validator::number_too_long;
 use toolstream_core::{Arguments, HandedOver, Severity, Violation, ViolationCode, ViolationData};
 
 /// How JSON becomes Python objects: strict (no `NaN`), exact integers, floats as `float`, keys interned, the last of a
@@ -178,14 +179,21 @@ fn violations<'a, 'py>(
 ///
 /// The one failure left once the scanner accepted the text is a value Python cannot hold: an integer of more
 /// than 4300 digits, which jiter refuses as `CPython` does, against quadratic conversions. It becomes an
-/// `INVALID_JSON` violation on the call (added last, as the reference does), never an exception.
+/// `INVALID_JSON` violation on the call (added last, as the reference does), never an exception; the declared
+/// tools' check, which ran just before, has already found it when it checked the arguments.
 pub(crate) fn parse_arguments<'py>(py: Python<'py>, call: &mut HandedOver) -> Option<Bound<'py, PyAny>> {
     if let Ok(value) = PARSER.python_parse(py, &call.arguments_json) {
         return Some(value);
     }
     call.arguments = Arguments::Absent;
-    let message = "the arguments hold a number too long to convert (over 4300 digits)".to_owned();
-    let mut violation = Violation::new(ViolationCode::INVALID_JSON, message);
+    let mut violation = number_too_long();
+    if call
+        .violations
+        .iter()
+        .any(|found| (found.code, &found.message) == (violation.code, &violation.message))
+    {
+        return None;
+    }
     violation.choice = Some(call.choice);
     violation.seq = Some(call.seq);
     violation.index = call.index;

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use rustc_hash::FxHashMap;
+use toolstream_core::validator::DEFAULT_MAX_STEPS;
 use toolstream_core::{MetaDraft, SchemaError, Violation};
 
 use crate::errors;
@@ -24,22 +25,25 @@ pub(crate) struct ToolValidators {
 #[pymethods]
 impl ToolValidators {
     /// Compile `tools`, `(name, parameters schema as JSON text, fingerprint)` triples; calls named in `server_names`
-    /// are declared but not checked. Raises `toolstream.errors.SchemaError` naming the tool and the pointer.
+    /// are declared but not checked; `max_depth` and `max_steps` are `Limits.max_depth` and
+    /// `Limits.max_validation_steps`. Raises `toolstream.errors.SchemaError` naming the tool and the pointer.
     #[new]
-    #[pyo3(signature = (tools, server_names, max_depth))]
+    #[pyo3(signature = (tools, server_names, max_depth, max_steps = DEFAULT_MAX_STEPS))]
     #[expect(clippy::needless_pass_by_value, reason = "pyo3 extracts arguments into owned values")]
     fn new(
         py: Python<'_>,
         tools: Vec<(String, String, Py<PyString>)>,
         server_names: Vec<String>,
         max_depth: u32,
+        max_steps: u64,
     ) -> PyResult<Self> {
         let compiled = toolstream_core::ToolValidators::compile(
             tools.iter().map(|(name, schema, _)| (name.as_str(), schema.as_bytes())),
         )
         .map_err(|error| schema_error(py, &error))?
         .with_server_tools(server_names.iter().map(String::as_str))
-        .with_max_depth(max_depth);
+        .with_max_depth(max_depth)
+        .with_max_steps(max_steps);
         let fingerprints = tools
             .into_iter()
             .map(|(name, _, fingerprint)| (name, fingerprint))

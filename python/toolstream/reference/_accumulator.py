@@ -26,6 +26,7 @@ from toolstream._model import (
     Violation,
     ViolationCode,
 )
+from toolstream.reference._numbers import NUMBER_TOO_LONG, loads_arguments
 from toolstream.reference._scanner import COMPLETE, INCOMPLETE, Scanner
 
 if TYPE_CHECKING:
@@ -732,16 +733,13 @@ class Accumulator:
 
     def _parse(self, call: _Call) -> Any:
         try:
-            return json.loads(call.buffer.decode("utf-8"))
+            return loads_arguments(bytes(call.buffer))
         except ValueError:
-            # Valid JSON that Python cannot hold: an integer past sys.get_int_max_str_digits() (4300 digits), the
-            # guard CPython (and jiter, in the core) keep against quadratic conversions. Reported last, as the core.
-            self._report(
-                call,
-                ViolationCode.INVALID_JSON,
-                "the arguments hold a number too long to convert (over 4300 digits)",
-                settle=True,
-            )
+            # Valid JSON that Python values are not built from: a number whose integer part has more than 4300
+            # digits (see `_numbers`). Reported last, as the core, unless the declared tools' check, just before,
+            # already found it.
+            if not any((v.code, v.message) == (ViolationCode.INVALID_JSON, NUMBER_TOO_LONG) for v in call.violations):
+                self._report(call, ViolationCode.INVALID_JSON, NUMBER_TOO_LONG, settle=True)
             return None
 
     # ------------------------------------------------------------------------------------------ end of stream

@@ -22,11 +22,11 @@ __all__ = ["ReferenceTools", "reference_validators"]
 class ReferenceTools:
     """The registry's function tools compiled once, their fingerprints, and its server tools' names."""
 
-    def __init__(self, registry: ToolRegistry, max_depth: int) -> None:
+    def __init__(self, registry: ToolRegistry, max_depth: int, max_steps: int) -> None:
         """Compile every schema of ``registry``; a schema that fails raises ``SchemaError``."""
         self._module = _validator_module()
         self._validators: Validators = self._module.Validators(
-            ((tool.name, tool.parameters) for tool in registry), registry._server_names(), max_depth
+            ((tool.name, tool.parameters) for tool in registry), registry._server_names(), max_depth, max_steps
         )
         self._fingerprints = {tool.name: tool.fingerprint for tool in registry}
         self._max_depth = max_depth
@@ -59,25 +59,30 @@ class ReferenceTools:
         text = arguments.encode("utf-8", "surrogatepass") if isinstance(arguments, str) else bytes(arguments)
         found: list[Violation] = []
         checked: bytes | None = text
+        parsed = True  # whether the text is one JSON value
         if not text.strip(b" \t\n\r"):  # JSON's whitespace: a text of nothing else is no value
             found.append(_violation(ViolationCode.EMPTY_ARGUMENTS, "the call came without arguments"))
             checked = b"{}"
         elif self._module._too_deep(text, self._max_depth):
             found.append(self._module._too_deep_violation(self._max_depth))
-            checked = None
+            checked, parsed = None, False
         elif (problem := self._module._scan(text, self._max_depth)) is not None:
             found.append(problem)
-            checked = None
+            checked, parsed = None, False
         elif not text.lstrip().startswith(b"{"):
-            kind = _json_kind(json.loads(text.decode("utf-8")))
+            # Every integer read as 0: the kind of the value is all that is wanted here.
+            kind = _json_kind(json.loads(text.decode("utf-8"), parse_int=lambda _: 0))
             found.append(
                 _violation(ViolationCode.ARGUMENTS_NOT_OBJECT, f"the arguments are a JSON {kind}, not an object")
             )
             checked = None
+        if unknown is None and checked is not None:
+            return [*found, *self._validators.validate(name, checked)]
         if unknown is not None:
-            return [*found, unknown]
-        if checked is not None:
-            found.extend(self._validators.validate(name, checked))
+            found.append(unknown)
+        # A value Python cannot hold is found where a stream finds it: when the call's value is built, last.
+        if parsed and not _convertible(self._module, text):
+            found.append(self._module.number_too_long())
         return found
 
     def validate_many(self, calls: list[object]) -> list[list[Violation]] | None:
@@ -106,9 +111,19 @@ def _validator_module() -> ModuleType:
         from toolstream.reference import _validator
     except ImportError as error:
         raise ImportError(
-            "toolstream.reference validates tool calls with the jsonschema package: pip install 'toolstream[reference]'"
+            "toolstream.reference validates tool calls with the jsonschema and google-re2 packages: "
+            "pip install 'toolstream[reference]'"
         ) from error
     return _validator
+
+
+def _convertible(module: ModuleType, text: bytes) -> bool:
+    """Whether the JSON ``text`` (or ``{}`` for none) is a value Python can hold."""
+    try:
+        module.loads_arguments(text if text.strip(b" \t\n\r") else b"{}")
+    except ValueError:
+        return False
+    return True
 
 
 def _json_kind(value: object) -> str:
@@ -123,6 +138,10 @@ def _json_kind(value: object) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def reference_validators(registry: ToolRegistry, max_depth: int = Limits().max_depth) -> ReferenceTools:
-    """The registry compiled by the reference, once per depth limit."""
-    return registry._compiled(("reference", max_depth), lambda tools: ReferenceTools(tools, max_depth))
+def reference_validators(
+    registry: ToolRegistry, max_depth: int = Limits().max_depth, max_steps: int = Limits().max_validation_steps
+) -> ReferenceTools:
+    """The registry compiled by the reference, once per pair of limits."""
+    return registry._compiled(
+        ("reference", max_depth, max_steps), lambda tools: ReferenceTools(tools, max_depth, max_steps)
+    )

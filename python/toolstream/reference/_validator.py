@@ -24,14 +24,23 @@ the Rust module's table:
 A failed ``anyOf``/``oneOf`` is one violation at the value, never one per branch. Violations are sorted by path,
 then code, then message, with duplicates removed.
 
+Whether the arguments are valid is decided first, each ``$ref`` target judged once per value (``jsonschema`` alone
+would judge it again down every branch of every union above it, exponentially often). The errors are then looked for
+only when the count of :mod:`toolstream.reference._search_cost` says the search fits in ``max_steps``; otherwise the
+arguments are invalid with one ``VALIDATION_BUDGET_EXCEEDED``, as in the core.
+
 Where it differs from the core, because ``jsonschema`` and Python do:
 
 - Numbers: the arguments are parsed by :func:`json.loads`, so integers are exact Python ``int`` values as in the
   core, but a number with a fraction or an exponent is a ``float`` rounded to 17 digits, where the core compares the
-  decimal as written: ``0.3`` fails ``{"multipleOf": 0.1}`` here, not there. An integer of more than 4300 digits, which CPython
-  refuses to convert, is ``INVALID_JSON``.
-- Regular expressions are Python's ``re``: no ``\p{...}`` classes (such a ``pattern`` is a ``SchemaError``), and
-  ``\d``, ``\w`` match non-ASCII digits and letters.
+  decimal as written: ``0.3`` fails ``{"multipleOf": 0.1}`` here, not there. (In both, a number whose integer part
+  has more than 4300 digits is ``INVALID_JSON`` and the schema is not applied: see ``_numbers``.)
+- Patterns run on RE2 (``_patterns``), the core's on Rust's ``regex``: both linear-time, with the same syntax save
+  at the edges. RE2 refuses a counted repetition past 1000 and long Unicode property names (``\p{Letter}``;
+  ``\p{L}`` works), which the core runs (such a ``pattern`` is a ``SchemaError`` here); ``\b`` is ASCII here and
+  Unicode there; ``\S`` inside a class is RE2's (``[\t\n\f\r ]`` complemented), where the core's is ECMA-262's.
+- ``unevaluatedProperties`` applies its ``patternProperties`` with Python's ``re`` (``jsonschema``'s own helper
+  decides which members were evaluated): under it a pattern backtracks as ``re`` does.
 - ``unevaluatedProperties`` counts as evaluated the members that the matching branches of a ``oneOf``/``anyOf``
   evaluated even when that combinator fails (a ``oneOf`` matching twice), so it may name fewer unexpected members
   than the core, which drops them (the verdict is the same).
@@ -48,6 +57,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import contextvars
 import json
 import re
 import sys
@@ -63,11 +73,16 @@ import referencing
 import referencing.exceptions
 import referencing.jsonschema
 
-from toolstream._model import VIOLATION_TABLE, Violation, ViolationCode
+from toolstream._model import VIOLATION_TABLE, Limits, Violation, ViolationCode
 from toolstream.errors import SchemaError
+from toolstream.reference._numbers import NUMBER_TOO_LONG, loads_arguments
+from toolstream.reference._patterns import FORMAT_CHECKER, additional_members
+from toolstream.reference._patterns import KEYWORDS as PATTERN_KEYWORDS
+from toolstream.reference._patterns import refusal as _patterns_refusal
 from toolstream.reference._scanner import COMPLETE, INVALID, TOO_DEEP, Scanner
+from toolstream.reference._search_cost import SearchGraph
 
-__all__ = ["Validators"]
+__all__ = ["Validators", "loads_arguments", "number_too_long"]
 
 #: Longest rendering of a schema value (an enum's options, a ``not`` schema) kept in a message, in UTF-8 bytes.
 SHOWN_VALUE_BYTES = 300
@@ -155,6 +170,38 @@ def _false_schema_path(validator_class: Any) -> list[Any]:
     return list(errors[0].absolute_path) if len(errors) == 1 else []
 
 
+# While validity is decided: what each `$ref` target was found to be for each value, (target id, value id) ->
+# (target, value, valid), the objects kept so that their ids are not reused. None while errors are collected.
+_JUDGED: contextvars.ContextVar[dict[tuple[int, int], tuple[Any, Any, bool]] | None] = contextvars.ContextVar(
+    "toolstream_reference_judged", default=None
+)
+
+
+def _with_bounded_keywords(base: Any) -> Any:
+    """A validator class of ``base``'s draft whose costly keywords are bounded.
+
+    While validity is decided, each ``$ref`` target is judged once per value: a target is a function of the value
+    alone (save under ``$dynamicRef``/``$recursiveRef``, whose schemas are not judged this way), so the answer can be
+    kept, standing for every error below the reference. Patterns run on a linear-time engine (``_patterns``).
+    """
+    return jsonschema.validators.extend(base, validators={"$ref": _judged_reference, **PATTERN_KEYWORDS})
+
+
+def _judged_reference(validator: Any, ref: str, instance: Any, schema: Any) -> Iterator[Any]:
+    judged = _JUDGED.get()
+    if judged is None:
+        yield from validator._validate_reference(ref=ref, instance=instance)
+        return
+    resolved = validator._resolver.lookup(ref)
+    key = (id(resolved.contents), id(instance))
+    known = judged.get(key)
+    if known is None:
+        errors = validator.descend(instance, resolved.contents, resolver=resolved.resolver)
+        known = judged[key] = (resolved.contents, instance, next(errors, None) is None)
+    if not known[2]:
+        yield jsonschema.exceptions.ValidationError(f"does not match the schema {ref!r} names")
+
+
 class _Draft(NamedTuple):
     """A dialect: the validator class compiling its schemas, its ``referencing`` specification, its traits."""
 
@@ -179,7 +226,7 @@ def _drafts() -> dict[str, _Draft]:
     drafts: dict[str, _Draft] = {}
     for path, (base, specification) in known.items():
         counted = base in (jsonschema.Draft202012Validator, jsonschema.Draft201909Validator)
-        draft = _Draft(_keeping_false_schema_paths(base), specification, counted)
+        draft = _Draft(_keeping_false_schema_paths(_with_bounded_keywords(base)), specification, counted)
         drafts[f"http://{path}"] = drafts[f"https://{path}"] = draft
     return drafts
 
@@ -189,12 +236,24 @@ _DEFAULT_DRAFT = _DRAFTS["https://json-schema.org/draft/2020-12/schema"]
 
 
 class _Tool:
-    """One declared tool: its name, its schema as compiled, and the draft's traits the mapping needs."""
+    """One declared tool: its name, its schema as compiled, the draft's traits the mapping needs, its search graph."""
 
-    def __init__(self, name: str, validator: Any, counted_contains: bool) -> None:
+    def __init__(self, name: str, validator: Any, counted_contains: bool, search: SearchGraph, dynamic: bool) -> None:
         self.name = name
         self.validator = validator
         self.counted_contains = counted_contains
+        self.search = search
+        # Whether the schema may resolve references by the dynamic scope: then a target's verdict is not a function
+        # of the value alone, and it is not kept.
+        self.dynamic = dynamic
+
+    def is_valid(self, instance: Any) -> bool:
+        """Whether ``instance`` is valid, each ``$ref`` target judged once per value (unless ``dynamic``)."""
+        token = _JUDGED.set(None if self.dynamic else {})
+        try:
+            return bool(self.validator.is_valid(instance))
+        finally:
+            _JUDGED.reset(token)
 
 
 class Validators:
@@ -205,10 +264,16 @@ class Validators:
     Attributes:
         names: The function tool names, in declaration order.
         max_depth: The deepest nesting of arrays and objects accepted in arguments, the top-level value counting 1.
+        max_steps: The steps a search for the problems of invalid arguments may take (``VALIDATION_BUDGET_EXCEEDED``
+            past it).
     """
 
     def __init__(
-        self, tools: Iterable[tuple[str, Any]], server_names: Iterable[str] = (), max_depth: int = 128
+        self,
+        tools: Iterable[tuple[str, Any]],
+        server_names: Iterable[str] = (),
+        max_depth: int = 128,
+        max_steps: int = Limits().max_validation_steps,
     ) -> None:
         """Compile every tool's schema.
 
@@ -217,6 +282,8 @@ class Validators:
                 accepts any arguments).
             server_names: Names of server (built-in) tools: calls to them are known but never validated.
             max_depth: Nesting accepted in arguments, as ``Limits.max_depth`` counts it; deeper is ``TOO_DEEP``.
+            max_steps: ``Limits.max_validation_steps``: invalid arguments whose search would take more steps are
+                ``VALIDATION_BUDGET_EXCEEDED``.
 
         Raises:
             SchemaError: A schema is not JSON, not a valid schema of its draft, names an unknown ``$schema``, holds
@@ -230,10 +297,11 @@ class Validators:
         self.names: tuple[str, ...] = tuple(self._tools)
         self._server_names = frozenset(server_names)
         self.max_depth = max_depth
+        self.max_steps = max_steps
 
     def __repr__(self) -> str:
-        """The names and the depth limit, never the schemas."""
-        return f"Validators(names={self.names!r}, max_depth={self.max_depth})"
+        """The names and the limits, never the schemas."""
+        return f"Validators(names={self.names!r}, max_depth={self.max_depth}, max_steps={self.max_steps})"
 
     def unknown_tool(self, name: str) -> Violation | None:
         """The ``UNKNOWN_TOOL`` violation for a call by ``name``, or None when the name is declared.
@@ -279,7 +347,8 @@ class Validators:
         Returns:
             One ``UNKNOWN_TOOL`` for an undeclared name; nothing for a server tool; one ``TOO_DEEP`` when arrays and
             objects nest deeper than :attr:`max_depth`; one ``INVALID_JSON`` for text that is not strict RFC 8259
-            JSON; else the schema's findings, sorted by (path, code, message), duplicates removed.
+            JSON; one ``VALIDATION_BUDGET_EXCEEDED`` for invalid arguments whose search would take more than
+            :attr:`max_steps` steps; else the schema's findings, sorted by (path, code, message), duplicates removed.
         """
         tool = self._tools.get(name)
         if tool is None:
@@ -293,15 +362,19 @@ class Validators:
         if problem is not None:
             return [problem]
         try:
-            instance = json.loads(text.decode("utf-8"))
-        except ValueError as refused:
-            # An integer of more than 4300 digits: CPython refuses to convert it (the core would accept it).
-            return [_violation(ViolationCode.INVALID_JSON, None, f"the arguments are not valid JSON: {refused}")]
+            instance = loads_arguments(text)
+        except ValueError:
+            # Strict JSON (the scanner said so) that Python cannot hold, as a stream finds when it builds the value.
+            return [number_too_long()]
         # `jsonschema` recurses a few Python frames per level of a recursive schema; arguments nest at most
         # `max_depth` levels, and at most as many as they open brackets.
         levels = min(text.count(b"[") + text.count(b"{"), self.max_depth)
         try:
             with _recursion_room(levels):
+                if tool.is_valid(instance):
+                    return []
+                if tool.search.exceeds(instance, self.max_steps):
+                    return [_budget_exceeded(self.max_steps)]
                 errors = list(tool.validator.iter_errors(instance))
         except RecursionError:
             # A schema that refers to itself without reaching into the value (`{"$ref": "#"}`): `jsonschema`
@@ -338,14 +411,28 @@ def _compile(name: str, schema: Any) -> _Tool:
         draft = known
     validator_class = draft.validator_class
     try:
-        validator_class.check_schema(schema)
+        validator_class.check_schema(schema, format_checker=FORMAT_CHECKER)
     except jsonschema.exceptions.SchemaError as error:
-        raise SchemaError(name, _pointer(error.absolute_path), _shorten(error.message)) from None
+        raise _schema_error(name, schema, error) from None
     unresolvable = _unresolvable(schema, draft.specification)
     if unresolvable is not None:
         raise SchemaError(name, *unresolvable)
     validator = validator_class(schema, registry=_OFFLINE)
-    return _Tool(name, validator, draft.counted_contains)
+    search = SearchGraph(schema, draft.specification, _OFFLINE_WITH_METASCHEMAS)
+    dynamic = '"$dynamicRef"' in (text := json.dumps(schema)) or '"$recursiveRef"' in text
+    return _Tool(name, validator, draft.counted_contains, search, dynamic)
+
+
+def _schema_error(name: str, schema: Any, error: Any) -> SchemaError:
+    """The ``SchemaError`` for a schema its meta-schema refuses, at the pointer the core names."""
+    pointer = _pointer(error.absolute_path)
+    if error.validator == "format" and error.validator_value == "regex" and isinstance(error.instance, str):
+        refused = _patterns_refusal(error.instance)
+        # A `patternProperties` key is checked by `propertyNames`, which reports the object: the core names the key.
+        if _names_a_member(error.instance, schema, error.absolute_path):
+            pointer = _child(pointer, error.instance)
+        return SchemaError(name, pointer, _shorten(refused or error.message))
+    return SchemaError(name, pointer, _shorten(error.message))
 
 
 def _unresolvable(schema: Any, specification: referencing.Specification[Any]) -> tuple[str, str] | None:
@@ -443,6 +530,19 @@ def _scan(text: bytes, max_depth: int) -> Violation | None:
     return _violation(ViolationCode.INVALID_JSON, None, f"the arguments are not valid JSON: {reason}")
 
 
+def number_too_long() -> Violation:
+    """``INVALID_JSON`` for arguments holding a number Python values are not built from, as a stream reports it."""
+    return _violation(ViolationCode.INVALID_JSON, None, NUMBER_TOO_LONG)
+
+
+def _budget_exceeded(max_steps: int) -> Violation:
+    message = (
+        f"the arguments do not match the schema; finding where would take more than {max_steps} steps "
+        "(Limits.max_validation_steps)"
+    )
+    return _violation(ViolationCode.VALIDATION_BUDGET_EXCEEDED, "", message, {"limit": max_steps})
+
+
 def _too_deep_violation(max_depth: int) -> Violation:
     return _violation(
         ViolationCode.TOO_DEEP, None, f"the arguments nest arrays and objects deeper than {max_depth} levels"
@@ -522,7 +622,7 @@ def _dependent_required(error: Any, at: str, tool: _Tool) -> Iterator[Violation]
 
 def _additional_properties(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
     # Only `additionalProperties: false` fails by itself; a schema's own keywords report what fails it.
-    for member in _additional_members(error.instance, error.schema):
+    for member in additional_members(error.instance, error.schema):
         message = f"unexpected argument {_quoted(member)} (additionalProperties is false)"
         yield _violation(ViolationCode.UNEXPECTED_ARGUMENT, _child(at, member), message)
 
@@ -569,15 +669,6 @@ def _names_a_member(failing: Any, instance: Any, path: Iterable[str | int]) -> b
     for segment in path:
         value = value[segment]
     return isinstance(value, dict)
-
-
-def _additional_members(instance: Any, schema: Any) -> list[str]:
-    """The members ``additionalProperties`` applies to, found as ``jsonschema`` finds them."""
-    properties = schema.get("properties", {})
-    patterns = "|".join(schema.get("patternProperties", {}))
-    return [
-        member for member in instance if member not in properties and not (patterns and re.search(patterns, member))
-    ]
 
 
 def _unevaluated_properties(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:

@@ -10,6 +10,7 @@ pub mod decode;
 pub mod json_view;
 pub mod meta_schema;
 pub mod scanner;
+mod search_cost;
 pub mod sse;
 mod template;
 pub mod validator;

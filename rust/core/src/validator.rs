@@ -26,16 +26,23 @@
 //!
 //! A failed `anyOf`/`oneOf` is one violation at the value, never one per branch. Violations are sorted by path (as
 //! a string), then code, then message, with exact duplicates removed.
+//!
+//! Whether the arguments are valid is decided first, without looking for errors. Looking for them is done only when a
+//! count made beforehand ([`crate::search_cost`]) shows the search fits in the budget
+//! ([`ToolValidators::with_max_steps`]); otherwise the call is invalid with one `VALIDATION_BUDGET_EXCEEDED`.
 
 use std::fmt::{self, Write as _};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
-use jsonschema::{JsonType, JsonTypeSet, ReferencingError, ValidationError, ValidationOptions, Validator};
+use jsonschema::{
+    JsonType, JsonTypeSet, PatternOptions, ReferencingError, ValidationError, ValidationOptions, Validator,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::accumulator::Limits;
+use crate::search_cost::SearchGraph;
 use crate::violation::{Violation, ViolationCode, ViolationData};
 
 /// Longest rendering of a schema value (an enum's options, a `not` schema) kept in a message, in bytes.
@@ -46,6 +53,8 @@ const LISTED_NAMES: usize = 20;
 const MIN_CALLS_PER_THREAD: usize = 256;
 /// Characters of an unknown name compared with the declared ones.
 const MAX_COMPARED_CHARS: usize = 256;
+/// Steps an error search may take by default ([`ToolValidators::with_max_steps`]), as `Limits.max_validation_steps`.
+pub const DEFAULT_MAX_STEPS: u64 = 100_000;
 
 /// A tool's schema that cannot be compiled: not JSON, not a valid schema of its draft, a `$ref` that cannot be
 /// resolved offline, or a name declared twice.
@@ -79,6 +88,7 @@ struct Tool {
     // Kept to read a keyword's value when a message needs it (the limit of `minContains`, say).
     schema: Value,
     validator: Validator,
+    search: SearchGraph,
 }
 
 /// The declared tools, each with its schema compiled once. Immutable once built, so `Send + Sync`: one instance
@@ -90,6 +100,7 @@ pub struct ToolValidators {
     // no schema of ours to check.
     server_names: FxHashSet<String>,
     max_depth: u32,
+    max_steps: u64,
 }
 
 impl fmt::Debug for ToolValidators {
@@ -97,6 +108,7 @@ impl fmt::Debug for ToolValidators {
         f.debug_struct("ToolValidators")
             .field("names", &self.names().collect::<Vec<_>>())
             .field("max_depth", &self.max_depth)
+            .field("max_steps", &self.max_steps)
             .finish_non_exhaustive()
     }
 }
@@ -105,6 +117,10 @@ impl fmt::Debug for ToolValidators {
 fn options() -> ValidationOptions<'static> {
     jsonschema::options()
         .offline()
+        // Linear-time matching (the `regex` crate's automata), whatever the pattern and the string: a backtracking
+        // engine took 26 s on 40 000 characters (issue 15). Patterns only a backtracking engine runs (lookaround,
+        // backreferences) do not compile, so a registry declaring one is refused where it is built.
+        .with_pattern_options(PatternOptions::regex())
         .should_validate_formats(false)
         .without_content_encoding_support("base64")
         .without_content_media_type_support("application/json")
@@ -120,6 +136,7 @@ impl ToolValidators {
             by_name: FxHashMap::default(),
             server_names: FxHashSet::default(),
             max_depth: Limits::default().max_depth,
+            max_steps: DEFAULT_MAX_STEPS,
         };
         for (name, text) in tools {
             let failure = |pointer: String, message: String| SchemaError {
@@ -134,12 +151,14 @@ impl ToolValidators {
                 serde_json::from_slice(text).map_err(|error| failure(String::new(), format!("not JSON: {error}")))?;
             let validator = options
                 .build(&schema)
-                .map_err(|error| failure(build_error_pointer(&schema, &error), shorten(error.to_string())))?;
+                .map_err(|error| failure(build_error_pointer(&schema, &error), build_error_message(&error)))?;
+            let search = SearchGraph::new(&schema, validator.draft());
             compiled.by_name.insert(name.to_owned(), compiled.tools.len());
             compiled.tools.push(Tool {
                 name: name.to_owned(),
                 schema,
                 validator,
+                search,
             });
         }
         Ok(compiled)
@@ -151,6 +170,15 @@ impl ToolValidators {
     #[must_use]
     pub fn with_max_depth(mut self, max_depth: u32) -> Self {
         self.max_depth = max_depth;
+        self
+    }
+
+    /// The same validators, looking for the problems of invalid arguments only when the search takes at most
+    /// `max_steps` steps, counted as [`crate::search_cost`] counts them; past it the arguments are reported invalid
+    /// with one `VALIDATION_BUDGET_EXCEEDED`. Time and memory of a search are then in proportion to `max_steps`.
+    #[must_use]
+    pub fn with_max_steps(mut self, max_steps: u64) -> Self {
+        self.max_steps = max_steps;
         self
     }
 
@@ -175,7 +203,7 @@ impl ToolValidators {
             return self.unknown_tool(name).into_iter().collect();
         };
         match self.parse_within_limits(arguments) {
-            Ok(instance) => Self::check(tool, &instance),
+            Ok(instance) => self.judge(tool, arguments, &instance),
             Err(violation) => vec![*violation],
         }
     }
@@ -190,7 +218,7 @@ impl ToolValidators {
         }
         let mut found = Vec::new();
         // JSON's whitespace only: no value, as a stream sees a call whose arguments never started.
-        let instance = if arguments
+        let parsed = if arguments
             .iter()
             .all(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
         {
@@ -205,20 +233,30 @@ impl ToolValidators {
                     found.push(*violation);
                     None
                 }
-                Ok(instance) if !instance.is_object() => {
-                    found.push(Violation::new(
-                        ViolationCode::ARGUMENTS_NOT_OBJECT,
-                        format!("the arguments are a JSON {}, not an object", json_type(&instance)),
-                    ));
-                    None
+                Ok(instance) => {
+                    if !instance.is_object() {
+                        found.push(Violation::new(
+                            ViolationCode::ARGUMENTS_NOT_OBJECT,
+                            format!("the arguments are a JSON {}, not an object", json_type(&instance)),
+                        ));
+                    }
+                    Some(instance)
                 }
-                Ok(instance) => Some(instance),
             }
         };
-        match (tool, instance) {
-            (None, _) => found.push(self.unknown_tool_violation(name)),
-            (Some(tool), Some(instance)) => found.extend(Self::check(tool, &instance)),
-            (Some(_), None) => {}
+        match (tool, parsed) {
+            (Some(tool), Some(instance)) if instance.is_object() => {
+                found.extend(self.judge(tool, arguments, &instance));
+            }
+            (tool, parsed) => {
+                if tool.is_none() {
+                    found.push(self.unknown_tool_violation(name));
+                }
+                // Found where a stream finds it: when the value becomes Python objects, after everything else.
+                if parsed.is_some_and(|value| too_long_to_convert(arguments, &value)) {
+                    found.push(number_too_long());
+                }
+            }
         }
         found
     }
@@ -262,10 +300,22 @@ impl ToolValidators {
         parse(arguments).map_err(|error| Box::new(invalid_json(&error)))
     }
 
-    fn check(tool: &Tool, instance: &Value) -> Vec<Violation> {
+    /// The findings of a parsed value: it is first one Python can hold (as a stream's emission requires), then it
+    /// matches the schema.
+    fn judge(&self, tool: &Tool, text: &[u8], instance: &Value) -> Vec<Violation> {
+        if too_long_to_convert(text, instance) {
+            return vec![number_too_long()];
+        }
+        self.check(tool, instance)
+    }
+
+    fn check(&self, tool: &Tool, instance: &Value) -> Vec<Violation> {
         // `is_valid` builds no error values: the common, valid case stays on the fast path.
         if tool.validator.is_valid(instance) {
             return Vec::new();
+        }
+        if tool.search.exceeds(instance, self.max_steps) {
+            return vec![budget_exceeded(self.max_steps)];
         }
         let mut violations = Vec::new();
         for error in tool.validator.iter_errors(instance) {
@@ -417,6 +467,57 @@ fn invalid_json(error: &serde_json::Error) -> Violation {
     )
 }
 
+/// The most digits `CPython` converts to an `int` (`sys.get_int_max_str_digits()`), a guard against quadratic
+/// conversion time that jiter, which builds the core's Python values, applies to the integer part of every number.
+const MAX_INTEGER_DIGITS: usize = 4300;
+
+/// Whether `value`, parsed from `text`, holds a number Python values are not built from: one whose integer part
+/// has more than [`MAX_INTEGER_DIGITS`] digits, whatever fraction or exponent follows.
+fn too_long_to_convert(text: &[u8], value: &Value) -> bool {
+    // The common case, a text shorter than such a number, costs one comparison.
+    if text.len() <= MAX_INTEGER_DIGITS {
+        return false;
+    }
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Number(number) => {
+                let digits = number.as_str().trim_start_matches('-');
+                if digits.find(['.', 'e', 'E']).unwrap_or(digits.len()) > MAX_INTEGER_DIGITS {
+                    return true;
+                }
+            }
+            Value::Array(items) => pending.extend(items),
+            Value::Object(members) => pending.extend(members.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `INVALID_JSON` for a value Python cannot hold, with the message a stream gives it.
+#[cold]
+pub fn number_too_long() -> Violation {
+    Violation::new(
+        ViolationCode::INVALID_JSON,
+        format!("the arguments hold a number too long to convert (over {MAX_INTEGER_DIGITS} digits)"),
+    )
+}
+
+#[cold]
+fn budget_exceeded(max_steps: u64) -> Violation {
+    let message = format!(
+        "the arguments do not match the schema; finding where would take more than {max_steps} steps \
+         (Limits.max_validation_steps)"
+    );
+    violation(
+        ViolationCode::VALIDATION_BUDGET_EXCEEDED,
+        String::new(),
+        message,
+        Some(serde_json::json!({ "limit": max_steps })),
+    )
+}
+
 #[cold]
 fn too_deep_violation(max_depth: u32) -> Violation {
     Violation::new(
@@ -454,6 +555,18 @@ fn build_error_pointer(schema: &Value, error: &ValidationError<'_>) -> String {
         ReferencingError::InvalidUri(_) => Box::new(|_: &str| true),
     };
     find_reference(schema, &mut String::new(), &*matches).unwrap_or_default()
+}
+
+/// What is wrong, for a compile error: the crate's words, save for a pattern the linear engine cannot run.
+fn build_error_message(error: &ValidationError<'_>) -> String {
+    match (error.kind(), error.instance().as_str()) {
+        (ValidationErrorKind::Format { format }, Some(pattern)) if format == "regex" => shorten(format!(
+            "{} is not a regular expression that runs in linear time (lookaround and backreferences are not \
+             supported, and the compiled pattern must stay within the engine's size limit)",
+            quoted(pattern)
+        )),
+        _ => shorten(error.to_string()),
+    }
 }
 
 /// The pointer of the first `$ref`-like keyword in `schema` whose target satisfies `matches`.
@@ -1144,6 +1257,19 @@ mod tests {
     }
 
     #[test]
+    fn patterns_match_in_linear_time_with_ecma_classes() {
+        let v = one(r#"{"properties": {"p": {"pattern": "(a+)+$"}, "q": {"pattern": "^\\d\\s\\w$"}}}"#);
+        // Exponential on a backtracking engine; one pass here.
+        let hostile = format!(r#"{{"p": "{}!"}}"#, "a".repeat(100_000));
+        assert_eq!(found(&v, &hostile), codes(&[("CONSTRAINT_VIOLATION", "/p")]));
+        assert!(found(&v, r#"{"p": "aaa", "q": "1\u00a0_"}"#).is_empty());
+        assert_eq!(
+            found(&v, r#"{"q": "\u0661 x"}"#),
+            codes(&[("CONSTRAINT_VIOLATION", "/q")])
+        );
+    }
+
+    #[test]
     fn property_names_and_dependent_required_point_at_the_member() {
         let v = one(r#"{"propertyNames": {"maxLength": 2}, "dependentRequired": {"a": ["b"]}}"#);
         assert_eq!(
@@ -1169,6 +1295,61 @@ mod tests {
         assert_eq!(violations[0].message, "expected integer or null, got string");
         let v = one(r#"{"oneOf": [{"type": "integer"}, {"type": "string", "minLength": 3}]}"#);
         assert_eq!(found(&v, r#""ab""#), codes(&[("CONSTRAINT_VIOLATION", "")]));
+    }
+
+    /// `Node = anyOf[{kind: folder, children: [Node]}, {kind: group, children: [Node]}]` under `root`.
+    const TREE: &str = r##"{
+        "$defs": {"Node": {"anyOf": [
+            {"type": "object", "properties": {"kind": {"const": "folder"},
+             "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+             "required": ["kind", "children"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"const": "group"},
+             "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+             "required": ["kind", "children"], "additionalProperties": false}
+        ]}},
+        "type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}, "required": ["root"]
+    }"##;
+
+    /// A tree `depth` levels deep under `root`, its leaf of kind `leaf`.
+    fn tree(depth: usize, leaf: &str) -> String {
+        let mut node = format!(r#"{{"kind": "{leaf}", "children": []}}"#);
+        for level in 0..depth {
+            let kind = if level % 2 == 0 { "group" } else { "folder" };
+            node = format!(r#"{{"kind": "{kind}", "children": [{node}]}}"#);
+        }
+        format!(r#"{{"root": {node}}}"#)
+    }
+
+    #[test]
+    fn a_search_past_the_budget_is_not_started() {
+        let v = one(TREE);
+        // Valid trees are decided without any search, however deep.
+        assert!(v.validate("t", tree(60, "folder").as_bytes()).is_empty());
+        // A shallow bad leaf: the search fits, the findings are the usual ones.
+        assert_eq!(found(&v, &tree(3, "file")), codes(&[("CONSTRAINT_VIOLATION", "/root")]));
+        let started = std::time::Instant::now();
+        for depth in [18, 24, 60] {
+            let arguments = tree(depth, "file");
+            let violations = v.validate("t", arguments.as_bytes());
+            assert_eq!(
+                found(&v, &arguments),
+                codes(&[("VALIDATION_BUDGET_EXCEEDED", "")]),
+                "{depth}"
+            );
+            assert_eq!(data(&violations[0]), serde_json::json!({"limit": DEFAULT_MAX_STEPS}));
+            assert!(!violations[0].recoverable());
+        }
+        assert!(started.elapsed().as_millis() < 1_000, "{:?}", started.elapsed());
+        // The budget is the caller's: a larger one lets the same search run.
+        let v = one(TREE).with_max_steps(1_000_000_000);
+        assert_eq!(found(&v, &tree(8, "file")), codes(&[("CONSTRAINT_VIOLATION", "/root")]));
+        let v = one(r#"{"items": {"type": "string"}}"#).with_max_steps(3);
+        assert_eq!(
+            found(&v, "[1, 2]"),
+            codes(&[("TYPE_MISMATCH", "/0"), ("TYPE_MISMATCH", "/1")])
+        );
+        assert_eq!(found(&v, "[1, 2, 3]"), codes(&[("VALIDATION_BUDGET_EXCEEDED", "")]));
+        assert!(found(&v, r#"["a", "b", "c", "d"]"#).is_empty());
     }
 
     #[test]
@@ -1319,6 +1500,37 @@ mod tests {
         assert_eq!(codes_of("nope", "{"), ["INVALID_JSON", "UNKNOWN_TOOL"]);
         assert_eq!(codes_of("t", " "), ["EMPTY_ARGUMENTS"]);
         assert_eq!(codes_of("nope", r#"{"x": "1"}"#), ["UNKNOWN_TOOL"]);
+        // A number Python values are not built from is found where a stream finds it: last, and then the schema is
+        // not applied.
+        let big = "9".repeat(MAX_INTEGER_DIGITS + 1);
+        assert_eq!(
+            codes_of("t", &format!(r#"{{"x": "1", "y": [{big}]}}"#)),
+            ["INVALID_JSON"]
+        );
+        assert_eq!(codes_of("t", &format!(r#"{{"x": -{big}}}"#)), ["INVALID_JSON"]);
+        assert_eq!(
+            codes_of("t", &format!("[{big}]")),
+            ["ARGUMENTS_NOT_OBJECT", "INVALID_JSON"]
+        );
+        assert_eq!(
+            codes_of("nope", &format!(r#"{{"x": {big}}}"#)),
+            ["UNKNOWN_TOOL", "INVALID_JSON"]
+        );
+        assert_eq!(
+            v.validate_arguments("t", format!(r#"{{"x": {big}}}"#).as_bytes()),
+            [number_too_long()]
+        );
+        // The integer part of a fraction or of an exponent counts; as many digits as Python converts are a number,
+        // and so is a fraction of any length.
+        assert_eq!(codes_of("t", &format!(r#"{{"y": {big}.5}}"#)), ["INVALID_JSON"]);
+        assert_eq!(codes_of("t", &format!(r#"{{"y": -{big}e-9}}"#)), ["INVALID_JSON"]);
+        let most = "9".repeat(MAX_INTEGER_DIGITS);
+        assert_eq!(codes_of("t", &format!(r#"{{"x": {most}}}"#)), Vec::<&str>::new());
+        assert_eq!(
+            codes_of("t", &format!(r#"{{"y": {most}.{big}e1, "z": 0.{big}}}"#)),
+            Vec::<&str>::new()
+        );
+        assert_eq!(v.validate("t", big.as_bytes()), [number_too_long()]);
         assert_eq!(codes_of("web_search", "not json"), Vec::<&str>::new());
     }
 
@@ -1368,6 +1580,23 @@ mod tests {
             error(r#"{"properties": {"a": {"pattern": "(("}}}"#).pointer,
             "/properties/a/pattern"
         );
+        // Patterns run on a linear-time engine: one that needs backtracking is refused where it is declared.
+        for (schema, pointer) in [
+            (
+                r#"{"properties": {"a": {"pattern": "^(?=.*[A-Z]).{8,}$"}}}"#,
+                "/properties/a/pattern",
+            ),
+            (r#"{"propertyNames": {"pattern": "(?<!x)y"}}"#, "/propertyNames/pattern"),
+            (r#"{"patternProperties": {"(a)\\1": {}}}"#, "/patternProperties/(a)\\1"),
+        ] {
+            let e = error(schema);
+            assert_eq!(e.pointer, pointer, "{schema}");
+            assert!(
+                e.message.contains("not a regular expression that runs in linear time"),
+                "{}",
+                e.message
+            );
+        }
         assert_eq!(error(r#"{"items": {"minLength": -1}}"#).pointer, "/items/minLength");
         assert_eq!(
             error(r#"{"properties": {"a": {"$ref": "https://example.com/a.json"}}}"#).pointer,
