@@ -42,7 +42,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
 from toolstream._jsontree import Pairs, dump_tree, parse_tree
-from toolstream._redact import _SECRET_KEYS, REDACTED, Redactor, compile_patterns
+from toolstream._redact import REDACTED, Redactor, compile_patterns
 
 if TYPE_CHECKING:
     from toolstream.registry import ToolRegistry
@@ -56,45 +56,18 @@ _ALIASES: Final = frozenset({"input", "time", "schema_fingerprint"})
 _OPEN_FLAGS: Final = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
-def _normal_key(key: str) -> str:
-    return key.lower().replace("-", "_")
-
-
-def _detectors(patterns: list[re.Pattern[str]]) -> list[re.Pattern[str]]:
-    """Few regexes that together match wherever one of ``patterns`` does: one alternation of the plain ones.
-
-    A pattern with flags or groups of its own (whose numbers an alternation would shift) is searched on its own.
-    Replacing runs the patterns one after the other only when a detector matched, which gives the same text: where no
-    pattern matches, none changes anything.
-    """
-    plain = [p for p in patterns if p.flags == re.UNICODE and not p.groups]
-    detectors = [p for p in patterns if p not in plain]
-    if plain:
-        try:
-            detectors.insert(0, re.compile("|".join(f"(?:{p.pattern})" for p in plain)))
-        except re.error:
-            detectors[:0] = plain
-    return detectors
-
-
 class _ArgumentRedactor:
-    """The ``Redactor``'s patterns plus whole-value replacement under secret key names, on every value written."""
+    """Every value written, redacted: secrets become ``[REDACTED]``, secret-named members' values whole."""
 
     def __init__(self, patterns: list[re.Pattern[str]], keys: Iterable[str]) -> None:
-        redactor = Redactor(patterns, ())
-        self._replace = redactor.text
-        self._detectors = _detectors(redactor.text_patterns)
-        self.keys = _SECRET_KEYS | {_normal_key(key) for key in keys}
+        self.redactor = Redactor(patterns, (), keys)
 
     def text(self, text: str) -> str:
-        """Text with every match replaced; most strings match nothing, and are checked by one search."""
-        for detector in self._detectors:
-            if detector.search(text):
-                return self._replace(text)
-        return text
+        """Text with every secret replaced."""
+        return self.redactor.replace(text)
 
     def _secret(self, key: object) -> bool:
-        return isinstance(key, str) and _normal_key(key) in self.keys
+        return isinstance(key, str) and self.redactor.secret_name(key)
 
     def tree(self, value: Any) -> Any:
         """A ``_parse`` tree redacted: every string and key through the patterns, secret-named members whole."""
