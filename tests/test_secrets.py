@@ -174,3 +174,61 @@ def test_real_streams_keep_everything_but_their_secrets(tmp_path: Path) -> None:
             named.append(path.name)
     # The only secrets in these streams are the values of members named so (a demo agent's "password").
     assert changed == named and changed
+
+
+# --- every writer uses them --------------------------------------------------------------------------------------
+
+
+def runs(text: str, size: int = 4) -> set[str]:
+    return {text[start : start + size] for start in range(len(text) - size + 1)}
+
+
+def spellings(text: str) -> set[str]:
+    """A text as it may stand in a file: as is, JSON-escaped once or twice, or with every character a ``\\u`` escape."""
+    once = json.dumps(text)[1:-1]
+    return {text, once, json.dumps(once)[1:-1], "".join(f"\\u{ord(char):04x}" for char in text)}
+
+
+def no_piece_of(secret: str, data: str, baseline: str) -> set[str]:
+    """The runs of 4 characters of the secret (in any spelling) that ``data`` holds and ``baseline`` does not."""
+    return {run for spelled in spellings(secret) for run in runs(spelled) if run in data and run not in baseline}
+
+
+@pytest.mark.parametrize("kind", FOUND)
+def test_call_logs_keep_no_piece_of_any_kind(tmp_path: Path, kind: str) -> None:
+    secret = FOUND[kind]
+    text = CONTEXT.get(kind, "{}").format(secret)
+    escaped = "".join(f"\\u{ord(char):04x}" for char in text)  # the words around a credential say what it is
+    arguments = '{"note": ' + json.dumps(text) + ', "escaped": "' + escaped + '", "password": "hunter2"}'
+    for buffer_bytes in (0, 1 << 16):
+        path = tmp_path / f"calls-{buffer_bytes}.jsonl"
+        with toolstream.CallLog(path, buffer_bytes=buffer_bytes) as log:
+            log.record(name="deploy", arguments=arguments, trace={"header": text, "clientSecret": "s3cr3t-v4lue"})
+        data = path.read_text(encoding="utf-8")
+        baseline = data.replace("[REDACTED]", "")
+        assert no_piece_of(secret, data, baseline.replace(secret, "")) == set(), kind
+        line = json.loads(data)
+        assert json.loads(line["arguments"])["password"] == "[REDACTED]"
+        assert line["trace"]["clientSecret"] == "[REDACTED]" and "s3cr3t" not in data
+        assert "[REDACTED]" in line["trace"]["header"]
+
+
+@pytest.mark.parametrize("kind", FOUND)
+def test_samples_keep_no_piece_of_any_kind(kind: str) -> None:
+    from toolstream.schema._calls import ObservedCall
+    from toolstream.schema._sample import sample_calls
+    from toolstream.schema._sample_scrub import Scrub
+
+    secret = FOUND[kind]
+    text = CONTEXT.get(kind, "{}").format(secret)
+    arguments = {"note": text, "refresh_token": "opaque-refresh-value", "client": {"apiKey": "k-123456789"}}
+    calls = [ObservedCall("deploy", json.dumps(arguments), "id-1", origin="test:1")]
+    for scrub in (Scrub(), Scrub(defaults=False)):  # secrets are scrubbed whatever the rules
+        data = sample_calls(calls, per_tool=1, seed=0, scrub=scrub).to_jsonl()
+        assert no_piece_of(secret, data, "") == set(), (kind, scrub)
+        assert "opaque-refresh-value" not in data and "k-123456789" not in data
+
+
+def test_the_schema_check_reports_every_kind() -> None:
+    definition = {"name": "t", "description": " ".join(CONTEXT.get(kind, "{}").format(FOUND[kind]) for kind in FOUND)}
+    assert {kind for _, kind, _ in find_secrets(definition)} == set(FOUND)
