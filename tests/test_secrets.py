@@ -14,6 +14,7 @@ import pytest
 import toolstream
 from conftest import CORPORA, RECORDINGS
 from toolstream import _secrets
+from toolstream._masking import units
 from toolstream._redact import Redactor
 from toolstream._secrets import DETECTORS, find, find_secrets, is_secret_name, masked_text
 from toolstream.recordings import decode_jsonl, iter_recordings, load, write
@@ -143,7 +144,7 @@ def _corpus_streams() -> list[tuple[Path, dict[str, Any]]]:
 
 def _masked_text(redactor: Redactor, text: str) -> str:
     out = list(text)
-    for start, end, replacement in reversed(redactor.units(text)):
+    for start, end, replacement, _ in reversed(units(text, redactor)):
         out[start:end] = [replacement]
     return "".join(out)
 

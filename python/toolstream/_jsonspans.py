@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Callable, Iterator, Sequence
+from typing import Final, NamedTuple
 
 __all__ = ["Leaf", "decode", "decode_spans", "leaves"]
 
@@ -33,8 +32,7 @@ _ESCAPES: Final = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 
 
-@dataclass(frozen=True, slots=True)
-class Leaf:
+class Leaf(NamedTuple):
     """A string or number token of a JSON text.
 
     Attributes:
@@ -64,15 +62,17 @@ def decode(text: str, start: int, end: int) -> str:
     return value if isinstance(value, str) else decode_spans(text, start, end)[0]
 
 
-def decode_spans(text: str, start: int, end: int) -> tuple[str, list[int]]:
+def decode_spans(text: str, start: int, end: int) -> tuple[str, Sequence[int]]:
     """The decoded value of the string token ``text[start:end]`` and where each of its characters is spelled.
 
     Returns:
-        The value, and ``len(value) + 1`` offsets into ``text``: character ``k`` is spelled by
-        ``text[offsets[k]:offsets[k + 1]]`` (one character, an escape, or a surrogate pair of escapes). An escape cut
+        The value, and ``len(value) + 1`` offsets into ``text`` (a ``range`` when no character is escaped): character
+        ``k`` is spelled by ``text[offsets[k]:offsets[k + 1]]`` (one character, an escape, or a surrogate pair of escapes). An escape cut
         short at the end is one U+FFFD; an escape JSON does not know stands for the character after the backslash.
     """
     stop = end - 1 if end - start > 1 and text[end - 1] == '"' and not _escaped(text, start, end - 1) else end
+    if "\\" not in text[start:stop]:
+        return text[start + 1 : stop], range(start + 1, stop + 1)  # each character spelled by itself
     chars: list[str] = []
     offsets: list[int] = []
     index = start + 1

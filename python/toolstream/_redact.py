@@ -16,18 +16,14 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from toolstream._jsonspans import decode, decode_spans, leaves
 from toolstream._secrets import SECRET_HEADERS, SECRET_NAME_HINT, find, is_secret_name, may_hold_secret, merge_spans
 
-__all__ = ["MASK", "REDACTED", "Redactor", "Unit", "compile_patterns", "mask_number", "number_units", "split_headers"]
+__all__ = ["MASK", "REDACTED", "Redactor", "compile_patterns", "mask_number", "split_headers"]
 
 #: What a secret is replaced by in call logs and fixtures.
 REDACTED: Final = "[REDACTED]"
 #: What each character of a secret becomes in a recording.
 MASK: Final = "*"
-
-#: A rewrite in some text: ``(start, end, replacement)``, the replacement where it starts, the rest removed.
-Unit = tuple[int, int, str]
 
 # Shorter header values are too likely to occur by chance in ordinary text to be replaced everywhere.
 _MIN_LITERAL: Final = 8
@@ -162,30 +158,6 @@ class Redactor:
         """The text with every character of every secret replaced by ``*``."""
         return _rewrite(text, self.spans(text), lambda secret: MASK * len(secret))
 
-    def units(self, text: str) -> list[Unit]:
-        """What to rewrite in a decoded value, character by character, to mask every secret in it in place.
-
-        Read as JSON when it looks like JSON (arguments): each string (keys too) is also searched decoded, and the
-        values of secret-named members are secret whole (``leaves`` says which), besides the text as it stands (a
-        pattern may span a key and its value). A unit covers one character's spelling in ``text`` (an escape is one
-        character); units that overlap are joined (a match inside an escape takes the whole escape).
-        """
-        found: list[Unit] = [(i, i + 1, MASK) for start, end in self.spans(text) for i in range(start, end)]
-        if text.lstrip()[:1] in ("{", "[") and ("\\" in text or self.hint is None or self.hint.search(text)):
-            for leaf in leaves(text, self.secret_name, self.hint):
-                if not leaf.string:
-                    if leaf.secret:
-                        found += number_units(text, leaf.start, leaf.end)
-                elif leaf.secret:
-                    value, offsets = decode_spans(text, leaf.start, leaf.end)
-                    found += [(offsets[k], offsets[k + 1], MASK) for k in range(len(value))]
-                elif "\\" in text[leaf.start : leaf.end]:
-                    spans = self.spans(decode(text, leaf.start, leaf.end))
-                    if spans:
-                        offsets = decode_spans(text, leaf.start, leaf.end)[1]
-                        found += [(offsets[k], offsets[k + 1], MASK) for start, end in spans for k in range(start, end)]
-        return _merge(found)
-
     def mask_value(self, value: Any, *, secret: bool = False) -> Any:
         """A JSON value with every string masked (keys too), and the values of secret-named members masked whole.
 
@@ -207,23 +179,6 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.mask_value(item, secret=secret) for item in value]
         return value
-
-
-def number_units(text: str, start: int, end: int) -> list[Unit]:
-    """The units that mask the number spelled at ``text[start:end]`` (see ``mask_number``)."""
-    spelled = text[start:end]
-    return [(start + i, start + i + 1, char) for i, char in enumerate(mask_number(spelled)) if char != spelled[i]]
-
-
-def _merge(found: list[Unit]) -> list[Unit]:
-    merged: list[Unit] = []
-    for start, end, replacement in sorted(found):
-        if merged and start < merged[-1][1]:
-            previous = merged[-1]
-            merged[-1] = (previous[0], max(end, previous[1]), previous[2])
-        else:
-            merged.append((start, end, replacement))
-    return merged
 
 
 def _normal(name: str) -> str:

@@ -50,12 +50,14 @@ class Detector:
     Attributes:
         kind: What it finds, for reports (``"GitHub token"``).
         pattern: The regex; a match is a candidate.
+        anchors: Text (lower case) every match holds one of: a text whose lower case holds none is not searched.
         group: The group that is the secret (``"secret"`` when the pattern has it: the text around it is context).
         accept: A further check of the secret's text; None accepts every match.
     """
 
     kind: str
     pattern: re.Pattern[str]
+    anchors: tuple[str, ...]
     group: int | str = 0
     accept: Callable[[str], bool] | None = None
 
@@ -91,42 +93,52 @@ DETECTORS: Final[tuple[Detector, ...]] = (
     Detector(
         "Anthropic API key",
         re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}"),
+        ("sk-ant-",),
         accept=_digit_or_capital,
     ),
     Detector(
         "OpenAI API key",
         re.compile(r"(?<![A-Za-z0-9_-])sk-(?!ant-)[A-Za-z0-9_-]{16,}"),
+        ("sk-",),
         accept=_digit_or_capital,
     ),
-    Detector("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    Detector("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), ("akia", "asia")),
     Detector(
         "AWS secret access key",
         re.compile(
             r"(?i:(?:aws_?)?secret_?access_?key)[\s\"'\\:=]{1,8}(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
+        ("secretaccess", "secret_access"),
         group="secret",
     ),
-    Detector("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    Detector("GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
-    Detector("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    Detector("Stripe key", re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")),
-    Detector("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), accept=_digit_or_capital),
-    Detector("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
+    Detector("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), ("aiza",)),
+    Detector(
+        "GitHub token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    Detector("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), ("xox",)),
+    Detector("Stripe key", re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"), ("k_live_", "k_test_")),
+    Detector("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}"), ("hf_",), accept=_digit_or_capital),
+    Detector("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), ("eyj",)),
     Detector(
         "Bearer credential",
         re.compile(r"(?i:\bbearer)\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)"),
+        ("bearer",),
         group="secret",
         accept=_bearer,
     ),
     Detector(
         "Basic credential",
         re.compile(r"(?i:\bbasic)\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
+        ("basic",),
         group="secret",
         accept=_basic,
     ),
     Detector(
         "private key",
         re.compile(rf"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----{_PEM_BODY}(?:{_PEM_LABEL})?"),
+        ("private key",),
     ),
 )
 
@@ -192,7 +204,10 @@ def find(text: str) -> Iterator[tuple[int, int, str]]:
     """
     if not _PREFILTER.search(text):
         return
+    lowered = text.lower()
     for detector in DETECTORS:
+        if not any(anchor in lowered for anchor in detector.anchors):
+            continue
         for match in detector.pattern.finditer(text):
             start, end = match.span(detector.group)
             if end > start and (detector.accept is None or detector.accept(text[start:end])):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from toolstream._jsonspans import decode, decode_spans, leaves
@@ -33,7 +33,18 @@ class Frame:
             names (a logprob's ``"token"``).
     """
 
-    __slots__ = ("_offsets", "_values", "ascii", "data_offsets", "leaves", "starts", "text")
+    __slots__ = (
+        "_by_value",
+        "_offsets",
+        "_starts",
+        "_values",
+        "ascii",
+        "cursor",
+        "data_offsets",
+        "leaves",
+        "starts",
+        "text",
+    )
 
     def __init__(self, lines: list[tuple[int, str]]) -> None:
         """An event from its lines: where each starts in the bytes, and its text."""
@@ -47,7 +58,11 @@ class Frame:
             position += len(line) + 1
         self.leaves = list(leaves(self.text))
         self._values: dict[int, str] = {}
-        self._offsets: dict[int, list[int]] = {}
+        self._offsets: dict[int, Sequence[int]] = {}
+        self._by_value: dict[tuple[bool, str], list[int]] | None = None
+        self._starts: list[int] | None = None
+        #: The leaf after the last one a fragment claimed in document order (see ``toolstream._redact_stream``).
+        self.cursor = 0
 
     def value(self, leaf: int) -> str:
         """The decoded value of string leaf number ``leaf``."""
@@ -56,7 +71,30 @@ class Frame:
             self._values[leaf] = decode(self.text, token.start, token.end)
         return self._values[leaf]
 
-    def offsets(self, leaf: int) -> list[int]:
+    def spelled(self, spelling: str, first: int) -> int | None:
+        """The first string value leaf from leaf ``first`` on spelled exactly ``spelling`` (its quotes included)."""
+        if self._starts is None:
+            self._starts = [leaf.start for leaf in self.leaves]
+        position = self.leaves[first].start if first < len(self.leaves) else len(self.text)
+        while (position := self.text.find(spelling, position)) >= 0:
+            number = bisect.bisect_left(self._starts, position)
+            if number < len(self.leaves):
+                leaf = self.leaves[number]
+                if leaf.start == position and leaf.end == position + len(spelling) and leaf.string and not leaf.key:
+                    return number
+            position += 1
+        return None
+
+    def strings_equal_to(self, value: str, *, keys: bool = False) -> list[int]:
+        """The string leaves (values, or keys with ``keys``) whose decoded value is ``value``, in document order."""
+        if self._by_value is None:
+            self._by_value = {}
+            for number, leaf in enumerate(self.leaves):
+                if leaf.string:
+                    self._by_value.setdefault((leaf.key, self.value(number)), []).append(number)
+        return self._by_value.get((keys, value), [])
+
+    def offsets(self, leaf: int) -> Sequence[int]:
         """Where each character of string leaf number ``leaf`` is spelled (see ``decode_spans``)."""
         if leaf not in self._offsets:
             token = self.leaves[leaf]
@@ -66,28 +104,39 @@ class Frame:
     def lines(self) -> Iterator[tuple[int, int]]:
         """The byte span of each of the event's lines."""
         for line, offset in enumerate(self.data_offsets):
-            end = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
-            yield offset, self._data_offset(line, end)
+            yield offset, offset + self._bytes(self.starts[line], self._line_end(line))
 
-    def data_spans(self, start: int, end: int) -> list[tuple[int, int]]:
-        """The byte spans of the text ``[start, end)``, one per line it touches (the joins between lines left out)."""
-        spans = []
-        line = bisect.bisect_right(self.starts, start) - 1
-        while start < end and line < len(self.starts):
-            line_end = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
-            stop = min(end, line_end)
-            if stop > start:
-                spans.append((self._data_offset(line, start), self._data_offset(line, stop)))
-            line += 1
-            if line < len(self.starts):
-                start = max(start, self.starts[line])
-        return spans
+    def data_edits(self, rewrites: list[tuple[int, int, str]]) -> list[Edit]:
+        """Rewrites of the text (ascending, disjoint) as rewrites of the bytes, in one pass over the text.
 
-    def _data_offset(self, line: int, position: int) -> int:
-        begin = self.starts[line]
-        if self.ascii:
-            return self.data_offsets[line] + position - begin
-        return self.data_offsets[line] + len(self.text[begin:position].encode("utf-8"))
+        A rewrite that spans a line join (data that is not JSON) is split there, its replacement in its first part.
+        """
+        edits: list[Edit] = []
+        line = 0
+        char, byte = 0, self.data_offsets[0]  # a position in the text, and where it is in the bytes
+        for start, end, replacement in rewrites:
+            encoded = replacement.encode("utf-8")
+            while start < end:
+                while line + 1 < len(self.starts) and self.starts[line + 1] <= start:
+                    line += 1
+                    char, byte = self.starts[line], self.data_offsets[line]
+                stop = min(end, self._line_end(line))
+                if stop > start:
+                    begin = byte + self._bytes(char, start)
+                    finish = begin + self._bytes(start, stop)
+                    edits.append((begin, finish, encoded))
+                    encoded = b""
+                    char, byte = stop, finish
+                if line + 1 >= len(self.starts):
+                    break
+                start = max(stop, self.starts[line + 1])
+        return edits
+
+    def _line_end(self, line: int) -> int:
+        return self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
+
+    def _bytes(self, start: int, end: int) -> int:
+        return end - start if self.ascii else len(self.text[start:end].encode("utf-8"))
 
 
 class Reading:
@@ -180,7 +229,11 @@ def read_chunks(texts: list[str]) -> tuple[Reading, bytes]:
 
 
 def apply_edits(data: bytes, edits: list[Edit], cuts: list[int]) -> tuple[bytes, list[int]]:
-    """Apply ascending rewrites; a cut (a read boundary) inside a rewritten span moves to its end."""
+    """Apply ascending rewrites, moving the cuts (read boundaries) with them.
+
+    A cut inside a rewritten span stays where it was when the span keeps its length (masked ASCII), else moves to the
+    span's end (an escape became one ``*``).
+    """
     out = bytearray()
     moved: list[int] = []
     position = 0
@@ -193,10 +246,11 @@ def apply_edits(data: bytes, edits: list[Edit], cuts: list[int]) -> tuple[bytes,
             moved.append(cut - position + len(out))
             cut = next(pending, None)
         out += data[position:start]
-        out += replacement
+        kept = len(replacement) == end - start
         while cut is not None and cut < end:
-            moved.append(len(out))
+            moved.append(len(out) + (cut - start if kept else len(replacement)))
             cut = next(pending, None)
+        out += replacement
         position = end
     while cut is not None:
         moved.append(cut - position + len(out))
