@@ -223,8 +223,9 @@ def test_samples_keep_no_piece_of_any_kind(kind: str) -> None:
     secret = FOUND[kind]
     text = CONTEXT.get(kind, "{}").format(secret)
     arguments = {"note": text, "refresh_token": "opaque-refresh-value", "client": {"apiKey": "k-123456789"}}
+    scrub: Scrub | bool
     calls = [ObservedCall("deploy", json.dumps(arguments), "id-1", origin="test:1")]
-    for scrub in (Scrub(), Scrub(defaults=False)):  # secrets are scrubbed whatever the rules
+    for scrub in (Scrub(), Scrub(defaults=False), False):  # secrets are scrubbed whatever the rules, or none
         data = sample_calls(calls, per_tool=1, seed=0, scrub=scrub).to_jsonl()
         assert no_piece_of(secret, data, "") == set(), (kind, scrub)
         assert "opaque-refresh-value" not in data and "k-123456789" not in data

@@ -12,6 +12,7 @@ appear.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -126,10 +127,10 @@ class Redactor:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where the secrets of a text are: sorted, overlapping ones joined."""
-        found = [(start, end) for start, end, _ in find(text)]
+        found = [(start, end) for start, end, _ in find(text)] if may_hold_secret(text) else []
         for pattern in self.patterns:
             found += [match.span() for match in pattern.finditer(text)]
-        return merge_spans(found)
+        return merge_spans(found) if found else found
 
     def may_hold(self, spelling: str) -> bool:
         r"""Whether JSON text may hold a secret in a string, decoded once or twice: False only when it cannot.
@@ -148,7 +149,7 @@ class Redactor:
 
     def secret_name(self, name: str) -> bool:
         """Whether a member named ``name`` holds a secret."""
-        return is_secret_name(name) or (bool(self.names) and _normal(name) in self.names)
+        return _named_secret(name) or (bool(self.names) and _normal(name) in self.names)
 
     def replace(self, text: str) -> str:
         """The text with every secret replaced by ``[REDACTED]``."""
@@ -179,6 +180,10 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.mask_value(item, secret=secret) for item in value]
         return value
+
+
+# Member names repeat from call to call: the answer for each is kept (the cache is bounded).
+_named_secret: Final = functools.lru_cache(maxsize=4096)(is_secret_name)
 
 
 def _normal(name: str) -> str:

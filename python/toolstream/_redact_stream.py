@@ -4,27 +4,29 @@ A model streams a key in pieces (``"sk-p"``, ``"roj-"``, ...), in arguments that
 a character may be spelled as an escape (``\u0073``, ``\\u0073`` in the event) cut between two events; no regex
 over the bytes sees it. So the stream is read the way ``toolstream.reassemble`` reads it:
 
-1. The bytes are cut into events (server-sent events, or JSON lines), each event's JSON text kept with where each
-   of its lines lies in the bytes; recorded chunks are one JSON line each.
+1. The bytes are cut into events (server-sent events, or JSON lines), each event's text kept with where each of its
+   lines lies in the bytes (``toolstream._stream_frames``); recorded chunks are one JSON line each.
 2. The core engine reads the events one at a time with progress on, which tells, for each event, the argument
    fragments it added to each call and the content text it added to each choice. Each fragment is found among the
-   event's string values: the one it equals, or, for a call the engine spells itself (Gemini's ``partialArgs``),
-   the one whose JSON spelling ends it.
-3. Each call's whole arguments text and each choice's whole text is searched: every string value in it (decoded,
-   keys too), the text as it stands, and the values of members whose name says secret (``password``, ``token``,
-   ...). Every other string of every event (a ``.done`` event's arguments, an echoed request, a whole call's
-   ``args`` object) is searched the same way on its own, with the members of the event itself.
+   event's strings (``toolstream._stream_pieces``): the one it equals (and those repeating it, as a logprob's token
+   repeats a delta), the run of strings and numbers of a value the event holds whole (a call's ``args`` object), or,
+   for a call the engine spells itself (Gemini's ``partialArgs``), the string or number whose spelling ends it.
+3. Each call's whole arguments text and each choice's whole text is searched (``toolstream._masking``): the text as
+   it stands, and, read as JSON, every string in it decoded (keys too) and the values of members whose name says
+   secret (``password``, ``token``...). Every other string of every event (a ``.done`` event's arguments, the
+   ``response.completed`` output, an echoed request, reasoning and thinking text) is searched the same way on its own;
+   the event's own members are the wire format's and never secret by name (a logprob's ``token``).
 4. Each character of a secret is rewritten in the event and string it came in: its spelling (one character, an
    escape, the halves of an escape cut between events) becomes one ``*`` where it starts and nothing elsewhere;
    a secret member's number keeps its shape (``4821`` gives ``1000``). Lines, events and every JSON text stay
-   valid, and the stream replays to the same calls with the secrets masked; network reads keep their order, a
-   read boundary inside a rewritten spelling moving to its end.
+   valid, and the stream replays to the same calls with the secrets masked; network reads keep their order and, where
+   a masked run keeps its length, their boundaries.
 5. Text outside the events (comments, event names, data that is not UTF-8) is searched for the detectors'
-   patterns as it is.
+   patterns as it stands.
 
-Then the rewritten stream is read again the same way: a secret still found (one the engine carried in a shape this
-module cannot place) raises ``ValueError`` and nothing is written. An event the engine cannot read is searched on its
-own: a secret split across such events is not seen.
+Then the rewritten stream is read again the same way: a secret still found (one carried in a shape this module cannot
+place) raises ``ValueError`` and nothing is written. What the engine does not reassemble is searched piece by piece:
+a secret split across thinking or reasoning deltas, or across events the engine cannot read, is not seen whole.
 """
 
 from __future__ import annotations
