@@ -515,6 +515,15 @@ def test_non_ascii_text_multi_line_events_and_comments(tmp_path: Path) -> None:
     assert calls == [("login", {"q": f"é {'*' * len(github)} ü"})]
 
 
+def test_a_secret_name_spelled_with_escapes_still_names_a_secret(tmp_path: Path) -> None:
+    arguments = '{"\\u0070assword": "correct horse", "user": "ann"}'
+    recording = write(
+        tmp_path, "name", [wire("openai-chat", chat([], pieces(arguments, 3)), False)], format="openai-chat"
+    )
+    assert b"horse" not in recording.read_bytes()
+    assert replayed(recording.path)[0] == [("login", {"password": "*" * len("correct horse"), "user": "ann"})]
+
+
 def test_a_piece_repeated_in_its_event_is_masked_there_too(tmp_path: Path) -> None:
     # Responses with logprobs: each text delta's token repeats it in the same event, carrying the same piece of a key.
     def with_logprobs(text: str) -> list[dict[str, Any]]:

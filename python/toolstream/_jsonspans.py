@@ -183,6 +183,8 @@ def _names_secret(
     text: str, start: int, end: int, secret_name: Callable[[str], bool] | None, hint: re.Pattern[str] | None
 ) -> bool:
     """Whether the key spelled at ``text[start:end]`` names a secret."""
-    if secret_name is None or (hint is not None and not hint.search(text, start, end)):
+    if secret_name is None:
         return False
+    if hint is not None and not hint.search(text, start, end) and "\\" not in text[start:end]:
+        return False  # an escape may spell what the hint looks for
     return secret_name(decode(text, start, end))
