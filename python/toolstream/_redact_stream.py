@@ -159,7 +159,7 @@ def _find(reading: Reading, data: bytes, redactor: Redactor, format: str) -> tup
         found += edits.frame(index).data_edits(rewrites)
     for begin, finish in reading.outside:
         text = data[begin:finish].decode("latin-1")  # a character per byte: its spans are byte spans
-        found += [(begin + i, begin + i + 1, b"*") for start, end in redactor.spans(text) for i in range(start, end)]
+        found += [(begin + start, begin + end, b"*" * (end - start)) for start, end in redactor.spans(text)]
     return sorted(edit for edit in found if data[edit[0] : edit[1]] != edit[2]), changes
 
 
@@ -196,7 +196,7 @@ def _checked(out: bytes, reading: Reading, redactor: Redactor, format: str, what
         where = f"byte {remaining[0][0]} of the rewritten stream" if remaining else "a call's arguments or the text"
         raise ValueError(
             f"{what}: a secret is carried in a shape that cannot be rewritten in place ({where}), so nothing was "
-            "written; record the chunks instead of the bytes, or report the stream"
+            "written; this is a stream shape toolstream does not handle yet: please report it"
         )
 
 

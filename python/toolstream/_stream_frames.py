@@ -31,6 +31,7 @@ class Frame:
         text: The event's data lines, joined by line feeds.
         leaves: Its string and number tokens; the event's own members are the wire format's, never secret by their
             names (a logprob's ``"token"``).
+        cursor: The leaf after the last one a fragment claimed in document order (``toolstream._stream_pieces``).
     """
 
     __slots__ = (
@@ -61,7 +62,6 @@ class Frame:
         self._offsets: dict[int, Sequence[int]] = {}
         self._by_value: dict[tuple[bool, str], list[int]] | None = None
         self._starts: list[int] | None = None
-        #: The leaf after the last one a fragment claimed in document order (see ``toolstream._redact_stream``).
         self.cursor = 0
 
     def value(self, leaf: int) -> str:

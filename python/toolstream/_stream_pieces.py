@@ -2,8 +2,8 @@
 
 The engine reports fragments (``toolstream._redact_stream`` reads the events through it); each is found among the
 leaves of the event that brought it (``toolstream._stream_frames``), so that a secret found in the reassembled text
-is rewritten in the strings that spelled it (``Piece.place``). ``Edits`` gathers the rewrites of every event, as replacements of a
-string's decoded characters, numbers masked whole, and text outside strings.
+is rewritten in the strings that spelled it (``Piece.place``). ``Edits`` gathers the rewrites of every event:
+replacements of a string's decoded characters, numbers masked whole, and text outside strings.
 """
 
 from __future__ import annotations
@@ -306,7 +306,7 @@ def _align(fragment: str, frame: Frame, claimed: set[int]) -> list[tuple[Leaf, i
         return None
     theirs = frame.leaves
     first = decode(fragment, mine[0].start, mine[0].end)
-    starts = frame.strings_equal_to(first, keys=True)
+    starts = frame.strings_equal_to(first, keys=mine[0].key)
     at = bisect.bisect_left(starts, frame.cursor)
     for start in starts[at : at + _TRIES]:
         if start + len(mine) <= len(theirs) and all(
