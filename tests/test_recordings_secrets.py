@@ -524,6 +524,19 @@ def test_a_secret_name_spelled_with_escapes_still_names_a_secret(tmp_path: Path)
     assert replayed(recording.path)[0] == [("login", {"password": "*" * len("correct horse"), "user": "ann"})]
 
 
+def test_whole_arguments_that_are_an_array_are_placed_leaf_for_leaf(tmp_path: Path) -> None:
+    # Ollama sends arguments whole; an array (not an object: the call is invalid) still has its secrets masked.
+    call = {"function": {"name": "login", "arguments": ["ann", {"password": "hunter2", "n": 1}]}}
+    chunks = [
+        {"model": "m", "message": {"role": "assistant", "content": "", "tool_calls": [call]}, "done": False},
+        {"model": "m", "message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"},
+    ]
+    recording = write(tmp_path, "array", [wire("ollama", chunks, False)], format="ollama")
+    assert b"hunter2" not in recording.read_bytes()
+    calls = toolstream.reassemble(load(recording.path), on_invalid="yield")
+    assert [call.arguments_json for call in calls] == ['["ann",{"password":"*******","n":1}]']
+
+
 def test_a_piece_repeated_in_its_event_is_masked_there_too(tmp_path: Path) -> None:
     # Responses with logprobs: each text delta's token repeats it in the same event, carrying the same piece of a key.
     def with_logprobs(text: str) -> list[dict[str, Any]]:
