@@ -9,6 +9,7 @@ recording replays to, unless the same run is there when the secret is left out o
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import random
 from collections.abc import Iterator
@@ -17,6 +18,8 @@ from typing import Any
 
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolstream
 from bounded import run_bounded
@@ -550,6 +553,52 @@ def test_a_piece_repeated_in_its_event_is_masked_there_too(tmp_path: Path) -> No
     recording = write(tmp_path, "logprobs", reads(data, 3), format="openai-responses")
     assert leaked(written(tmp_path), list(views(wire("openai-responses", with_logprobs(masked(TEXT)), False)))) == {}
     assert replayed(recording.path)[1] == masked(TEXT)
+
+
+def split(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({cut % (len(text) + 1) for cut in cuts} | {0, len(text)})
+    return [text[start:end] for start, end in itertools.pairwise(points)]
+
+
+RENDERERS = {"openai-chat": chat, "openai-responses": responses, "anthropic-messages": anthropic}
+
+
+@settings(max_examples=40)
+@given(
+    kind=st.sampled_from(sorted(SECRETS)),
+    before=st.text(alphabet='ab é\n"{}:,\\', max_size=8),
+    escaped=st.sets(st.integers(0, 120), max_size=20),
+    fragments=st.lists(st.integers(0, 4000), max_size=60),
+    cuts=st.lists(st.integers(1, 100_000), max_size=30),
+    format=st.sampled_from(sorted(RENDERERS)),
+)
+def test_any_split_of_any_spelling_masks_the_secret(
+    tmp_path_factory: pytest.TempPathFactory,
+    kind: str,
+    before: str,
+    escaped: set[int],
+    fragments: list[int],
+    cuts: list[int],
+    format: str,
+) -> None:
+    context, secret = SECRETS[kind]
+    value = f"{before} {context}"
+    at = value.index(secret)
+    spelled = "".join(
+        f"\\u{ord(char):04x}" if k in escaped else json.dumps(char)[1:-1] for k, char in enumerate(secret)
+    )
+    arguments = '{"v": "' + json.dumps(value[:at])[1:-1] + spelled + json.dumps(value[at + len(secret) :])[1:-1] + '"}'
+    data = wire(format, RENDERERS[format](split(value, fragments), split(arguments, fragments)), False)
+    points = sorted({cut % len(data) for cut in cuts} - {0})
+    reads_ = [data[start:end] for start, end in zip([0, *points], [*points, len(data)], strict=True)]
+    recording = write(tmp_path_factory.mktemp("any"), "any", reads_, format=format)
+
+    expected = value.replace(secret, "*" * len(secret))
+    assert replayed(recording.path) == ([("login", {"v": expected})], expected)
+    masked_arguments = json.dumps({"v": expected})
+    baseline = wire(format, RENDERERS[format](split(expected, fragments), split(masked_arguments, fragments)), False)
+    held = set().union(*map(runs, views(recording.read_bytes())))
+    assert runs(secret) & (held - set().union(*map(runs, views(baseline)))) == set()
 
 
 # --- hostile streams: linear time, bounded memory --------------------------------------------------------------------
