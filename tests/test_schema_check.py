@@ -16,14 +16,13 @@ from xml.etree import ElementTree
 
 import pytest
 
+from toolstream import _secrets
 from toolstream._core import schema_problems
-from toolstream._redact import BUILTIN_PATTERNS
 from toolstream.cli import main
 from toolstream.registry import ToolRegistry
-from toolstream.schema import OUTPUT_FORMATS, _check, _secrets, _similarity, load_tools
+from toolstream.schema import OUTPUT_FORMATS, _check, _similarity, load_tools
 from toolstream.schema._check import CHECK_RULES, DEFAULT_SIMILARITY_THRESHOLD, check_tools, sources_of
 from toolstream.schema._findings import FindingReport
-from toolstream.schema._secrets import SECRET_PATTERNS
 from toolstream.schema._similarity import similar_pairs, similarity, tool_text
 
 TODAY = datetime.date(2026, 6, 1)
@@ -356,12 +355,6 @@ def test_secrets_quoted_by_other_rules_are_masked() -> None:
     (uncovered,) = [f for f in found if f.rule == "enum-uncovered"]
     assert token not in uncovered.message and token not in json.dumps(uncovered.as_dict())
     assert uncovered.data["uncovered"] == ["xoxb… (22 characters)"]
-
-
-def test_the_recording_redaction_patterns_are_all_checked() -> None:
-    # The recordings' Bearer pattern is made stricter here; the key patterns are the same.
-    patterns = {pattern.pattern for pattern in SECRET_PATTERNS.values()}
-    assert {BUILTIN_PATTERNS[0], BUILTIN_PATTERNS[2], BUILTIN_PATTERNS[3]} <= patterns
 
 
 # --- the similarity measure ----------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ from toolstream._progress import (
 from toolstream._validation import core_validators as _core_validators
 from toolstream._validation import make_validators
 from toolstream.errors import (
+    CallLogWriteError,
     InvalidToolCallError,
     MalformedChunkError,
     SchemaError,
@@ -81,6 +82,7 @@ __all__ = [
     "AsyncEventStream",
     "AsyncToolCallStream",
     "CallLog",
+    "CallLogWriteError",
     "ChoiceResult",
     "Event",
     "EventStream",

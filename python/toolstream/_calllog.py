@@ -11,13 +11,13 @@ A line is ``{"id", "name", "arguments", "tool_fingerprint", "ts", "outcome"}`` p
 - ``ts`` is ISO 8601 UTC with microseconds; ``outcome`` is ``"ok"``, ``"error"``, ``"invalid"`` or any word of
   the caller's (default: ``"invalid"`` for an ``InvalidToolCall``, ``"ok"`` otherwise).
 
-Redaction happens before anything is written (see ``toolstream._redact``): the built-in secret patterns (OpenAI and
-Anthropic keys, ``Bearer`` tokens, AWS and Google keys) are always on; ``redact=`` adds regexes; ``redact_keys=``
-adds key names whose values are replaced whole by ``[REDACTED]``, at any depth (``api_key``, ``apikey``,
-``authorization``, ``x-api-key``, ``cookie`` and the other secret header names always are; case and ``-``/``_``
-do not matter). Patterns run over every decoded string of the arguments (keys too, so a secret spelled with
-JSON escapes is still found), over the arguments text as a whole, and over the id, the name and every string of
-the extra keys.
+Redaction happens before anything is written, with the detectors every writer of toolstream uses
+(``toolstream._secrets``: API keys and tokens, JWTs, ``Basic`` and ``Bearer`` credentials, PEM private keys), each
+match replaced by ``[REDACTED]``; the values of members whose name says secret (``password``, ``token``,
+``client_secret``, ``api_key``, ``authorization``...; ``redact_keys=`` adds names) are replaced whole, at any depth;
+``redact=`` adds regexes. They run over every decoded string of the arguments (keys too, so a secret spelled with
+JSON escapes is still found), over the arguments text as a whole, and over the id, the name and every string of the
+extra keys.
 
 Appends are thread-safe and async-safe: one lock, taken for no longer than one ``os.write`` of whole lines, never
 across an ``await``; the file is opened with ``O_APPEND``, so processes appending to the same file on a local file
@@ -26,6 +26,13 @@ the default), or gathered until ``buffer_bytes`` have accumulated and written at
 the ``with`` block, and the interpreter's exit write what is left). There is no rotation: open a new ``CallLog`` per
 period (``calls-2025-05-01.jsonl``), or use ``logrotate`` with ``copytruncate`` (``O_APPEND`` makes the next write
 land at the start of the truncated file; a line written between the copy and the truncation is lost).
+
+A record is either in the file, read back by replay, or named by a ``CallLogWriteError`` (an ``OSError``) raised by
+the ``record``, ``flush`` or ``close`` whose write failed (a full disk): ``error.records`` are the records that write
+did not put in the file, those gathered earlier under ``buffer_bytes`` included; they are dropped, never written
+later. A failure that leaves part of a line in the file is followed, at the next write, by a line end, so the part
+stays a line of its own, which replay reports as unreadable, and never swallows the next record; so is a file opened
+with such a tail (a process that died mid-write).
 """
 
 from __future__ import annotations
@@ -42,7 +49,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
 from toolstream._jsontree import Pairs, dump_tree, parse_tree
-from toolstream._redact import _SECRET_KEYS, REDACTED, Redactor, compile_patterns
+from toolstream._redact import REDACTED, Redactor, compile_patterns
+from toolstream.errors import CallLogWriteError
 
 if TYPE_CHECKING:
     from toolstream.registry import ToolRegistry
@@ -56,45 +64,18 @@ _ALIASES: Final = frozenset({"input", "time", "schema_fingerprint"})
 _OPEN_FLAGS: Final = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
-def _normal_key(key: str) -> str:
-    return key.lower().replace("-", "_")
-
-
-def _detectors(patterns: list[re.Pattern[str]]) -> list[re.Pattern[str]]:
-    """Few regexes that together match wherever one of ``patterns`` does: one alternation of the plain ones.
-
-    A pattern with flags or groups of its own (whose numbers an alternation would shift) is searched on its own.
-    Replacing runs the patterns one after the other only when a detector matched, which gives the same text: where no
-    pattern matches, none changes anything.
-    """
-    plain = [p for p in patterns if p.flags == re.UNICODE and not p.groups]
-    detectors = [p for p in patterns if p not in plain]
-    if plain:
-        try:
-            detectors.insert(0, re.compile("|".join(f"(?:{p.pattern})" for p in plain)))
-        except re.error:
-            detectors[:0] = plain
-    return detectors
-
-
 class _ArgumentRedactor:
-    """The ``Redactor``'s patterns plus whole-value replacement under secret key names, on every value written."""
+    """Every value written, redacted: secrets become ``[REDACTED]``, secret-named members' values whole."""
 
     def __init__(self, patterns: list[re.Pattern[str]], keys: Iterable[str]) -> None:
-        redactor = Redactor(patterns, ())
-        self._replace = redactor.text
-        self._detectors = _detectors(redactor.text_patterns)
-        self.keys = _SECRET_KEYS | {_normal_key(key) for key in keys}
+        self.redactor = Redactor(patterns, (), keys)
 
     def text(self, text: str) -> str:
-        """Text with every match replaced; most strings match nothing, and are checked by one search."""
-        for detector in self._detectors:
-            if detector.search(text):
-                return self._replace(text)
-        return text
+        """Text with every secret replaced."""
+        return self.redactor.replace(text)
 
     def _secret(self, key: object) -> bool:
-        return isinstance(key, str) and _normal_key(key) in self.keys
+        return isinstance(key, str) and self.redactor.secret_name(key)
 
     def tree(self, value: Any) -> Any:
         """A ``_parse`` tree redacted: every string and key through the patterns, secret-named members whole."""
@@ -120,6 +101,8 @@ class _ArgumentRedactor:
 
     def arguments(self, text: str) -> str:
         """The arguments text with every secret replaced; the exact text when nothing was."""
+        if not self.redactor.may_hold(text):
+            return text  # one search shows most arguments hold no secret, spelled or escaped, and no secret name
         try:
             tree = parse_tree(text)
         except ValueError:
@@ -299,21 +282,30 @@ def _line(record: Mapping[str, Any]) -> bytes:
 
 
 class _Sink:
-    """The open file and its pending lines; finalised (flushed, closed) even when the log is never closed."""
+    """The open file and its pending lines; finalised (flushed, closed) even when the log is never closed.
+
+    A write that fails raises ``CallLogWriteError`` naming every record it did not write, and those records are
+    dropped (never written later, so a caller who records them again writes each once). A failure may leave part of
+    a line in the file; the next write then starts with a line end, so that the part stays a line of its own, which
+    replay reports as unreadable, rather than swallowing the next record. A file opened with such a tail is treated
+    alike.
+    """
 
     def __init__(self, path: Path, buffer_bytes: int, fsync: bool) -> None:
+        self.path = path
         self.fd: int | None = os.open(path, _OPEN_FLAGS, 0o600)
         self.lock = threading.Lock()
-        self.pending: list[bytes] = []
+        self.pending: list[tuple[bytes, dict[str, Any]]] = []
         self.size = 0
         self.buffer_bytes = buffer_bytes
         self.fsync = fsync
+        self.torn = _torn_tail(path)
 
-    def append(self, line: bytes) -> None:
+    def append(self, line: bytes, record: dict[str, Any]) -> None:
         with self.lock:
             if self.fd is None:
                 raise ValueError("CallLog is closed; open a new CallLog to record more calls")
-            self.pending.append(line)
+            self.pending.append((line, record))
             self.size += len(line)
             if self.size >= self.buffer_bytes:
                 self._write()
@@ -322,14 +314,23 @@ class _Sink:
         # The caller holds the lock. One write of whole lines: O_APPEND places it at the end in one piece.
         if not self.pending or self.fd is None:
             return
-        data = memoryview(b"".join(self.pending))
-        self.pending.clear()
-        self.size = 0
-        while data:
-            written = os.write(self.fd, data)
-            data = data[written:]
+        batch, self.pending, self.size = self.pending, [], 0
+        prefix = b"\n" if self.torn else b""
+        data = memoryview(prefix + b"".join(line for line, _ in batch))
+        written = 0
+        try:
+            while written < len(data):
+                written += os.write(self.fd, data[written:])
+        except OSError as error:
+            whole, self.torn = _cut(batch, written - len(prefix), self.torn)
+            raise CallLogWriteError(str(self.path), tuple(record for _, record in batch[whole:]), error) from None
+        self.torn = False
         if self.fsync:
-            os.fsync(self.fd)
+            try:
+                os.fsync(self.fd)
+            except OSError as error:
+                records = tuple(record for _, record in batch)
+                raise CallLogWriteError(str(self.path), records, error, synced=False) from None
 
     def flush(self) -> None:
         with self.lock:
@@ -344,6 +345,36 @@ class _Sink:
             finally:
                 fd, self.fd = self.fd, None
                 os.close(fd)
+
+
+def _torn_tail(path: Path) -> bool:
+    """Whether the file ends inside a line (a write that failed, or a crash, left part of one).
+
+    A file this process may append to but not read is taken to: a line end too many is a blank line, which readers
+    skip, where one too few would join two records.
+    """
+    try:
+        with path.open("rb") as file:
+            size = file.seek(0, os.SEEK_END)
+            return size > 0 and file.seek(size - 1) >= 0 and file.read(1) != b"\n"
+    except OSError:
+        return True
+
+
+def _cut(batch: list[tuple[bytes, dict[str, Any]]], written: int, torn: bool) -> tuple[int, bool]:
+    """How many lines of a batch a failed write left whole in the file, and whether the file now ends inside a line.
+
+    ``written`` counts the batch's bytes written; it is negative when even the line end meant to close an earlier
+    torn line is missing, which leaves that line torn.
+    """
+    if written < 0:
+        return 0, torn
+    end = 0
+    for whole, (line, _) in enumerate(batch):
+        if end + len(line) > written:
+            return whole, written > end
+        end += len(line)
+    return len(batch), False
 
 
 class CallLog:
@@ -377,13 +408,15 @@ class CallLog:
         Args:
             path: The JSONL file; appended to when it exists.
             redact: Regexes (strings or compiled ``str`` patterns) whose matches become ``[REDACTED]``, on top of the
-                built-in secret patterns, which are always on.
+                built-in detectors, which are always on.
             redact_keys: Key names whose values are replaced whole by ``[REDACTED]`` wherever they occur in the
-                arguments or the extra fields (``"password"``, ``"ssn"``); case and ``-``/``_`` do not matter.
+                arguments or the extra fields (``"ssn"``), on top of the secret names always replaced (``password``,
+                ``token``...); case and ``-``/``_`` do not matter.
             tools: The registry the loop validates against: the fingerprint of a call's tool is taken from it when
                 the call does not carry one (an SDK object, a mapping). Anything ``ToolRegistry.load`` takes.
             buffer_bytes: Gather lines until this many bytes are pending, then write them at once; 0 (the default)
-                writes every record before ``record`` returns.
+                writes every record before ``record`` returns. A gathered record that a later write fails to put
+                in the file is named by that write's ``CallLogWriteError``.
             fsync: Also ``os.fsync`` after every write (durable across a power cut; much slower).
             clock: Returns the current time (timezone-aware) for ``ts``; ``datetime.now(timezone.utc)`` by default.
 
@@ -514,7 +547,8 @@ class CallLog:
                 extra fields JSON cannot represent.
             ValueError: The log is closed, ``ts`` is naive, or an extra field is named like a call key's alias
                 (``input``, ``time``, ``schema_fingerprint``).
-            OSError: The write failed (disk full).
+            CallLogWriteError: The write failed (a full disk): its ``records`` were not written (with
+                ``buffer_bytes``, earlier records gathered with this one too).
         """
         record = self.entry(
             call, outcome, id=id, name=name, arguments=arguments, tool_fingerprint=tool_fingerprint, ts=ts, **fields
@@ -523,7 +557,7 @@ class CallLog:
             line = _line(record)
         except (TypeError, ValueError) as error:
             raise TypeError(f"CallLog.record: an extra field is not JSON-compatible: {error}") from None
-        self._sink.append(line)
+        self._sink.append(line, record)
         return record
 
     async def arecord(self, call: Any = None, outcome: str | None = None, **options: Any) -> dict[str, Any]:
@@ -537,11 +571,20 @@ class CallLog:
         return await asyncio.to_thread(self.record, call, outcome, **options)
 
     def flush(self) -> None:
-        """Write the lines gathered under ``buffer_bytes`` now."""
+        """Write the lines gathered under ``buffer_bytes`` now.
+
+        Raises:
+            CallLogWriteError: The write failed: its ``records`` were not written.
+        """
         self._sink.flush()
 
     def close(self) -> None:
-        """Write what is pending and close the file; further records raise ``ValueError``. Idempotent."""
+        """Write what is pending and close the file; further records raise ``ValueError``. Idempotent.
+
+        Raises:
+            CallLogWriteError: The last write failed: its ``records`` were not written (the file is closed all the
+                same).
+        """
         self._finalizer()
 
     def __enter__(self) -> CallLog:

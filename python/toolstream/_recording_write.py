@@ -19,8 +19,16 @@ What the stream is decides the data file:
   compact JSON object per line in ``.jsonl``.
 - a ``Recording`` (it iterates as one of the two).
 
-Secrets are dropped or replaced by ``[REDACTED]`` on the way to disk (see ``toolstream._redact``): in the stream
-bytes, the chunks and every manifest string; the consumer of ``Recorder.tee`` still gets the bytes unchanged.
+Secrets never reach the disk, and what is written still replays. Secret headers (``Authorization``, ``X-Api-Key``,
+``Cookie``...) are dropped, their values secrets wherever else they appear. In the stream, secrets are found by
+meaning (``toolstream._redact_stream``): in each call's reassembled arguments (its strings decoded, the values of
+members named like ``password`` or ``token``) and each choice's text, however they were cut into fragments, reads or
+escapes, and in every other string of every event; every character of a secret becomes ``*`` in the fragment it came
+in, so the recording loads, replays to the same calls with the secrets masked, and is served as it was. The manifest
+is masked the same way: every string (keys too) and the values of secret-named members (a number keeps its shape),
+so that ``expected`` calls read as the recording replays. Detectors: ``toolstream._secrets``; ``redact=`` adds
+regexes. A secret the rewriting could not place raises ``ValueError`` and nothing is written. The consumer of
+``Recorder.tee`` still gets the stream unchanged.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from toolstream._formats import WIRE_FORMATS
 from toolstream._redact import Redactor, compile_patterns, split_headers
+from toolstream._redact_stream import redact_chunks, redact_stream
 from toolstream.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -85,6 +94,16 @@ def check_name(name: object) -> str:
     if problem:
         raise ValueError(f"bad recording name {name!r}: {problem}")
     return name
+
+
+def _line(chunk: Any) -> str:
+    """A chunk as one compact JSON line (non-ASCII kept, unless a lone surrogate needs its escape)."""
+    text = json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(chunk, separators=(",", ":"))
+    return text
 
 
 def _check_format(format: object) -> str:
@@ -192,18 +211,17 @@ class _Spec:
         transport: dict[str, Any] = {"status": status, "content_type": content_type}
         if kept:
             transport["headers"] = kept
+        manifest = redactor.mask_value(self._manifest(capture, complete, transport))
         if chunks is not None:
-            transport["chunks"] = chunks
-        manifest = self._manifest(capture, complete, transport)
-        text = json.dumps(redactor.value(manifest), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+            manifest["transport"]["chunks"] = chunks  # offsets and sizes of reads: nothing to mask, and many
+        text = json.dumps(manifest, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
         return _commit_files(self.folder, self.name, suffix, data, (text + "\n").encode("utf-8"))
 
     def _encode(self, capture: _Capture, redactor: Redactor) -> tuple[str, bytes, list[list[int]] | None]:
+        what = f"recording {self.name!r}"
         if capture.raw is False or (capture.raw is None and self.format == "bedrock-converse"):
-            lines = [
-                json.dumps(redactor.value(item), ensure_ascii=False, separators=(",", ":")) for item in capture.items
-            ]
-            return ".jsonl", "".join(line + "\n" for line in lines).encode("utf-8"), None
+            texts = [_line(item) for item in capture.items]
+            return ".jsonl", redact_chunks(texts, format=self.format, redactor=redactor, what=what), None
         if self.format == "bedrock-converse":
             raise ValueError(
                 "bedrock-converse streams are AWS binary event streams, which a recording cannot hold as bytes; "
@@ -212,10 +230,13 @@ class _Spec:
         cuts: list[int] = []
         for item in capture.items:
             cuts.append((cuts[-1] if cuts else 0) + len(item))
-        data, cuts = redactor.data(b"".join(capture.items), cuts)
+        json_lines = self.format in _JSON_LINES_WIRE
+        data, cuts = redact_stream(
+            b"".join(capture.items), cuts, format=self.format, json_lines=json_lines, redactor=redactor, what=what
+        )
         sizes = [end - start for start, end in zip([0, *cuts], cuts, strict=False)]
         chunks = [[offset, size] for offset, size in zip(capture.offsets, sizes, strict=True) if size]
-        return (".jsonl" if self.format in _JSON_LINES_WIRE else ".sse"), data, chunks
+        return (".jsonl" if json_lines else ".sse"), data, chunks
 
     def _manifest(self, capture: _Capture, complete: bool, transport: dict[str, Any]) -> dict[str, Any]:
         options = self.options
@@ -324,7 +345,7 @@ def write(
             ``tools``. Added to the manifest's ``request`` (in the format's shape) when the request has none.
         status: The HTTP status of the response.
         headers: HTTP headers to keep (secret ones are dropped); ``Content-Type`` gives ``transport.content_type``.
-        redact: More regexes whose matches become ``[REDACTED]``.
+        redact: More regexes, matched against every decoded string; each character of a match becomes ``*``.
         expected: What reassembling the stream must give (the manifest's ``expected``).
         notes: Free text about the recording.
         source: Where it comes from (the bundled recordings say ``"real: ..."`` or ``"synthetic: ..."``).
@@ -335,7 +356,8 @@ def write(
 
     Raises:
         TypeError: An argument or stream item of the wrong type (named).
-        ValueError: A bad name, format or ``redact`` pattern.
+        ValueError: A bad name, format or ``redact`` pattern, or a secret that could not be masked in place (nothing
+            is written then).
         OSError: The files cannot be written.
     """
     spec = _Spec(
@@ -417,6 +439,7 @@ class Recorder:
         self.status = status
         self.headers = headers
         self.recording: Recording | None = None
+        self._failure: ValueError | OSError | None = None
 
     def _claim(self) -> None:
         if self._teed:
@@ -483,15 +506,25 @@ class Recorder:
             self.close()
 
     def close(self) -> Recording:
-        """Write what was recorded so far (once; later calls return the same recording).
+        """Write what was recorded so far (once; later calls return the same recording, or raise the same error).
 
         Returns:
             The written recording.
+
+        Raises:
+            ValueError: A secret could not be masked in place: nothing was written.
+            OSError: The files could not be written.
         """
+        if self._failure is not None:
+            raise self._failure
         if self.recording is None:
-            self.recording = self._spec.commit(
-                self._capture, complete=self._complete, status=self.status, headers=self.headers
-            )
+            try:
+                self.recording = self._spec.commit(
+                    self._capture, complete=self._complete, status=self.status, headers=self.headers
+                )
+            except (ValueError, OSError) as error:
+                self._failure = error
+                raise
         return self.recording
 
     def __enter__(self) -> Recorder:

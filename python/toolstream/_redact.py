@@ -1,66 +1,55 @@
-"""Secrets out of recordings: which headers are dropped, and what is replaced by ``[REDACTED]`` where.
+"""What a writer redacts: the built-in detectors (``toolstream._secrets``), secrets learnt from headers, and yours.
 
-Redaction. Headers named ``authorization``, ``x-api-key``, ``api-key``, ``proxy-authorization``, ``cookie`` or
-``set-cookie`` (any case) are dropped, and their values (and the credential after a scheme such as ``Bearer``, and
-each cookie's value), when 8 characters or longer, are replaced by ``[REDACTED]`` wherever else they appear. So are
-the built-in secret patterns (OpenAI ``sk-…`` and Anthropic ``sk-ant-…`` keys, ``Bearer <token>``, AWS access key
-ids ``AKIA…``/``ASIA…``, Google ``AIza…`` keys) and every ``redact=`` regex: in the stream bytes (matched across read
-boundaries; a read boundary inside a secret moves to its end), in the chunks, and in every string of the manifest,
-keys included. Manifest values under a key named like one of those headers, or ``api_key``/``apikey``, are replaced
-whole. The consumer of ``Recorder.tee`` still gets the bytes unchanged.
+A ``Redactor`` finds secrets in a text (``spans``) and says which member names hold one (``secret_name``); writers
+choose how to rewrite them: recordings replace every character of a secret by ``*`` (``mask``, ``mask_value``), so
+that a stream keeps its framing; ``CallLog`` and ``toolstream sample`` replace a secret by ``[REDACTED]``
+(``replace``).
+
+Headers named like ``SECRET_HEADERS`` (any case) are never written, and their values (and the credential after a
+scheme such as ``Bearer``, and each cookie's value), when 8 characters or longer, are secrets wherever else they
+appear.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-__all__ = ["REDACTED", "SECRET_HEADERS", "Redactor", "compile_patterns", "split_headers"]
+from toolstream._secrets import SECRET_HEADERS, SECRET_NAME_HINT, find, is_secret_name, may_hold_secret, merge_spans
 
-#: What a secret is replaced by.
+__all__ = ["MASK", "REDACTED", "Redactor", "compile_patterns", "mask_number", "split_headers"]
+
+#: What a secret is replaced by in call logs and fixtures.
 REDACTED: Final = "[REDACTED]"
+#: What each character of a secret becomes in a recording.
+MASK: Final = "*"
 
-#: Header names (lower case) that are never written.
-SECRET_HEADERS: Final = frozenset(
-    {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie", "set-cookie"}
-)
-
-# Manifest keys (lower case, "-" read as "_") whose values are replaced whole.
-_SECRET_KEYS: Final = frozenset({name.replace("-", "_") for name in SECRET_HEADERS} | {"api_key", "apikey"})
-
-BUILTIN_PATTERNS: Final = (
-    r"(?<![A-Za-z0-9_-])sk-(?:ant-)?[A-Za-z0-9_-]{16,}",  # OpenAI sk-/sk-proj-, Anthropic sk-ant-api03- keys
-    r"(?i:\bbearer)\s+[A-Za-z0-9._~+/-]{8,}=*",  # an Authorization credential quoted in text
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",  # AWS access key ids
-    r"\bAIza[0-9A-Za-z_-]{35}",  # Google API keys
-)
 # Shorter header values are too likely to occur by chance in ordinary text to be replaced everywhere.
 _MIN_LITERAL: Final = 8
 
 
 def compile_patterns(redact: Iterable[str | re.Pattern[str]]) -> list[re.Pattern[str]]:
-    """The ``redact=`` regexes, compiled and checked (each must also run over bytes).
+    """The ``redact=`` regexes, compiled and checked.
 
     Raises:
         TypeError: An item is neither a string nor a compiled ``str`` pattern (its index named).
-        ValueError: An item is not a valid regular expression, or cannot run over bytes.
+        ValueError: An item is not a valid regular expression.
     """
     if isinstance(redact, (str, re.Pattern)):
         redact = (redact,)
     patterns: list[re.Pattern[str]] = []
     for number, pattern in enumerate(redact):
         if isinstance(pattern, re.Pattern) and isinstance(pattern.pattern, str):
-            compiled = pattern
+            patterns.append(pattern)
         elif isinstance(pattern, str):
             try:
-                compiled = re.compile(pattern)
+                patterns.append(re.compile(pattern))
             except re.error as error:
                 raise ValueError(f"redact[{number}] is not a regular expression: {error} in {pattern!r}") from None
         else:
             raise TypeError(f"redact[{number}] must be a str regex or a compiled str pattern; got {pattern!r:.60}")
-        _bytes_twin(compiled, f"redact[{number}]")
-        patterns.append(compiled)
     return patterns
 
 
@@ -96,81 +85,118 @@ def split_headers(headers: object) -> tuple[dict[str, str], set[str]]:
     return kept, {literal for literal in found if len(literal) >= _MIN_LITERAL}
 
 
-def _bytes_twin(pattern: re.Pattern[str], where: str) -> re.Pattern[bytes]:
-    """The same regex over bytes (UTF-8), to redact raw stream bytes that need not be valid UTF-8 per read."""
-    try:
-        # re.UNICODE is implied for str patterns and refused for bytes ones.
-        return re.compile(pattern.pattern.encode("utf-8"), pattern.flags & ~re.UNICODE)
-    except re.error as error:
-        raise ValueError(f"{where} cannot be applied to stream bytes: {error} in {pattern.pattern!r}") from None
+def mask_number(spelling: str) -> str:
+    """A number's spelling with its digits masked, still a JSON number (``-4821.5`` gives ``-1000.0``).
+
+    A multi-digit integer part becomes ``1`` and ``0``s (no leading zero), every other digit ``0``.
+    """
+    out: list[str] = []
+    integer = True
+    first = True
+    for position, char in enumerate(spelling):
+        if not char.isdigit():
+            integer = integer and char == "-"
+            out.append(char)
+            continue
+        longer = position + 1 < len(spelling) and spelling[position + 1].isdigit()
+        out.append("1" if integer and first and longer else "0")
+        first = False
+    return "".join(out)
 
 
 class Redactor:
-    """Replaces secrets in text, in bytes (keeping read boundaries) and in JSON values.
+    """The secrets one writer looks for: the built-in detectors, literal secrets, and ``redact=`` patterns.
 
-    Literal secrets go first, longest first (so a value is not half-replaced by a pattern matching its start), then
-    the built-in patterns, then the ``redact=`` ones.
+    Attributes:
+        patterns: The ``redact=`` patterns.
+        names: Member names (lower case, ``-`` read as ``_``) whose values are secrets, on top of the built-in ones.
+        hint: A regex every secret member name's spelling matches, or None (any key may be one).
     """
 
-    def __init__(self, patterns: list[re.Pattern[str]], literals: Iterable[str]) -> None:
-        """Combine the compiled ``redact=`` patterns with the literal secrets of the dropped headers."""
+    def __init__(
+        self, patterns: Iterable[re.Pattern[str]] = (), literals: Iterable[str] = (), names: Iterable[str] = ()
+    ) -> None:
+        """Combine the compiled ``redact=`` patterns, the literal secrets of dropped headers and more secret names."""
         ordered = sorted(set(literals), key=lambda literal: (-len(literal), literal))
-        self.text_patterns = [re.compile(re.escape(literal)) for literal in ordered]
-        self.text_patterns += [re.compile(pattern) for pattern in BUILTIN_PATTERNS]
-        self.text_patterns += patterns
-        self.byte_patterns = [_bytes_twin(pattern, "a redact pattern") for pattern in self.text_patterns]
+        self.patterns = list(patterns)
+        if ordered:
+            self.patterns.insert(0, re.compile("|".join(map(re.escape, ordered))))
+        self.names = frozenset(_normal(name) for name in names)
+        # Keys whose spelling misses every built-in secret name's letters need no decoding, unless names were added.
+        self.hint = None if self.names else SECRET_NAME_HINT
 
-    def text(self, text: str) -> str:
-        """Text with every match replaced (empty matches leave it as it is)."""
-        for pattern in self.text_patterns:
-            text = pattern.sub(lambda match: REDACTED if match.group() else "", text)
-        return text
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the secrets of a text are: sorted, overlapping ones joined."""
+        found = [(start, end) for start, end, _ in find(text)] if may_hold_secret(text) else []
+        for pattern in self.patterns:
+            found += [match.span() for match in pattern.finditer(text)]
+        return merge_spans(found) if found else found
 
-    def data(self, data: bytes, cuts: list[int]) -> tuple[bytes, list[int]]:
-        """Redact bytes; ``cuts`` are read boundaries (offsets, ascending), returned moved to the new bytes."""
-        for pattern in self.byte_patterns:
-            spans = [match.span() for match in pattern.finditer(data) if match.end() > match.start()]
-            if spans:
-                data, cuts = _replace(data, spans, cuts)
-        return data, cuts
+    def may_hold(self, spelling: str) -> bool:
+        r"""Whether JSON text may hold a secret in a string, decoded once or twice: False only when it cannot.
 
-    def value(self, value: Any) -> Any:
-        """A JSON value with every string and key redacted, and strings under secret-named keys replaced whole."""
+        Every detector's match holds a literal (``sk-``, ``AKIA``, ``bearer``...) that only a ``\u`` escape could
+        hide, so text without either holds no match; secret member names are looked for likewise. Patterns of yours
+        and literal secrets may match anything decoded: text is then always searched.
+        """
+        return bool(
+            self.patterns
+            or "\\u" in spelling
+            or may_hold_secret(spelling)
+            or self.hint is None
+            or self.hint.search(spelling)
+        )
+
+    def secret_name(self, name: str) -> bool:
+        """Whether a member named ``name`` holds a secret."""
+        return _named_secret(name) or (bool(self.names) and _normal(name) in self.names)
+
+    def replace(self, text: str) -> str:
+        """The text with every secret replaced by ``[REDACTED]``."""
+        return _rewrite(text, self.spans(text), lambda secret: REDACTED)
+
+    def mask(self, text: str) -> str:
+        """The text with every character of every secret replaced by ``*``."""
+        return _rewrite(text, self.spans(text), lambda secret: MASK * len(secret))
+
+    def mask_value(self, value: Any, *, secret: bool = False) -> Any:
+        """A JSON value with every string masked (keys too), and the values of secret-named members masked whole.
+
+        A secret member's string or number is masked whole (a number keeps its shape, see ``mask_number``), and so
+        is every string or number in an array there; an object there is not, its own keys decide (the same rule as
+        for recorded streams, so that a manifest's ``expected`` calls read as the recording replays).
+        """
         if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
+            return MASK * len(value) if secret else self.mask(value)
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, (int, float)):
+            return type(value)(mask_number(str(value))) if secret else value
+        if isinstance(value, Mapping):
             return {
-                self.text(key): REDACTED
-                if isinstance(item, str) and key.lower().replace("-", "_") in _SECRET_KEYS
-                else self.value(item)
+                self.mask(str(key)): self.mask_value(item, secret=self.secret_name(str(key)))
                 for key, item in value.items()
             }
-        if isinstance(value, list):
-            return [self.value(item) for item in value]
+        if isinstance(value, (list, tuple)):
+            return [self.mask_value(item, secret=secret) for item in value]
         return value
 
 
-def _replace(data: bytes, spans: list[tuple[int, int]], cuts: list[int]) -> tuple[bytes, list[int]]:
-    """Replace non-overlapping ascending spans by ``[REDACTED]``; a cut inside a span moves to its replacement's end."""
-    marker = REDACTED.encode()
-    out = bytearray()
-    moved: list[int] = []
+# Member names repeat from call to call: the answer for each is kept (the cache is bounded).
+_named_secret: Final = functools.lru_cache(maxsize=4096)(is_secret_name)
+
+
+def _normal(name: str) -> str:
+    return name.lower().replace("-", "_")
+
+
+def _rewrite(text: str, spans: list[tuple[int, int]], replacement: Any) -> str:
+    if not spans:
+        return text
+    out: list[str] = []
     position = 0
-    shift = 0
-    pending = iter(cuts)
-    cut = next(pending, None)
     for start, end in spans:
-        while cut is not None and cut <= start:
-            moved.append(cut + shift)
-            cut = next(pending, None)
-        out += data[position:start] + marker
-        shift += len(marker) - (end - start)
-        while cut is not None and cut < end:
-            moved.append(len(out))
-            cut = next(pending, None)
+        out += [text[position:start], replacement(text[start:end])]
         position = end
-    out += data[position:]
-    while cut is not None:
-        moved.append(cut + shift)
-        cut = next(pending, None)
-    return bytes(out), moved
+    out.append(text[position:])
+    return "".join(out)

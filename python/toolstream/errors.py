@@ -7,12 +7,13 @@ not know toolstream.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolstream._model import InvalidToolCall, StreamResult, ToolCall, Violation
 
 __all__ = [
+    "CallLogWriteError",
     "InvalidToolCallError",
     "MalformedChunkError",
     "SchemaError",
@@ -104,3 +105,32 @@ class SchemaError(ToolstreamError, ValueError):
         self.problem = problem
         at = f"at {pointer}" if pointer else "at the root"
         super().__init__(f"the parameters schema of tool {tool!r} is invalid {at}: {problem}")
+
+
+class CallLogWriteError(ToolstreamError, OSError):
+    """Records of a ``CallLog`` were not written (the disk is full, the file system failed).
+
+    Raised by the ``record``, ``flush`` or ``close`` call whose write failed; the records it names are not in the file
+    (a line cut short by the failure is ended at the next write, so that replay reports it as unreadable and it
+    never swallows the next record). The log stays open and records on.
+
+    Attributes:
+        path: The log file.
+        records: The records not written, as ``record`` returned them (earlier ones gathered under ``buffer_bytes``
+            included): record them again once the cause is gone.
+        synced: False when the records were written but ``fsync`` (``fsync=True``) failed: they may be in the file.
+        errno: The operating system's error number (``errno.ENOSPC`` for a full disk).
+    """
+
+    def __init__(self, path: str, records: tuple[dict[str, Any], ...], error: OSError, *, synced: bool = True) -> None:
+        """Build the error from the log file, the records concerned and the operating system's error."""
+        self.path = path
+        self.records = records
+        self.synced = synced
+        count = f"{len(records)} record{'s' if len(records) != 1 else ''}"
+        cause = error.strerror or str(error)
+        if synced:
+            message = f"CallLog {path}: {count} not written ({cause}); free the disk, then record them again"
+        else:
+            message = f"CallLog {path}: {count} written but not synced to disk ({cause}); a crash may lose them"
+        super().__init__(error.errno, message)

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from toolstream._core import schema_problems
 from toolstream._model import Severity
+from toolstream._secrets import find_secrets, masked_text
 from toolstream.registry import ToolRegistry
 from toolstream.schema._check_schema import (
     JSON_TYPES,
@@ -27,7 +28,6 @@ from toolstream.schema._check_schema import (
     values_at,
 )
 from toolstream.schema._findings import Finding, Level, Rule
-from toolstream.schema._secrets import find_secrets, masked_text
 from toolstream.schema._sources import ToolSource
 
 __all__ = [

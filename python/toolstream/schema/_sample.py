@@ -491,7 +491,8 @@ def sample_calls(
         calls: What ``read_calls`` yields (``ObservedCall`` and ``UnreadableRecord``), in source order.
         per_tool: Calls per tool to fill up to once every feature is covered (coverage may take more).
         seed: Seeds the order among equally good calls and the fill: the same input and seed give the same sample.
-        scrub: The scrubbing rules (``Scrub``), True for the defaults, False to keep every value as read.
+        scrub: The scrubbing rules (``Scrub``), True for the defaults, False to keep every value as read but secrets
+            (what the detectors find, secret-named members), which are always scrubbed.
         tools: The tools (a ``ToolRegistry``, tool files or directories, or anything ``ToolRegistry`` loads): enables
             schema-based features and validity, and the check that scrubbing keeps valid calls valid.
         include_invalid: Sample from every call, not only the valid ones, and cover every violation code seen.
@@ -505,7 +506,8 @@ def sample_calls(
         ValueError: ``per_tool`` below 0, or tools that do not load.
     """
     _check_options(per_tool, seed, scrub)
-    rules = scrub if isinstance(scrub, Scrub) else Scrub()
+    # Without scrubbing, secrets are still scrubbed: a fixture is committed, and toolstream writes no credential.
+    rules = scrub if isinstance(scrub, Scrub) else Scrub() if scrub else Scrub(defaults=False)
     registry = _registry(tools)
     read = _read(calls, on_progress)
     eligible, shapes = _judge(read, registry, include_invalid)
@@ -526,9 +528,6 @@ def sample_calls(
             for members in by_tool.values()
             for index in _cover([m for m in members if m[1] not in left_out], features, per_tool)
         )
-        if scrub is False:
-            texts = {index: read.calls[index].arguments for index in chosen}
-            break
         texts, reasons = scrubbed.run(chosen)
         if not reasons:
             break

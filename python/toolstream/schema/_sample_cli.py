@@ -84,7 +84,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="only the --scrub-field and --scrub-pattern rules (and the secret patterns, always on)",
     )
     parser.add_argument(
-        "--no-scrub", action="store_true", help="keep every value as read (for fixtures of synthetic data only)"
+        "--no-scrub",
+        action="store_true",
+        help="keep every value as read but secrets (for fixtures of synthetic data only)",
     )
     parser.add_argument(
         "--keep-ids", action="store_true", help="keep the calls' ids instead of numbering them call-0001..."

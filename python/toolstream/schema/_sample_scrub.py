@@ -8,11 +8,12 @@ Two kinds of rules, both configurable (``Scrub``):
   ``guid``), contact details (``email``, ``phone``, ``mobile``, ``address``...), names of people (``first_name``,
   ``last_name``, ``full_name``, ``username``, ``customer_name``...; a bare ``name`` is not in it, because it names
   files, products and cities as often as people: add it with ``--scrub-field name``), government and bank numbers,
-  network addresses, and credentials.
+  network addresses, and credentials. Members whose name says they hold a secret (``toolstream._secrets``:
+  ``password``, ``token``, ``client_secret``, ``api_key``...) are scrubbed whatever the rules.
 - **Patterns**: matches inside any string (and key) are replaced, the rest of the string kept: emails, UUIDs,
   phone numbers (international ``+...`` or ``(415) 555-0132``/``415-555-0132``), IPv4 addresses, runs of 9 or more
-  digits, and the secret patterns of ``toolstream._redact`` (OpenAI/Anthropic keys, ``Bearer`` tokens, AWS and
-  Google keys); plus your own regexes.
+  digits, and every secret the detectors of ``toolstream._secrets`` find (API keys and tokens, JWTs, ``Basic`` and
+  ``Bearer`` credentials, PEM private keys), which are scrubbed whatever the rules; plus your own regexes.
 
 Placeholders keep the type and the format, so a schema that checked the original still accepts the placeholder:
 an email becomes ``user-0001@example.com``, a UUID ``00000000-0000-4000-8000-000000000001``, a phone number the same
@@ -40,7 +41,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolstream._jsontree import Number, Pairs, dump_tree, parse_tree
-from toolstream._redact import BUILTIN_PATTERNS, REDACTED
+from toolstream._redact import REDACTED
+from toolstream._secrets import find, is_secret_name, merge_spans
 from toolstream.schema._sample_features import escape
 
 __all__ = ["DEFAULT_FIELDS", "DEFAULT_PATTERNS", "Scrub", "Scrubber"]
@@ -69,9 +71,9 @@ _PHONE: Final = (
 )
 _DIGITS: Final = r"(?<!\d)\d{9,}(?!\d)"
 
-#: The built-in value patterns, in the order they claim a span (the first to match a span keeps it).
+#: The built-in value patterns, in the order they claim a span (the first to match a span keeps it); secrets (found
+#: by ``toolstream._secrets``) claim theirs before all of them, and are scrubbed even with ``defaults=False``.
 DEFAULT_PATTERNS: Final = (
-    *(("secret", pattern) for pattern in BUILTIN_PATTERNS),
     ("email", _EMAIL),
     ("uuid", _UUID),
     ("ipv4", _IPV4),
@@ -96,7 +98,8 @@ class Scrub:
     Attributes:
         fields: Key names (``*`` wildcards) whose values are replaced whole, added to ``DEFAULT_FIELDS``.
         patterns: Regexes whose matches inside strings are replaced, added to the built-in value patterns.
-        defaults: Whether ``DEFAULT_FIELDS`` and the built-in patterns apply (the secret patterns always do).
+        defaults: Whether ``DEFAULT_FIELDS`` and the built-in patterns apply (secrets always are scrubbed: what the
+            detectors find, and the values of secret-named members).
         keep_ids: Keep the calls' own ids instead of numbering them ``call-0001``, ``call-0002``...
     """
 
@@ -152,7 +155,9 @@ def _prefix(key: str) -> str:
 
 
 def _classify(text: str) -> str | None:
-    """The built-in kind a whole string is (``email``, ``uuid``...), or None."""
+    """The built-in kind a whole string is (``secret``, ``email``, ``uuid``...), or None."""
+    if any(start == 0 and end == len(text) for start, end, _ in find(text)):
+        return "secret"
     for kind, pattern in _WHOLE:
         if pattern.fullmatch(text):
             return kind
@@ -204,8 +209,7 @@ class Scrubber:
     def __init__(self, scrub: Scrub, pinned: Mapping[str, set[str]], shaped: set[str] | None = None) -> None:
         """Rules, the pinned pointers per tool, and the originals that need a same-shape placeholder."""
         self.fields = _FieldMatcher((DEFAULT_FIELDS if scrub.defaults else ()) + scrub.fields)
-        kinds = _WHOLE if scrub.defaults else _WHOLE[: len(BUILTIN_PATTERNS)]
-        self.patterns: list[tuple[str, re.Pattern[str]]] = list(kinds)
+        self.patterns: list[tuple[str, re.Pattern[str]]] = list(_WHOLE if scrub.defaults else ())
         self.patterns += [("custom", re.compile(pattern)) for pattern in scrub.patterns]
         self.pinned = pinned
         self.shaped = shaped if shaped is not None else set()
@@ -256,15 +260,23 @@ class Scrubber:
             self.integers[value] = -placeholder if value < 0 else placeholder
         return self.integers[value]
 
-    def _spans(self, text: str, used: list[tuple[str, str]], pointer: str) -> str:
-        """A string with every pattern (and known literal) match replaced; the first rule to claim a span keeps it."""
-        rules: list[tuple[str, re.Pattern[str]]] = [("literal", self.literals)] if self.literals is not None else []
+    def _claims(self, text: str) -> list[tuple[int, int, str]]:
+        """Every span a rule claims, by kind: known literals first, then secrets, then the patterns in order."""
+        rules: list[tuple[str, list[tuple[int, int]]]] = []
+        if self.literals is not None:
+            rules.append(("literal", [match.span() for match in self.literals.finditer(text)]))
+        rules.append(("secret", merge_spans([(start, end) for start, end, _ in find(text)])))
+        rules += [(kind, [match.span() for match in pattern.finditer(text)]) for kind, pattern in self.patterns]
         taken: list[tuple[int, int, str]] = []
-        for kind, pattern in [*rules, *self.patterns]:
-            for match in pattern.finditer(text):
-                start, end = match.span()
+        for kind, spans in rules:
+            for start, end in spans:
                 if end > start and all(end <= s or start >= e for s, e, _ in taken):
                     taken.append((start, end, kind))
+        return taken
+
+    def _spans(self, text: str, used: list[tuple[str, str]], pointer: str) -> str:
+        """A string with every pattern (and known literal) match replaced; the first rule to claim a span keeps it."""
+        taken = self._claims(text)
         if not taken:
             return text
         out = []
@@ -292,7 +304,8 @@ class Scrubber:
         if isinstance(value, Pairs):
             out = Pairs()
             for key, item in value:
-                child_prefix = prefix if prefix is not None else (_prefix(key) if self.fields(key) else None)
+                scrubbed = self.fields(key) or is_secret_name(key)
+                child_prefix = prefix if prefix is not None else (_prefix(key) if scrubbed else None)
                 token = escape(key)
                 new_key = self._spans(key, used, real)
                 out.append(

@@ -1,7 +1,8 @@
 """The log of requests an endpoint received, with credentials removed before anything is kept, and bounded.
 
-The log is what ``LocalEndpoint.requests`` shows a test: for each request its method, path, headers (credential
-values redacted) and body. It is the only thing the endpoint keeps per request, and it is bounded: at most
+The log is what ``LocalEndpoint.requests`` shows a test: for each request its method, path, headers (the values of
+the credential headers every writer of toolstream drops, ``toolstream._secrets.SECRET_HEADERS``, redacted) and body
+(as received: the log lives in memory for the test that sent it, and is never written). It is the only thing the endpoint keeps per request, and it is bounded: at most
 ``log_requests`` entries and ``log_bytes`` of body bytes over all of them, the oldest entries dropped first (``dropped``
 counts them); a body larger than ``log_bytes`` is logged without its bytes. A body is kept as the bytes received and
 decoded when read, so that what the log holds is what it says it holds (decoded JSON can take many times its bytes).
@@ -14,17 +15,12 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, overload
+from typing import Any, overload
+
+from toolstream._redact import REDACTED
+from toolstream._secrets import SECRET_HEADERS
 
 __all__ = ["REDACTED", "RecordedRequest", "RequestLog", "record"]
-
-#: What a credential header's value is replaced with.
-REDACTED: Final = "[REDACTED]"
-
-# Headers that carry credentials in the formats (and proxies) a client may use against the endpoint.
-_SECRET_HEADERS: Final = frozenset(
-    {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie", "set-cookie"}
-)
 
 
 @dataclass(frozen=True)
@@ -81,7 +77,7 @@ def record(
     Returns:
         The entry.
     """
-    kept = {name.lower(): REDACTED if name.lower() in _SECRET_HEADERS else value for name, value in headers}
+    kept = {name.lower(): REDACTED if name.lower() in SECRET_HEADERS else value for name, value in headers}
     return RecordedRequest(method, path, kept, bytes(body) if keep else b"", len(body))
 
 
