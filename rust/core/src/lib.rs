@@ -5,12 +5,15 @@
 #![forbid(unsafe_code)]
 
 pub mod accumulator;
+mod aws_frames;
 pub mod chat_chunk;
 pub mod decode;
+pub mod framing;
+mod json_seq;
 pub mod json_view;
 pub mod meta_schema;
 pub mod scanner;
-pub mod sse;
+mod sse;
 mod template;
 pub mod validator;
 pub mod violation;
