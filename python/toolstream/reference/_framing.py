@@ -93,7 +93,7 @@ class Framer:
             self.feed(item, on_event)
             return
         if len(self._items) + len(item) + (len(self._starts) + 1) * _WORD > self._limit:
-            raise self._fail(too_large("the stream's first items (no line end yet)", self._limit))
+            raise self._fail(too_large("the stream's opening run of items without a line end", self._limit))
         self._starts.append(len(self._items))
         self._items += item
 

@@ -270,7 +270,7 @@ impl Framer {
         let cost = held.len() + item.len() + (starts.len() + 1) * size_of::<usize>();
         if cost > self.limit {
             return Err(self.fail(FramingError::TooLarge {
-                what: "the stream's first items (no line end yet)",
+                what: "the stream's opening run of items without a line end",
                 limit: self.limit,
             }));
         }
@@ -603,7 +603,7 @@ mod tests {
         assert_eq!(
             outcome,
             Err(FramingError::TooLarge {
-                what: "the stream's first items (no line end yet)",
+                what: "the stream's opening run of items without a line end",
                 limit: 1000
             })
         );
