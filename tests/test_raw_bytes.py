@@ -145,7 +145,7 @@ RECORDINGS = list(iter_recordings())
 @pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
 @pytest.mark.parametrize("recording", RECORDINGS, ids=[recording.name for recording in RECORDINGS])
 def test_every_recording_from_its_bytes(recording: Any, implementation: str) -> None:
-    data = recording.path.read_bytes() if recording.path.suffix == ".sse" else sse(recording.chunks())
+    data = recording.path.read_bytes() if recording.path.suffix != ".jsonl" else sse(recording.chunks())
     rng = random.Random(recording.name)
     sources = [data, io.BytesIO(data), iter(split(data, rng)), iter([data[i : i + 1] for i in range(len(data))])]
     for source in sources:
