@@ -9,17 +9,22 @@ framing, measured in a capped child process.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import zlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolstream
 import toolstream.reference
 from bounded import run_bounded
+from test_raw_bytes import core_frame, reference_frame
 from toolstream import Limits, MalformedChunkError, StreamContractError
 from toolstream._choice import parse_tool_choice
 from toolstream.reference._framed import shown
@@ -116,6 +121,31 @@ def test_aws_exceptions_and_errors_are_provider_errors() -> None:
     assert error.data == {"error": {"code": "InternalFailure", "message": "boom"}}
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(CONVERSE), min_size=1, max_size=6),
+    st.lists(st.tuples(st.integers(0, 1 << 16), st.integers(0, 7)), max_size=2),
+    st.randoms(use_true_random=False),
+    st.booleans(),
+)
+def test_the_framers_agree_on_aws_bodies_broken_anywhere(
+    events: list[tuple[str, dict[str, Any]]], flips: list[tuple[int, int]], rng: Any, items: bool
+) -> None:
+    original = b"".join(aws_event(kind, payload) for kind, payload in events)
+    body = bytearray(original)
+    for at, bit in flips:
+        body[at % len(body)] ^= 1 << bit
+    cuts = sorted(rng.sample(range(len(body) + 1), min(len(body) + 1, rng.randrange(0, 10))))
+    reads = [bytes(body[a:b]) for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+    core, reference = core_frame(reads, items=items), reference_frame(reads, items=items)
+    if isinstance(core, list) and isinstance(reference, list):
+        # The core keeps a payload's members as written, the reference writes them anew: the same JSON.
+        core, reference = ([(kind, json.loads(data)) for kind, data in events] for events in (core, reference))
+    assert core == reference
+    if body != original:
+        assert core_frame(reads, items=items)[0] == "error", "a CRC32 catches one or two flipped bits"
+
+
 def test_a_broken_aws_body_is_a_malformed_chunk() -> None:
     body = converse_body()
     first = len(aws_event(*CONVERSE[0]))
@@ -193,6 +223,31 @@ def test_a_broken_json_array_is_a_malformed_chunk(body: bytes, chunk: int, probl
     assert raised[:3] == ("raised", chunk, "")
     if problem is not None:
         assert raised[3] == problem
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_async_sources_and_events_read_every_framing(implementation: str) -> None:
+    """``areassemble`` (httpx ``aiter_bytes()``/``aiter_text()``) and ``events`` frame as ``reassemble`` does."""
+    module = IMPLEMENTATIONS[implementation]
+    array = json_array(GEMINI)
+    bodies: list[list[Any]] = [
+        [converse_body()[at : at + 7] for at in range(0, len(converse_body()), 7)],
+        [array[at : at + 5] for at in range(0, len(array), 5)],
+        [array.decode()[at : at + 5] for at in range(0, len(array), 5)],  # text reads
+    ]
+
+    async def reads(items: list[Any]) -> AsyncIterator[Any]:
+        for item in items:
+            yield item
+
+    async def collect(items: list[Any]) -> list[Any]:
+        return [(call.name, call.arguments) async for call in module.areassemble(reads(items), on_invalid="yield")]
+
+    for items in bodies:
+        expected = outcome(implementation, iter(items))[0]
+        assert expected and asyncio.run(collect(items)) == expected
+        ready = [e.call.name for e in module.events(iter(items)) if isinstance(e, module.ToolCallReady)]
+        assert ready == [name for name, _ in expected]
 
 
 # ----------------------------------------------------------------------------------------------- JSON lines

@@ -328,7 +328,11 @@ class Reassembler:
         return self._engine.snapshot(seq)
 
     def feed_bytes(self, data: bytes | bytearray | memoryview) -> list[Emitted]:
-        """Read raw event-stream bytes (split anywhere); return the calls they made ready, in hand-over order."""
+        """Read a raw body's next bytes (split anywhere); return the calls they made ready, in hand-over order.
+
+        The body is framed by what its first bytes say it is: server-sent events, JSON lines, a JSON array or AWS
+        event-stream messages (``docs/semantics.md``, "Raw bodies").
+        """
         if self._finished:
             raise ValueError("this Reassembler has finished; start a new one for the next stream")
         return self._step(self._engine.feed_bytes(data))

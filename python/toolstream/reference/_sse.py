@@ -65,6 +65,8 @@ class SseFramer:
         if not line:
             self._dispatch(on_event)
             return
+        if len(line) + len(self._data) > self._limit:  # as ``_extend_line`` bounds a line that spans reads
+            raise too_large(_WHAT, self._limit)
         line = line.lstrip(b" ")
         if not line or line.startswith(b":"):
             return
@@ -72,8 +74,6 @@ class SseFramer:
         if colon and value.startswith(b" "):
             value = value[1:]
         if field == b"data":
-            if len(self._data) + len(value) + 1 > self._limit:
-                raise too_large(_WHAT, self._limit)
             if self._has_data:
                 self._data += b"\n"
             self._data += value

@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use crate::framing::{Event, FramingError, OnEvent, PRELUDE, Stop};
+use crate::framing::{Event, FramingError, PRELUDE, Stop};
 use crate::json_view::{Path, names, object};
 
 /// The AWS protocol's own bound on a message's headers (botocore's `_MAX_HEADERS_LENGTH`).
@@ -82,7 +82,11 @@ impl AwsFrames {
         }
     }
 
-    pub(crate) fn feed<E>(&mut self, mut bytes: &[u8], on_event: &mut OnEvent<'_, E>) -> Result<(), Stop<E>> {
+    pub(crate) fn feed<E>(
+        &mut self,
+        mut bytes: &[u8],
+        on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), Stop<E>> {
         while !bytes.is_empty() {
             if self.held.is_empty() && bytes.len() >= PRELUDE {
                 let total = self.prelude(bytes)?;
@@ -138,7 +142,11 @@ impl AwsFrames {
         Ok(prelude.total)
     }
 
-    fn message<E>(&mut self, message: &[u8], on_event: &mut OnEvent<'_, E>) -> Result<(), Stop<E>> {
+    fn message<E>(
+        &mut self,
+        message: &[u8],
+        on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), Stop<E>> {
         let prelude = Prelude::read(message).map_err(|problem| self.fail(problem))?;
         let body = message.get(..prelude.total - 4).unwrap_or_default();
         let crc = message

@@ -133,9 +133,6 @@ impl<E> From<FramingError> for Stop<E> {
     }
 }
 
-/// The callback that receives each event; its error stops the framing and is returned as it is.
-pub type OnEvent<'c, E> = dyn FnMut(Event<'_>) -> Result<(), E> + 'c;
-
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// The bytes of an AWS prelude: total length, headers length, their CRC32.
 pub(crate) const PRELUDE: usize = 12;
@@ -203,7 +200,11 @@ impl Framer {
     }
 
     /// Read the next bytes of the body, calling `on_event` for each event they complete, in order.
-    pub fn feed<E: From<FramingError>>(&mut self, read: &[u8], on_event: &mut OnEvent<'_, E>) -> Result<(), E> {
+    pub fn feed<E: From<FramingError>>(
+        &mut self,
+        read: &[u8],
+        on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let read = match &mut self.state {
             State::Failed(error) => return Err(error.clone().into()),
             State::Opening(opening) => match opening.read(read) {
@@ -230,7 +231,11 @@ impl Framer {
     }
 
     /// Read one item of a raw source: a read or a line, as the stream tells (see the module's documentation).
-    pub fn feed_item<E: From<FramingError>>(&mut self, item: &[u8], on_event: &mut OnEvent<'_, E>) -> Result<(), E> {
+    pub fn feed_item<E: From<FramingError>>(
+        &mut self,
+        item: &[u8],
+        on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
         if let State::Failed(error) = &self.state {
             return Err(error.clone().into());
         }
@@ -281,7 +286,10 @@ impl Framer {
 
     /// End the body: items still held are lines (a stream of lines and no blank one), an event pending is
     /// dispatched, and a body cut inside a JSON array or an AWS message fails.
-    pub fn finish<E: From<FramingError>>(&mut self, on_event: &mut OnEvent<'_, E>) -> Result<(), E> {
+    pub fn finish<E: From<FramingError>>(
+        &mut self,
+        on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
         if let Joining::Undecided { held, starts, .. } = &mut self.joining {
             let (held, starts) = (std::mem::take(held), std::mem::take(starts));
             self.joining = Joining::Lines;
@@ -307,7 +315,7 @@ impl Framer {
         &mut self,
         held: &[u8],
         starts: &[usize],
-        on_event: &mut OnEvent<'_, E>,
+        on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         let ends = starts.iter().skip(1).copied().chain(std::iter::once(held.len()));
         for (start, end) in starts.iter().copied().zip(ends) {
@@ -317,7 +325,11 @@ impl Framer {
         Ok(())
     }
 
-    fn framed<E: From<FramingError>>(&mut self, read: &[u8], on_event: &mut OnEvent<'_, E>) -> Result<(), E> {
+    fn framed<E: From<FramingError>>(
+        &mut self,
+        read: &[u8],
+        on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let outcome = match &mut self.state {
             State::Sse(sse) => sse.feed(read, on_event),
             State::Json(json) => json.feed(read, on_event),

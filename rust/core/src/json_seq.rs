@@ -13,7 +13,7 @@
 //! closes. Between elements only whitespace is read; in an array, the `,` between elements and the closing `]`, after
 //! which only whitespace may follow. Anything else there, or a body that ends before the `]`, is a [`FramingError`].
 
-use crate::framing::{Event, FramingError, OnEvent, Stop, is_space, shown};
+use crate::framing::{Event, FramingError, Stop, is_space, shown};
 
 const WHAT: &str = "a JSON element";
 
@@ -77,7 +77,11 @@ impl JsonSeq {
         self.array
     }
 
-    pub(crate) fn feed<E>(&mut self, bytes: &[u8], on_event: &mut OnEvent<'_, E>) -> Result<(), Stop<E>> {
+    pub(crate) fn feed<E>(
+        &mut self,
+        bytes: &[u8],
+        on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), Stop<E>> {
         let mut at = 0;
         // Where the element being read begins in `bytes` (0 when it began in an earlier read and is held).
         let mut start = 0;
@@ -124,7 +128,7 @@ impl JsonSeq {
         Ok(())
     }
 
-    pub(crate) fn finish<E>(&mut self, on_event: &mut OnEvent<'_, E>) -> Result<(), Stop<E>> {
+    pub(crate) fn finish<E>(&mut self, on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>) -> Result<(), Stop<E>> {
         if self.array {
             if self.stage == Stage::Closed {
                 return Ok(());
@@ -234,7 +238,7 @@ impl JsonSeq {
         Ok(())
     }
 
-    fn emit<E>(&mut self, tail: &[u8], on_event: &mut OnEvent<'_, E>) -> Result<(), Stop<E>> {
+    fn emit<E>(&mut self, tail: &[u8], on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>) -> Result<(), Stop<E>> {
         if self.held.len() + tail.len() > self.limit {
             return Err(self.too_large().into());
         }

@@ -160,6 +160,7 @@ impl Decoder {
     }
 
     /// Read one event's JSON (`name` is the server-sent event's `event:` field, when it had one).
+    #[inline] // a thin counting wrapper: left out of line it cost the SSE benchmark 0.4% more instructions
     pub fn read<'a>(
         &mut self,
         accumulator: &mut Accumulator,
@@ -167,10 +168,10 @@ impl Decoder {
         data: &'a [u8],
         canonical: Canonical<'_>,
     ) -> Result<EventExtras<'a>, ChunkError> {
-        let extras = self.read_event(accumulator, name, data, canonical)?;
+        let outcome = self.read_event(accumulator, name, data, canonical);
         // Counted once read: a malformed event raises, it is never a stream's only news.
-        self.events += 1;
-        Ok(extras)
+        self.events += u64::from(outcome.is_ok());
+        outcome
     }
 
     fn read_event<'a>(
