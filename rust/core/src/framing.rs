@@ -518,6 +518,21 @@ mod tests {
             Ok(vec![]),
             "a field alone is an event stream without events"
         );
+        let mut ignore = |_: Event<'_>| -> Result<(), FramingError> { Ok(()) };
+        for (opening, framing) in [
+            (&b" \n:"[..], Framing::EventStream),
+            (b"data:", Framing::EventStream),
+            (b"\xEF\xBB\xBF{", Framing::JsonLines),
+            (b"\r\n[", Framing::JsonArray),
+            (b"\0\0\0\x10\0\0\0\0\x05\xC2\x48\xEB", Framing::AwsEventStream),
+        ] {
+            let mut framer = Framer::new(1 << 20);
+            for byte in opening.chunks(1) {
+                assert_eq!(framer.framing(), None, "told by the last byte of {}", shown(opening));
+                framer.feed(byte, &mut ignore).expect("an opening");
+            }
+            assert_eq!(framer.framing(), Some(framing), "{}", shown(opening));
+        }
     }
 
     #[test]
