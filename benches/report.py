@@ -495,7 +495,7 @@ def bytes_breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
             f"{1 - sum(map(len, bare)) / len(whole):.0%} fewer bytes)",
             bytes_of(bare),
         ),
-        ("`_core.frame_sse` (framing alone, but two `bytes` objects built per event)", lambda: _core.frame_sse(reads)),
+        ("`_core.frame` (framing alone, but two `bytes` objects built per event)", lambda: _core.frame(reads)),
         (
             "core on the same chunks already decoded (`reassemble(stream.feed())`, the warm dict feed)",
             lambda: list(toolstream.reassemble(stream.feed())),
@@ -676,8 +676,8 @@ def format_breakdown(cell: grid.Cell, rounds: int) -> dict[str, list[tuple[str, 
             ("core-bytes (`toolstream.reassemble(..., format=)` over the 64 KiB reads)", core(reads)),
             ("core-bytes over one `bytes` object of the whole stream", core((whole,))),
             (
-                "`_core.frame_sse` (framing alone, but two `bytes` objects built per event)",
-                lambda reads=reads: _core.frame_sse(reads),
+                "`_core.frame` (framing alone, but two `bytes` objects built per event)",
+                lambda reads=reads: _core.frame(reads),
             ),
         ]
         for source in (reads, (whole,)):

@@ -485,6 +485,18 @@ def hostile_streams(draw: Any, *, allow_mutated: bool = True, max_calls: int = 4
     return HostileCase(chunks, calls, finishes, limits, tool_choice, error, list(range(n_choices)))
 
 
+def _chat_recognised(chunk: Any) -> bool:
+    """A chunk of the Chat Completions format's own (``choices``, a ``chat.completion`` object) or an error."""
+    if not isinstance(chunk, dict):
+        return False
+    kind = chunk.get("object")
+    return (
+        chunk.get("choices") is not None
+        or chunk.get("error") is not None
+        or (isinstance(kind, str) and kind.startswith("chat.completion"))
+    )
+
+
 def _expect(case: HostileCase, emit: str) -> Expect:
     """docs/semantics.md applied to a hostile stream (sequential calls per choice, finishes last, error at the end)."""
     limits = case.limits or toolstream.Limits()
@@ -656,6 +668,8 @@ def _expect(case: HostileCase, emit: str) -> Expect:
             hand(call, "end")
     if not case.seen_choices:
         stream[("NO_FINISH_REASON", "warning", None, None)] += 1
+    if not any(_chat_recognised(chunk) for chunk in case.chunks):  # an empty stream is no response (semantics.md)
+        stream[("UNRECOGNIZED_STREAM", "error", None, None)] += 1
     for choice in case.seen_choices:
         mine = [c for c in case.calls if c.choice == choice]
         reasons = case.choices.get(choice, [])

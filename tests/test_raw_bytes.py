@@ -31,9 +31,9 @@ from conftest import CORPORA, loopback
 from strategies_chat import chat_streams, junk_streams
 from test_differential import nc, nr, nv
 from toolstream import MalformedChunkError
-from toolstream._core import frame_sse
+from toolstream._core import frame
 from toolstream.recordings import decode_jsonl, decode_sse, describe_call, iter_recordings
-from toolstream.reference._sse import SseFramer
+from toolstream.reference._framing import Framer, FramingError
 
 IMPLEMENTATIONS = {"core": toolstream, "reference": reference}
 
@@ -145,7 +145,7 @@ RECORDINGS = list(iter_recordings())
 @pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
 @pytest.mark.parametrize("recording", RECORDINGS, ids=[recording.name for recording in RECORDINGS])
 def test_every_recording_from_its_bytes(recording: Any, implementation: str) -> None:
-    data = recording.path.read_bytes() if recording.path.suffix == ".sse" else sse(recording.chunks())
+    data = recording.path.read_bytes() if recording.path.suffix != ".jsonl" else sse(recording.chunks())
     rng = random.Random(recording.name)
     sources = [data, io.BytesIO(data), iter(split(data, rng)), iter([data[i : i + 1] for i in range(len(data))])]
     for source in sources:
@@ -321,17 +321,43 @@ _PIECES = [
     b"\n",
     b"\r\n",
     b"\xef\xbb\xbf",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b'"',
+    b"\\",
+    b",",
+    b"1",
 ]
 
 
-@given(st.lists(st.sampled_from(_PIECES), max_size=40), st.randoms(use_true_random=False))
-def test_the_framers_agree_on_any_bytes_split_anywhere(pieces: list[bytes], rng: random.Random) -> None:
+def core_frame(pieces: list[bytes], *, items: bool, limit: int = 1 << 20) -> Any:
+    """The core framer's events of ``pieces`` (reads, or a raw source's items), or its error message."""
+    try:
+        return frame(pieces, items=items, limit=limit)
+    except ValueError as error:
+        return ("error", str(error))
+
+
+def reference_frame(pieces: list[bytes], *, items: bool, limit: int = 1 << 20) -> Any:
+    framer, found = Framer(limit), []
+    try:
+        for piece in pieces:
+            (framer.feed_item if items else framer.feed)(piece, lambda event: found.append((event.kind, event.data)))
+        framer.finish(lambda event: found.append((event.kind, event.data)))
+    except FramingError as error:
+        return ("error", str(error))
+    return found
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=40), st.randoms(use_true_random=False), st.booleans())
+def test_the_framers_agree_on_any_bytes_split_anywhere(pieces: list[bytes], rng: random.Random, items: bool) -> None:
     data = b"".join(pieces)
     reads = split(data, rng)
-    expected = frame_sse([data])
-    assert frame_sse(reads) == expected
-    framer, found = SseFramer(1 << 20), []
-    for read in reads:
-        framer.feed(read, lambda event: found.append((event.kind, event.data)))
-    framer.finish(lambda event: found.append((event.kind, event.data)))
-    assert found == expected
+    expected = core_frame([data], items=False)
+    assert core_frame(reads, items=False) == expected, "reads: split anywhere, the same events or the same error"
+    assert reference_frame(reads, items=False) == expected
+    assert core_frame(reads, items=True) == reference_frame(reads, items=True)
+    limit = rng.randrange(1, 64)
+    assert core_frame(reads, items=items, limit=limit) == reference_frame(reads, items=items, limit=limit)

@@ -48,7 +48,7 @@ CALL_LEVEL = {code.value for code, (level, _, _) in VIOLATION_TABLE.items() if l
     "STREAM_CUT"
 }
 
-DATA_SUFFIXES = (".sse", ".jsonl")
+DATA_SUFFIXES = (".sse", ".jsonl", ".json-array", ".eventstream")
 QUIRK = re.compile(r"^(Q\d+b?|[a-z0-9]+(-[a-z0-9]+)*)$")
 EXPECTED_QUIRKS = {f"Q{n}" for n in range(1, 22)} | {"Q7b"}
 
@@ -81,7 +81,7 @@ def test_every_data_file_has_a_manifest_and_vice_versa() -> None:
         manifests = {p.stem for p in files if p.suffix == ".json"}
         data = [p for p in files if p.suffix in DATA_SUFFIXES]
         data_stems = [p.stem for p in data]
-        assert len(data_stems) == len(set(data_stems)), f"{folder}: a stem has both .sse and .jsonl"
+        assert len(data_stems) == len(set(data_stems)), f"{folder}: a stem has two data files"
         assert set(data_stems) == manifests, f"{folder}: unpaired {sorted(set(data_stems) ^ manifests)}"
         others = [p.name for p in files if p.suffix not in (*DATA_SUFFIXES, ".json")]
         assert not others, f"{folder}: unexpected files {others}"
@@ -337,7 +337,7 @@ def test_load_recording_from_data_file_or_manifest(tmp_path: Path) -> None:
 
 def test_load_recording_errors(tmp_path: Path) -> None:
     folder = tmp_path / "openai-chat"
-    with pytest.raises(ValueError, match=r"\.sse or \.jsonl"):
+    with pytest.raises(ValueError, match=r"a data file \(\.sse, \.jsonl, \.json-array, \.eventstream\)"):
         rec_mod.load_recording(folder / "x.txt")
     with pytest.raises(FileNotFoundError):
         rec_mod.load_recording(folder / "missing.sse")

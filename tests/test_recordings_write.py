@@ -20,7 +20,9 @@ import toolstream
 from toolstream._secrets import find
 from toolstream.recordings import Recorder, Recording, describe_call, iter_recordings, load, load_recording, write
 
-BUNDLED = list(iter_recordings())
+# The writer keeps a body as `.sse` (or `.jsonl` for Ollama) and records Bedrock as its SDK events: the raw-body
+# recordings of a Gemini JSON array or a Bedrock AWS event stream are written by hand, not copied by `write`.
+BUNDLED = [recording for recording in iter_recordings() if recording.path.suffix not in (".json-array", ".eventstream")]
 RECORDINGS_DIR = Path(__file__).resolve().parents[1] / "recordings"
 WEATHER = {
     "type": "function",

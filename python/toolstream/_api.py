@@ -19,7 +19,7 @@ from toolstream._frameworks import framework_adapter
 from toolstream._model import InvalidToolCall, Limits, Severity, StreamResult, Violation
 from toolstream._protocol import Emit, Emitted, Engine, EngineFactory, OnInvalid, OnViolation
 from toolstream._repair import Repair, Repairing
-from toolstream._sources import RAW, RawReads, aclose_source, chunks_of, close_source, is_raw, raw_reads
+from toolstream._sources import RAW, aclose_source, chunks_of, close_source, is_raw
 from toolstream._validation import CompileTools
 from toolstream.errors import InvalidToolCallError, StreamContractError
 from toolstream.registry import ToolRegistry
@@ -136,13 +136,12 @@ def _run(
     chunks: Iterator[Any], source: Any, engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> Generator[Emitted, None, None]:
     try:
-        # The first item says what the source is: raw event-stream bytes, or chunks.
+        # The first item says what the source is: a raw body, or chunks.
         first = next(chunks, _END)
         if first is not _END:
             rest: Iterator[Any] = itertools.chain((first,), chunks)
             if is_raw(first):
-                reads = raw_reads(rest)
-                while (calls := engine.pull_bytes(reads)) is not None:
+                while (calls := engine.pull_items(rest)) is not None:
                     yield from _checked(calls, on_invalid, engine)
             else:
                 adapt = framework_adapter(first)
@@ -157,32 +156,28 @@ def _run(
 
 
 def _step(
-    engine: Engine, chunk: Any, reads: RawReads | None, adapt: Callable[[Any], Any] | None, on_invalid: str
+    engine: Engine, chunk: Any, raw: bool, adapt: Callable[[Any], Any] | None, on_invalid: str
 ) -> Iterator[Emitted]:
-    """One item of an async source: a chunk (as its framework's adapter reads it), or raw bytes held as reads."""
-    if reads is None:
+    """One item of an async source: a chunk (as its framework's adapter reads it), or an item of a raw body."""
+    if raw:
+        yield from _checked(engine.feed_item(chunk), on_invalid, engine)
+    else:
         yield from _checked(engine.feed(chunk if adapt is None else adapt(chunk)), on_invalid, engine)
-        return
-    for data in reads.take(chunk):
-        yield from _checked(engine.feed_bytes(data), on_invalid, engine)
 
 
 async def _arun(
     source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> AsyncGenerator[Emitted, None]:
     try:
-        reads: RawReads | None = None
+        raw = False
         adapt: Callable[[Any], Any] | None = None
         first = True
         async for chunk in source:
-            if first:  # the first item says what the source is: raw event-stream bytes, or chunks
+            if first:  # the first item says what the source is: a raw body, or chunks
                 first = False
-                reads = RawReads() if is_raw(chunk) else None
-                adapt = None if reads is not None else framework_adapter(chunk)
-            for call in _step(engine, chunk, reads, adapt, on_invalid):
-                yield call
-        for data in reads.rest() if reads is not None else ():
-            for call in _checked(engine.feed_bytes(data), on_invalid, engine):
+                raw = is_raw(chunk)
+                adapt = None if raw else framework_adapter(chunk)
+            for call in _step(engine, chunk, raw, adapt, on_invalid):
                 yield call
         for call in _checked(engine.end(), on_invalid, engine):
             yield call
@@ -337,7 +332,11 @@ class Reassembler:
         return self._engine.snapshot(seq)
 
     def feed_bytes(self, data: bytes | bytearray | memoryview) -> list[Emitted]:
-        """Read raw event-stream bytes (split anywhere); return the calls they made ready, in hand-over order."""
+        """Read a raw body's next bytes (split anywhere); return the calls they made ready, in hand-over order.
+
+        The body is framed by what its first bytes say it is: server-sent events, JSON lines, a JSON array or AWS
+        event-stream messages (``docs/semantics.md``, "Raw bodies").
+        """
         if self._finished:
             raise ValueError("this Reassembler has finished; start a new one for the next stream")
         return self._step(self._engine.feed_bytes(data))
@@ -384,9 +383,11 @@ def make_entry_points(
         """Reassemble the tool calls of a stream, handing each over as soon as ``emit`` allows.
 
         Args:
-            source: The fast path: the raw bytes of the HTTP response (server-sent events, or Ollama's JSON lines),
-                as one ``bytes`` object, an iterable of ``bytes`` split anywhere (httpx's ``iter_bytes()``/
-                ``iter_raw()``/``iter_lines()``), or a binary file; framed and parsed in Rust. Or an iterable of
+            source: The fast path: the raw body of the HTTP response (server-sent events, JSON lines as Ollama sends,
+                the JSON array of Gemini's ``streamGenerateContent`` without ``alt=sse``, or Bedrock's AWS
+                event-stream messages; told from its first bytes), as one ``bytes`` object, an iterable of ``bytes``
+                or ``str`` split anywhere (httpx's ``iter_bytes()``/``iter_raw()``/``iter_text()``/``iter_lines()``),
+                or a binary file; framed and parsed in Rust. Or an iterable of
                 events: dicts or the official SDKs' objects (openai ``ChatCompletionChunk`` and Responses events,
                 anthropic ``RawMessageStreamEvent``), or the SDK's stream object itself.
             tools: The tools declared in the request: a ``ToolRegistry`` or anything it loads (OpenAI, Anthropic or

@@ -6,7 +6,7 @@ from typing import Any, Final, final
 from toolstream._choice import ToolChoice
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
 
-__all__ = ["Engine", "ToolValidators", "__version__", "frame_sse", "scan", "schema_problems", "violation_table"]
+__all__ = ["Engine", "ToolValidators", "__version__", "frame", "scan", "schema_problems", "violation_table"]
 
 __version__: Final[str]
 
@@ -46,14 +46,22 @@ class Engine:
     def pull(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
         """Read chunks in Rust until at least one call is ready; None once ``chunks`` is exhausted."""
     def feed_bytes(self, data: bytes | bytearray | memoryview) -> list[ToolCall | InvalidToolCall]:
-        """Read raw event-stream bytes (split anywhere); return the calls they made ready.
+        """Read a raw body's next bytes (split anywhere); return the calls they made ready.
 
         Raises:
-            toolstream.MalformedChunkError: an event's data is not a JSON event of its wire format, or an event is
-                larger than ``Limits.max_event_bytes``.
+            toolstream.MalformedChunkError: the body is of no framing toolstream reads or breaks its framing, an
+                event's data is not a JSON event of its wire format, or an event is larger than
+                ``Limits.max_event_bytes``.
         """
-    def pull_bytes(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
-        """``pull`` over an iterator of raw event-stream byte chunks."""
+    def feed_item(self, item: bytes | bytearray | memoryview | str) -> list[ToolCall | InvalidToolCall]:
+        """Read one item of a raw source (a read or a line, as the stream tells); return the calls it made ready.
+
+        Raises:
+            toolstream.MalformedChunkError: as ``feed_bytes``.
+            TypeError: the item is neither bytes nor text.
+        """
+    def pull_items(self, items: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
+        """``pull`` over the items of a raw source (bytes or text); None once ``items`` is exhausted."""
     def end(self) -> list[ToolCall | InvalidToolCall]:
         """End the stream; return the calls that only the end made ready."""
     def result(self) -> StreamResult:
@@ -102,11 +110,13 @@ def scan(
         duplicate keys as ``(json_pointer, offset)``.
     """
 
-def frame_sse(reads: Sequence[bytes], *, limit: int = ...) -> list[tuple[bytes, bytes]]:
-    """The ``(event, data)`` pairs of an event stream read in ``reads`` (for tests comparing framers).
+def frame(pieces: Sequence[bytes], *, limit: int = ..., items: bool = False) -> list[tuple[bytes, bytes]]:
+    """The ``(event, data)`` pairs of a raw body given as reads, or with ``items`` as a raw source's items.
+
+    For tests comparing the framer with the reference's.
 
     Raises:
-        ValueError: an event is larger than ``limit`` bytes.
+        ValueError: the body does not frame (the message is the framing error's).
     """
 
 def schema_problems(schema_json: bytes, draft: str = "2020-12") -> list[tuple[str, str]]:

@@ -439,9 +439,10 @@ class Limits:
             128, at most 200). Deeper is ``TOO_DEEP``.
         max_calls: Calls per stream (default 256). Calls opened past it are ``TOO_MANY_CALLS`` and keep no
             arguments.
-        max_event_bytes: Bytes of one server-sent event when reading raw stream bytes (default 32 MiB, room for a
-            whole call at ``max_argument_bytes`` with its escapes). A longer event, or a line of one, is a
-            ``MalformedChunkError``: the source is not the event stream it was taken for.
+        max_event_bytes: Bytes of one event of a raw body — a server-sent event (or a line of one), a JSON element,
+            an AWS event-stream message — and of the items a raw source opens with while they cannot yet tell reads
+            from lines (default 32 MiB, room for a whole call at ``max_argument_bytes`` with its escapes), checked as
+            the bytes arrive. More is a ``MalformedChunkError``: the body is not the stream it was taken for.
         max_validation_steps: Steps a search for the problems of invalid arguments may take (default 100 000),
             counted before it starts as one per (subschema, value) pair reachable through every applicator (each
             branch of an ``anyOf``, both ``then`` and ``else``, ...), so that nested unions cannot make it explode.

@@ -17,7 +17,7 @@ from typing import Any
 from toolstream._frameworks import framework_adapter
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall
 from toolstream._protocol import Emit, Engine, EngineFactory, OnViolation
-from toolstream._sources import RawReads, aclose_source, chunks_of, close_source, is_raw, raw_reads
+from toolstream._sources import aclose_source, chunks_of, close_source, is_raw
 from toolstream._validation import CompileTools
 
 __all__ = [
@@ -154,8 +154,8 @@ def _run(chunks: Iterator[Any], source: Any, engine: Engine) -> Generator[Event,
         if first is not _END:
             rest: Iterator[Any] = itertools.chain((first,), chunks)
             if is_raw(first):
-                for data in raw_reads(rest):
-                    engine.feed_bytes(data)
+                for item in rest:
+                    engine.feed_item(item)
                     yield from _events(engine)
             else:
                 adapt = framework_adapter(first)
@@ -198,23 +198,20 @@ class AsyncEventStream:
 
 async def _arun(source: AsyncIterable[Any], engine: Engine) -> AsyncGenerator[Event, None]:
     try:
-        reads: RawReads | None = None
+        raw = False
         adapt: Callable[[Any], Any] | None = None
         first = True
         async for chunk in source:
             if first:
                 first = False
-                reads = RawReads() if is_raw(chunk) else None
-                adapt = None if reads is not None else framework_adapter(chunk)
-            if reads is None:
-                engine.feed(chunk if adapt is None else adapt(chunk))
+                raw = is_raw(chunk)
+                adapt = None if raw else framework_adapter(chunk)
+            if raw:
+                engine.feed_item(chunk)
             else:
-                for data in reads.take(chunk):
-                    engine.feed_bytes(data)
+                engine.feed(chunk if adapt is None else adapt(chunk))
             for event in _events(engine):
                 yield event
-        for data in reads.rest() if reads is not None else ():
-            engine.feed_bytes(data)
         engine.end()
         for event in _events(engine):
             yield event

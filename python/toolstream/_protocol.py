@@ -28,11 +28,15 @@ class Engine(Protocol):
         ...
 
     def feed_bytes(self, data: Any) -> list[Emitted]:
-        """Read raw event-stream bytes; return the calls they made ready."""
+        """Read a raw body's next bytes (any split); return the calls they made ready."""
         ...
 
-    def pull_bytes(self, chunks: Iterator[Any]) -> list[Emitted] | None:
-        """``pull`` over raw event-stream byte chunks."""
+    def feed_item(self, item: Any) -> list[Emitted]:
+        """Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls."""
+        ...
+
+    def pull_items(self, items: Iterator[Any]) -> list[Emitted] | None:
+        """``pull`` over the items of a raw source."""
         ...
 
     def end(self) -> list[Emitted]:

@@ -56,8 +56,11 @@ class Repairing:
     def feed_bytes(self, data: Any) -> list[Emitted]:
         return self._repaired(self._engine.feed_bytes(data))
 
-    def pull_bytes(self, chunks: Iterator[Any]) -> list[Emitted] | None:
-        calls = self._engine.pull_bytes(chunks)
+    def feed_item(self, item: Any) -> list[Emitted]:
+        return self._repaired(self._engine.feed_item(item))
+
+    def pull_items(self, items: Iterator[Any]) -> list[Emitted] | None:
+        calls = self._engine.pull_items(items)
         return None if calls is None else self._repaired(calls)
 
     def end(self) -> list[Emitted]:

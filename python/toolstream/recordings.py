@@ -1,8 +1,10 @@
 """Recorded provider streams: reading them, iterating them as they came over the network, and writing new ones.
 
 A recording is a pair of files in ``recordings/<format>/``: the stream itself — ``<name>.sse`` (the raw bytes as
-received) or ``<name>.jsonl`` (one chunk JSON per line, where only parsed chunks exist, or the raw bytes of a JSON-lines
-wire format such as Ollama's) — and ``<name>.json``, its manifest. The same files feed the Rust tests, pytest, the
+received), ``<name>.jsonl`` (one chunk JSON per line, where only parsed chunks exist, or the raw bytes of a JSON-lines
+wire format such as Ollama's), ``<name>.json-array`` (the one JSON array Gemini's ``streamGenerateContent`` sends
+without ``alt=sse``) or ``<name>.eventstream`` (the binary AWS event-stream body of Bedrock's ``ConverseStream``) —
+and ``<name>.json``, its manifest. The same files feed the Rust tests, pytest, the
 benchmarks and the local endpoint (``toolstream.server``).
 
 Manifest keys: ``format`` (the wire format; required), ``request`` (the request body as sent, or at least its
@@ -13,8 +15,8 @@ Manifest keys: ``format`` (the wire format; required), ``request`` (the request 
 "content_type", "headers", "chunks": [[offset_ms, size], ...]}`` (``chunks`` for byte streams only: every network
 read in order, with its milliseconds since recording started).
 
-Reading is pure Python and does not need the compiled core. Its SSE reader is deliberately minimal (it serves tests
-and the demo); the fast path frames raw bytes in the Rust core. ``write`` and ``Recorder`` live in
+Reading is pure Python and does not need the compiled core. Its readers of each framing are deliberately minimal (they
+serve tests and the demo); the fast path frames raw bytes in the Rust core. ``write`` and ``Recorder`` live in
 ``toolstream._recording_write``.
 
 Example:
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,8 +39,11 @@ from typing import Any
 
 __all__ = [
     "DATA_SUFFIXES",
+    "RAW_SUFFIXES",
     "Recorder",
     "Recording",
+    "decode_eventstream",
+    "decode_json_array",
     "decode_jsonl",
     "decode_sse",
     "describe_call",
@@ -48,7 +54,10 @@ __all__ = [
 ]
 
 #: Suffixes of stream data files, in the order they are looked for next to a manifest.
-DATA_SUFFIXES: tuple[str, ...] = (".sse", ".jsonl")
+DATA_SUFFIXES: tuple[str, ...] = (".sse", ".jsonl", ".json-array", ".eventstream")
+
+#: Suffixes of data files that hold a body's raw bytes as received (a ``.jsonl`` file holds chunks, one per line).
+RAW_SUFFIXES: tuple[str, ...] = (".sse", ".json-array", ".eventstream")
 
 #: Suffix of the manifest that sits next to every data file.
 MANIFEST_SUFFIX = ".json"
@@ -180,13 +189,90 @@ def decode_jsonl(data: bytes, origin: str = "<jsonl>") -> list[Any]:
     ]
 
 
+def decode_json_array(data: bytes, origin: str = "<json-array>") -> list[Any]:
+    """Decode a JSON-array body: its elements, in order.
+
+    Args:
+        data: The raw body (UTF-8).
+        origin: A name for error messages, such as the file path.
+
+    Returns:
+        The elements.
+
+    Raises:
+        ValueError: The bytes are not UTF-8, or not one JSON array.
+    """
+    elements = _parse_json(_decode_utf8(data, origin), origin)
+    if not isinstance(elements, list):
+        raise ValueError(f"{origin}: not a JSON array")
+    return elements
+
+
+def decode_eventstream(data: bytes, origin: str = "<eventstream>") -> list[Any]:
+    """Decode an AWS event-stream body into the events the AWS SDK yields for it.
+
+    Each message (prelude, headers, payload, CRC32s checked) becomes ``{"<:event-type>": payload}`` (or
+    ``{"<:exception-type>": payload}``), the payload's ``p`` padding member dropped, as boto3 gives them.
+
+    Args:
+        data: The raw body.
+        origin: A name for error messages, such as the file path.
+
+    Returns:
+        One event dict per message, in order.
+
+    Raises:
+        ValueError: A message is cut short, fails its CRC, or is not an event or exception with a JSON object.
+    """
+    events: list[Any] = []
+    at = 0
+    while at < len(data):
+        where = f"{origin}: message at byte {at}"
+        total, headers_length = int.from_bytes(data[at : at + 4], "big"), int.from_bytes(data[at + 4 : at + 8], "big")
+        message = data[at : at + total]
+        if len(message) < max(total, 16) or zlib.crc32(message[:8]) != int.from_bytes(message[8:12], "big"):
+            raise ValueError(f"{where}: cut short or a broken prelude")
+        if zlib.crc32(message[:-4]) != int.from_bytes(message[-4:], "big"):
+            raise ValueError(f"{where}: its CRC32 does not match")
+        headers = _aws_headers(message[12 : 12 + headers_length], where)
+        kind = headers.get(":event-type") or headers.get(":exception-type")
+        payload = _parse_json(_decode_utf8(message[12 + headers_length : -4], where), where)
+        if headers.get(":message-type") not in ("event", "exception") or kind is None or not isinstance(payload, dict):
+            raise ValueError(f"{where}: not an event or exception message with a JSON object")
+        payload.pop("p", None)
+        events.append({kind: payload})
+        at += total
+    return events
+
+
+def _aws_headers(data: bytes, where: str) -> dict[str, str]:
+    """The string headers of an AWS event-stream message (each other type skipped by its size)."""
+    sizes = {0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}
+    headers: dict[str, str] = {}
+    at = 0
+    while at < len(data):
+        name = data[at + 1 : at + 1 + data[at]].decode("utf-8", "replace")
+        at += 1 + data[at]
+        kind = data[at]
+        if kind in (6, 7):
+            size = int.from_bytes(data[at + 1 : at + 3], "big")
+            if kind == 7:
+                headers[name] = data[at + 3 : at + 3 + size].decode("utf-8", "replace")
+            at += 3 + size
+        elif kind in sizes:
+            at += 1 + sizes[kind]
+        else:
+            raise ValueError(f"{where}: header {name!r} has type {kind}, which the protocol does not define")
+    return headers
+
+
 @dataclass(frozen=True)
 class Recording:
     """One recorded stream and its manifest.
 
     Attributes:
         name: ``<format folder>/<file stem>``, e.g. ``"openai-chat/q8-index-starts-at-1"``.
-        path: The data file (``.sse`` or ``.jsonl``).
+        path: The data file (one of ``DATA_SUFFIXES``).
         format: The wire format named by the manifest (``openai-chat``, ``openai-responses``, ...).
         manifest: The whole manifest, as decoded.
     """
@@ -200,15 +286,17 @@ class Recording:
         """What ``reassemble`` reads for this recording.
 
         Returns:
-            An ``.sse`` file's raw bytes (the fast path, framed and parsed in Rust); a ``.jsonl`` file's chunks.
+            The raw bytes of a ``.sse``, ``.json-array`` or ``.eventstream`` file (the fast path, framed and parsed in
+            Rust); a ``.jsonl`` file's chunks.
         """
-        return self.read_bytes() if self.path.suffix == ".sse" else self.chunks()
+        return self.read_bytes() if self.path.suffix in RAW_SUFFIXES else self.chunks()
 
     def __iter__(self) -> Iterator[Any]:
         """The stream as it came over the network.
 
         With ``transport.chunks`` in the manifest (a recorded byte stream): the data file's bytes split into those
-        reads. Without: an ``.sse`` file's bytes as one bytes object, a ``.jsonl`` file's chunks. Either way
+        reads. Without: a raw body's bytes (``.sse``, ``.json-array``, ``.eventstream``) as one bytes object, a
+        ``.jsonl`` file's chunks. Either way
         ``toolstream.reassemble(recording)`` reads it.
 
         Returns:
@@ -219,7 +307,7 @@ class Recording:
         """
         sizes = self._chunk_sizes()
         if sizes is None:
-            return iter((self.read_bytes(),) if self.path.suffix == ".sse" else self.chunks())
+            return iter((self.read_bytes(),) if self.path.suffix in RAW_SUFFIXES else self.chunks())
         data = self.read_bytes()
         if sum(sizes) != len(data):
             raise ValueError(
@@ -277,7 +365,8 @@ class Recording:
         """The decoded chunks of the stream.
 
         ``.jsonl``: one ``json.loads`` per non-empty line. ``.sse``: the JSON payload of each event (see
-        :func:`decode_sse`), without ``[DONE]``.
+        :func:`decode_sse`), without ``[DONE]``. ``.json-array``: the array's elements. ``.eventstream``: the event
+        the AWS SDK yields for each message (see :func:`decode_eventstream`).
 
         Returns:
             The chunks (for OpenAI Chat, ``chat.completion.chunk`` dicts, and error events as sent).
@@ -286,9 +375,12 @@ class Recording:
             ValueError: The file is not UTF-8 or holds something that is not JSON.
         """
         data = self.read_bytes()
-        if self.path.suffix == ".jsonl":
-            return decode_jsonl(data, str(self.path))
-        return decode_sse(data, str(self.path))
+        decode = {
+            ".jsonl": decode_jsonl,
+            ".json-array": decode_json_array,
+            ".eventstream": decode_eventstream,
+        }.get(self.path.suffix, decode_sse)
+        return decode(data, str(self.path))
 
     @property
     def expected(self) -> dict[str, Any]:
@@ -336,7 +428,7 @@ def _data_file_for(manifest_path: Path) -> Path:
         manifest_path: The ``.json`` manifest.
 
     Returns:
-        The ``.sse`` or ``.jsonl`` file with the same stem.
+        The data file (one of ``DATA_SUFFIXES``) with the same stem.
 
     Raises:
         FileNotFoundError: There is none.
@@ -356,7 +448,7 @@ def _load(data_path: Path, name: str) -> Recording:
     """Read a data file's manifest and build the recording.
 
     Args:
-        data_path: The ``.sse`` or ``.jsonl`` file.
+        data_path: The data file (one of ``DATA_SUFFIXES``).
         name: The recording's name.
 
     Returns:
@@ -382,7 +474,7 @@ def load_recording(path: str | Path) -> Recording:
     """Load one recording from its data file or from its manifest.
 
     Args:
-        path: The ``.sse``/``.jsonl`` data file or the ``.json`` manifest next to it.
+        path: The data file (``.sse``, ``.jsonl``, ``.json-array``, ``.eventstream``) or the ``.json`` manifest next to it.
 
     Returns:
         The recording, named ``<folder>/<stem>``.
@@ -401,7 +493,7 @@ def load_recording(path: str | Path) -> Recording:
             raise FileNotFoundError(f"{path}: no such data file")
         data_path = path
     else:
-        raise ValueError(f"{path}: a recording is a .sse or .jsonl data file or its .json manifest")
+        raise ValueError(f"{path}: a recording is a data file ({', '.join(DATA_SUFFIXES)}) or its .json manifest")
     return _load(data_path, f"{data_path.parent.name}/{data_path.stem}")
 
 
@@ -411,7 +503,7 @@ def load(path: str | Path) -> Recording:
     Iterate the result for the stream as it came over the network, or hand it to ``toolstream.reassemble``.
 
     Args:
-        path: The ``.sse``/``.jsonl`` data file or the ``.json`` manifest next to it.
+        path: The data file (``.sse``, ``.jsonl``, ``.json-array``, ``.eventstream``) or the ``.json`` manifest next to it.
 
     Returns:
         The recording, named ``<folder>/<stem>``.

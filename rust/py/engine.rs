@@ -13,7 +13,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple, PyType};
 use rustc_hash::FxHashMap;
 use toolstream_core::chat_chunk::ChunkError;
-use toolstream_core::sse::{Event, SseError, SseFramer};
+use toolstream_core::framing::{Event, Framer, FramingError};
 use toolstream_core::{Accumulator, Arguments, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
 
 use crate::errors::malformed_chunk;
@@ -34,8 +34,8 @@ pub(crate) struct Engine {
     on_violation: Option<Py<PyAny>>,
     kinds: KindCache,
     validators: Option<Py<ToolValidators>>,
-    // Raw stream bytes: the framer, made on the first bytes, and its limit.
-    framer: Option<SseFramer>,
+    // A raw body: its framer, made on the first bytes, and its limit.
+    framer: Option<Framer>,
     max_event_bytes: usize,
     // A read's malformed event, held back while the calls its earlier events made ready are handed over: raised by
     // the next call, as a chunk source raises at the chunk after handing over the calls before it.
@@ -131,23 +131,31 @@ impl Engine {
         Ok(None)
     }
 
-    /// Read raw event-stream bytes (any split); return the calls they made ready.
+    /// Read a raw body's next bytes (any split); return the calls they made ready.
     fn feed_bytes<'py>(&mut self, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         self.raise_deferred()?;
-        self.read_bytes_deferring(data)?;
+        self.read_bytes_deferring(data, Joined::Read)?;
         self.take_ready(data.py())
     }
 
-    /// `pull` over an iterator of raw event-stream byte chunks.
-    fn pull_bytes<'py>(&mut self, chunks: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyList>>> {
-        let chunks = chunks
-            .cast::<PyIterator>()
-            .map_err(|_| PyTypeError::new_err("pull_bytes() needs an iterator of bytes"))?;
+    /// Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls it made
+    /// ready.
+    fn feed_item<'py>(&mut self, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         self.raise_deferred()?;
-        for data in chunks.clone() {
-            self.read_bytes_deferring(&data?)?;
+        self.read_bytes_deferring(item, Joined::Item)?;
+        self.take_ready(item.py())
+    }
+
+    /// `pull` over the items of a raw source (bytes or text: reads or lines, as the stream tells).
+    fn pull_items<'py>(&mut self, items: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyList>>> {
+        let items = items
+            .cast::<PyIterator>()
+            .map_err(|_| PyTypeError::new_err("pull_items() needs an iterator of bytes or str"))?;
+        self.raise_deferred()?;
+        for item in items.clone() {
+            self.read_bytes_deferring(&item?, Joined::Item)?;
             if self.accumulator.has_ready() {
-                return self.take_ready(chunks.py()).map(Some);
+                return self.take_ready(items.py()).map(Some);
             }
         }
         Ok(None)
@@ -158,6 +166,8 @@ impl Engine {
         self.raise_deferred()?;
         if let Some(mut framer) = self.framer.take() {
             let outcome = framer.finish(&mut |event: Event<'_>| self.read_event(py, event));
+            // Kept: a body that failed to frame fails again at a second end, never ends clean.
+            self.framer = Some(framer);
             outcome.map_err(|error| self.bytes_error(py, error))?;
         }
         let mut canonical = |raw: &[u8]| canonical_text(py, raw);
@@ -303,6 +313,8 @@ impl Engine {
                 return Err(malformed);
             }
         };
+        let recognised = self.decoder.recognised() || extras.error.is_some() || chat_recognised(chunk)?;
+        self.decoder.counted(recognised);
         if let Some(error) = extras.error {
             let brief = brief(&error);
             self.payloads.push(error.unbind());
@@ -322,8 +334,8 @@ impl Engine {
     }
 
     /// `read_bytes`, holding a malformed event's error back when earlier events of the read made calls ready.
-    fn read_bytes_deferring(&mut self, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        match self.read_bytes(data) {
+    fn read_bytes_deferring(&mut self, data: &Bound<'_, PyAny>, joined: Joined) -> PyResult<()> {
+        match self.read_bytes(data, joined) {
             Err(error) if self.accumulator.has_ready() => {
                 self.deferred = Some(error);
                 Ok(())
@@ -332,24 +344,34 @@ impl Engine {
         }
     }
 
-    fn read_bytes(&mut self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn read_bytes(&mut self, data: &Bound<'_, PyAny>, joined: Joined) -> PyResult<()> {
         let py = data.py();
         if self.accumulator.is_ended() {
             return Err(PyValueError::new_err("the stream has ended; no more bytes can be fed"));
         }
-        let bytes = data.extract::<PyBackedBytes>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "raw stream chunks must be bytes, bytearray or memoryview; got {}",
-                data.get_type()
-                    .name()
-                    .map_or_else(|_| "?".to_owned(), |name| name.to_string())
-            ))
-        })?;
-        let mut framer = self
-            .framer
-            .take()
-            .unwrap_or_else(|| SseFramer::new(self.max_event_bytes));
-        let outcome = framer.feed(&bytes, &mut |event: Event<'_>| self.read_event(py, event));
+        let text;
+        let bytes;
+        let read: &[u8] = match data.cast::<PyString>() {
+            Ok(string) if joined == Joined::Item => {
+                text = string.to_str().map_err(|error| {
+                    PyTypeError::new_err(format!(
+                        "raw stream text holds a character UTF-8 cannot carry: {}",
+                        error.value(py)
+                    ))
+                })?;
+                text.as_bytes()
+            }
+            _ => {
+                bytes = data.extract::<PyBackedBytes>().map_err(|_| not_bytes(data, joined))?;
+                &bytes
+            }
+        };
+        let mut framer = self.framer.take().unwrap_or_else(|| Framer::new(self.max_event_bytes));
+        let mut read_event = |event: Event<'_>| self.read_event(py, event);
+        let outcome = match joined {
+            Joined::Read => framer.feed(read, &mut read_event),
+            Joined::Item => framer.feed_item(read, &mut read_event),
+        };
         self.framer = Some(framer);
         outcome.map_err(|error| self.bytes_error(py, error))
     }
@@ -510,14 +532,14 @@ impl Engine {
     }
 }
 
-/// Why reading raw bytes stopped: the framer's limit, or a Python error from a chunk or a callback.
+/// Why reading raw bytes stopped: the body's framing, or a Python error from a chunk or a callback.
 enum BytesError {
-    Framing(SseError),
+    Framing(FramingError),
     Python(PyErr),
 }
 
-impl From<SseError> for BytesError {
-    fn from(error: SseError) -> Self {
+impl From<FramingError> for BytesError {
+    fn from(error: FramingError) -> Self {
         Self::Framing(error)
     }
 }
@@ -526,6 +548,56 @@ impl From<PyErr> for BytesError {
     fn from(error: PyErr) -> Self {
         Self::Python(error)
     }
+}
+
+/// How raw bytes given to the engine join the body: a read (`feed_bytes`), or an item of a raw source.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Joined {
+    Read,
+    Item,
+}
+
+#[cold]
+fn not_bytes(data: &Bound<'_, PyAny>, joined: Joined) -> PyErr {
+    let got = data
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |name| name.to_string());
+    PyTypeError::new_err(match joined {
+        Joined::Read => format!("raw stream chunks must be bytes, bytearray or memoryview; got {got}"),
+        Joined::Item => {
+            format!("raw stream chunks must be bytes, bytearray, memoryview or str (as the first was); got {got}")
+        }
+    })
+}
+
+/// Whether a Chat Completions chunk object is one of the format's own: `choices` non-null, or an `object` naming a
+/// `chat.completion` (an error chunk counts through its `error`).
+fn chat_recognised(chunk: &Bound<'_, PyAny>) -> PyResult<bool> {
+    static MAPPING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    if chat_like(chunk)? {
+        return Ok(true);
+    }
+    let py = chunk.py();
+    let object = intern!(py, "object");
+    let value = if let Ok(dict) = chunk.cast::<PyDict>() {
+        dict.get_item(object)?
+    } else if chunk.is_instance(MAPPING.import(py, "collections.abc", "Mapping")?)? {
+        Some(chunk.call_method1(intern!(py, "get"), (object,))?)
+    } else if chunk.is_instance_of::<PyString>()
+        || chunk.is_instance_of::<PyBytes>()
+        || chunk.is_instance_of::<PyList>()
+        || chunk.is_instance_of::<PyTuple>()
+    {
+        None
+    } else {
+        chunk.getattr_opt(object)?
+    };
+    Ok(value.is_some_and(|value| {
+        value
+            .cast::<PyString>()
+            .is_ok_and(|text| text.to_str().is_ok_and(|text| text.starts_with("chat.completion")))
+    }))
 }
 
 /// Whether a Python chunk is a Chat Completions chunk: a mapping with non-null `choices`, or an object with that

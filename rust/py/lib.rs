@@ -19,7 +19,7 @@ mod _core {
     #[pymodule_export]
     use crate::engine::Engine;
     #[pymodule_export]
-    use crate::scan::{frame_sse, scan};
+    use crate::scan::{frame, scan};
     #[pymodule_export]
     use crate::validators::{ToolValidators, schema_problems};
 

@@ -1,12 +1,12 @@
-//! The scanner and the event-stream framer on their own, for tests that compare them with the reference's (and
+//! The scanner and the body framer on their own, for tests that compare them with the reference's (and
 //! for users who want the scanner's verdict).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
+use toolstream_core::framing::{Event, Framer, FramingError};
 use toolstream_core::scanner::{ScanState, Scanner, ValueKind};
-use toolstream_core::sse::{Event, SseError, SseFramer};
 
 /// The outcome of scanning: `(state, end_or_offset, error_kind, root_kind, duplicate_keys)`.
 type ScanOutcome = (
@@ -48,32 +48,35 @@ pub(crate) fn scan(fragments: Vec<PyBackedBytes>, max_depth: u32, finish: bool) 
     }
 }
 
-/// The events of an event stream read in `reads`: `(event, data)` pairs, for tests that compare the framer with the
-/// reference's. An event past `limit` bytes raises `ValueError`.
+/// The events of a raw body given as `pieces` (reads, or with `items` a raw source's items): `(event, data)` pairs,
+/// for tests that compare the framer with the reference's. A body that does not frame raises `ValueError` with the
+/// framing error's message.
 #[pyfunction]
 #[expect(clippy::needless_pass_by_value, reason = "pyo3 extracts arguments into owned values")]
-#[pyo3(signature = (reads, *, limit = 32 * 1024 * 1024))]
-pub(crate) fn frame_sse(
+#[pyo3(signature = (pieces, *, limit = 32 * 1024 * 1024, items = false))]
+pub(crate) fn frame(
     py: Python<'_>,
-    reads: Vec<PyBackedBytes>,
+    pieces: Vec<PyBackedBytes>,
     limit: usize,
+    items: bool,
 ) -> PyResult<Vec<(Py<PyBytes>, Py<PyBytes>)>> {
-    let mut framer = SseFramer::new(limit);
+    let mut framer = Framer::new(limit);
     let mut events = Vec::new();
-    let mut collect = |event: Event<'_>| -> Result<(), SseError> {
+    let mut collect = |event: Event<'_>| -> Result<(), FramingError> {
         events.push((
             PyBytes::new(py, event.kind).unbind(),
             PyBytes::new(py, event.data).unbind(),
         ));
         Ok(())
     };
-    for read in &reads {
-        framer
-            .feed(read, &mut collect)
-            .map_err(|error| PyValueError::new_err(error.to_string()))?;
+    let refused = |error: FramingError| PyValueError::new_err(error.to_string());
+    for piece in &pieces {
+        if items {
+            framer.feed_item(piece, &mut collect).map_err(refused)?;
+        } else {
+            framer.feed(piece, &mut collect).map_err(refused)?;
+        }
     }
-    framer
-        .finish(&mut collect)
-        .map_err(|error| PyValueError::new_err(error.to_string()))?;
+    framer.finish(&mut collect).map_err(refused)?;
     Ok(events)
 }

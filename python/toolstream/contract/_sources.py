@@ -152,6 +152,8 @@ def read_stream(source: object) -> tuple[list[object], Findings]:
     """
     findings = Findings()
     if isinstance(source, Recording):
+        if source.path.suffix in (".json-array", ".eventstream"):
+            return list(source.chunks()), findings  # framings read by their own decoders: whole JSON events
         return decode_raw(source.read_bytes(), findings, lines=source.path.suffix == ".jsonl"), findings
     if isinstance(source, _RAW):
         return decode_raw(bytes(source), findings), findings

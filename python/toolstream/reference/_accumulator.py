@@ -344,6 +344,10 @@ class Accumulator:
             for choice in sorted(self._choices.values(), key=lambda c: c.number):
                 self._cut(choice, because="an error event", seqless=False)
 
+    def unrecognized(self, message: str, data: dict[str, Any]) -> None:
+        """No event of the stream was understood: ``UNRECOGNIZED_STREAM``, with how many events were read."""
+        self._report_stream(ViolationCode.UNRECOGNIZED_STREAM, message, data=data)
+
     def spliced(self, first_id: str, second_id: str) -> None:
         """A second generation began in the same stream (a message with another id): ``STREAM_SPLICED``."""
         self._report_stream(

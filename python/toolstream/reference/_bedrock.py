@@ -13,16 +13,10 @@ from typing import Any
 
 from toolstream._model import OutputItem
 from toolstream.reference._accumulator import Accumulator, FinishKind, Fragment
+from toolstream.reference._detect import is_error
 from toolstream.reference._fields import Fields
 
 _CALL_TYPE = "tool_use"
-_EXCEPTIONS = (
-    "internalServerException",
-    "modelStreamErrorException",
-    "validationException",
-    "throttlingException",
-    "serviceUnavailableException",
-)
 _FINISH_KINDS: dict[str, FinishKind] = {
     "tool_use": "calls",
     "end_turn": "stop",
@@ -111,7 +105,7 @@ class BedrockDecoder:
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one event (``messageStart``, ``contentBlockDelta``... or an exception)."""
         fields = Fields(number)
-        if any(event.get(key) is not None for key in _EXCEPTIONS):
+        if is_error(event):
             self._accumulator.provider_error(event)
             return
         if event.get("messageStart") is not None:

@@ -10,6 +10,8 @@ from typing import Any
 
 from toolstream._formats import WireFormat
 
+__all__ = ["detect", "is_error"]
+
 _ANTHROPIC_TYPES = frozenset(
     {
         "message_start",
@@ -21,16 +23,10 @@ _ANTHROPIC_TYPES = frozenset(
         "ping",
     }
 )
+# With any ``...Exception`` (the exception events ConverseStream sends in place of the rest: ``throttlingException``,
+# ``modelStreamErrorException``...), these identify Bedrock.
 _BEDROCK_KEYS = frozenset(
     {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"}
-    # The exception events ConverseStream sends in place of the rest.
-    | {
-        "internalServerException",
-        "modelStreamErrorException",
-        "validationException",
-        "throttlingException",
-        "serviceUnavailableException",
-    }
 )
 
 
@@ -53,6 +49,20 @@ def detect(event: Mapping[str, Any], name: str | None = None) -> WireFormat | No
         return "gemini"
     if event.get("message") is not None and event.get("done") is not None:
         return "ollama"
-    if len(event) == 1 and next(iter(event)) in _BEDROCK_KEYS:
-        return "bedrock-converse"
+    if len(event) == 1:
+        (key,) = event
+        if key in _BEDROCK_KEYS or key.endswith("Exception"):
+            return "bedrock-converse"
     return None
+
+
+def is_error(event: Mapping[str, Any]) -> bool:
+    """Whether an event is an error, in any format.
+
+    ``error`` non-null, ``type`` ``"error"``, or a Bedrock exception (a member named ``...Exception``, non-null).
+    """
+    return (
+        event.get("error") is not None
+        or event.get("type") == "error"
+        or any(key.endswith("Exception") and value is not None for key, value in event.items())
+    )

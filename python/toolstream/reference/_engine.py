@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from toolstream._choice import ToolChoice
 from toolstream._formats import check_format, event_json
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+from toolstream._sources import raw_bytes
 from toolstream.errors import MalformedChunkError
 from toolstream.reference._accumulator import Accumulator, Emit
 from toolstream.reference._decoders import Decoder, decoder_for
-from toolstream.reference._detect import detect
+from toolstream.reference._detect import detect, is_error
+from toolstream.reference._framing import Event, Framer, FramingError
 from toolstream.reference._openai_chat import read_chunk
 from toolstream.reference._snapshot import Partial
-from toolstream.reference._sse import Event, EventTooLargeError, SseFramer
 
 if TYPE_CHECKING:
     from toolstream._validation import CompiledTools
@@ -61,11 +62,15 @@ class Engine:
         self._chunks_read = 0
         self._ended = False
         self._format = check_format(format)
+        self._named = self._format is not None
         self._decoder: Decoder | None = None
         if self._format is not None and self._format != "openai-chat":
             self._decoder = decoder_for(self._format, self._accumulator)
-        self._framer: SseFramer | None = None
+        self._framer: Framer | None = None
         self._max_event_bytes = limits.max_event_bytes
+        # Events read, and whether one was the format's own (or an error): a stream with none is not understood.
+        self._events = 0
+        self._recognised = False
         # A read's malformed event, held back while the calls its earlier events made ready are handed over: raised
         # by the next call, as a chunk source raises at the chunk after handing over the calls before it.
         self._deferred: MalformedChunkError | None = None
@@ -86,11 +91,14 @@ class Engine:
         finally:
             # What the chunk did before a malformed field still happened: it is reported either way.
             self._notify()
+        self._events += 1  # counted once read: a malformed event raises, it is never a stream's only news
 
     def _dispatch(self, chunk: Any, number: int, *, decoded: bool, name: str | None) -> None:
         if self._format == "openai-chat" or (self._format is None and not decoded and _chat_like(chunk)):
             self._format = "openai-chat"
             read_chunk(self._accumulator, chunk, number)
+            if not self._recognised:
+                self._recognised = _chat_recognised(chunk) if not decoded else _recognised(chunk, name, self._format)
             return
         event = chunk if decoded else _as_json(chunk, number)
         if not isinstance(event, dict):
@@ -100,13 +108,17 @@ class Engine:
         if self._decoder is None:
             detected = detect(event, name)
             if detected is None:
+                self._recognised = self._recognised or is_error(event)
                 _unidentified(self._accumulator, event)
                 return
             self._format = detected
+            self._recognised = True
             if detected == "openai-chat":
                 read_chunk(self._accumulator, event, number)
                 return
             self._decoder = decoder_for(detected, self._accumulator)
+        if not self._recognised:
+            self._recognised = _recognised(event, name, self._format)
         self._decoder.read(event, number, name)
 
     def pull(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
@@ -118,17 +130,27 @@ class Engine:
         return None
 
     def feed_bytes(self, data: Any) -> list[ToolCall | InvalidToolCall]:
-        """Read raw event-stream bytes (any split); return the calls they made ready."""
-        if self._ended:
-            raise ValueError("the stream has ended; no more bytes can be fed")
+        """Read a raw body's next bytes (any split); return the calls they made ready."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"raw stream chunks must be bytes, bytearray or memoryview; got {type(data).__name__}")
+        return self._frame(bytes(data), item=False)
+
+    def feed_item(self, item: Any) -> list[ToolCall | InvalidToolCall]:
+        """Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls."""
+        return self._frame(raw_bytes(item), item=True)
+
+    def _frame(self, data: bytes, *, item: bool) -> list[ToolCall | InvalidToolCall]:
+        if self._ended:
+            raise ValueError("the stream has ended; no more bytes can be fed")
         self._raise_deferred()
         if self._framer is None:
-            self._framer = SseFramer(self._max_event_bytes)
+            self._framer = Framer(self._max_event_bytes)
         try:
-            self._framer.feed(bytes(data), self._read_event)
-        except EventTooLargeError as error:
+            if item:
+                self._framer.feed_item(data, self._read_event)
+            else:
+                self._framer.feed(data, self._read_event)
+        except FramingError as error:
             self._defer(MalformedChunkError(self._chunks_read, "", str(error)))
         except MalformedChunkError as error:
             self._defer(error)
@@ -144,17 +166,17 @@ class Engine:
             error, self._deferred = self._deferred, None
             raise error
 
-    def pull_bytes(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
-        """``pull`` over an iterator of raw event-stream byte chunks."""
+    def pull_items(self, items: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
+        """``pull`` over the items of a raw source (bytes or text: reads or lines, as the stream tells)."""
         self._raise_deferred()
-        for data in chunks:
-            ready = self.feed_bytes(data)
+        for item in items:
+            ready = self.feed_item(item)
             if ready:
                 return ready
         return None
 
     def _read_event(self, event: Event) -> None:
-        """One event's data (an SSE event's or an NDJSON line): a chunk's JSON, or nothing.
+        """One event's data (a server-sent event's, a JSON element, an AWS message's event): a chunk's JSON, or nothing.
 
         Nothing: ``[DONE]``, or a keep-alive with empty data.
         """
@@ -177,11 +199,16 @@ class Engine:
         """End the stream; return the calls only the end made ready."""
         self._raise_deferred()
         if self._framer is not None:
-            framer, self._framer = self._framer, None
-            framer.finish(self._read_event)
+            try:
+                self._framer.finish(self._read_event)
+            except FramingError as error:
+                # The framer is kept: a body that failed to frame fails again at a second end, never ends clean.
+                raise MalformedChunkError(self._chunks_read, "", str(error)) from None
         self._ended = True
         if self._decoder is not None:
             self._decoder.end()
+        if not self._recognised:
+            _unrecognized(self._accumulator, self._events, self._format if self._named else None)
         self._accumulator.end()
         self._notify()
         return self._accumulator.take_ready()
@@ -240,6 +267,38 @@ def _as_json(chunk: Any, number: int) -> Any:
         return json.loads(event_json(chunk))
     except TypeError as error:
         raise MalformedChunkError(number, "", str(error)) from None
+
+
+def _chat_recognised(chunk: Any) -> bool:
+    """A Chat Completions chunk object of the format's own (``choices``, a ``chat.completion`` object) or an error."""
+    if _chat_like(chunk):
+        return True
+    if isinstance(chunk, Mapping):
+        kind, error = chunk.get("object"), chunk.get("error")
+    elif isinstance(chunk, (str, bytes, bytearray, list, tuple)):
+        return False
+    else:
+        kind, error = getattr(chunk, "object", None), getattr(chunk, "error", None)
+    return error is not None or (isinstance(kind, str) and kind.startswith("chat.completion"))
+
+
+def _recognised(event: dict[str, Any], name: str | None, format: str | None) -> bool:
+    """Whether an event is of the stream's format (the detection table says so) or an error."""
+    return is_error(event) or detect(event, name) == format
+
+
+def _unrecognized(accumulator: Accumulator, events: int, named: str | None) -> None:
+    """``UNRECOGNIZED_STREAM``: no event of the stream was understood (``docs/semantics.md``, "Raw bodies")."""
+    if events == 0:
+        message = "the stream held no event: an empty body or source is no response of any format"
+    elif named is not None:
+        message = f"none of the stream's {events} event(s) is a {named} event (is the stream of another format?)"
+    else:
+        message = (
+            f"none of the stream's {events} event(s) identifies a wire format (docs/semantics.md, \"Every wire "
+            'format"); name it with format= if it is one'
+        )
+    accumulator.unrecognized(message, {"events": events, "format": named})
 
 
 def _unidentified(accumulator: Accumulator, event: dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
-from toolstream.recordings import DATA_SUFFIXES
+from toolstream.recordings import DATA_SUFFIXES, RAW_SUFFIXES
 from toolstream.schema._calls import ObservedCall, RawCall, UnreadableRecord, call_from_record
 from toolstream.schema._calls_conversations import calls_in_conversation, is_conversation
 from toolstream.schema._calls_recordings import read_recording
@@ -210,14 +210,14 @@ def _open(path: Path) -> gzip.GzipFile | io.BufferedReader:
 
 def _read_file(path: Path, records: bool) -> Iterator[RawCall | Found]:
     name = path.name.lower()
-    if name.endswith(".sse") or (name.endswith(".jsonl") and _manifest_beside(path)):
+    if name.endswith(RAW_SUFFIXES) or (name.endswith(".jsonl") and _manifest_beside(path)):
         return read_recording(path)
     if name.endswith(".json"):
         return read_recording(path) if _is_manifest(path) else _read_json(path)
     if name.endswith((".jsonl", ".ndjson", ".jsonl.gz")):
         return read_lines(_open(path), str(path), records, owned=True)
     raise ValueError(
-        f"{path}: unknown source type; give a .jsonl (or .jsonl.gz) or .json log, a recording (.sse/.jsonl with "
+        f"{path}: unknown source type; give a .jsonl (or .jsonl.gz) or .json log, a recording (.sse/.jsonl/.json-array/.eventstream with "
         "its .json manifest), a directory, '-' for stdin, or a database URL (sqlite:///calls.db)"
     )
 

@@ -504,6 +504,19 @@ impl Accumulator {
         self.report_stream(ViolationCode::STREAM_SPLICED, message, None, None, None, None);
     }
 
+    /// No event of the stream was understood (`events` read; the format named, if one was): `UNRECOGNIZED_STREAM`.
+    pub fn unrecognized(&mut self, message: &str, events: u64, format: Option<&str>) {
+        let data = serde_json::json!({"events": events, "format": format});
+        self.report_stream(
+            ViolationCode::UNRECOGNIZED_STREAM,
+            message.to_owned(),
+            None,
+            None,
+            None,
+            Some(ViolationData::Json(data)),
+        );
+    }
+
     /// The format sends each call's final text (`done_arguments`), possibly after the call was handed over.
     pub fn expect_final_texts(&mut self) {
         self.final_texts = true;

@@ -216,7 +216,7 @@ impl<'a> Object<'a> {
 }
 
 /// Whether a raw key (as written, escapes included) names `wanted`.
-fn names(raw: &[u8], wanted: &str) -> bool {
+pub(crate) fn names(raw: &[u8], wanted: &str) -> bool {
     if raw == NO_KEY {
         return false;
     }

@@ -5,13 +5,16 @@
 #![forbid(unsafe_code)]
 
 pub mod accumulator;
+mod aws_frames;
 pub mod chat_chunk;
 pub mod decode;
+pub mod framing;
+mod json_seq;
 pub mod json_view;
 pub mod meta_schema;
 pub mod scanner;
 mod search_cost;
-pub mod sse;
+mod sse;
 mod template;
 pub mod validator;
 pub mod violation;

@@ -1,9 +1,10 @@
 //! Every recording in `recordings/`, of every wire format, reassembles through the core alone to its expected calls,
 //! stream findings and output.
 //!
-//! The `.sse` files are framed by the core's event-stream framer (fed a byte at a time) and each event read from its
-//! bytes by a decoder that detects the format, as the raw-bytes path does; expected values come from each recording's
-//! manifest. Calls are checked against the request's tools when the manifest records them.
+//! Each data file is framed by the core's body framer (fed a byte at a time), whatever its framing (server-sent
+//! events, JSON lines, a JSON array, AWS event-stream messages), and each event read from its bytes by a decoder that
+//! detects the format, as the raw-bytes path does; expected values come from each recording's manifest. Calls are
+//! checked against the request's tools when the manifest records them.
 
 #![expect(
     clippy::expect_used,
@@ -17,10 +18,13 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use toolstream_core::chat_chunk::Canonical;
-use toolstream_core::sse::{Event, SseError, SseFramer};
+use toolstream_core::framing::{Event, Framer, FramingError};
 use toolstream_core::{
     Accumulator, Arguments, Config, Decoder, Emit, HandedOver, Limits, Severity, ToolChoice, ToolValidators,
 };
+
+/// The data files a manifest may sit beside, as `toolstream.recordings.DATA_SUFFIXES` lists them.
+const DATA_EXTENSIONS: [&str; 4] = ["sse", "jsonl", "json-array", "eventstream"];
 
 fn recordings() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../recordings")
@@ -29,30 +33,28 @@ fn recordings() -> PathBuf {
 /// An event's name (None for the default `message`) and its JSON.
 type Payload = (Option<Vec<u8>>, Vec<u8>);
 
-/// The JSON events of a recording: the events of an `.sse` file as the core frames them, the lines of a `.jsonl`.
+/// The JSON events of a recording's data file, as the core frames them.
 fn chunks(path: &Path) -> Vec<Payload> {
     let bytes = fs::read(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-    if path.extension().is_some_and(|ext| ext == "jsonl") {
-        return bytes
-            .split(|byte| *byte == b'\n')
-            .filter(|line| !line.trim_ascii().is_empty())
-            .map(|line| (None, line.to_vec()))
-            .collect();
-    }
-    let mut framer = SseFramer::new(1 << 24);
+    let mut framer = Framer::new(1 << 24);
     let mut payloads = Vec::new();
-    let mut collect = |event: Event<'_>| -> Result<(), SseError> {
-        if event.data.trim_ascii() != b"[DONE]" {
+    let mut collect = |event: Event<'_>| -> Result<(), FramingError> {
+        let data = event.data.trim_ascii();
+        if !data.is_empty() && data != b"[DONE]" {
             let name = (event.kind != b"message").then(|| event.kind.to_vec());
-            payloads.push((name, event.data.to_vec()));
+            payloads.push((name, data.to_vec()));
         }
         Ok(())
     };
     // Byte by byte: the framer must not care where reads end.
     for byte in bytes.chunks(1) {
-        framer.feed(byte, &mut collect).expect("an event stream");
+        framer
+            .feed(byte, &mut collect)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     }
-    framer.finish(&mut collect).expect("an event stream");
+    framer
+        .finish(&mut collect)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     payloads
 }
 
@@ -210,7 +212,7 @@ fn every_recording_reassembles_to_its_expected_calls() {
     for manifest_path in manifests {
         let manifest: Value =
             serde_json::from_str(&fs::read_to_string(&manifest_path).expect("readable")).expect("a JSON manifest");
-        let data = ["sse", "jsonl"]
+        let data = DATA_EXTENSIONS
             .iter()
             .map(|ext| manifest_path.with_extension(ext))
             .find(|path| path.exists())

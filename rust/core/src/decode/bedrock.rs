@@ -16,14 +16,6 @@ use crate::json_view::{Object, Path, object, string_inner};
 
 const CHOICE: i64 = 0;
 
-const EXCEPTIONS: [&str; 5] = [
-    "internalServerException",
-    "modelStreamErrorException",
-    "validationException",
-    "throttlingException",
-    "serviceUnavailableException",
-];
-
 #[derive(Debug, Default)]
 pub(super) struct Bedrock {
     slots: FxHashMap<i64, Slot>,
@@ -77,7 +69,7 @@ impl Bedrock {
         data: &'a [u8],
     ) -> Result<EventExtras<'a>, ChunkError> {
         let root = Path::ROOT;
-        if EXCEPTIONS.iter().any(|key| event.has(key)) {
+        if super::is_error(event) {
             return Ok(EventExtras::error(data));
         }
         if event.has("messageStart") {
