@@ -201,6 +201,9 @@ pub struct HandedOver {
     pub violations: Vec<Violation>,
     /// Provider fields kept for the next request (key, raw JSON value).
     pub extra: Vec<(&'static str, Vec<u8>)>,
+    /// How many violations the stream had logged (`Config.log_violations`) once this call was handed over: a finding a
+    /// caller makes on it afterwards (building its arguments) comes right after them, as if the core had made it.
+    pub log_position: usize,
 }
 
 impl HandedOver {
@@ -350,6 +353,8 @@ pub struct Accumulator {
     ready: Vec<HandedOver>,
     stream_violations: Vec<Violation>,
     log: Vec<Violation>,
+    // Violations logged since the stream began, taken or not: the position of each in the order found.
+    logged: usize,
     steps: Vec<Step>,
     errored: bool,
     // The format sends each call's final text (Responses `.done`): handed-over calls keep a digest to compare it with.
@@ -367,6 +372,7 @@ impl Accumulator {
             ready: Vec::new(),
             stream_violations: Vec::new(),
             log: Vec::new(),
+            logged: 0,
             steps: Vec::new(),
             errored: false,
             final_texts: false,
@@ -1147,6 +1153,7 @@ impl Accumulator {
             arguments_json: std::mem::take(&mut state.buffer),
             violations: std::mem::take(&mut state.violations),
             extra: std::mem::take(&mut state.extra),
+            log_position: self.logged,
         });
     }
 
@@ -1257,19 +1264,19 @@ impl Accumulator {
     /// Files a violation found outside the accumulator (by the validator) on a call being handed over.
     #[cold]
     fn adopt(&mut self, call: usize, mut violation: Violation) {
-        let Some(state) = self.calls.get_mut(call) else { return };
+        let Some(state) = self.calls.get(call) else { return };
         violation.choice = Some(state.choice);
         violation.seq = Some(state.seq);
         violation.index = state.index;
-        if self.config.log_violations {
-            self.log.push(violation.clone());
+        self.log(&violation);
+        if let Some(state) = self.calls.get_mut(call) {
+            state.violations.push(violation);
         }
-        state.violations.push(violation);
     }
 
     #[cold]
     fn report(&mut self, call: usize, code: ViolationCode, message: String, detail: Detail, target: Target) {
-        let Some(state) = self.calls.get_mut(call) else { return };
+        let Some(state) = self.calls.get(call) else { return };
         let violation = Violation {
             code,
             message,
@@ -1281,12 +1288,11 @@ impl Accumulator {
             offset: detail.offset,
             data: detail.data,
         };
-        if self.config.log_violations {
-            self.log.push(violation.clone());
-        }
-        if state.stage == Stage::HandedOver && target == Target::Live {
+        let on_the_stream = state.stage == Stage::HandedOver && target == Target::Live;
+        self.log(&violation);
+        if on_the_stream {
             self.stream_violations.push(violation);
-        } else {
+        } else if let Some(state) = self.calls.get_mut(call) {
             state.violations.push(violation);
         }
     }
@@ -1309,10 +1315,15 @@ impl Accumulator {
         self.push_stream(violation);
     }
 
-    fn push_stream(&mut self, violation: Violation) {
+    fn log(&mut self, violation: &Violation) {
         if self.config.log_violations {
             self.log.push(violation.clone());
+            self.logged += 1;
         }
+    }
+
+    fn push_stream(&mut self, violation: Violation) {
+        self.log(&violation);
         self.stream_violations.push(violation);
     }
 }
