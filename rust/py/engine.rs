@@ -81,6 +81,7 @@ impl Engine {
             max_argument_bytes: limits.getattr("max_argument_bytes")?.extract()?,
             max_depth: limits.getattr("max_depth")?.extract()?,
             max_calls: limits.getattr("max_calls")?.extract()?,
+            max_violations: limits.getattr("max_violations")?.extract()?,
         };
         let tool_choice = ToolChoice {
             required: tool_choice.getattr("required")?.extract()?,
@@ -100,7 +101,7 @@ impl Engine {
             chunks_read: 0,
             payloads: Vec::new(),
             usage: None,
-            calls: HandOver::default(),
+            calls: HandOver::new(limits.max_violations),
             on_violation,
             kinds: KindCache::default(),
             validators,
@@ -289,9 +290,7 @@ impl Engine {
             }
         };
         if let Some(error) = extras.error {
-            let brief = brief(&error);
-            self.payloads.push(error.unbind());
-            self.accumulator.provider_error(self.payloads.len() - 1, &brief);
+            self.provider_error(error);
         }
         if let Some(usage) = extras.usage {
             self.usage = Some(usage.unbind());
@@ -300,6 +299,16 @@ impl Engine {
             self.notify(py)?;
         }
         Ok(())
+    }
+
+    /// An error event: its payload is kept while its `PROVIDER_ERROR` is (past `Limits.max_violations` it is only
+    /// counted, and so a stream of error events holds a bounded number of payloads).
+    fn provider_error(&mut self, payload: Bound<'_, PyAny>) {
+        let brief = brief(&payload);
+        self.payloads.push(payload.unbind());
+        if !self.accumulator.provider_error(self.payloads.len() - 1, &brief) {
+            self.payloads.pop();
+        }
     }
 
     fn raise_deferred(&mut self) -> PyResult<()> {
@@ -399,10 +408,7 @@ impl Engine {
         };
         let EventExtras { error, usage, finish } = extras;
         if let Some(error) = error {
-            let payload = output::json_bytes(py, &error)?;
-            let brief = brief(&payload);
-            self.payloads.push(payload.unbind());
-            self.accumulator.provider_error(self.payloads.len() - 1, &brief);
+            self.provider_error(output::json_bytes(py, &error)?);
         }
         if let Some((reason, kind)) = finish {
             self.accumulator.finish_as(0, &reason, kind);

@@ -18,8 +18,9 @@ use crate::output;
 use crate::validators::ToolValidators;
 
 /// The calls of one stream on their way from the core to the user.
-#[derive(Default)]
 pub(crate) struct HandOver {
+    // `Limits.max_violations`, for a finding made while building a call.
+    max_violations: usize,
     // Handed over by the core, not built yet (the front one's building was interrupted).
     unbuilt: VecDeque<HandedOver>,
     // Built and in the result, not yet returned by a step.
@@ -40,6 +41,17 @@ struct Built {
 }
 
 impl HandOver {
+    pub(crate) fn new(max_violations: usize) -> Self {
+        Self {
+            max_violations,
+            unbuilt: VecDeque::new(),
+            ready: Vec::new(),
+            built: Vec::new(),
+            late: VecDeque::new(),
+            notified: 0,
+        }
+    }
+
     /// Builds every call the core handed over and records it in the result. With `log` (an `on_violation` is
     /// waiting), a finding made while building is kept for [`HandOver::notify`].
     pub(crate) fn collect(
@@ -54,11 +66,13 @@ impl HandOver {
             self.unbuilt.extend(accumulator.take_ready());
         }
         while let Some(call) = self.unbuilt.front_mut() {
+            // Parsing again after an interrupted building finds nothing new: the call no longer holds a value.
             let parsed = if call.arguments == Arguments::Value {
-                let parsed = output::parse_arguments(py, call);
-                // Parsing again after an interrupted building finds nothing new: the call no longer holds a value.
-                if parsed.is_none()
-                    && log
+                let before = call.violations.len();
+                let parsed = output::parse_arguments(py, call, self.max_violations);
+                // A finding it added (or the VIOLATIONS_OMITTED it made room for) is reported as found.
+                if log
+                    && call.violations.len() > before
                     && let Some(finding) = call.violations.last()
                 {
                     self.late.push_back((call.log_position, finding.clone()));

@@ -8,6 +8,7 @@ pub mod accumulator;
 pub mod chat_chunk;
 pub mod decode;
 pub mod json_view;
+pub mod kept;
 pub mod meta_schema;
 pub mod scanner;
 pub mod sse;
@@ -16,8 +17,8 @@ pub mod validator;
 pub mod violation;
 
 pub use accumulator::{
-    Accumulator, Arguments, ChoiceSummary, Config, Emit, FinishKind, Fragment, HandedOver, Identity, Limits, Step,
-    ToolChoice,
+    Accumulator, Arguments, ChoiceSummary, Config, Emit, FinishKind, Fragment, HandedOver, Identity, Limits, REFUSED,
+    Step, ToolChoice,
 };
 pub use decode::{Decoder, EventExtras, Format, OutputItem};
 pub use meta_schema::{MetaDraft, NotJson, SchemaProblem, schema_problems};
