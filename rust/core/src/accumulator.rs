@@ -1443,6 +1443,9 @@ impl Accumulator {
 
     /// Counts `count` findings on the call `call` that its list had no room for.
     fn omit(&mut self, call: usize, count: u64) {
+        if count == 0 {
+            return; // every fragment's case: nothing more to do than this test
+        }
         let max = self.config.limits.max_violations;
         let Some(state) = self.calls.get_mut(call) else { return };
         let scope = state.scope();
