@@ -556,9 +556,6 @@ def _expect(case: HostileCase, emit: str) -> Expect:
             out.add(("MISSING_NAME", "error", None))
         if call.kind in ("dict_value", "list_value"):
             out.add(("ARGUMENTS_NOT_STRING", "warning", None))
-        if f["too_many"]:
-            out.add(("TOO_MANY_CALLS", "error", None))
-            return out
         if f["too_large"]:
             out.add(("ARGUMENTS_TOO_LARGE", "error", None))
         if f["too_deep"]:
@@ -574,13 +571,15 @@ def _expect(case: HostileCase, emit: str) -> Expect:
 
     def hand(call: HCall, how: str) -> None:
         f = info[call.seq]
+        if f["too_many"]:  # refused: nothing of it is kept or handed over; the stream's TOO_MANY_CALLS counts it
+            return
         out = static_codes(call)
         if call.choice in cut_choices or errored:
             out.add(("STREAM_CUT", "error", None))
         incomplete = call.kind == "truncated" or (call.kind == "number" and how != "end")
-        if not f["too_many"] and not f["too_deep"] and f["started"] and incomplete:
+        if not f["too_deep"] and f["started"] and incomplete:
             out.add(("TRUNCATED", "error", None))
-        if call.kind == "number" and how == "end" and not f["too_many"] and not f["too_large"]:
+        if call.kind == "number" and how == "end" and not f["too_large"]:
             out.add(("ARGUMENTS_NOT_OBJECT", "error", None))
         json_text = call.text
         early = how == "early"
@@ -589,23 +588,20 @@ def _expect(case: HostileCase, emit: str) -> Expect:
             json_text = "".join(a for a in call.args[: call.close_frag + 1] if isinstance(a, str))
             if call.kind in ("dict_value", "list_value"):
                 json_text = call.text
-        if call.kind == "trailing" and not f["too_many"]:
+        if call.kind == "trailing":
             assert call.close_frag is not None and call.trailing_frag is not None
             if not early or call.trailing_frag == call.close_frag:
                 out.add(("TRAILING_DATA", "error", None))
-            if early:
-                for a in call.args[call.close_frag + 1 :]:
-                    if isinstance(a, str) and a.strip(" \t\r\n"):
-                        stream[("TRAILING_DATA", "error", call.choice, call.seq)] += 1
+            # After the hand-over, every later fragment makes the stream's one TRAILING_DATA for the call.
+            later = call.args[call.close_frag + 1 :]
+            if early and any(isinstance(a, str) and a.strip(" \t\r\n") for a in later):
+                stream[("TRAILING_DATA", "error", call.choice, call.seq)] += 1
         if call.kind == "mutated":
             loose[call.seq] = "mutated"
         else:
             codes[call.seq] = out
             valid[call.seq] = not any(sev == "error" for _, sev, _ in out)
-        if f["too_many"]:
-            arguments_json[call.seq] = ""
-            arguments[call.seq] = None
-        elif f["too_large"]:
+        if f["too_large"]:
             pass  # the kept prefix depends on the fragments; arguments are {} or None
         elif f["too_deep"]:
             arguments_json[call.seq] = json_text
@@ -670,8 +666,10 @@ def _expect(case: HostileCase, emit: str) -> Expect:
         stream[("NO_FINISH_REASON", "warning", None, None)] += 1
     if not any(_chat_recognised(chunk) for chunk in case.chunks):  # an empty stream is no response (semantics.md)
         stream[("UNRECOGNIZED_STREAM", "error", None, None)] += 1
+    if any(info[c.seq]["too_many"] for c in case.calls):
+        stream[("TOO_MANY_CALLS", "error", None, None)] += 1
     for choice in case.seen_choices:
-        mine = [c for c in case.calls if c.choice == choice]
+        mine = [c for c in case.calls if c.choice == choice and not info[c.seq]["too_many"]]
         reasons = case.choices.get(choice, [])
         first = reasons[0] if reasons else None
         if first is None:
@@ -772,6 +770,7 @@ limit_options = st.one_of(
         max_argument_bytes=st.integers(1, 40),
         max_depth=st.integers(1, 4),
         max_calls=st.integers(1, 4),
+        max_violations=st.integers(1, 6),
     ),
 )
 tool_choices = st.sampled_from(

@@ -234,7 +234,7 @@ def test_data_after_a_call_was_handed_over_is_reported_never_merged(ts: Any) -> 
     (call,) = list(stream)
     assert call.ok and call.arguments == {"a": 1}
     trailing = [v for v in stream.result.violations if v.code is ViolationCode.TRAILING_DATA]
-    assert [(v.seq, v.data, v.offset) for v in trailing] == [(0, ', "b": 2}', 8)]
+    assert [(v.seq, v.data, v.offset) for v in trailing] == [(0, {"text": ', "b": 2}', "bytes": 9, "fragments": 1}, 8)]
 
 
 def test_on_violation_sees_every_violation_once_as_found(ts: Any) -> None:
@@ -351,8 +351,9 @@ def test_going_past_a_limit_is_a_violation_and_memory_stays_bounded(ts: Any) -> 
     assert calls["big"].arguments_json == big[:2000]
     assert [v.code for v in calls["deep"].errors] == [ViolationCode.TOO_DEEP]
     assert calls["third"].ok
-    assert [v.code for v in calls["fourth"].errors] == [ViolationCode.TOO_MANY_CALLS]
-    assert calls["fourth"].arguments_json == ""
+    assert "fourth" not in calls, "a call past max_calls is refused: nothing of it is handed over"
+    (refused,) = [v for v in stream.result.violations if v.code is ViolationCode.TOO_MANY_CALLS]
+    assert (refused.seq, refused.data) == (None, {"limit": 3, "fragments": 1})
 
 
 def test_a_lone_surrogate_in_a_python_string_is_invalid_json(ts: Any) -> None:

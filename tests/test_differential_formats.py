@@ -334,6 +334,7 @@ def small_limits(draw: Any) -> toolstream.Limits:
         max_argument_bytes=draw(st.integers(1, 64)),
         max_depth=draw(st.integers(1, 6)),
         max_calls=draw(st.integers(1, 4)),
+        max_violations=draw(st.integers(1, 8)),
         max_event_bytes=draw(st.sampled_from([toolstream.Limits().max_event_bytes, 64, 400])),
     )
 

@@ -299,7 +299,10 @@ def test_a_body_of_no_framing_names_its_first_bytes(body: bytes) -> None:
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 def test_a_failed_body_never_ends_clean(implementation: str) -> None:
-    """The engine raises at every later read and at every end: a body not understood has no clean end."""
+    """The engine raises at every later read and at every end: a body not understood has no clean end.
+
+    Once the end has begun no more input is taken (a usage error), and every later end raises the framing error again.
+    """
     engine_class = toolstream._core.Engine if implementation == "core" else toolstream.reference.Engine
     engine = engine_class(tool_choice=parse_tool_choice(None), emit="call_end", limits=Limits(), on_violation=None)
     with pytest.raises(MalformedChunkError):
@@ -307,8 +310,11 @@ def test_a_failed_body_never_ends_clean(implementation: str) -> None:
     for _ in range(2):
         with pytest.raises(MalformedChunkError, match="none of the framings"):
             engine.feed_bytes(b"data: {}\n\n")
+    for _ in range(2):
         with pytest.raises(MalformedChunkError, match="none of the framings"):
             engine.end()
+        with pytest.raises(ValueError, match="the stream has ended"):
+            engine.feed_bytes(b"data: {}\n\n")
 
 
 # ------------------------------------------------------------------------------------------- not understood

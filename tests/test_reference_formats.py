@@ -344,7 +344,7 @@ def test_anthropic_stop_with_the_value_open_truncates_and_later_bytes_trail() ->
     assert out.at(0) == 3
     assert codes(call.errors) == ["TRUNCATED"]
     trailing = [v for v in out.result.violations if v.code is V.TRAILING_DATA]
-    assert [(v.seq, v.data) for v in trailing] == [(0, ", 2]}")]
+    assert [(v.seq, v.data) for v in trailing] == [(0, {"text": ", 2]}", "bytes": 5, "fragments": 1})]
 
 
 def test_anthropic_call_end_hands_over_at_the_stop_and_stream_end_waits() -> None:

@@ -21,7 +21,7 @@ from toolstream._protocol import Emit, Emitted, Engine, EngineFactory, OnInvalid
 from toolstream._repair import Repair, Repairing
 from toolstream._sources import RAW, aclose_source, chunks_of, close_source, is_raw
 from toolstream._validation import CompileTools
-from toolstream.errors import InvalidToolCallError, StreamContractError
+from toolstream.errors import InvalidToolCallError, MalformedChunkError, StreamContractError
 from toolstream.registry import ToolRegistry
 
 __all__ = ["AsyncToolCallStream", "Emit", "EngineFactory", "OnInvalid", "Reassembler", "ToolCallStream"]
@@ -99,15 +99,6 @@ def _checked(calls: list[Emitted], on_invalid: str, engine: Engine) -> Iterator[
         yield call
 
 
-def _checked_batch(calls: list[Emitted], on_invalid: str, engine: Engine) -> list[Emitted]:
-    """``_checked`` for a list-returning step: valid calls before an invalid one ride on the error."""
-    if on_invalid == "raise":
-        for position, call in enumerate(calls):
-            if isinstance(call, InvalidToolCall):
-                raise InvalidToolCallError(call, engine.result(), ready=tuple(calls[:position]))
-    return calls
-
-
 def _contract_errors(result: StreamResult) -> tuple[Violation, ...]:
     return tuple(v for v in result.violations if v.severity is Severity.ERROR)
 
@@ -131,6 +122,27 @@ class _Outcome:
         if errors and on_invalid == "raise":
             raise StreamContractError(self.value, errors)
 
+    def stopped(self, engine: Engine, error: BaseException) -> None:
+        """Iteration stopped on ``error``: the result so far holds every call handed over, yielded or not."""
+        if self.value is None:
+            self.value = _result_so_far(engine)
+        if isinstance(error, MalformedChunkError) and error.result is None:
+            error.result = self.value
+
+
+def _result_so_far(engine: Engine) -> StreamResult | None:
+    """The engine's result, for an error on its way out (None if building it fails: that error is not the one)."""
+    try:
+        return engine.result()
+    except Exception:
+        return None
+
+
+def _carry_result(error: MalformedChunkError, engine: Engine) -> None:
+    """A ``MalformedChunkError`` raised from a stream carries the stream's result so far."""
+    if error.result is None:
+        error.result = _result_so_far(engine)
+
 
 def _run(
     chunks: Iterator[Any], source: Any, engine: Engine, on_invalid: str, outcome: _Outcome
@@ -151,6 +163,11 @@ def _run(
                     yield from _checked(calls, on_invalid, engine)
         yield from _checked(engine.end(), on_invalid, engine)
         outcome.settle(engine, on_invalid)
+    except GeneratorExit:
+        raise  # the consumer stopped early: there is no result
+    except BaseException as error:
+        outcome.stopped(engine, error)
+        raise
     finally:
         close_source(source)
 
@@ -182,6 +199,11 @@ async def _arun(
         for call in _checked(engine.end(), on_invalid, engine):
             yield call
         outcome.settle(engine, on_invalid)
+    except GeneratorExit:
+        raise  # the consumer stopped early: there is no result
+    except BaseException as error:
+        outcome.stopped(engine, error)
+        raise
     finally:
         await aclose_source(source)
 
@@ -189,7 +211,8 @@ async def _arun(
 class ToolCallStream(Iterator[Emitted]):
     """The calls of one stream, each handed over as soon as the emission policy allows.
 
-    Iterate it; ``result`` is the ``StreamResult`` once it is exhausted. The source is closed when the stream is
+    Iterate it; ``result`` is the ``StreamResult`` once it is exhausted, or, once iteration raised, the result so
+    far (every call handed over, yielded or not: an exception loses none). The source is closed when the stream is
     exhausted, when iteration raises, and when this object is closed or collected before the end (``break``), so
     no HTTP connection is left open. Use it as a context manager to close it deterministically.
     """
@@ -212,7 +235,11 @@ class ToolCallStream(Iterator[Emitted]):
 
     @property
     def result(self) -> StreamResult:
-        """The stream's result; available once iteration has finished."""
+        """The stream's result once iteration has finished; after iteration raised, the result so far.
+
+        Raises:
+            ValueError: Iteration has not reached the end (nor stopped on an exception).
+        """
         return self._outcome.result()
 
     def close(self) -> None:
@@ -250,7 +277,7 @@ class AsyncToolCallStream(AsyncIterator[Emitted]):
 
     @property
     def result(self) -> StreamResult:
-        """The stream's result; available once iteration has finished."""
+        """The stream's result once iteration has finished; after iteration raised, the result so far."""
         return self._outcome.result()
 
     async def aclose(self) -> None:
@@ -275,6 +302,11 @@ class Reassembler:
     end released; ``close`` (which finishes first if needed) returns the ``StreamResult``. Under
     ``on_invalid="raise"`` an invalid call raises ``InvalidToolCallError`` (whose ``result`` holds every call
     handed over so far) and ``close`` raises ``StreamContractError`` for error-severity stream findings.
+
+    No exception loses a call: a call handed over is in ``result`` at once, and one that a step could not return
+    (an exception from ``on_violation``, a ``KeyboardInterrupt``, an invalid call before it under ``raise``) is
+    returned by the next ``feed``/``finish``. ``finish`` after an exception finishes what is left of the end. A
+    Reassembler is not re-entrant: using it from its own ``on_violation`` or ``repair`` raises ``RuntimeError``.
     """
 
     _engine_factory: EngineFactory
@@ -303,17 +335,74 @@ class Reassembler:
         self._snapshots = snapshots
         self._engine = options.engine(type(self)._engine_factory, type(self)._compile_tools, progress=snapshots)
         self._finished = False
+        # Calls handed over after an invalid one that raised: the next step returns them.
+        self._held: list[Emitted] = []
+        # The method running now, if any: a callback it runs must not use this Reassembler.
+        self._running: str | None = None
 
     def feed(self, chunk: Any) -> list[Emitted]:
         """Read one chunk; return the calls it made ready, in hand-over order."""
-        if self._finished:
-            raise ValueError("this Reassembler has finished; start a new one for the next stream")
-        return self._step(self._engine.feed(chunk))
+        self._enter("feed")
+        try:
+            if self._finished:
+                raise ValueError("this Reassembler has finished; start a new one for the next stream")
+            return self._deliver(self._engine.feed(chunk))
+        except MalformedChunkError as error:
+            _carry_result(error, self._engine)
+            raise
+        finally:
+            self._running = None
 
-    def _step(self, ready: list[Emitted]) -> list[Emitted]:
-        if self._snapshots:
-            self._engine.take_progress()  # only the partial values are kept: the steps themselves are not wanted
-        return _checked_batch(ready, self._on_invalid, self._engine)
+    def feed_bytes(self, data: bytes | bytearray | memoryview) -> list[Emitted]:
+        """Read a raw body's next bytes (split anywhere); return the calls they made ready, in hand-over order.
+
+        The body is framed by what its first bytes say it is: server-sent events, JSON lines, a JSON array or AWS
+        event-stream messages (``docs/semantics.md``, "Raw bodies").
+        """
+        self._enter("feed_bytes")
+        try:
+            if self._finished:
+                raise ValueError("this Reassembler has finished; start a new one for the next stream")
+            return self._deliver(self._engine.feed_bytes(data))
+        except MalformedChunkError as error:
+            _carry_result(error, self._engine)
+            raise
+        finally:
+            self._running = None
+
+    def finish(self) -> list[Emitted]:
+        """End the stream; return the calls that only the end made ready ([] once every call was returned).
+
+        After an exception (from ``on_violation`` at the end, an invalid call under ``raise``), calling it again
+        finishes what is left of the end and returns the calls not returned yet.
+        """
+        self._enter("finish")
+        try:
+            self._finished = True
+            return self._deliver(self._engine.end())
+        except MalformedChunkError as error:
+            _carry_result(error, self._engine)
+            raise
+        finally:
+            self._running = None
+
+    def close(self) -> StreamResult:
+        """Finish if needed and return the final ``StreamResult``."""
+        self.finish()
+        result = self.result
+        errors = _contract_errors(result)
+        if errors and self._on_invalid == "raise":
+            raise StreamContractError(result, errors)
+        return result
+
+    @property
+    def result(self) -> StreamResult:
+        """The result so far (final after ``finish``): every call handed over, returned by a step or not."""
+        self._enter("result")
+        try:
+            return self._engine.result()
+        finally:
+            self._running = None
 
     def snapshot(self, seq: int) -> Any:
         """The arguments of call ``seq`` as they stand, honestly.
@@ -329,38 +418,37 @@ class Reassembler:
         """
         if not self._snapshots:
             raise ValueError("snapshots need Reassembler(snapshots=True): partial values are built as bytes arrive")
-        return self._engine.snapshot(seq)
+        self._enter("snapshot")
+        try:
+            return self._engine.snapshot(seq)
+        finally:
+            self._running = None
 
-    def feed_bytes(self, data: bytes | bytearray | memoryview) -> list[Emitted]:
-        """Read a raw body's next bytes (split anywhere); return the calls they made ready, in hand-over order.
+    def _enter(self, method: str) -> None:
+        if self._running is not None:
+            raise RuntimeError(
+                f"Reassembler.{method} was used while its {self._running} was running (from on_violation or "
+                f"repair): a Reassembler is not re-entrant; act on what the callback saw once {self._running} "
+                f"has returned"
+            )
+        self._running = method
 
-        The body is framed by what its first bytes say it is: server-sent events, JSON lines, a JSON array or AWS
-        event-stream messages (``docs/semantics.md``, "Raw bodies").
+    def _deliver(self, ready: list[Emitted]) -> list[Emitted]:
+        """The step's calls, after those held back.
+
+        Under ``raise``, the valid calls before an invalid one ride on the error; the calls after it are held for the
+        next step.
         """
-        if self._finished:
-            raise ValueError("this Reassembler has finished; start a new one for the next stream")
-        return self._step(self._engine.feed_bytes(data))
-
-    def finish(self) -> list[Emitted]:
-        """End the stream; return the calls that only the end made ready (idempotent: [] the second time)."""
-        if self._finished:
-            return []
-        self._finished = True
-        return self._step(self._engine.end())
-
-    def close(self) -> StreamResult:
-        """Finish if needed and return the final ``StreamResult``."""
-        self.finish()
-        result = self._engine.result()
-        errors = _contract_errors(result)
-        if errors and self._on_invalid == "raise":
-            raise StreamContractError(result, errors)
-        return result
-
-    @property
-    def result(self) -> StreamResult:
-        """The result so far (final after ``finish``)."""
-        return self._engine.result()
+        if self._snapshots:
+            self._engine.take_progress()  # only the partial values are kept: the steps themselves are not wanted
+        calls = [*self._held, *ready] if self._held else ready
+        self._held = []
+        if self._on_invalid == "raise":
+            for position, call in enumerate(calls):
+                if isinstance(call, InvalidToolCall):
+                    self._held = calls[position + 1 :]
+                    raise InvalidToolCallError(call, self._engine.result(), ready=tuple(calls[:position]))
+        return calls
 
 
 def make_entry_points(

@@ -37,7 +37,7 @@ class Engine:
     def snapshot(self, seq: int) -> Any:
         """The arguments of call ``seq`` as they stand (with ``progress``; see ``toolstream.Pending``)."""
     def feed(self, chunk: Any) -> list[ToolCall | InvalidToolCall]:
-        """Read one chunk; return the calls it made ready.
+        """Read one chunk; return the calls it made ready (after those an exception kept an earlier step from returning).
 
         Raises:
             toolstream.MalformedChunkError: the chunk does not have the shape of its wire format.
@@ -63,9 +63,12 @@ class Engine:
     def pull_items(self, items: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
         """``pull`` over the items of a raw source (bytes or text); None once ``items`` is exhausted."""
     def end(self) -> list[ToolCall | InvalidToolCall]:
-        """End the stream; return the calls that only the end made ready."""
+        """End the stream; return the calls that only the end made ready.
+
+        After an exception, calling it again finishes what is left of the end and returns the calls no step returned.
+        """
     def result(self) -> StreamResult:
-        """The result so far (final after ``end``)."""
+        """The result so far (final after ``end``): every call handed over, whatever exception came in between."""
     def amend(self, call: ToolCall | InvalidToolCall) -> None:
         """Replace the handed-over call with the same ``(choice, seq)`` by ``call`` (a repaired one)."""
 

@@ -100,7 +100,7 @@ VIOLATION_TABLE: dict[ViolationCode, tuple[Literal["call", "stream", "call/strea
     ViolationCode.TRUNCATED: ("call", Severity.ERROR, True),
     ViolationCode.ARGUMENTS_TOO_LARGE: ("call", Severity.ERROR, True),
     ViolationCode.TOO_DEEP: ("call", Severity.ERROR, True),
-    ViolationCode.TOO_MANY_CALLS: ("call", Severity.ERROR, True),
+    ViolationCode.TOO_MANY_CALLS: ("stream", Severity.ERROR, True),
     ViolationCode.UNKNOWN_TOOL: ("call", Severity.ERROR, True),
     ViolationCode.MISSING_REQUIRED_ARGUMENT: ("call", Severity.ERROR, True),
     ViolationCode.UNEXPECTED_ARGUMENT: ("call", Severity.ERROR, True),
@@ -138,7 +138,8 @@ class Violation:
         path: JSON pointer inside the arguments (``/items/0/qty``) for argument-level findings.
         offset: Byte offset inside the call's arguments text for parse findings.
         recoverable: Whether the model can fix it on its next turn if told.
-        data: The payload that must not be lost: a provider error event, trailing text after a handed-over call.
+        data: The payload that must not be lost: a provider error event; for ``TRAILING_DATA`` on a call that was
+            over, ``{"text", "bytes", "fragments"}``; what a finding names or counts (see docs/semantics.md).
     """
 
     code: ViolationCode
@@ -437,8 +438,10 @@ class Limits:
             ``ARGUMENTS_TOO_LARGE``; its further bytes are scanned, not stored.
         max_depth: Nesting of arrays and objects in the arguments, the top-level object counting as 1 (default
             128, at most 200). Deeper is ``TOO_DEEP``.
-        max_calls: Calls per stream (default 256). Calls opened past it are ``TOO_MANY_CALLS`` and keep no
-            arguments.
+        max_calls: Calls per stream (default 256). Calls opened past it are refused: nothing of them is kept or
+            handed over, and the stream's one ``TOO_MANY_CALLS`` counts their fragments.
+        max_violations: Violations kept per call, and for the stream itself (default 1000). Past it they are
+            counted, not kept: the list's last one, ``VIOLATIONS_OMITTED`` (an error), says how many were left out.
         max_event_bytes: Bytes of one event of a raw body — a server-sent event (or a line of one), a JSON element,
             an AWS event-stream message — and of the items a raw source opens with while they cannot yet tell reads
             from lines (default 32 MiB, room for a whole call at ``max_argument_bytes`` with its escapes), checked as
@@ -453,12 +456,20 @@ class Limits:
     max_argument_bytes: int = 8 * 1024 * 1024
     max_depth: int = 128
     max_calls: int = 256
+    max_violations: int = 1000
     max_event_bytes: int = 32 * 1024 * 1024
     max_validation_steps: int = 100_000
 
     def __post_init__(self) -> None:
         """Reject limits that could not be enforced."""
-        for name in ("max_argument_bytes", "max_depth", "max_calls", "max_event_bytes", "max_validation_steps"):
+        for name in (
+            "max_argument_bytes",
+            "max_depth",
+            "max_calls",
+            "max_violations",
+            "max_event_bytes",
+            "max_validation_steps",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"Limits.{name} must be an int, got {type(value).__name__}")

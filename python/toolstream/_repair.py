@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -35,7 +36,8 @@ class Repairing:
 
     A proposal is re-validated; only one that passes replaces the call, as a ``ToolCall`` carrying ``REPAIRED``
     (with the original text and errors in its data). A proposal that still fails is discarded: the call stays as
-    the model sent it, so the model is told about its own mistakes.
+    the model sent it, so the model is told about its own mistakes. A hook that raises leaves its call as the model
+    sent it; that call and the ones after it are returned by the next step (the exception loses none).
     """
 
     def __init__(
@@ -45,6 +47,10 @@ class Repairing:
         self._repair = repair
         self._validators = validators
         self._on_violation = on_violation
+        # Calls taken from the engine and not offered to the hook yet, and calls settled and not returned yet: an
+        # exception from the hook (or from on_violation) leaves both for the next step.
+        self._unoffered: deque[Emitted] = deque()
+        self._settled: list[Emitted] = []
 
     def feed(self, chunk: Any) -> list[Emitted]:
         return self._repaired(self._engine.feed(chunk))
@@ -81,17 +87,27 @@ class Repairing:
         self._engine.amend(call)
 
     def _repaired(self, calls: list[Emitted]) -> list[Emitted]:
-        return [self._attempt(call) if isinstance(call, InvalidToolCall) else call for call in calls]
+        self._unoffered.extend(calls)
+        while self._unoffered:
+            call = self._unoffered.popleft()
+            self._settled.append(call)  # a hook that raises leaves the call as the model sent it
+            if isinstance(call, InvalidToolCall) and (amended := self._attempt(call)) is not None:
+                self._settled[-1] = amended
+                if self._on_violation is not None:
+                    self._on_violation(amended.violations[-1])
+        settled, self._settled = self._settled, []
+        return settled
 
-    def _attempt(self, call: InvalidToolCall) -> Emitted:
+    def _attempt(self, call: InvalidToolCall) -> ToolCall | None:
+        """The repaired call, amended in the engine's result, or None when the call stays as the model sent it."""
         name = call.name
         if name is None or self._validators.fingerprint(name) is None:
-            return call
+            return None
         if any(error.code not in _REPAIRABLE for error in call.errors):
-            return call
+            return None
         proposal = self._repair(call)
         if proposal is None:
-            return call
+            return None
         if not isinstance(proposal, Mapping):
             raise TypeError(
                 f"repair must return the corrected arguments as a dict, or None to leave the call invalid; got "
@@ -102,7 +118,7 @@ class Repairing:
         except (TypeError, ValueError) as error:
             raise TypeError(f"repair returned arguments that are not JSON for call id={call.id!r}: {error}") from None
         if self._validators.validate(name, text):
-            return call
+            return None
         _, severity, recoverable = VIOLATION_TABLE[ViolationCode.REPAIRED]
         fixed = ", ".join(
             f"{error.code.value} at {error.path}" if error.path else error.code.value for error in call.errors
@@ -134,6 +150,4 @@ class Repairing:
             self._validators.fingerprint(name),
         )
         self._engine.amend(amended)
-        if self._on_violation is not None:
-            self._on_violation(repaired)
         return amended

@@ -42,7 +42,7 @@ def _instruction(call: InvalidToolCall, codes: set[str], closest: str | None) ->
     if "UNKNOWN_TOOL" in codes:
         hint = f" (did you mean {closest!r}?)" if closest else ""
         return f"There is no tool named {call.name!r}{hint}; call one of the available tools instead."
-    if codes & {"TRUNCATED", "STREAM_CUT", "ARGUMENTS_TOO_LARGE", "TOO_MANY_CALLS"}:
+    if codes & {"TRUNCATED", "STREAM_CUT", "ARGUMENTS_TOO_LARGE"}:
         return f"This call to {call.name!r} did not arrive complete; if it is still needed, call it again."
     return f"Call {call.name!r} again with arguments that fix every problem listed; do not repeat the same arguments."
 

@@ -78,6 +78,9 @@ class MalformedChunkError(ToolstreamError, TypeError):
         chunk_number: Position of the offending chunk in the stream, from 0.
         path: Where in the chunk, e.g. ``choices[0].delta.tool_calls[1].index``.
         problem: What is wrong there.
+        result: The stream's result as far as it had been read when the error was raised: every call handed over
+            before the chunk, and those the chunk handed over before its malformed field (None when raised outside a
+            stream).
     """
 
     def __init__(self, chunk_number: int, path: str, problem: str) -> None:
@@ -85,6 +88,7 @@ class MalformedChunkError(ToolstreamError, TypeError):
         self.chunk_number = chunk_number
         self.path = path
         self.problem = problem
+        self.result: StreamResult | None = None
         where = f" at {path}" if path else ""
         super().__init__(f"chunk {chunk_number}{where}: {problem}")
 

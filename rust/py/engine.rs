@@ -14,9 +14,10 @@ use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple, PyType
 use rustc_hash::FxHashMap;
 use toolstream_core::chat_chunk::ChunkError;
 use toolstream_core::framing::{Event, Framer, FramingError};
-use toolstream_core::{Accumulator, Arguments, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
+use toolstream_core::{Accumulator, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
 
-use crate::errors::malformed_chunk;
+use crate::errors::{is_malformed_chunk, malformed_chunk};
+use crate::handover::HandOver;
 use crate::input::{KindCache, canonical_text, read_chunk};
 use crate::output;
 use crate::snapshot::Partial;
@@ -30,7 +31,7 @@ pub(crate) struct Engine {
     chunks_read: u64,
     payloads: Vec<Py<PyAny>>,
     usage: Option<Py<PyAny>>,
-    handed_over: Vec<HandedOverCall>,
+    calls: HandOver,
     on_violation: Option<Py<PyAny>>,
     kinds: KindCache,
     validators: Option<Py<ToolValidators>>,
@@ -40,15 +41,15 @@ pub(crate) struct Engine {
     // A read's malformed event, held back while the calls its earlier events made ready are handed over: raised by
     // the next call, as a chunk source raises at the chunk after handing over the calls before it.
     deferred: Option<PyErr>,
+    // The read's malformed event came when no earlier event had made calls ready: it is raised at once, as a malformed
+    // chunk is (the calls it made ready itself wait for the next step, as that chunk's do).
+    raise_at_once: bool,
+    // `end` has begun (no more input), and its decoder step is done: a second `end` after an exception resumes it.
+    ending: bool,
+    decoder_ended: bool,
     // With `progress`: the steps so far as Python tuples, and each call's partial arguments.
     progress: Option<Vec<Py<PyAny>>>,
     partials: FxHashMap<usize, Partial>,
-}
-
-struct HandedOverCall {
-    order: (i64, usize),
-    valid: bool,
-    object: Py<PyAny>,
 }
 
 #[pymethods]
@@ -80,6 +81,7 @@ impl Engine {
             max_argument_bytes: limits.getattr("max_argument_bytes")?.extract()?,
             max_depth: limits.getattr("max_depth")?.extract()?,
             max_calls: limits.getattr("max_calls")?.extract()?,
+            max_violations: limits.getattr("max_violations")?.extract()?,
         };
         let tool_choice = ToolChoice {
             required: tool_choice.getattr("required")?.extract()?,
@@ -99,22 +101,25 @@ impl Engine {
             chunks_read: 0,
             payloads: Vec::new(),
             usage: None,
-            handed_over: Vec::new(),
+            calls: HandOver::new(limits.max_violations),
             on_violation,
             kinds: KindCache::default(),
             validators,
             framer: None,
             max_event_bytes,
             deferred: None,
+            raise_at_once: false,
+            ending: false,
+            decoder_ended: false,
             progress: progress.then(Vec::new),
             partials: FxHashMap::default(),
         })
     }
 
-    /// Read one chunk; return the calls it made ready.
+    /// Read one chunk; return the calls it made ready (and any an exception kept an earlier step from returning).
     fn feed<'py>(&mut self, chunk: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         self.read(chunk)?;
-        self.take_ready(chunk.py())
+        self.deliver(chunk.py())
     }
 
     /// Read chunks until at least one call is ready; None once `chunks` is exhausted.
@@ -124,8 +129,8 @@ impl Engine {
             .map_err(|_| PyTypeError::new_err("pull() needs an iterator of chunks"))?;
         for chunk in chunks.clone() {
             self.read(&chunk?)?;
-            if self.accumulator.has_ready() {
-                return self.take_ready(chunks.py()).map(Some);
+            if self.calls.pending(&self.accumulator) {
+                return self.deliver(chunks.py()).map(Some);
             }
         }
         Ok(None)
@@ -134,16 +139,18 @@ impl Engine {
     /// Read a raw body's next bytes (any split); return the calls they made ready.
     fn feed_bytes<'py>(&mut self, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         self.raise_deferred()?;
+        self.refuse_after_end("bytes")?;
         self.read_bytes_deferring(data, Joined::Read)?;
-        self.take_ready(data.py())
+        self.deliver(data.py())
     }
 
     /// Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls it made
     /// ready.
     fn feed_item<'py>(&mut self, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         self.raise_deferred()?;
+        self.refuse_after_end("bytes")?;
         self.read_bytes_deferring(item, Joined::Item)?;
-        self.take_ready(item.py())
+        self.deliver(item.py())
     }
 
     /// `pull` over the items of a raw source (bytes or text: reads or lines, as the stream tells).
@@ -152,51 +159,45 @@ impl Engine {
             .cast::<PyIterator>()
             .map_err(|_| PyTypeError::new_err("pull_items() needs an iterator of bytes or str"))?;
         self.raise_deferred()?;
+        self.refuse_after_end("bytes")?;
         for item in items.clone() {
             self.read_bytes_deferring(&item?, Joined::Item)?;
-            if self.accumulator.has_ready() {
-                return self.take_ready(items.py()).map(Some);
+            if self.calls.pending(&self.accumulator) {
+                return self.deliver(items.py()).map(Some);
             }
         }
         Ok(None)
     }
 
-    /// End the stream; return the calls only the end made ready.
+    /// End the stream; return the calls only the end made ready. After an exception, calling it again finishes
+    /// what is left of the end and returns the calls no step returned yet.
     fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.raise_deferred()?;
+        self.ending = true;
         if let Some(mut framer) = self.framer.take() {
             let outcome = framer.finish(&mut |event: Event<'_>| self.read_event(py, event));
-            // Kept: a body that failed to frame fails again at a second end, never ends clean.
-            self.framer = Some(framer);
+            if matches!(outcome, Err(BytesError::Framing(_))) {
+                // Kept: a body that failed to frame fails again at a second end, never ends clean.
+                self.framer = Some(framer);
+            }
             outcome.map_err(|error| self.bytes_error(py, error))?;
         }
-        let mut canonical = |raw: &[u8]| canonical_text(py, raw);
-        if let Err(ChunkError { path, problem }) = self.decoder.end(&mut self.accumulator, &mut canonical) {
-            self.notify(py)?;
-            return Err(malformed_chunk(py, self.chunks_read, &path, &problem));
+        if !self.decoder_ended {
+            self.decoder_ended = true;
+            let mut canonical = |raw: &[u8]| canonical_text(py, raw);
+            if let Err(ChunkError { path, problem }) = self.decoder.end(&mut self.accumulator, &mut canonical) {
+                self.notify(py)?;
+                return Err(malformed_chunk(py, self.chunks_read, &path, &problem));
+            }
         }
         self.accumulator.end();
         self.notify(py)?;
-        self.take_ready(py)
+        self.deliver(py)
     }
 
     /// Replace the handed-over call with the same `(choice, seq)` by `call` (a repaired one).
     fn amend(&mut self, call: &Bound<'_, PyAny>) -> PyResult<()> {
-        let py = call.py();
-        let order: (i64, usize) = (
-            call.getattr(intern!(py, "choice"))?.extract()?,
-            call.getattr(intern!(py, "seq"))?.extract()?,
-        );
-        let valid: bool = call.getattr(intern!(py, "ok"))?.extract()?;
-        let Some(entry) = self.handed_over.iter_mut().find(|entry| entry.order == order) else {
-            return Err(PyValueError::new_err(format!(
-                "no call with choice={} seq={} was handed over",
-                order.0, order.1
-            )));
-        };
-        entry.valid = valid;
-        entry.object = call.clone().unbind();
-        Ok(())
+        self.calls.amend(call)
     }
 
     /// The stream's progress since the last take, in order: `("text", choice, text)`, `("started", seq, choice,
@@ -214,8 +215,8 @@ impl Engine {
         }
     }
 
-    /// The `StreamResult` so far.
-    fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    /// The `StreamResult` so far: every call the core handed over is in it, whatever exception came in between.
+    fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         static RESULT_CLASSES: PyOnceLock<(Py<PyType>, Py<PyType>, Py<PyType>)> = PyOnceLock::new();
         let (result_class, choice_class, item_class) = RESULT_CLASSES.get_or_try_init(py, || {
             let model = py.import("toolstream._model")?;
@@ -225,18 +226,8 @@ impl Engine {
                 model.getattr("OutputItem")?.cast_into::<PyType>()?.unbind(),
             ))
         })?;
-        let mut ordered: Vec<&HandedOverCall> = self.handed_over.iter().collect();
-        ordered.sort_by_key(|call| call.order);
-        let calls: Vec<_> = ordered
-            .iter()
-            .filter(|call| call.valid)
-            .map(|call| call.object.bind(py))
-            .collect();
-        let invalid: Vec<_> = ordered
-            .iter()
-            .filter(|call| !call.valid)
-            .map(|call| call.object.bind(py))
-            .collect();
+        self.collect(py)?;
+        let (calls, invalid) = self.calls.calls(py);
         let choices = self
             .accumulator
             .choices()
@@ -293,9 +284,7 @@ impl Engine {
 impl Engine {
     fn read(&mut self, chunk: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = chunk.py();
-        if self.accumulator.is_ended() {
-            return Err(PyValueError::new_err("the stream has ended; no more chunks can be fed"));
-        }
+        self.refuse_after_end("chunks")?;
         let number = self.chunks_read;
         self.chunks_read += 1;
         if self.decoder.format() != Some(Format::OpenAiChat) {
@@ -316,9 +305,7 @@ impl Engine {
         let recognised = self.decoder.recognised() || extras.error.is_some() || chat_recognised(chunk)?;
         self.decoder.counted(recognised);
         if let Some(error) = extras.error {
-            let brief = brief(&error);
-            self.payloads.push(error.unbind());
-            self.accumulator.provider_error(self.payloads.len() - 1, &brief);
+            self.provider_error(error);
         }
         if let Some(usage) = extras.usage {
             self.usage = Some(usage.unbind());
@@ -329,14 +316,37 @@ impl Engine {
         Ok(())
     }
 
+    /// An error event: its payload is kept while its `PROVIDER_ERROR` is (past `Limits.max_violations` it is only
+    /// counted, and so a stream of error events holds a bounded number of payloads).
+    fn provider_error(&mut self, payload: Bound<'_, PyAny>) {
+        let brief = brief(&payload);
+        self.payloads.push(payload.unbind());
+        if !self.accumulator.provider_error(self.payloads.len() - 1, &brief) {
+            self.payloads.pop();
+        }
+    }
+
     fn raise_deferred(&mut self) -> PyResult<()> {
         self.deferred.take().map_or(Ok(()), Err)
     }
 
-    /// `read_bytes`, holding a malformed event's error back when earlier events of the read made calls ready.
+    fn refuse_after_end(&self, what: &str) -> PyResult<()> {
+        if self.ending {
+            return Err(stream_ended(what));
+        }
+        Ok(())
+    }
+
+    /// `read_bytes`, holding a malformed event's error back when earlier events of the read made calls ready. Any
+    /// other exception (from a callback, a signal) propagates at once; the calls stay for the next step.
     fn read_bytes_deferring(&mut self, data: &Bound<'_, PyAny>, joined: Joined) -> PyResult<()> {
+        self.raise_at_once = false;
         match self.read_bytes(data, joined) {
-            Err(error) if self.accumulator.has_ready() => {
+            Err(error)
+                if !self.raise_at_once
+                    && self.calls.pending(&self.accumulator)
+                    && is_malformed_chunk(data.py(), &error) =>
+            {
                 self.deferred = Some(error);
                 Ok(())
             }
@@ -410,21 +420,20 @@ impl Engine {
 
     /// One event's JSON through the decoder; its error payload and usage kept as Python values.
     fn decode(&mut self, py: Python<'_>, number: u64, name: Option<&[u8]>, data: &[u8]) -> Result<(), BytesError> {
+        let ready_before = self.calls.pending(&self.accumulator);
         let mut canonical = |raw: &[u8]| canonical_text(py, raw);
         let read = self.decoder.read(&mut self.accumulator, name, data, &mut canonical);
         let extras = match read {
             Ok(extras) => extras,
             Err(ChunkError { path, problem }) => {
+                self.raise_at_once = !ready_before;
                 self.notify(py)?;
                 return Err(BytesError::Python(malformed_chunk(py, number, &path, &problem)));
             }
         };
         let EventExtras { error, usage, finish } = extras;
         if let Some(error) = error {
-            let payload = output::json_bytes(py, &error)?;
-            let brief = brief(&payload);
-            self.payloads.push(payload.unbind());
-            self.accumulator.provider_error(self.payloads.len() - 1, &brief);
+            self.provider_error(output::json_bytes(py, &error)?);
         }
         if let Some((reason, kind)) = finish {
             self.accumulator.finish_as(0, &reason, kind);
@@ -446,52 +455,34 @@ impl Engine {
         }
     }
 
-    /// Hand every violation found since the last call to `on_violation`, in the order found.
+    /// Hand every violation found since the last call to `on_violation`, in the order found. The calls handed over
+    /// are recorded in the result first, so that an exception from the callback loses none.
     fn notify(&mut self, py: Python<'_>) -> PyResult<()> {
         let Some(callback) = &self.on_violation else {
             return Ok(());
         };
-        for violation in self.accumulator.take_log() {
-            callback
-                .bind(py)
-                .call1((output::violation(py, &violation, &self.payloads)?,))?;
-        }
-        Ok(())
+        let validators = self.validators.as_ref();
+        self.calls
+            .collect(py, &mut self.accumulator, validators, &self.payloads, true)?;
+        self.calls.notify(py, &mut self.accumulator, callback, &self.payloads)
     }
 
-    fn take_ready<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let ready = self.accumulator.take_ready();
-        let list = PyList::empty(py);
-        for mut call in ready {
-            let parsed = if call.arguments == Arguments::Value {
-                let parsed = output::parse_arguments(py, &mut call);
-                if parsed.is_none()
-                    && let (Some(callback), Some(violation)) = (&self.on_violation, call.violations.last())
-                {
-                    callback
-                        .bind(py)
-                        .call1((output::violation(py, violation, &self.payloads)?,))?;
-                }
-                parsed
-            } else {
-                None
-            };
-            let fingerprint = self
-                .validators
-                .as_ref()
-                .zip(call.name.as_deref())
-                .and_then(|(validators, name)| validators.get().fingerprint_of(py, name));
-            let object = output::handed_over(py, &call, parsed, fingerprint, &self.payloads)?;
-            list.append(&object)?;
-            self.handed_over.push(HandedOverCall {
-                order: (call.choice, call.seq),
-                valid: call.is_valid(),
-                object: object.unbind(),
-            });
-        }
+    /// Records the calls handed over in the result.
+    fn collect(&mut self, py: Python<'_>) -> PyResult<()> {
+        let log = self.on_violation.is_some();
+        let validators = self.validators.as_ref();
+        self.calls
+            .collect(py, &mut self.accumulator, validators, &self.payloads, log)
+    }
+
+    /// The calls handed over that no step returned yet, in hand-over order: the step's return value.
+    fn deliver<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.collect(py)?;
+        let list = PyList::new(py, self.calls.ready())?;
         if self.progress.is_some() {
             self.record_progress(py, &list)?;
         }
+        self.calls.returned();
         Ok(list)
     }
 
@@ -620,6 +611,11 @@ fn chat_like(chunk: &Bound<'_, PyAny>) -> PyResult<bool> {
         return Ok(false);
     }
     Ok(chunk.getattr_opt(choices)?.is_some_and(|value| !value.is_none()))
+}
+
+#[cold]
+fn stream_ended(what: &str) -> PyErr {
+    PyValueError::new_err(format!("the stream has ended; no more {what} can be fed"))
 }
 
 /// A short text of an error payload for the violation message (the payload itself is kept whole).

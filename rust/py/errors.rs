@@ -19,6 +19,13 @@ pub(crate) fn malformed_chunk(py: Python<'_>, chunk_number: u64, path: &str, pro
     }
 }
 
+/// Whether `error` is a `MalformedChunkError`.
+pub(crate) fn is_malformed_chunk(py: Python<'_>, error: &PyErr) -> bool {
+    MALFORMED_CHUNK_ERROR
+        .import(py, "toolstream.errors", "MalformedChunkError")
+        .is_ok_and(|class| error.is_instance(py, class))
+}
+
 /// `SchemaError(tool, pointer, problem)`: a tool's parameters schema that does not compile.
 #[cold]
 pub(crate) fn schema_error(py: Python<'_>, tool: &str, pointer: &str, problem: &str) -> PyErr {

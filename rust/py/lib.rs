@@ -5,6 +5,7 @@
 
 mod engine;
 mod errors;
+mod handover;
 mod input;
 mod output;
 mod scan;

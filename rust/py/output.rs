@@ -8,6 +8,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use toolstream_core::kept::{self, Scope};
 use toolstream_core::validator::number_too_long;
 use toolstream_core::{Arguments, HandedOver, Severity, Violation, ViolationCode, ViolationData};
 
@@ -95,9 +96,9 @@ pub(crate) fn violation<'py>(
     };
     let data = match &violation.data {
         None => py.None(),
-        Some(ViolationData::Text(text)) => PyString::new(py, text).into_any().unbind(),
         Some(ViolationData::External(number)) => payloads.payload(py, *number),
         Some(ViolationData::Json(value)) => json_value(py, value)?,
+        Some(other) => tally(py, other)?,
     };
     let arguments = (
         code,
@@ -164,6 +165,27 @@ fn json_value(py: Python<'_>, value: &serde_json::Value) -> PyResult<Py<PyAny>> 
     })
 }
 
+/// The data of a finding that grows as a stream repeats it (`TRAILING_DATA`, `TOO_MANY_CALLS`, `VIOLATIONS_OMITTED`),
+/// as it stands: a dict of its text and counts.
+#[cold]
+fn tally(py: Python<'_>, data: &ViolationData) -> PyResult<Py<PyAny>> {
+    let dict = PyDict::new(py);
+    match data {
+        ViolationData::Trailing { text, bytes, fragments } => {
+            dict.set_item(intern!(py, "text"), String::from_utf8_lossy(text))?;
+            dict.set_item(intern!(py, "bytes"), bytes)?;
+            dict.set_item(intern!(py, "fragments"), fragments)?;
+        }
+        ViolationData::Refused { limit, fragments } => {
+            dict.set_item(intern!(py, "limit"), limit)?;
+            dict.set_item(intern!(py, "fragments"), fragments)?;
+        }
+        ViolationData::Omitted(omitted) => dict.set_item(intern!(py, "omitted"), omitted)?,
+        ViolationData::External(_) | ViolationData::Json(_) => {}
+    }
+    Ok(dict.into_any().unbind())
+}
+
 fn violations<'a, 'py>(
     py: Python<'py>,
     items: impl Iterator<Item = &'a Violation>,
@@ -179,9 +201,13 @@ fn violations<'a, 'py>(
 ///
 /// The one failure left once the scanner accepted the text is a value Python cannot hold: an integer of more
 /// than 4300 digits, which jiter refuses as `CPython` does, against quadratic conversions. It becomes an
-/// `INVALID_JSON` violation on the call (added last, as the reference does), never an exception; the declared
-/// tools' check, which ran just before, has already found it when it checked the arguments.
-pub(crate) fn parse_arguments<'py>(py: Python<'py>, call: &mut HandedOver) -> Option<Bound<'py, PyAny>> {
+/// `INVALID_JSON` violation on the call (added last, within `Limits.max_violations`, as the reference does), never an
+/// exception; the declared tools' check, which ran just before, has already found it when it checked the arguments.
+pub(crate) fn parse_arguments<'py>(
+    py: Python<'py>,
+    call: &mut HandedOver,
+    max_violations: usize,
+) -> Option<Bound<'py, PyAny>> {
     if let Ok(value) = PARSER.python_parse(py, &call.arguments_json) {
         return Some(value);
     }
@@ -194,10 +220,15 @@ pub(crate) fn parse_arguments<'py>(py: Python<'py>, call: &mut HandedOver) -> Op
     {
         return None;
     }
-    violation.choice = Some(call.choice);
-    violation.seq = Some(call.seq);
-    violation.index = call.index;
-    call.violations.push(violation);
+    let scope = Scope {
+        choice: Some(call.choice),
+        seq: Some(call.seq),
+        index: call.index,
+    };
+    violation.choice = scope.choice;
+    violation.seq = scope.seq;
+    violation.index = scope.index;
+    kept::keep(&mut call.violations, violation, max_violations, scope);
     None
 }
 

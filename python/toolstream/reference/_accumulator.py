@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolstream._choice import ToolChoice
 from toolstream._model import (
@@ -53,6 +53,9 @@ _TEXT_CODES = frozenset(
     }
 )
 _WHITESPACE = b" \t\r\n"
+#: The ``seq`` of a call refused past ``Limits.max_calls`` (``open_call`` returns it): it names no call, and a
+#: fragment addressed to it is counted by the stream's one ``TOO_MANY_CALLS``.
+REFUSED: Final = -1
 _PARSE = object()  # marker: the arguments text is one complete value, to be parsed last
 _TEXT = object()  # marker: the call's text is free text (a custom tool's input), not arguments
 
@@ -96,29 +99,81 @@ class Fragment:
 
 
 @dataclass(slots=True)
+class _Tally:
+    """A finding a stream may repeat without end, kept as one that grows.
+
+    ``TRAILING_DATA`` after a call's end, ``TOO_MANY_CALLS``, ``VIOLATIONS_OMITTED``: ``found`` is the violation as
+    found; its data is, when read, its counts (and text, up to its limit) as they stand.
+    """
+
+    found: Violation
+    counts: dict[str, int]
+    text: bytearray | None = None
+
+    @property
+    def code(self) -> ViolationCode:
+        return self.found.code
+
+    def violation(self) -> Violation:
+        data: dict[str, Any] = {} if self.text is None else {"text": bytes(self.text).decode("utf-8", "replace")}
+        return dataclasses.replace(self.found, data=data | self.counts)
+
+
+#: A list of violations within ``Limits.max_violations``, its tallies growing in place.
+_Findings = list[Violation | _Tally]
+#: Whose findings: the choice, seq and index a list's ``VIOLATIONS_OMITTED`` carries (the stream's: none).
+_Scope = tuple[int | None, int | None, int | None]
+_STREAM: _Scope = (None, None, None)
+
+
+def _settled(findings: _Findings) -> tuple[Violation, ...]:
+    return tuple(v.violation() if isinstance(v, _Tally) else v for v in findings)
+
+
+def _room(findings: _Findings, limit: int) -> int:
+    """How many more violations a list keeps: none once its ``VIOLATIONS_OMITTED`` was added."""
+    if findings and findings[-1].code is ViolationCode.VIOLATIONS_OMITTED:
+        return 0
+    return max(0, limit - len(findings))
+
+
+@dataclass(slots=True)
+class _Trailing:
+    """Where a call's one ``TRAILING_DATA`` landed: on the call or on the stream; None when it had no room."""
+
+    on_stream: bool
+    tally: _Tally | None
+
+
+@dataclass(slots=True)
 class _Call:
     seq: int
     choice: int
     index: int | None
-    scanner: Scanner | None  # None for calls past max_calls: they keep nothing
+    scanner: Scanner
     id: str | None = None
     name: str | None = None
     buffer: bytearray = field(default_factory=bytearray)
     received: int = 0  # argument bytes received, stored or not; offsets of post-hand-over data count from here
     over_limit: bool = False
     missing_index_reported: bool = False
+    # The conflicting ids and names reported, at most Limits.max_violations of them (as many as findings it keeps).
     changed_values_reported: set[tuple[str, str]] = field(default_factory=set)
-    violations: list[Violation] = field(default_factory=list)
+    violations: _Findings = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     handed_over: bool = False
     ended: bool = False  # the format said the call is over: later bytes for it are trailing data
     free_text: bool = False
+    trailing: _Trailing | None = None  # the one TRAILING_DATA of the arguments arriving after its end
+
+    @property
+    def scope(self) -> _Scope:
+        return (self.choice, self.seq, self.index)
 
     @property
     def closed(self) -> bool:
-        return self.scanner is not None and (
-            self.scanner.state == COMPLETE
-            or (self.scanner.error is not None and self.scanner.error.kind == "trailing_data")
+        return self.scanner.state == COMPLETE or (
+            self.scanner.error is not None and self.scanner.error.kind == "trailing_data"
         )
 
     @property
@@ -127,11 +182,11 @@ class _Call:
 
         A call with no arguments yet is not settled: with interleaved calls its arguments may still come.
         """
-        return self.scanner is None or self.scanner.state != INCOMPLETE
+        return self.scanner.state != INCOMPLETE
 
     @property
     def empty(self) -> bool:
-        return self.scanner is not None and not self.scanner.is_started
+        return not self.scanner.is_started
 
 
 @dataclass(slots=True)
@@ -144,6 +199,9 @@ class _Choice:
     calls: list[_Call] = field(default_factory=list)
     by_index: dict[int, _Call] = field(default_factory=dict)
     by_id: dict[str, _Call] = field(default_factory=dict)
+    # The latest call opened in this choice was refused (past Limits.max_calls): a fragment with neither index nor id
+    # goes to it.
+    refused: bool = False
 
 
 class Accumulator:
@@ -175,7 +233,9 @@ class Accumulator:
         self._ready: list[Emitted] = []
         self._valid: list[ToolCall] = []
         self._invalid: list[InvalidToolCall] = []
-        self._stream_violations: list[Violation] = []
+        self._stream_violations: _Findings = []
+        # The stream's one TOO_MANY_CALLS: None until a call is refused, False when it had no room (only counted).
+        self._refusals: _Tally | Literal[False] | None = None
         self._usage: Any = None
         self._errored = False
         self._ended = False
@@ -183,13 +243,13 @@ class Accumulator:
     # ----------------------------------------------------------------------------------------------- input
 
     def fragment(self, choice_number: int, fragment: Fragment) -> int:
-        """Apply one tool-call delta of one choice; return the ``seq`` of the call it went to."""
+        """Apply one tool-call delta of one choice; return the ``seq`` of the call it went to (or ``REFUSED``)."""
         choice = self._choice(choice_number)
         call = self._match(choice, fragment)
         self._hand_over_others(choice, call)
         self._apply(call, fragment)
         self._hand_over_if_complete(call)
-        return call.seq
+        return REFUSED if call is None else call.seq
 
     def whole_call(self, choice_number: int, fragment: Fragment) -> int:
         """A call that arrives whole (Gemini, Ollama): always a new call, over at once; return its ``seq``.
@@ -200,6 +260,8 @@ class Accumulator:
         call = self._open(choice, fragment)
         self._hand_over_others(choice, call)
         self._apply(call, fragment)
+        if call is None:
+            return REFUSED
         self._end_call(call)
         return call.seq
 
@@ -213,24 +275,33 @@ class Accumulator:
         self._hand_over_others(choice, call)
         self._apply(call, fragment)
         self._hand_over_if_complete(call)
-        return call.seq
+        return REFUSED if call is None else call.seq
 
     def fragment_to(self, seq: int, fragment: Fragment) -> None:
         """Apply a fragment to the call ``seq`` (opened by ``open_call``); its ``index`` is not read."""
-        call = self._calls[seq]
+        call = self._call_at(seq)
+        if call is None:
+            self._refused_fragment()
+            return
         self._hand_over_others(self._choice(call.choice), call)
         self._apply(call, fragment)
         self._hand_over_if_complete(call)
 
     def end_seq(self, seq: int) -> None:
         """The format's explicit end of the call ``seq`` (see ``end_call``)."""
-        call = self._calls[seq]
-        if not call.ended:
+        call = self._call_at(seq)
+        if call is not None and not call.ended:
             self._end_call(call)
 
     def call_violation(self, seq: int, code: ViolationCode, message: str, *, path: str | None = None) -> None:
         """A decoder's finding on the call ``seq`` (a streamed argument it could not place)."""
-        self._report(self._calls[seq], code, message, path=path)
+        call = self._call_at(seq)
+        if call is not None:
+            self._report(call, code, message, path=path)
+
+    def _call_at(self, seq: int) -> _Call | None:
+        """The call ``seq``; None for ``REFUSED``."""
+        return self._calls[seq] if 0 <= seq < len(self._calls) else None
 
     @property
     def limits(self) -> Limits:
@@ -264,7 +335,7 @@ class Accumulator:
             self._append(call, data)
             self._hand_over_if_complete(call)
             return
-        if call.over_limit or call.scanner is None or call.buffer == data:
+        if call.over_limit or call.buffer == data:
             return  # nothing was kept to compare with (past a limit), or the two agree
         self._report(
             call,
@@ -274,6 +345,8 @@ class Accumulator:
         if call.handed_over:
             return
         call.violations = [v for v in call.violations if v.code not in _TEXT_CODES]
+        if call.trailing is not None and not call.trailing.on_stream:
+            call.trailing = None  # it went with the replaced text
         call.scanner = Scanner(self._limits.max_depth)
         call.buffer = bytearray()
         call.received = 0
@@ -363,8 +436,7 @@ class Accumulator:
         self._ended = True
         for call in sorted(self._calls, key=lambda c: (c.choice, c.seq)):
             if not call.handed_over:
-                if call.scanner is not None:
-                    call.scanner.finish()
+                call.scanner.finish()
                 self._hand_over(call)
         self._settle_stream()
 
@@ -403,7 +475,7 @@ class Accumulator:
             finish_reason=first.finish_reason if first else None,
             usage=self._usage,
             text=first.text if first else "",
-            violations=tuple(self._stream_violations),
+            violations=_settled(self._stream_violations),
             choices=choices,
             output=output,
         )
@@ -416,7 +488,8 @@ class Accumulator:
             choice = self._choices[number] = _Choice(number)
         return choice
 
-    def _match(self, choice: _Choice, fragment: Fragment) -> _Call:
+    def _match(self, choice: _Choice, fragment: Fragment) -> _Call | None:
+        """The call a fragment goes to; None for a call refused past ``Limits.max_calls``."""
         call_id = value_or_none(fragment.id)
         if fragment.index is not None:
             current = choice.by_index.get(fragment.index)
@@ -425,13 +498,15 @@ class Accumulator:
             if call_id is not None and current.id is not None and call_id != current.id:
                 if current.closed or value_or_none(fragment.name) is not None:
                     call = self._open(choice, fragment)
+                    if call is None:
+                        return None
                     self._report(
                         call,
                         ViolationCode.INDEX_REUSED,
                         f"index {fragment.index} was reused by a new call {call_id!r} (after {current.id!r})",
                     )
                     return call
-                if _first_time(current, "id", call_id):
+                if _first_time(current, "id", call_id, self._limits.max_violations):
                     self._report(
                         current,
                         ViolationCode.ID_CHANGED,
@@ -442,21 +517,26 @@ class Accumulator:
         if call_id is not None:
             known = choice.by_id.get(call_id)
             call = known if known is not None else self._open(choice, fragment)
+        elif choice.refused:
+            return None
         else:
             call = choice.calls[-1] if choice.calls else self._open(choice, fragment)
-        if not call.missing_index_reported:
+        if call is not None and not call.missing_index_reported:
             call.missing_index_reported = True
             self._report(call, ViolationCode.MISSING_INDEX, "a fragment of this call came without an index")
         return call
 
-    def _open(self, choice: _Choice, fragment: Fragment) -> _Call:
+    def _open(self, choice: _Choice, fragment: Fragment) -> _Call | None:
+        """A new call; past ``Limits.max_calls`` none: the call is refused (see ``_refuse``)."""
         seq = len(self._calls)
-        too_many = seq >= self._limits.max_calls
+        if seq >= self._limits.max_calls:
+            self._refuse(choice, fragment.index)
+            return None
         call = _Call(
             seq=seq,
             choice=choice.number,
             index=fragment.index,
-            scanner=None if too_many else Scanner(self._limits.max_depth),
+            scanner=Scanner(self._limits.max_depth),
             free_text=fragment.free_text,
         )
         self._calls.append(call)
@@ -465,18 +545,45 @@ class Accumulator:
             self._steps.append(("opened", call))
         if fragment.index is not None:
             choice.by_index[fragment.index] = call
-        if too_many:
-            self._report(
-                call,
-                ViolationCode.TOO_MANY_CALLS,
-                f"more than {self._limits.max_calls} calls in one stream (Limits.max_calls); "
-                f"this call's arguments are not kept",
-            )
         if value_or_none(fragment.type) is None:
             self._report(call, ViolationCode.TYPE_MISSING, "the call's first fragment has no type")
         return call
 
-    def _apply(self, call: _Call, fragment: Fragment) -> None:
+    def _refuse(self, choice: _Choice, index: int | None) -> None:
+        """A call past ``Limits.max_calls``: nothing of it is kept, and it adds no entry to any map.
+
+        It is the choice's latest call, and the latest with its index: a call kept before it with that index no longer
+        gets fragments by it (they are the refused call's, and so refused too).
+        """
+        choice.refused = True
+        if index is not None:
+            choice.by_index.pop(index, None)
+
+    def _refused_fragment(self) -> None:
+        """A fragment of a refused call: counted by the stream's one ``TOO_MANY_CALLS``."""
+        if isinstance(self._refusals, _Tally):
+            self._refusals.counts["fragments"] += 1
+            return
+        if self._refusals is False:
+            return
+        limit = self._limits.max_calls
+        _, severity, recoverable = VIOLATION_TABLE[ViolationCode.TOO_MANY_CALLS]
+        counts = {"limit": limit, "fragments": 1}
+        found = Violation(
+            ViolationCode.TOO_MANY_CALLS,
+            f"more than {limit} calls in one stream (Limits.max_calls): the calls past it are refused and nothing of "
+            f"them is kept; `data` counts their fragments",
+            severity,
+            recoverable=recoverable,
+            data=dict(counts),
+        )
+        tally = _Tally(found, counts)
+        self._refusals = tally if self._keep(self._stream_violations, tally, _STREAM) else False
+
+    def _apply(self, call: _Call | None, fragment: Fragment) -> None:
+        if call is None:
+            self._refused_fragment()
+            return
         call_id = value_or_none(fragment.id)
         if call_id is not None and call.id is None:
             call.id = call_id
@@ -485,7 +592,7 @@ class Accumulator:
         if name is not None:
             if call.name is None:
                 call.name = name
-            elif name != call.name and _first_time(call, "name", name):
+            elif name != call.name and _first_time(call, "name", name, self._limits.max_violations):
                 self._report(
                     call,
                     ViolationCode.NAME_CHANGED,
@@ -505,27 +612,57 @@ class Accumulator:
     # ------------------------------------------------------------------------------------------- arguments
 
     def _append(self, call: _Call, data: bytes) -> None:
-        if call.scanner is not None and (call.handed_over or call.ended):
+        if call.handed_over or call.ended:
             start = call.received
             call.received += len(data)
-            stripped = data.lstrip(_WHITESPACE)
-            if stripped:
-                self._report(
-                    call,
-                    ViolationCode.TRAILING_DATA,
-                    f"{len(data)} bytes of arguments arrived after the call "
-                    + ("was handed over" if call.handed_over else "ended"),
-                    offset=start + len(data) - len(stripped),
-                    data=data.decode("utf-8", "replace"),
-                )
+            self._trailing(call, start, data)
             return
         self._store(call, data)
+
+    def _trailing(self, call: _Call, start: int, data: bytes) -> None:
+        """Arguments for a call that is over: one ``TRAILING_DATA`` where it lands, grown by every later fragment.
+
+        On the call while it is held, on the stream once it was handed over: its text kept up to
+        ``Limits.max_argument_bytes``, its bytes and fragments counted. Whitespace alone before it is allowed.
+        """
+        cap = self._limits.max_argument_bytes
+        # One on the call goes with it when it is handed over: what arrives from then on makes the stream's.
+        if call.trailing is not None and call.trailing.on_stream == call.handed_over:
+            tally = call.trailing.tally
+            if tally is not None and tally.text is not None:
+                tally.text += data[: max(0, cap - len(tally.text))]
+                tally.counts["bytes"] += len(data)
+                tally.counts["fragments"] += 1
+            return
+        stripped = data.lstrip(_WHITESPACE)
+        if not stripped:
+            return
+        on_stream = call.handed_over
+        _, severity, recoverable = VIOLATION_TABLE[ViolationCode.TRAILING_DATA]
+        text, counts = bytearray(data[:cap]), {"bytes": len(data), "fragments": 1}
+        found = Violation(
+            ViolationCode.TRAILING_DATA,
+            f"arguments arrived after the call was {'handed over' if on_stream else 'over'}; `data` holds their text "
+            f"(up to Limits.max_argument_bytes), bytes and fragments",
+            severity,
+            call.choice,
+            call.seq,
+            call.index,
+            None,
+            start + len(data) - len(stripped),
+            recoverable,
+            {"text": bytes(text).decode("utf-8", "replace"), **counts},
+        )
+        tally = _Tally(found, counts, text)
+        if on_stream:
+            kept = self._keep(self._stream_violations, tally, _STREAM)
+        else:
+            kept = self._keep(call.violations, tally, call.scope)
+        call.trailing = _Trailing(on_stream, tally if kept else None)
 
     def _store(self, call: _Call, data: bytes) -> None:
         """Keep (up to the limit) and scan bytes of a call that is still open."""
         call.received += len(data)
-        if call.scanner is None:
-            return
         if not call.over_limit:
             if len(call.buffer) + len(data) > self._limits.max_argument_bytes:
                 call.over_limit = True
@@ -544,6 +681,8 @@ class Accumulator:
         if call.free_text:
             return  # free text is kept as it came: nothing to scan
         was_invalid = call.scanner.error is not None
+        # Pointers are built only for the duplicates the call has room to keep: the rest are counted.
+        call.scanner.limit_duplicate_keys(_room(call.violations, self._limits.max_violations))
         call.scanner.feed(data)
         for duplicate in call.scanner.take_duplicate_keys():
             self._report(
@@ -553,6 +692,7 @@ class Accumulator:
                 path=duplicate.path,
                 offset=duplicate.offset,
             )
+        self._omit(call.violations, call.scanner.take_duplicate_keys_past_limit(), call.scope)
         error = call.scanner.error
         if error is not None and not was_invalid:
             code = _SCAN_ERROR_CODES.get(error.kind, ViolationCode.INVALID_JSON)
@@ -560,21 +700,20 @@ class Accumulator:
 
     # ------------------------------------------------------------------------------------------- hand-over
 
-    def _hand_over_if_complete(self, call: _Call) -> None:
-        if self._emit == "complete" and not call.handed_over and call.closed:
+    def _hand_over_if_complete(self, call: _Call | None) -> None:
+        if self._emit == "complete" and call is not None and not call.handed_over and call.closed:
             self._hand_over(call)
 
     def _end_call(self, call: _Call) -> None:
         call.ended = True
-        if call.scanner is not None:
-            call.scanner.finish()
+        call.scanner.finish()
         if self._emit != "stream_end" and not call.handed_over:
             self._hand_over(call)
 
     def _pending(self, choice: _Choice) -> list[_Call]:
         return [call for call in choice.calls if not call.handed_over]
 
-    def _hand_over_others(self, choice: _Choice, current: _Call) -> None:
+    def _hand_over_others(self, choice: _Choice, current: _Call | None) -> None:
         if self._emit == "stream_end":
             return
         for call in self._pending(choice):
@@ -614,8 +753,9 @@ class Accumulator:
             self._validate(call, self._validators, arguments)
         if arguments is _PARSE:
             arguments = self._parse(call)
-        errors = tuple(v for v in call.violations if v.severity is Severity.ERROR)
-        others = tuple(v for v in call.violations if v.severity is not Severity.ERROR)
+        violations = _settled(call.violations)
+        errors = tuple(v for v in violations if v.severity is Severity.ERROR)
+        others = tuple(v for v in violations if v.severity is not Severity.ERROR)
         arguments_json: str | None = call.buffer.decode("utf-8", "replace")
         # Most calls carry no extra: they share the dataclass's empty default rather than each holding a dict.
         extra: dict[str, Any] = {"extra": dict(call.extra)} if call.extra else {}
@@ -672,7 +812,7 @@ class Accumulator:
         unknown = validators.unknown_tool(call.name)
         if unknown is not None:
             found = [unknown]
-        elif arguments is _PARSE and call.scanner is not None and call.scanner.root_kind == "object":
+        elif arguments is _PARSE and call.scanner.root_kind == "object":
             found = validators.validate(call.name, bytes(call.buffer), call=False)
         elif isinstance(arguments, dict) and not call.free_text:
             found = validators.validate(call.name, "{}", call=False)
@@ -680,9 +820,7 @@ class Accumulator:
             return
         for violation in found:
             adopted = dataclasses.replace(violation, choice=call.choice, seq=call.seq, index=call.index)
-            call.violations.append(adopted)
-            if self._log is not None:
-                self._log.append(adopted)
+            self._keep(call.violations, adopted, call.scope)
 
     def amend(self, call: Emitted) -> None:
         """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""
@@ -701,8 +839,6 @@ class Accumulator:
     def _settle_arguments(self, call: _Call) -> Any:
         """The arguments' findings at hand-over; returns ``{}``, None, or ``_PARSE`` when the text is a value."""
         scanner = call.scanner
-        if scanner is None:
-            return None
         if call.free_text:
             if not call.ended:
                 self._report(
@@ -807,11 +943,9 @@ class Accumulator:
             code, message, severity, call.choice, call.seq, call.index, path, offset, recoverable, data
         )
         if call.handed_over and not settle:
-            self._stream_violations.append(violation)
+            self._keep(self._stream_violations, violation, _STREAM)
         else:
-            call.violations.append(violation)
-        if self._log is not None:
-            self._log.append(violation)
+            self._keep(call.violations, violation, call.scope)
 
     def _report_stream(
         self,
@@ -828,17 +962,55 @@ class Accumulator:
         violation = Violation(
             code, message, severity or default_severity, choice, seq, index, None, None, recoverable, data
         )
-        self._stream_violations.append(violation)
+        self._keep(self._stream_violations, violation, _STREAM)
+
+    def _keep(self, findings: _Findings, finding: Violation | _Tally, scope: _Scope) -> bool:
+        """Files a finding within ``Limits.max_violations`` and logs what that adds; returns whether it was kept."""
+        if _room(findings, self._limits.max_violations) > 0:
+            findings.append(finding)
+            self._found(finding)
+            return True
+        self._omit(findings, 1, scope)
+        return False
+
+    def _omit(self, findings: _Findings, count: int, scope: _Scope) -> None:
+        """Counts ``count`` findings a list had no room for, on its last entry: one ``VIOLATIONS_OMITTED``."""
+        if not count:
+            return
+        last = findings[-1] if findings else None
+        if isinstance(last, _Tally) and last.code is ViolationCode.VIOLATIONS_OMITTED:
+            last.counts["omitted"] += count
+            return
+        limit = self._limits.max_violations
+        _, severity, recoverable = VIOLATION_TABLE[ViolationCode.VIOLATIONS_OMITTED]
+        counts = {"omitted": count}
+        found = Violation(
+            ViolationCode.VIOLATIONS_OMITTED,
+            f"more than {limit} violations (Limits.max_violations): the rest were counted, not kept (`data`)",
+            severity,
+            *scope,
+            recoverable=recoverable,
+            data=dict(counts),
+        )
+        marker = _Tally(found, counts)
+        findings.append(marker)
+        self._found(marker)
+
+    def _found(self, finding: Violation | _Tally) -> None:
         if self._log is not None:
-            self._log.append(violation)
+            self._log.append(finding.found if isinstance(finding, _Tally) else finding)
 
 
-def _first_time(call: _Call, field_name: str, value: str) -> bool:
-    """Report each distinct conflicting id or name once per call, however often the provider repeats it."""
+def _first_time(call: _Call, field_name: str, value: str, limit: int) -> bool:
+    """Report each distinct conflicting id or name once per call, however often the provider repeats it.
+
+    Only the first ``limit`` distinct ones are remembered: past them, a conflicting value is reported each time.
+    """
     key = (field_name, value)
     if key in call.changed_values_reported:
         return False
-    call.changed_values_reported.add(key)
+    if len(call.changed_values_reported) < limit:
+        call.changed_values_reported.add(key)
     return True
 
 

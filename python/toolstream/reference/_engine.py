@@ -60,7 +60,9 @@ class Engine:
         self._partials: dict[int, Partial] = {}
         self._on_violation = on_violation
         self._chunks_read = 0
+        # ``end`` has begun (no more input), and its decoder step is done: a second ``end`` after an exception resumes it.
         self._ended = False
+        self._decoder_ended = False
         self._format = check_format(format)
         self._named = self._format is not None
         self._decoder: Decoder | None = None
@@ -74,6 +76,9 @@ class Engine:
         # A read's malformed event, held back while the calls its earlier events made ready are handed over: raised
         # by the next call, as a chunk source raises at the chunk after handing over the calls before it.
         self._deferred: MalformedChunkError | None = None
+        # Whether calls were waiting when the event being read began: a malformed event that came when none was is
+        # raised at once, as a malformed chunk is (the calls it made ready itself wait for the next step, as its do).
+        self._ready_before_event = False
 
     def feed(self, chunk: Any) -> list[ToolCall | InvalidToolCall]:
         """Read one chunk; return the calls it made ready."""
@@ -151,13 +156,14 @@ class Engine:
             else:
                 self._framer.feed(data, self._read_event)
         except FramingError as error:
-            self._defer(MalformedChunkError(self._chunks_read, "", str(error)))
+            self._defer(MalformedChunkError(self._chunks_read, "", str(error)), self._accumulator.has_ready())
         except MalformedChunkError as error:
-            self._defer(error)
+            self._defer(error, self._ready_before_event)
         return self._accumulator.take_ready()
 
-    def _defer(self, error: MalformedChunkError) -> None:
-        if not self._accumulator.has_ready():
+    def _defer(self, error: MalformedChunkError, ready_before: bool) -> None:
+        """Hold a read's malformed event back while calls its earlier events made ready wait to be returned."""
+        if not ready_before:
             raise error
         self._deferred = error
 
@@ -184,6 +190,7 @@ class Engine:
         if not data or data == b"[DONE]":
             return
         number = self._chunks_read
+        self._ready_before_event = self._accumulator.has_ready()
         try:
             chunk = json.loads(data.decode("utf-8"), parse_constant=_not_json)
         except UnicodeDecodeError as error:
@@ -196,19 +203,28 @@ class Engine:
         self._read(chunk, decoded=True, name=name)
 
     def end(self) -> list[ToolCall | InvalidToolCall]:
-        """End the stream; return the calls only the end made ready."""
+        """End the stream; return the calls only the end made ready.
+
+        After an exception, calling it again finishes what is left of the end and returns the calls no step returned.
+        """
         self._raise_deferred()
+        self._ended = True
         if self._framer is not None:
             try:
                 self._framer.finish(self._read_event)
             except FramingError as error:
                 # The framer is kept: a body that failed to frame fails again at a second end, never ends clean.
                 raise MalformedChunkError(self._chunks_read, "", str(error)) from None
-        self._ended = True
-        if self._decoder is not None:
-            self._decoder.end()
-        if not self._recognised:
-            _unrecognized(self._accumulator, self._events, self._format if self._named else None)
+            self._framer = None
+        if not self._decoder_ended:
+            self._decoder_ended = True
+            try:
+                if self._decoder is not None:
+                    self._decoder.end()
+                if not self._recognised:
+                    _unrecognized(self._accumulator, self._events, self._format if self._named else None)
+            finally:
+                self._notify()  # what the end did before a malformed held event still happened
         self._accumulator.end()
         self._notify()
         return self._accumulator.take_ready()

@@ -223,6 +223,9 @@ class Scanner:
         self._key = bytearray()
         self._key_offset = 0
         self._duplicates: list[DuplicateKey] = []
+        # Duplicates kept pending at most; past it they are only counted (no pointer is built for them).
+        self._duplicate_limit: int | None = None
+        self._duplicates_past_limit = 0
         # Sub-state of the current mode.
         self._number = _MINUS
         self._literal = b""
@@ -271,8 +274,17 @@ class Scanner:
 
     @property
     def has_duplicate_keys(self) -> bool:
-        """Whether duplicate keys were found and not yet taken."""
-        return bool(self._duplicates)
+        """Whether duplicate keys were found and not yet taken (counted ones included)."""
+        return bool(self._duplicates) or self._duplicates_past_limit > 0
+
+    def limit_duplicate_keys(self, limit: int) -> None:
+        """Keeps at most ``limit`` duplicate keys pending; those found past it are only counted."""
+        self._duplicate_limit = limit
+
+    def take_duplicate_keys_past_limit(self) -> int:
+        """Drains the count of duplicate keys found past the limit (see :meth:`limit_duplicate_keys`)."""
+        count, self._duplicates_past_limit = self._duplicates_past_limit, 0
+        return count
 
     def take_duplicate_keys(self) -> list[DuplicateKey]:
         """Drains the duplicate keys found so far, in the order their closing quotes were seen.
@@ -445,8 +457,11 @@ class Scanner:
         frame = self._stack[-1]
         key = bytes(self._key)
         if key in frame.keys:
-            path = self._pointer(self._stack[:-1]) + _pointer_token(key)
-            self._duplicates.append(DuplicateKey(path, self._key_offset))
+            if self._duplicate_limit is not None and len(self._duplicates) >= self._duplicate_limit:
+                self._duplicates_past_limit += 1
+            else:
+                path = self._pointer(self._stack[:-1]) + _pointer_token(key)
+                self._duplicates.append(DuplicateKey(path, self._key_offset))
         else:
             frame.keys.add(key)
         frame.current = key

@@ -10,12 +10,17 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt::Write as _;
 
+use crate::kept::{self, Scope};
 use crate::scanner::{ScanErrorKind, ScanState, Scanner, ValueKind};
 use crate::validator::ToolValidators;
 use crate::violation::{Severity, Violation, ViolationCode, ViolationData};
+
+/// The seq of a call refused past `Limits.max_calls`: it names no call, and fragments addressed to it are counted by
+/// the stream's one `TOO_MANY_CALLS`.
+pub const REFUSED: usize = usize::MAX;
 
 /// When a call is handed over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +68,8 @@ pub struct Limits {
     pub max_depth: u32,
     /// Calls per stream.
     pub max_calls: usize,
+    /// Violations kept per call, and for the stream itself; past it they are counted (`VIOLATIONS_OMITTED`).
+    pub max_violations: usize,
 }
 
 impl Default for Limits {
@@ -71,6 +78,7 @@ impl Default for Limits {
             max_argument_bytes: 8 * 1024 * 1024,
             max_depth: 128,
             max_calls: 256,
+            max_violations: 1000,
         }
     }
 }
@@ -201,6 +209,9 @@ pub struct HandedOver {
     pub violations: Vec<Violation>,
     /// Provider fields kept for the next request (key, raw JSON value).
     pub extra: Vec<(&'static str, Vec<u8>)>,
+    /// How many violations the stream had logged (`Config.log_violations`) once this call was handed over: a finding a
+    /// caller makes on it afterwards (building its arguments) comes right after them, as if the core had made it.
+    pub log_position: usize,
 }
 
 impl HandedOver {
@@ -248,15 +259,16 @@ struct Call {
     seq: usize,
     choice: i64,
     index: Option<i64>,
-    // None for calls past `max_calls`: they keep nothing.
-    scanner: Option<Scanner>,
+    scanner: Scanner,
     id: Option<Vec<u8>>,
     name: Option<Vec<u8>>,
     buffer: Vec<u8>,
     received: u64,
     over_limit: bool,
     missing_index_reported: bool,
-    changed_values_reported: Vec<(bool, Vec<u8>)>,
+    // The conflicting ids and names reported, at most `Limits.max_violations` of them (as many as findings it keeps).
+    changed_ids: FxHashSet<Vec<u8>>,
+    changed_names: FxHashSet<Vec<u8>>,
     violations: Vec<Violation>,
     stage: Stage,
     extra: Vec<(&'static str, Vec<u8>)>,
@@ -264,41 +276,67 @@ struct Call {
     // With final texts expected, a handed-over call keeps a digest of its text: a final text (`done_arguments`) that
     // comes after must be compared with it, and the text itself has gone to the user.
     handed_text: Option<u64>,
+    // The one `TRAILING_DATA` the arguments arriving after the call's end make, where they land.
+    trailing: Merged,
 }
 
 impl Call {
     fn closed(&self) -> bool {
-        self.scanner.as_ref().is_some_and(|scanner| match scanner.state() {
+        match self.scanner.state() {
             ScanState::Complete { .. } => true,
             ScanState::Invalid(error) => error.kind == ScanErrorKind::TrailingData,
             ScanState::Incomplete => false,
-        })
+        }
     }
 
     /// The value closed or was rejected: nothing that arrives later can make it a different call. A call with
     /// no arguments yet is not settled: with interleaved calls its arguments may still come.
     fn settled(&self) -> bool {
-        self.scanner
-            .as_ref()
-            .is_none_or(|scanner| scanner.state() != ScanState::Incomplete)
+        self.scanner.state() != ScanState::Incomplete
     }
 
     fn empty(&self) -> bool {
-        self.scanner.as_ref().is_some_and(|scanner| !scanner.is_started())
+        !self.scanner.is_started()
     }
 
-    /// Each distinct conflicting id (`is_id`) or name is reported once per call, however often it repeats.
-    fn first_time(&mut self, is_id: bool, value: &[u8]) -> bool {
-        if self
-            .changed_values_reported
-            .iter()
-            .any(|(id, seen)| *id == is_id && seen == value)
-        {
+    fn scope(&self) -> Scope {
+        Scope {
+            choice: Some(self.choice),
+            seq: Some(self.seq),
+            index: self.index,
+        }
+    }
+
+    /// Each distinct conflicting id (`is_id`) or name is reported once per call, however often it repeats. Only the
+    /// first `limit` distinct ones are remembered: past them, a conflicting value is reported each time it comes.
+    fn first_time(&mut self, is_id: bool, value: &[u8], limit: usize) -> bool {
+        let remembered = self.changed_ids.len() + self.changed_names.len();
+        let seen = if is_id {
+            &mut self.changed_ids
+        } else {
+            &mut self.changed_names
+        };
+        if seen.contains(value) {
             return false;
         }
-        self.changed_values_reported.push((is_id, value.to_vec()));
+        if remembered < limit {
+            seen.insert(value.to_vec());
+        }
         true
     }
+}
+
+/// Where the one violation lives that a repeated finding grows instead of adding more (`TRAILING_DATA` for the
+/// arguments arriving after a call's end, `TOO_MANY_CALLS` for the fragments refused past the limit).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Merged {
+    /// Not found yet.
+    #[default]
+    None,
+    /// Kept at this index of the call's violations, or (`on_stream`) of the stream's.
+    At { on_stream: bool, index: usize },
+    /// Found past `Limits.max_violations`: counted once, nothing to grow.
+    Omitted { on_stream: bool },
 }
 
 /// Findings about a call's text, which a replacing final text (`done_arguments`) makes moot.
@@ -319,9 +357,12 @@ struct Choice {
     calls: Vec<usize>,
     pending: Vec<usize>,
     // Looked up on every fragment: Fx instead of SipHash (2.4% of a stream's time in the profile). Its lack of
-    // flood resistance is harmless here: the maps hold at most Limits.max_calls entries.
+    // flood resistance is harmless here: the maps hold at most Limits.max_calls entries (a refused call adds none).
     by_index: FxHashMap<i64, usize>,
     by_id: FxHashMap<Vec<u8>, usize>,
+    // The latest call opened in this choice was refused (past `Limits.max_calls`): a fragment with neither index nor
+    // id goes to it.
+    refused: bool,
 }
 
 /// Where a call-level finding goes once the call may already have been handed over.
@@ -349,7 +390,11 @@ pub struct Accumulator {
     calls: Vec<Call>,
     ready: Vec<HandedOver>,
     stream_violations: Vec<Violation>,
+    // The stream's one `TOO_MANY_CALLS`.
+    refusals: Merged,
     log: Vec<Violation>,
+    // Violations logged since the stream began, taken or not: the position of each in the order found.
+    logged: usize,
     steps: Vec<Step>,
     errored: bool,
     // The format sends each call's final text (Responses `.done`): handed-over calls keep a digest to compare it with.
@@ -366,7 +411,9 @@ impl Accumulator {
             calls: Vec::new(),
             ready: Vec::new(),
             stream_violations: Vec::new(),
+            refusals: Merged::None,
             log: Vec::new(),
+            logged: 0,
             steps: Vec::new(),
             errored: false,
             final_texts: false,
@@ -410,6 +457,7 @@ impl Accumulator {
     /// Applies a fragment to the call `seq` (opened by [`Accumulator::open_call`]); its `index` is not read.
     pub fn fragment_to(&mut self, seq: usize, fragment: &Fragment<'_>) {
         let Some(choice) = self.calls.get(seq).map(|call| call.choice) else {
+            self.refused_fragment();
             return;
         };
         self.hand_over_others(choice, seq);
@@ -461,7 +509,7 @@ impl Accumulator {
             Some(digest) => digest == text_digest(text),
             None => state.buffer == text,
         };
-        if state.over_limit || state.scanner.is_none() || same {
+        if state.over_limit || same {
             return;
         }
         let message = format!(
@@ -485,7 +533,13 @@ impl Accumulator {
         state
             .violations
             .retain(|violation| !REPLACED_WITH_THE_TEXT.contains(&violation.code));
-        state.scanner = Some(Scanner::new(max_depth));
+        if matches!(
+            state.trailing,
+            Merged::At { on_stream: false, .. } | Merged::Omitted { on_stream: false }
+        ) {
+            state.trailing = Merged::None; // it went with the replaced text
+        }
+        state.scanner = Scanner::new(max_depth);
         state.buffer.clear();
         state.received = 0;
         state.over_limit = false;
@@ -581,9 +635,12 @@ impl Accumulator {
     }
 
     /// An error event: reported with its payload (held by the caller as `payload`), and every choice is cut.
-    pub fn provider_error(&mut self, payload: usize, brief: &str) {
+    ///
+    /// Returns whether its `PROVIDER_ERROR` was kept: past `Limits.max_violations` it is only counted, and the caller
+    /// need not hold the payload.
+    pub fn provider_error(&mut self, payload: usize, brief: &str) -> bool {
         let message = format!("the provider sent an error event: {brief}");
-        self.report_stream(
+        let kept = self.report_stream(
             ViolationCode::PROVIDER_ERROR,
             message,
             None,
@@ -598,6 +655,7 @@ impl Accumulator {
                 self.cut(choice, "an error event", false);
             }
         }
+        kept
     }
 
     /// The stream ended: every call not yet handed over is, then the stream-level findings are settled.
@@ -612,8 +670,8 @@ impl Accumulator {
             .flat_map(|choice| choice.pending.iter().copied())
             .collect();
         for call in remaining {
-            if let Some(scanner) = self.calls.get_mut(call).and_then(|call| call.scanner.as_mut()) {
-                scanner.finish();
+            if let Some(state) = self.calls.get_mut(call) {
+                state.scanner.finish();
             }
             self.hand_over(call);
         }
@@ -710,7 +768,7 @@ impl Accumulator {
                     );
                     return call;
                 }
-                if state.first_time(true, new_id) {
+                if state.first_time(true, new_id, self.config.limits.max_violations) {
                     let message = format!(
                         "id changed from {:?} to {:?} in the middle of the arguments; the first id is kept",
                         shown(&old_id),
@@ -728,7 +786,13 @@ impl Accumulator {
             return current;
         }
         let known = call_id.and_then(|id| self.choices.get(&choice).and_then(|state| state.by_id.get(id)).copied());
-        let latest = self.choices.get(&choice).and_then(|state| state.calls.last()).copied();
+        let latest = self.choices.get(&choice).and_then(|state| {
+            if state.refused {
+                Some(REFUSED)
+            } else {
+                state.calls.last().copied()
+            }
+        });
         let call = match (call_id, known, latest) {
             (Some(_), Some(known), _) => known,
             (None, _, Some(latest)) => latest,
@@ -752,24 +816,28 @@ impl Accumulator {
 
     fn open(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
         let seq = self.calls.len();
-        let too_many = seq >= self.config.limits.max_calls;
+        if seq >= self.config.limits.max_calls {
+            return self.refuse(choice, fragment.index);
+        }
         self.calls.push(Call {
             seq,
             choice,
             index: fragment.index,
-            scanner: (!too_many).then(|| Scanner::new(self.config.limits.max_depth)),
+            scanner: Scanner::new(self.config.limits.max_depth),
             id: None,
             name: None,
             buffer: Vec::new(),
             received: 0,
             over_limit: false,
             missing_index_reported: false,
-            changed_values_reported: Vec::new(),
+            changed_ids: FxHashSet::default(),
+            changed_names: FxHashSet::default(),
             violations: Vec::new(),
             stage: Stage::Open,
             extra: Vec::new(),
             handed_text: None,
             free_text: fragment.free_text,
+            trailing: Merged::None,
         });
         let state = self.choices.entry(choice).or_default();
         state.calls.push(seq);
@@ -779,19 +847,6 @@ impl Accumulator {
         }
         if let Some(index) = fragment.index {
             state.by_index.insert(index, seq);
-        }
-        if too_many {
-            let message = format!(
-                "more than {} calls in one stream (Limits.max_calls); this call's arguments are not kept",
-                self.config.limits.max_calls
-            );
-            self.report(
-                seq,
-                ViolationCode::TOO_MANY_CALLS,
-                message,
-                Detail::default(),
-                Target::Live,
-            );
         }
         if value_or_none(fragment.kind).is_none() {
             let message = "the call's first fragment has no type".to_owned();
@@ -806,8 +861,54 @@ impl Accumulator {
         seq
     }
 
+    /// A call past `Limits.max_calls`: nothing of it is kept, and it adds no entry to any map. It is the choice's
+    /// latest call, and the latest with its index: a call kept before it with that index no longer gets fragments by
+    /// it (they are the refused call's, and so refused too).
+    #[cold]
+    fn refuse(&mut self, choice: i64, index: Option<i64>) -> usize {
+        let state = self.choices.entry(choice).or_default();
+        state.refused = true;
+        if let Some(index) = index {
+            state.by_index.remove(&index);
+        }
+        REFUSED
+    }
+
+    /// A fragment of a refused call: counted by the stream's one `TOO_MANY_CALLS`.
+    #[cold]
+    fn refused_fragment(&mut self) {
+        let limit = self.config.limits.max_calls;
+        match self.refusals {
+            Merged::At { index, .. } => {
+                if let Some(Violation {
+                    data: Some(ViolationData::Refused { fragments, .. }),
+                    ..
+                }) = self.stream_violations.get_mut(index)
+                {
+                    *fragments += 1;
+                }
+            }
+            Merged::Omitted { .. } => {}
+            Merged::None => {
+                let message = format!(
+                    "more than {limit} calls in one stream (Limits.max_calls): the calls past it are refused and \
+                     nothing of them is kept; `data` counts their fragments"
+                );
+                let mut violation = Violation::new(ViolationCode::TOO_MANY_CALLS, message);
+                violation.data = Some(ViolationData::Refused { limit, fragments: 1 });
+                self.refusals = match self.push_stream(violation) {
+                    Some(index) => Merged::At { on_stream: true, index },
+                    None => Merged::Omitted { on_stream: true },
+                };
+            }
+        }
+    }
+
     fn apply(&mut self, call: usize, fragment: &Fragment<'_>) {
-        let Some(state) = self.calls.get_mut(call) else { return };
+        let Some(state) = self.calls.get_mut(call) else {
+            self.refused_fragment();
+            return;
+        };
         for (key, value) in fragment.extra {
             if !state.extra.iter().any(|(kept, _)| kept == key) {
                 state.extra.push((key, value.to_vec()));
@@ -831,7 +932,7 @@ impl Accumulator {
                 None => state.name = Some(name.to_vec()),
                 Some(first) if first != name => {
                     let first = first.clone();
-                    if state.first_time(false, name) {
+                    if state.first_time(false, name, self.config.limits.max_violations) {
                         let message = format!(
                             "name changed from {:?} to {:?}; the first name is kept",
                             shown(&first),
@@ -873,36 +974,15 @@ impl Accumulator {
         let Some(state) = self.calls.get_mut(call) else { return };
         let start = state.received;
         state.received += data.len() as u64;
-        let Some(scanner) = state.scanner.as_mut() else { return };
         if state.stage != Stage::Open {
-            let leading = data
-                .iter()
-                .take_while(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'))
-                .count();
-            if leading < data.len() {
-                let detail = Detail {
-                    offset: Some(start + leading as u64),
-                    data: Some(ViolationData::Text(String::from_utf8_lossy(data).into_owned())),
-                    ..Detail::default()
-                };
-                let message = format!(
-                    "{} bytes of arguments arrived after the call was {}",
-                    data.len(),
-                    if state.stage == Stage::HandedOver {
-                        "handed over"
-                    } else {
-                        "over"
-                    }
-                );
-                self.report(call, ViolationCode::TRAILING_DATA, message, detail, Target::Live);
-            }
+            self.trailing(call, start, data);
             return;
         }
         let mut too_large_at = None;
         if !state.over_limit {
             if state.buffer.len() + data.len() > limits.max_argument_bytes {
                 state.over_limit = true;
-                scanner.stop_tracking_keys();
+                state.scanner.stop_tracking_keys();
                 too_large_at = Some(state.buffer.len() as u64);
             } else {
                 state.buffer.extend_from_slice(data);
@@ -914,23 +994,24 @@ impl Accumulator {
                 }
             }
         }
-        if state.free_text {
-            // Free text is kept as it came: nothing to scan.
-            if let Some(offset) = too_large_at {
-                self.too_large(call, offset);
-            }
-            return;
-        }
-        let was_invalid = matches!(scanner.state(), ScanState::Invalid(_));
-        let after = scanner.feed(data);
-        let duplicates = if scanner.has_duplicate_keys() {
-            scanner.take_duplicate_keys()
-        } else {
-            Vec::new()
-        };
+        let free_text = state.free_text;
         if let Some(offset) = too_large_at {
             self.too_large(call, offset);
         }
+        if free_text {
+            return; // free text is kept as it came: nothing to scan
+        }
+        let Some(state) = self.calls.get_mut(call) else { return };
+        let scanner = &mut state.scanner;
+        let was_invalid = matches!(scanner.state(), ScanState::Invalid(_));
+        // Pointers are built only for the duplicates the call has room to keep: the rest are counted.
+        scanner.limit_duplicate_keys(kept::room(&state.violations, limits.max_violations));
+        let after = scanner.feed(data);
+        let (duplicates, past_limit) = if scanner.has_duplicate_keys() {
+            (scanner.take_duplicate_keys(), scanner.take_duplicate_keys_past_limit())
+        } else {
+            (Vec::new(), 0)
+        };
         for duplicate in duplicates {
             let message = format!(
                 "the key at {} appears more than once in its object; the last value wins",
@@ -943,6 +1024,7 @@ impl Accumulator {
             };
             self.report(call, ViolationCode::DUPLICATE_KEY, message, detail, Target::Live);
         }
+        self.omit(call, past_limit);
         if let ScanState::Invalid(error) = after
             && !was_invalid
         {
@@ -952,6 +1034,68 @@ impl Accumulator {
                 ..Detail::default()
             };
             self.report(call, code, message, detail, Target::Live);
+        }
+    }
+
+    /// Arguments for a call that is over (ended, or handed over): one `TRAILING_DATA` where it lands (on the call
+    /// while it is held, on the stream once it was handed over), grown by every later fragment: their text kept up to
+    /// `Limits.max_argument_bytes`, their bytes and fragments counted. Whitespace alone before it is allowed.
+    #[cold]
+    fn trailing(&mut self, call: usize, start: u64, data: &[u8]) {
+        let cap = self.config.limits.max_argument_bytes;
+        let Some(state) = self.calls.get_mut(call) else { return };
+        let handed_over = state.stage == Stage::HandedOver;
+        // One on the call goes with it when it is handed over: what arrives from then on makes the stream's.
+        match state.trailing {
+            Merged::At { on_stream, index } if on_stream == handed_over => {
+                let list = if on_stream {
+                    &mut self.stream_violations
+                } else {
+                    &mut state.violations
+                };
+                if let Some(Violation {
+                    data: Some(ViolationData::Trailing { text, bytes, fragments }),
+                    ..
+                }) = list.get_mut(index)
+                {
+                    let room = cap.saturating_sub(text.len()).min(data.len());
+                    text.extend_from_slice(data.get(..room).unwrap_or_default());
+                    *bytes += data.len() as u64;
+                    *fragments += 1;
+                }
+                return;
+            }
+            Merged::Omitted { on_stream } if on_stream == handed_over => return,
+            Merged::At { .. } | Merged::Omitted { .. } | Merged::None => {}
+        }
+        let leading = data
+            .iter()
+            .take_while(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\n'))
+            .count();
+        if leading == data.len() {
+            return;
+        }
+        let on_stream = handed_over;
+        let message = format!(
+            "arguments arrived after the call was {}; `data` holds their text (up to Limits.max_argument_bytes), \
+             bytes and fragments",
+            if on_stream { "handed over" } else { "over" }
+        );
+        let mut violation = Violation::new(ViolationCode::TRAILING_DATA, message);
+        let scope = state.scope();
+        (violation.choice, violation.seq, violation.index) = (scope.choice, scope.seq, scope.index);
+        violation.offset = Some(start + leading as u64);
+        violation.data = Some(ViolationData::Trailing {
+            text: data.get(..cap.min(data.len())).unwrap_or_default().to_vec(),
+            bytes: data.len() as u64,
+            fragments: 1,
+        });
+        let kept = self.file(call, violation, on_stream);
+        if let Some(state) = self.calls.get_mut(call) {
+            state.trailing = match kept {
+                Some(index) => Merged::At { on_stream, index },
+                None => Merged::Omitted { on_stream },
+            };
         }
     }
 
@@ -995,9 +1139,7 @@ impl Accumulator {
             return;
         }
         state.stage = Stage::Ended;
-        if let Some(scanner) = state.scanner.as_mut() {
-            scanner.finish();
-        }
+        state.scanner.finish();
         if self.config.emit != Emit::StreamEnd {
             self.hand_over(call);
         }
@@ -1097,10 +1239,11 @@ impl Accumulator {
         }
         let mut arguments = Arguments::Absent;
         let mut is_object = false;
-        if state.free_text && state.scanner.is_some() {
+        if state.free_text {
             arguments = Arguments::Text;
             findings.extend(unended_text(state.received, ended));
-        } else if let Some(scanner) = &state.scanner {
+        } else {
+            let scanner = &state.scanner;
             if scanner.is_started() {
                 match scanner.state() {
                     ScanState::Complete { .. } if !state.over_limit => {
@@ -1160,6 +1303,7 @@ impl Accumulator {
             arguments_json: std::mem::take(&mut state.buffer),
             violations: std::mem::take(&mut state.violations),
             extra: std::mem::take(&mut state.extra),
+            log_position: self.logged,
         });
     }
 
@@ -1270,19 +1414,16 @@ impl Accumulator {
     /// Files a violation found outside the accumulator (by the validator) on a call being handed over.
     #[cold]
     fn adopt(&mut self, call: usize, mut violation: Violation) {
-        let Some(state) = self.calls.get_mut(call) else { return };
+        let Some(state) = self.calls.get(call) else { return };
         violation.choice = Some(state.choice);
         violation.seq = Some(state.seq);
         violation.index = state.index;
-        if self.config.log_violations {
-            self.log.push(violation.clone());
-        }
-        state.violations.push(violation);
+        self.file(call, violation, false);
     }
 
     #[cold]
     fn report(&mut self, call: usize, code: ViolationCode, message: String, detail: Detail, target: Target) {
-        let Some(state) = self.calls.get_mut(call) else { return };
+        let Some(state) = self.calls.get(call) else { return };
         let violation = Violation {
             code,
             message,
@@ -1294,14 +1435,36 @@ impl Accumulator {
             offset: detail.offset,
             data: detail.data,
         };
-        if self.config.log_violations {
-            self.log.push(violation.clone());
+        let on_stream = state.stage == Stage::HandedOver && target == Target::Live;
+        self.file(call, violation, on_stream);
+    }
+
+    /// Files a violation of the call `call` on its list, or (`on_stream`) on the stream's, within
+    /// `Limits.max_violations`, and logs what that adds; returns where the violation was kept.
+    fn file(&mut self, call: usize, violation: Violation, on_stream: bool) -> Option<usize> {
+        if on_stream {
+            return self.push_stream(violation);
         }
-        if state.stage == Stage::HandedOver && target == Target::Live {
-            self.stream_violations.push(violation);
-        } else {
-            state.violations.push(violation);
+        let max = self.config.limits.max_violations;
+        let state = self.calls.get_mut(call)?;
+        let scope = state.scope();
+        let filed = kept::keep(&mut state.violations, violation, max, scope);
+        let found = filed.added().and_then(|index| state.violations.get(index));
+        log(&self.config, &mut self.log, &mut self.logged, found);
+        filed.kept()
+    }
+
+    /// Counts `count` findings on the call `call` that its list had no room for.
+    fn omit(&mut self, call: usize, count: u64) {
+        if count == 0 {
+            return; // every fragment's case: nothing more to do than this test
         }
+        let max = self.config.limits.max_violations;
+        let Some(state) = self.calls.get_mut(call) else { return };
+        let scope = state.scope();
+        let added = kept::omit(&mut state.violations, count, max, scope);
+        let found = added.and_then(|index| state.violations.get(index));
+        log(&self.config, &mut self.log, &mut self.logged, found);
     }
 
     #[cold]
@@ -1313,20 +1476,32 @@ impl Accumulator {
         seq: Option<usize>,
         index: Option<i64>,
         data: Option<ViolationData>,
-    ) {
+    ) -> bool {
         let mut violation = Violation::new(code, message);
         violation.choice = choice;
         violation.seq = seq;
         violation.index = index;
         violation.data = data;
-        self.push_stream(violation);
+        self.push_stream(violation).is_some()
     }
 
-    fn push_stream(&mut self, violation: Violation) {
-        if self.config.log_violations {
-            self.log.push(violation.clone());
-        }
-        self.stream_violations.push(violation);
+    /// Files a violation on the stream's list within `Limits.max_violations`; returns where it was kept.
+    fn push_stream(&mut self, violation: Violation) -> Option<usize> {
+        let max = self.config.limits.max_violations;
+        let filed = kept::keep(&mut self.stream_violations, violation, max, Scope::default());
+        let found = filed.added().and_then(|index| self.stream_violations.get(index));
+        log(&self.config, &mut self.log, &mut self.logged, found);
+        filed.kept()
+    }
+}
+
+/// Logs a violation just found (with `Config.log_violations`, for an `on_violation` callback).
+fn log(config: &Config, log: &mut Vec<Violation>, logged: &mut usize, found: Option<&Violation>) {
+    if config.log_violations
+        && let Some(violation) = found
+    {
+        log.push(violation.clone());
+        *logged += 1;
     }
 }
 
@@ -1518,17 +1693,63 @@ mod tests {
     }
 
     #[test]
-    fn data_after_hand_over_goes_to_the_stream_with_its_text() {
-        let mut stream = accumulator(Emit::Complete);
+    fn data_after_hand_over_goes_to_the_stream_as_one_finding_with_its_text() {
+        let limits = Limits {
+            max_argument_bytes: 12,
+            ..Limits::default()
+        };
+        let mut stream = with_limits(Emit::Complete, limits);
         stream.fragment(0, &open(0, "a", "f", "{\"x\": 1}"));
         assert_eq!(stream.take_ready().len(), 1);
+        stream.fragment(0, &more(0, "   "));
+        assert!(
+            stream.stream_violations().is_empty(),
+            "whitespace after the value is allowed"
+        );
         stream.fragment(0, &more(0, "  {\"y\": 2}"));
-        let trailing = &stream.stream_violations()[0];
+        stream.fragment(0, &more(0, " "));
+        stream.fragment(0, &more(0, "{\"z\": 3}"));
+        let [trailing] = stream.stream_violations() else {
+            panic!(
+                "one finding for every fragment after the call: {:?}",
+                stream.stream_violations()
+            );
+        };
         assert_eq!(
             (trailing.code, trailing.seq, trailing.offset),
-            (ViolationCode::TRAILING_DATA, Some(0), Some(10))
+            (ViolationCode::TRAILING_DATA, Some(0), Some(13))
         );
-        assert_eq!(trailing.data, Some(ViolationData::Text("  {\"y\": 2}".to_owned())));
+        let kept = b"  {\"y\": 2} {".to_vec();
+        assert_eq!(
+            trailing.data,
+            Some(ViolationData::Trailing {
+                text: kept,
+                bytes: 19,
+                fragments: 3
+            }),
+            "the text is kept up to Limits.max_argument_bytes, every byte and fragment counted"
+        );
+        assert_eq!(codes(&stream.take_log()), ["TRAILING_DATA"]);
+    }
+
+    #[test]
+    fn data_after_a_call_ended_rides_on_it_as_one_finding_until_it_is_handed_over() {
+        let mut stream = accumulator(Emit::StreamEnd);
+        stream.fragment(0, &open(0, "a", "f", "{}"));
+        stream.end_call(0, 0);
+        stream.fragment(0, &more(0, "x"));
+        stream.fragment(0, &more(0, "y"));
+        stream.end();
+        let [call] = stream.take_ready().try_into().unwrap();
+        assert_eq!(codes(&call.violations), ["TRAILING_DATA"]);
+        assert_eq!(
+            call.violations[0].data,
+            Some(ViolationData::Trailing {
+                text: b"xy".to_vec(),
+                bytes: 2,
+                fragments: 2
+            })
+        );
     }
 
     #[test]
@@ -1554,6 +1775,7 @@ mod tests {
             max_argument_bytes: 16,
             max_depth: 2,
             max_calls: 2,
+            max_violations: 8,
         };
         let config = Config {
             emit: Emit::CallEnd,
@@ -1572,8 +1794,121 @@ mod tests {
         assert_eq!(codes(&ready[0].violations), ["ARGUMENTS_TOO_LARGE"]);
         assert!(ready[0].arguments_json.is_empty());
         assert_eq!(codes(&ready[1].violations), ["TOO_DEEP"]);
-        assert_eq!(codes(&ready[2].violations), ["TOO_MANY_CALLS"]);
-        assert_eq!(ready[2].arguments, Arguments::Absent);
+        assert_eq!(
+            ready.len(),
+            2,
+            "a call past max_calls is refused: nothing of it is kept"
+        );
+        assert_eq!(
+            codes(stream.stream_violations()),
+            ["TOO_MANY_CALLS", "NO_FINISH_REASON"]
+        );
+    }
+
+    fn with_limits(emit: Emit, limits: Limits) -> Accumulator {
+        Accumulator::new(Config {
+            emit,
+            limits,
+            tool_choice: ToolChoice::default(),
+            log_violations: true,
+            validators: None,
+            log_steps: false,
+        })
+    }
+
+    #[test]
+    fn calls_past_max_calls_are_counted_and_their_fragments_never_reach_a_kept_call() {
+        let limits = Limits {
+            max_calls: 2,
+            ..Limits::default()
+        };
+        let mut stream = with_limits(Emit::CallEnd, limits);
+        stream.fragment(0, &open(0, "a", "f", "{\"x\": 1}"));
+        stream.fragment(0, &open(1, "b", "f", "{\"x\": "));
+        // Past the limit: a new index, a new id without index, a reused index, and their continuations.
+        assert_eq!(stream.fragment(0, &open(2, "c", "f", "{")), REFUSED);
+        assert_eq!(stream.fragment(0, &more(2, "}")), REFUSED);
+        let no_index = |id: &'static str, text: &'static str| Fragment {
+            index: None,
+            ..open(0, id, "f", text)
+        };
+        assert_eq!(stream.fragment(0, &no_index("d", "{}")), REFUSED);
+        assert_eq!(
+            stream.fragment(
+                0,
+                &Fragment {
+                    index: None,
+                    ..more(0, "1")
+                }
+            ),
+            REFUSED,
+            "the latest call of the choice is the refused one"
+        );
+        assert_eq!(
+            stream.fragment(0, &open(0, "e", "g", "{}")),
+            REFUSED,
+            "index 0 reused by a new call"
+        );
+        assert_eq!(
+            stream.fragment(0, &more(0, "[1]")),
+            REFUSED,
+            "index 0 is the refused call's now"
+        );
+        assert_eq!(stream.calls_opened(), 2);
+        stream.fragment(0, &more(1, "2}"));
+        stream.finish(0, b"tool_calls");
+        let ready = stream.take_ready();
+        let arguments: Vec<&[u8]> = ready.iter().map(|call| call.arguments_json.as_slice()).collect();
+        assert_eq!(arguments, [&b"{\"x\": 1}"[..], b"{\"x\": 2}"]);
+        assert!(ready.iter().all(HandedOver::is_valid));
+        let [refused] = stream.stream_violations() else {
+            panic!("{:?}", stream.stream_violations());
+        };
+        assert_eq!(refused.code, ViolationCode::TOO_MANY_CALLS);
+        assert_eq!(refused.data, Some(ViolationData::Refused { limit: 2, fragments: 6 }));
+        assert_eq!(codes(&stream.take_log()), ["TOO_MANY_CALLS"], "found once");
+    }
+
+    #[test]
+    fn violations_past_the_limit_are_counted_by_one_last_finding() {
+        let limits = Limits {
+            max_violations: 3,
+            ..Limits::default()
+        };
+        let mut stream = with_limits(Emit::CallEnd, limits);
+        let duplicates = format!("{{{}\"k\": 0}}", "\"k\": 0, ".repeat(10));
+        stream.fragment(0, &open(0, "a", "f", &duplicates));
+        for _ in 0..6 {
+            stream.finish(0, b"tool_calls");
+        }
+        stream.end();
+        let [call] = stream.take_ready().try_into().unwrap();
+        assert_eq!(
+            codes(&call.violations),
+            ["DUPLICATE_KEY", "DUPLICATE_KEY", "DUPLICATE_KEY", "VIOLATIONS_OMITTED"]
+        );
+        let omitted = &call.violations[3];
+        assert_eq!(
+            (omitted.seq, omitted.data.clone()),
+            (Some(0), Some(ViolationData::Omitted(7)))
+        );
+        assert!(
+            !call.is_valid(),
+            "a call whose findings were not all kept cannot be vouched for"
+        );
+        assert_eq!(
+            codes(stream.stream_violations()),
+            [
+                "MULTIPLE_FINISH_REASONS",
+                "MULTIPLE_FINISH_REASONS",
+                "MULTIPLE_FINISH_REASONS",
+                "VIOLATIONS_OMITTED"
+            ]
+        );
+        assert_eq!(stream.stream_violations()[3].data, Some(ViolationData::Omitted(2)));
+        assert_eq!(stream.stream_violations()[3].seq, None);
+        // The log (on_violation) sees what was kept, and each VIOLATIONS_OMITTED once, when it was added.
+        assert_eq!(codes(&stream.take_log()).len(), 8);
     }
 
     #[test]

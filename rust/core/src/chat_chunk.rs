@@ -917,6 +917,13 @@ mod tests {
             argument_chunk(0, r#""\q""#, "p"),
             argument_chunk(0, r#""a","arguments":"b""#, "p"),
             good.replace(r#""finish_reason":null"#, r#""finish_reason":"length""#),
+            // The padding is vouched for too: its escapes must be JSON's, as the full reading demands (the chunk above
+            // made itself the template: `good` makes it again).
+            good.clone(),
+            argument_chunk(0, r#""b""#, r"\u12zz"),
+            argument_chunk(0, r#""b""#, r"\q"),
+            argument_chunk(0, r#""b""#, r"\u00"),
+            argument_chunk(0, r#""b""#, r"\ud800\u00e9\n"),
         ];
         let mut templated = accumulator();
         let mut reader = ChatReader::default();

@@ -11,6 +11,7 @@ pub mod decode;
 pub mod framing;
 mod json_seq;
 pub mod json_view;
+pub mod kept;
 pub mod meta_schema;
 pub mod scanner;
 mod search_cost;
@@ -20,8 +21,8 @@ pub mod validator;
 pub mod violation;
 
 pub use accumulator::{
-    Accumulator, Arguments, ChoiceSummary, Config, Emit, FinishKind, Fragment, HandedOver, Identity, Limits, Step,
-    ToolChoice,
+    Accumulator, Arguments, ChoiceSummary, Config, Emit, FinishKind, Fragment, HandedOver, Identity, Limits, REFUSED,
+    Step, ToolChoice,
 };
 pub use decode::{Decoder, EventExtras, Format, OutputItem};
 pub use meta_schema::{MetaDraft, NotJson, SchemaProblem, schema_problems};

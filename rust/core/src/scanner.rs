@@ -366,6 +366,9 @@ pub struct Scanner {
     /// Keyed per scanner so that crafted keys cannot force hash collisions.
     hasher: RandomState,
     duplicates: Vec<DuplicateKey>,
+    /// Duplicates kept pending at most; past it they are only counted (no pointer is built for them).
+    duplicate_limit: usize,
+    duplicates_past_limit: u64,
 }
 
 impl Scanner {
@@ -386,6 +389,8 @@ impl Scanner {
             key_offset: 0,
             hasher: RandomState::new(),
             duplicates: Vec::new(),
+            duplicate_limit: usize::MAX,
+            duplicates_past_limit: 0,
         }
     }
 
@@ -448,9 +453,20 @@ impl Scanner {
         std::mem::take(&mut self.duplicates)
     }
 
-    /// Whether duplicate keys were found and not yet taken.
+    /// Whether duplicate keys were found and not yet taken (counted ones included).
     pub fn has_duplicate_keys(&self) -> bool {
-        !self.duplicates.is_empty()
+        !self.duplicates.is_empty() || self.duplicates_past_limit > 0
+    }
+
+    /// Keeps at most `limit` duplicate keys pending; those found past it are only counted, so that a value of
+    /// millions of repeated keys costs no memory for them (a caller that reports a bounded number sets its room).
+    pub fn limit_duplicate_keys(&mut self, limit: usize) {
+        self.duplicate_limit = limit;
+    }
+
+    /// Drains the count of duplicate keys found past the limit (see [`Scanner::limit_duplicate_keys`]).
+    pub fn take_duplicate_keys_past_limit(&mut self) -> u64 {
+        std::mem::take(&mut self.duplicates_past_limit)
     }
 
     /// Forgets every tracked key and stops duplicate-key detection and path tracking for the rest of
@@ -756,12 +772,16 @@ impl Scanner {
                 .map(|i| i + *first_span),
         };
         if let Some(found) = found {
-            let mut path = pointer(outer, keys, spans);
-            push_token(&mut path, key);
-            self.duplicates.push(DuplicateKey {
-                path,
-                offset: self.key_offset,
-            });
+            if self.duplicates.len() < self.duplicate_limit {
+                let mut path = pointer(outer, keys, spans);
+                push_token(&mut path, key);
+                self.duplicates.push(DuplicateKey {
+                    path,
+                    offset: self.key_offset,
+                });
+            } else {
+                self.duplicates_past_limit += 1;
+            }
             self.keys.truncate(self.key_start);
             *current = Some(found);
             return;
@@ -1432,6 +1452,18 @@ mod tests {
                 .collect();
             assert_eq!(found, want);
         }
+    }
+
+    #[test]
+    fn duplicate_keys_past_the_limit_are_counted_not_kept() {
+        let mut scanner = Scanner::new(8);
+        scanner.limit_duplicate_keys(2);
+        scanner.feed(b"{\"a\":1,\"a\":2,\"a\":3,\"a\":4,\"b\":{\"c\":1,\"c\":2}}");
+        assert_eq!(scanner.state(), ScanState::Complete { end: 43 });
+        let kept: Vec<String> = scanner.take_duplicate_keys().into_iter().map(|d| d.path).collect();
+        assert_eq!(kept, ["/a", "/a"]);
+        assert_eq!(scanner.take_duplicate_keys_past_limit(), 2);
+        assert!(!scanner.has_duplicate_keys());
     }
 
     #[test]

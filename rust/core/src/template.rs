@@ -3,9 +3,9 @@
 //! A stream's argument events differ from each other only in a few values: the argument text, and sometimes a
 //! counter (Responses' `sequence_number`) or padding (`OpenAI`'s `obfuscation`). Once a decoder has read one such
 //! event the full way, it keeps it as a template; the next events are matched against it byte for byte, each hole
-//! read as a JSON string or number, and only the argument text is taken. An event whose text needs a closer look
-//! (a control character, invalid UTF-8, a bad escape) does not match: it is read the full way, which reports what
-//! is wrong, so a template never changes what a stream gives.
+//! read as a JSON string or number, and only the argument text is taken. An event whose strings need a closer look
+//! (a control character, invalid UTF-8, a bad escape, in the taken string or an ignored one) does not match: it is
+//! read the full way, which reports what is wrong, so a template never changes what a stream gives.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -88,7 +88,8 @@ fn span(whole: &[u8], part: &[u8]) -> Option<Range<usize>> {
 }
 
 /// The content of a JSON string whose opening quote was just read, up to its closing quote: None when it has a
-/// control character or is not UTF-8, or has no closing quote.
+/// control character, an escape JSON does not have, or is not UTF-8, or has no closing quote. Every string hole is
+/// checked so, the ignored ones too: a template vouches for the whole event, as the full reading would.
 fn string_content(bytes: &[u8]) -> Option<&[u8]> {
     let mut position = 0;
     loop {
@@ -98,7 +99,17 @@ fn string_content(bytes: &[u8]) -> Option<&[u8]> {
             let clean = content.iter().all(|byte| *byte >= 0x20) && std::str::from_utf8(content).is_ok();
             return clean.then_some(content);
         }
-        position = found + 2;
+        position = found + escape_length(bytes.get(found + 1..)?)?;
+    }
+}
+
+/// The length of the escape whose backslash precedes `after` (`\n`: 2, `\u00e9`: 6); None for one JSON does not have.
+/// A `\u` escape of a lone surrogate is JSON's: the full reading keeps it (as `surrogatepass` bytes).
+fn escape_length(after: &[u8]) -> Option<usize> {
+    match after.first()? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' if after.get(1..5)?.iter().all(u8::is_ascii_hexdigit) => Some(6),
+        _ => None,
     }
 }
 

@@ -98,7 +98,7 @@ violation_codes! {
     TRUNCATED => (Call, Error, true),
     ARGUMENTS_TOO_LARGE => (Call, Error, true),
     TOO_DEEP => (Call, Error, true),
-    TOO_MANY_CALLS => (Call, Error, true),
+    TOO_MANY_CALLS => (Stream, Error, true),
     UNKNOWN_TOOL => (Call, Error, true),
     MISSING_REQUIRED_ARGUMENT => (Call, Error, true),
     UNEXPECTED_ARGUMENT => (Call, Error, true),
@@ -124,13 +124,32 @@ violation_codes! {
 /// A payload a violation must not lose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ViolationData {
-    /// Text, such as data that arrived after a call was handed over.
-    Text(String),
     /// A value held by the caller (the binding keeps provider error payloads as Python objects); its number.
     External(usize),
     /// Structured detail a model can act on: the declared names for an unknown tool, the allowed values or types,
     /// a constraint's keyword and limit.
     Json(serde_json::Value),
+    /// The arguments that arrived after their call was over (`TRAILING_DATA`): their text up to
+    /// `Limits.max_argument_bytes`, and how many bytes and fragments came. In Python, `{"text", "bytes", "fragments"}`.
+    Trailing {
+        /// The first bytes, as they came.
+        text: Vec<u8>,
+        /// Every byte that came.
+        bytes: u64,
+        /// The fragments they came in.
+        fragments: u64,
+    },
+    /// The fragments of the calls refused past `Limits.max_calls` (`TOO_MANY_CALLS`). In Python,
+    /// `{"limit", "fragments"}`.
+    Refused {
+        /// `Limits.max_calls`.
+        limit: usize,
+        /// The fragments refused.
+        fragments: u64,
+    },
+    /// How many violations were left out past `Limits.max_violations` (`VIOLATIONS_OMITTED`). In Python,
+    /// `{"omitted"}`.
+    Omitted(u64),
 }
 
 /// One contract violation, as data.

@@ -1,0 +1,240 @@
+"""Limits that no hostile stream gets past (docs/semantics.md, "The arguments of a call" and "Results").
+
+Each hostile stream runs in a child process capped in memory (``tests/bounded.py``), through the core and the
+reference, and the test asserts what the result says and what the run cost: its time and its peak memory, measured.
+What a stream repeats without end costs memory for a bounded part only: the arguments trailing a handed-over call are
+one finding whose text stops at ``Limits.max_argument_bytes``; a call's or a stream's violations stop at
+``Limits.max_violations`` and one last ``VIOLATIONS_OMITTED`` counts the rest; calls past ``Limits.max_calls`` are
+refused and counted, never built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import toolstream
+import toolstream.reference as reference
+from bounded import run_bounded
+from toolstream import Limits, Violation, ViolationCode
+
+IMPLEMENTATIONS = {"core": toolstream, "reference": reference}
+MODULES = {"core": "toolstream", "reference": "toolstream.reference"}
+
+
+def chunk(tool_calls: list[dict[str, Any]] | None = None, finish: str | None = None) -> dict[str, Any]:
+    delta = {"tool_calls": tool_calls} if tool_calls is not None else {}
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+def opening(index: int, call_id: str, arguments: str) -> dict[str, Any]:
+    return {"index": index, "id": call_id, "type": "function", "function": {"name": "f", "arguments": arguments}}
+
+
+def codes(violations: Any) -> list[str]:
+    return [v.code.value for v in violations]
+
+
+# -------------------------------------------------------------------------------------------- the rules, small
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_data_trailing_a_handed_over_call_is_one_finding_bounded_by_the_argument_limit(implementation: str) -> None:
+    seen: list[Violation] = []
+    chunks = [
+        chunk([opening(0, "a", '{"x": 1}')]),
+        *[chunk([{"index": 0, "function": {"arguments": piece}}]) for piece in ("  ", ' {"y": ', "2", "}  ", "ab")],
+        chunk(finish="tool_calls"),
+    ]
+    stream = IMPLEMENTATIONS[implementation].reassemble(
+        chunks, emit="complete", on_invalid="yield", on_violation=seen.append, limits=Limits(max_argument_bytes=10)
+    )
+    (call,) = list(stream)
+    assert call.ok and call.arguments == {"x": 1}
+    (trailing,) = stream.result.violations
+    assert (trailing.code, trailing.seq, trailing.offset) == (ViolationCode.TRAILING_DATA, 0, 11)
+    # From the first fragment with more than whitespace on: its text up to the limit, every byte and fragment counted.
+    assert trailing.data == {"text": ' {"y": 2} ', "bytes": 13, "fragments": 4}
+    # on_violation saw it once, as it was found.
+    assert [(v.code, v.data) for v in seen] == [
+        (ViolationCode.TRAILING_DATA, {"text": ' {"y": ', "bytes": 7, "fragments": 1})
+    ]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_violations_past_the_limit_are_counted_by_one_last_finding(implementation: str) -> None:
+    seen: list[str] = []
+    duplicates = "{" + '"k": 0, ' * 9 + '"k": 0}'
+    chunks = [chunk([opening(0, "a", duplicates)]), *[chunk(finish="tool_calls")] * 7]
+    stream = IMPLEMENTATIONS[implementation].reassemble(
+        chunks, on_invalid="yield", on_violation=lambda v: seen.append(v.code.value), limits=Limits(max_violations=4)
+    )
+    (call,) = list(stream)
+    assert codes(call.violations) == ["DUPLICATE_KEY"] * 4
+    # Not every finding is kept: the call cannot be vouched for, whatever the ones left out were.
+    assert not call.ok and codes(call.errors) == ["VIOLATIONS_OMITTED"]
+    assert (call.errors[0].seq, call.errors[0].data) == (0, {"omitted": 5})
+    assert codes(stream.result.violations) == ["MULTIPLE_FINISH_REASONS"] * 4 + ["VIOLATIONS_OMITTED"]
+    omitted = stream.result.violations[-1]
+    assert (omitted.seq, omitted.data) == (None, {"omitted": 2})
+    # on_violation sees what is kept, and each VIOLATIONS_OMITTED once, when it is added.
+    assert seen == ["DUPLICATE_KEY"] * 4 + ["VIOLATIONS_OMITTED"] + ["MULTIPLE_FINISH_REASONS"] * 4 + [
+        "VIOLATIONS_OMITTED"
+    ]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_calls_past_max_calls_are_refused_counted_and_never_built(implementation: str) -> None:
+    seen: list[Violation] = []
+    chunks = [
+        chunk([opening(0, "a", "{}")]),
+        chunk([opening(1, "b", '{"x":')]),
+        chunk([opening(2, "c", "{")]),
+        chunk([{"index": 2, "function": {"arguments": "}"}}]),
+        chunk([{"id": "d", "type": "function", "function": {"name": "g", "arguments": "{}"}}]),
+        chunk([{"index": 1, "function": {"arguments": " 1}"}}], finish="tool_calls"),
+    ]
+    stream = IMPLEMENTATIONS[implementation].reassemble(
+        chunks, on_invalid="yield", on_violation=seen.append, limits=Limits(max_calls=2)
+    )
+    calls = list(stream)
+    assert [(c.id, c.ok, c.arguments) for c in calls] == [("a", True, {}), ("b", True, {"x": 1})]
+    (refused,) = stream.result.violations
+    assert (refused.code, refused.seq, refused.data) == (
+        ViolationCode.TOO_MANY_CALLS,
+        None,
+        {"limit": 2, "fragments": 3},
+    )
+    assert not stream.result.ok, "the result says loudly that calls were refused"
+    assert [(v.code, v.data) for v in seen if v.code is ViolationCode.TOO_MANY_CALLS] == [
+        (ViolationCode.TOO_MANY_CALLS, {"limit": 2, "fragments": 1})
+    ]
+
+
+def test_max_violations_is_checked() -> None:
+    with pytest.raises(ValueError, match="max_violations must be at least 1"):
+        Limits(max_violations=0)
+    with pytest.raises(TypeError, match="max_violations must be an int"):
+        Limits(max_violations=1.5)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------------ hostile streams, measured
+
+
+TRAILING = """
+limits = Limits(max_argument_bytes=1 << 20)
+piece = chunk([{"index": 0, "function": {"arguments": "x" * 4096}}])
+def source():
+    yield chunk([{"index": 0, "id": "a", "type": "function", "function": {"name": "f", "arguments": '{"k": 1}'}}])
+    for _ in range(FRAGMENTS):
+        yield piece
+    yield chunk(finish="tool_calls")
+stream = module.reassemble(source(), emit="complete", on_invalid="yield", limits=limits)
+calls = list(stream)
+(trailing,) = stream.result.violations
+outcome = [len(calls), trailing.code.value, len(trailing.data["text"]), trailing.data["bytes"], trailing.data["fragments"]]
+"""
+
+SETUP = """
+import {module} as module
+from toolstream import Limits
+def chunk(tool_calls=None, finish=None):
+    delta = {{"tool_calls": tool_calls}} if tool_calls is not None else {{}}
+    return {{"choices": [{{"index": 0, "delta": delta, "finish_reason": finish}}]}}
+FRAGMENTS = {fragments}
+"""
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_190_mib_trailing_a_handed_over_call_keep_one_mib(implementation: str) -> None:
+    # 190 MiB in 48 640 fragments of 4 KiB after the call was handed over (main kept all of it, one violation per
+    # fragment: 406 MiB of RSS). One finding now, its text stopped at max_argument_bytes.
+    fragments = 190 * 256
+    bounded = run_bounded(
+        TRAILING, setup=SETUP.format(module=MODULES[implementation], fragments=fragments), memory_mib=1024
+    )
+    assert bounded.outcome == [1, "TRAILING_DATA", 1 << 20, fragments * 4096, fragments]
+    # Measured on a shared 2-core machine: core 3.6 MiB in 0.05 s, reference 2.9 MiB in 0.7 s; what stays is the
+    # 1 MiB of text.
+    assert bounded.peak_growth_mib < 32
+    assert bounded.seconds < 60
+
+
+DUPLICATES = """
+text = "{" + '"a": 1, ' * KEYS + '"a": 1}'
+chunks = [chunk([{"index": 0, "id": "a", "type": "function", "function": {"name": "f", "arguments": text}}], "tool_calls")]
+del text
+stream = module.reassemble(chunks, on_invalid="yield")
+(call,) = list(stream)
+kept = [v for v in call.violations if v.code.value == "DUPLICATE_KEY"]
+outcome = [len(kept), [v.code.value for v in call.errors], call.errors[-1].data, call.arguments]
+"""
+
+
+@pytest.mark.parametrize(("implementation", "keys"), [("core", 1_048_000), ("reference", 131_000)])
+def test_an_argument_of_a_million_duplicate_keys_keeps_a_thousand_findings(implementation: str, keys: int) -> None:
+    # 8 MiB of one key repeated (main made 1.68 M Violation objects: 1 GiB, 16 s). The reference scans in Python:
+    # 1 MiB of them.
+    bounded = run_bounded(
+        DUPLICATES, setup=SETUP.format(module=MODULES[implementation], fragments=0) + f"KEYS = {keys}", memory_mib=1024
+    )
+    assert bounded.outcome == [1000, ["VIOLATIONS_OMITTED"], {"omitted": keys - 1000}, {"a": 1}]
+    # Measured: core 26 MiB (the 8 MiB text, and the call's copy of it) in 0.3 s; reference 4 MiB (1 MiB of text) in
+    # 1.2 s. A pointer is built only for the findings kept.
+    assert bounded.peak_growth_mib < (80 if implementation == "core" else 40)
+    assert bounded.seconds < 60
+
+
+CALLS = """
+def source():
+    for k in range(CALLS):
+        yield chunk([{"index": k, "id": f"c{k}", "type": "function", "function": {"name": "f", "arguments": "{}"}}])
+    yield chunk(finish="tool_calls")
+stream = module.reassemble(source(), on_invalid="yield")
+calls = list(stream)
+outcome = [len(calls), [(v.code.value, v.data) for v in stream.result.violations]]
+"""
+
+
+@pytest.mark.parametrize(("implementation", "calls"), [("core", 1_000_000), ("reference", 100_000)])
+def test_a_million_calls_past_max_calls_are_counted_not_built(implementation: str, calls: int) -> None:
+    # Main built and kept each as an invalid call: 10^6 calls, 1.25 GiB.
+    bounded = run_bounded(
+        CALLS, setup=SETUP.format(module=MODULES[implementation], fragments=0) + f"CALLS = {calls}", memory_mib=1024
+    )
+    assert bounded.outcome == [256, [["TOO_MANY_CALLS", {"limit": 256, "fragments": calls - 256}]]]
+    # Measured: core 1.6 MiB in 2.4 s (10^6 chunk dicts made and read), reference 0.4 MiB in 1.6 s (10^5).
+    assert bounded.peak_growth_mib < 32
+    assert bounded.seconds < 90
+
+
+STREAM_FINDINGS = """
+seen = []
+def source():
+    yield chunk([{"index": 0, "id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}])
+    finish = chunk(finish="tool_calls")
+    error = {"error": {"message": "overloaded " * 20}}
+    for k in range(EVENTS):
+        yield error if k % 2 else finish
+stream = module.reassemble(source(), on_invalid="yield", on_violation=seen.append)
+list(stream)
+found = [v.code.value for v in stream.result.violations]
+outcome = [len(found), found[-1], stream.result.violations[-1].data, len(seen)]
+"""
+
+
+@pytest.mark.parametrize(("implementation", "events"), [("core", 1_000_000), ("reference", 200_000)])
+def test_a_million_finish_reasons_and_error_events_keep_a_thousand_findings(implementation: str, events: int) -> None:
+    bounded = run_bounded(
+        STREAM_FINDINGS,
+        setup=SETUP.format(module=MODULES[implementation], fragments=0) + f"EVENTS = {events}",
+        memory_mib=1024,
+    )
+    # The first finish is the finish; every later one is MULTIPLE_FINISH_REASONS, every error event a
+    # PROVIDER_ERROR (its payload kept only while the finding is), the first error's cut a STREAM_CUT.
+    # That is events - 1 findings, and one more.
+    assert bounded.outcome == [1001, "VIOLATIONS_OMITTED", {"omitted": events - 1000}, 1001]
+    # Measured: core 2.4 MiB in 1.1 s, reference 0.3 MiB in 2.2 s (2 * 10^5 events); on_violation ran 1001 times.
+    assert bounded.peak_growth_mib < 32
+    assert bounded.seconds < 90
