@@ -107,7 +107,12 @@ def test_docstring_examples() -> None:
 
 
 def test_the_bundled_recordings_are_written_as_they_are(tmp_path: Path) -> None:
-    recordings = list(iter_recordings(RECORDINGS))
+    # The writer keeps a body as `.sse` (or `.jsonl`) and Bedrock as its SDK events, as test_recordings_write says.
+    recordings = [
+        recording
+        for recording in iter_recordings(RECORDINGS)
+        if recording.path.suffix not in (".json-array", ".eventstream")
+    ]
     assert len(recordings) > 50
     for recording in recordings:
         written = write(tmp_path, recording.name, recording, format=recording.manifest["format"])
