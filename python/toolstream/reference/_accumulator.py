@@ -878,7 +878,8 @@ class Accumulator:
             # Valid JSON that Python values are not built from: a number whose integer part has more than 4300
             # digits (see `_numbers`). Reported last, as the core, unless the declared tools' check, just before,
             # already found it.
-            if not any((v.code, v.message) == (ViolationCode.INVALID_JSON, NUMBER_TOO_LONG) for v in call.violations):
+            found = (ViolationCode.INVALID_JSON, NUMBER_TOO_LONG)
+            if not any(isinstance(v, Violation) and (v.code, v.message) == found for v in call.violations):
                 self._report(call, ViolationCode.INVALID_JSON, NUMBER_TOO_LONG, settle=True)
             return None
 
