@@ -82,6 +82,8 @@ impl Engine {
             max_depth: limits.getattr("max_depth")?.extract()?,
             max_calls: limits.getattr("max_calls")?.extract()?,
             max_violations: limits.getattr("max_violations")?.extract()?,
+            max_text_bytes: limits.getattr("max_text_bytes")?.extract()?,
+            max_choices: limits.getattr("max_choices")?.extract()?,
         };
         let tool_choice = ToolChoice {
             required: tool_choice.getattr("required")?.extract()?,

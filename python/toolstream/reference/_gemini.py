@@ -94,7 +94,8 @@ class GeminiDecoder:
         choice = fields.integer(candidate, "index", f"{where}.index")
         if choice is None:
             choice = position
-        self._accumulator.touch(choice)
+        if not self._accumulator.choice_entry(choice):
+            return  # a candidate past Limits.max_choices: counted, not read
         content = fields.mapping(candidate, "content", f"{where}.content")
         parts = [] if content is None else fields.sequence(content, "parts", f"{where}.content.parts")
         for part_position, part in enumerate(parts):

@@ -63,7 +63,9 @@ impl Gemini {
             let choice = candidate
                 .integer("index", &at)?
                 .unwrap_or_else(|| i64::try_from(position).unwrap_or(i64::MAX));
-            accumulator.touch(choice);
+            if !accumulator.choice_entry(choice) {
+                continue; // a candidate past `Limits.max_choices`: counted, not read
+            }
             if let Some(content) = candidate.object("content", &at)? {
                 let at = at.key("content");
                 let parts = content.list("parts", &at)?.unwrap_or_default();
