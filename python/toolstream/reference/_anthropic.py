@@ -69,7 +69,9 @@ class AnthropicDecoder:
         self._message_id: str | None = None  # the first message's
         self._blocks: dict[int, _CallBlock | _OutputBlock] = {}  # a block restarted at its index replaces it
         self._output: list[_OutputBlock] = []
-        self._usage: dict[str, Any] | None = None
+        # The usage: the message's start's, and the latest message_delta's, merged only when asked for (``usage``), so
+        # that a stream of deltas costs each one its own members.
+        self._usage: tuple[dict[str, Any], dict[str, Any] | None] | None = None
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one event; ``name`` is its server-sent event name, the type when the data has none."""
@@ -98,6 +100,13 @@ class AnthropicDecoder:
         """Every block but ``tool_use``, in start order, completed from its deltas."""
         return tuple(OutputItem(block.after_calls, block.value()) for block in self._output)
 
+    def usage(self) -> dict[str, Any] | None:
+        """The message's usage: its start's, with the members of the latest ``message_delta``'s in place."""
+        if self._usage is None:
+            return None
+        start, latest = self._usage
+        return {**start, **(latest or {})}
+
     # ------------------------------------------------------------------------------------------------- events
 
     def _message_start(self, event: dict[str, Any], fields: Fields) -> None:
@@ -113,8 +122,7 @@ class AnthropicDecoder:
                 self._accumulator.spliced(self._message_id, message_id)
         usage = fields.mapping(message, "usage", "message.usage")
         if usage is not None:
-            self._usage = None  # a message's usage starts with its message_start
-            self._add_usage(usage)
+            self._usage = (usage, None)  # a message's usage starts with its message_start
 
     def _block_start(self, event: dict[str, Any], fields: Fields) -> None:
         index = fields.key(event, "index", "index")
@@ -196,13 +204,10 @@ class AnthropicDecoder:
             self._accumulator.finish(0, reason, _FINISH_KINDS.get(reason, "neutral"))
         usage = fields.mapping(event, "usage", "usage")
         if usage is not None:
-            self._add_usage(usage)
+            start = {} if self._usage is None else self._usage[0]
+            self._usage = (start, usage)
 
     # ------------------------------------------------------------------------------------------------ helpers
-
-    def _add_usage(self, usage: dict[str, Any]) -> None:
-        self._usage = {**(self._usage or {}), **usage}
-        self._accumulator.usage(dict(self._usage))
 
     def _feed(self, call: _CallBlock) -> None:
         """A start input that no delta replaced becomes the call's arguments."""

@@ -139,6 +139,9 @@ class BedrockDecoder:
         """The text and reasoning blocks, in the order of their first delta."""
         return tuple(OutputItem(block.after_calls, block.value()) for block in self._blocks.values())
 
+    def usage(self) -> None:
+        """The usage is the last one sent (the accumulator keeps it)."""
+
     def _block_start(self, start: dict[str, Any], fields: Fields) -> None:
         index = fields.key(start, "contentBlockIndex", "contentBlockStart.contentBlockIndex")
         body = fields.mapping(start, "start", "contentBlockStart.start")

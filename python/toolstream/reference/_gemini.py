@@ -88,6 +88,9 @@ class GeminiDecoder:
         """Every part but the calls, in order, a streamed text's pieces joined into one part."""
         return tuple(part.item() for part in self._parts)
 
+    def usage(self) -> None:
+        """The usage is the last one sent (the accumulator keeps it)."""
+
     def _candidate(self, candidate: Any, position: int, fields: Fields) -> None:
         where = f"candidates[{position}]"
         fields.record(candidate, where)

@@ -74,6 +74,9 @@ class ResponsesDecoder:
         """Every finished output item but the function calls, as sent."""
         return tuple(self._output)
 
+    def usage(self) -> None:
+        """The usage is the last one sent (the accumulator keeps it)."""
+
     # ------------------------------------------------------------------------------------------------- events
 
     def _read_tools(self, event: dict[str, Any], fields: Fields) -> None:

@@ -3,8 +3,6 @@
 //! A call's key is its content-block index, and `content_block_stop` is its explicit end. Server tool blocks and
 //! every other non-`tool_use` block are kept, completed from their deltas, for the next request.
 
-use std::borrow::Cow;
-
 use rustc_hash::FxHashMap;
 
 use super::output::{OutputItem, object_from, object_with, quoted, string_of, upsert};
@@ -23,7 +21,9 @@ pub(super) struct Anthropic {
     message_id: Option<Vec<u8>>,
     slots: FxHashMap<i64, Slot>,
     blocks: Vec<Block>,
-    usage: Option<Vec<(Vec<u8>, Vec<u8>)>>,
+    // The usage: the message's start's (raw), with the latest `message_delta`'s members in place (raw), merged only
+    // when asked for, so that a stream of deltas costs each one its own bytes.
+    usage: Option<(Vec<u8>, Option<Vec<u8>>)>,
 }
 
 #[derive(Debug)]
@@ -90,12 +90,11 @@ impl Anthropic {
                     self.end(accumulator, canonical)?;
                     accumulator.finish_as(CHOICE, &reason, finish_kind(&reason));
                 }
-                if let Some(usage) = event.object("usage", &root)? {
-                    return Ok(EventExtras {
-                        error: None,
-                        usage: Some(Cow::Owned(self.update_usage(&usage))),
-                        finish: None,
-                    });
+                if let Some(usage) = event.raw("usage") {
+                    event.object("usage", &root)?;
+                    let (_, latest) = self.usage.get_or_insert_with(|| (b"{}".to_vec(), None));
+                    *latest = Some(usage.to_vec());
+                    return Ok(EventExtras::usage_held());
                 }
             }
             b"error" => {
@@ -150,23 +149,28 @@ impl Anthropic {
                 Some(_) => {}
             }
         }
-        let Some(usage) = message.object("usage", &at)? else {
+        let Some(usage) = message.raw("usage") else {
             return Ok(EventExtras::default());
         };
-        self.usage = Some(Vec::new());
-        Ok(EventExtras {
-            error: None,
-            usage: Some(Cow::Owned(self.update_usage(&usage))),
-            finish: None,
-        })
+        message.object("usage", &at)?;
+        // A message's usage starts with its `message_start`.
+        self.usage = Some((usage.to_vec(), None));
+        Ok(EventExtras::usage_held())
     }
 
-    fn update_usage(&mut self, usage: &Object<'_>) -> Vec<u8> {
-        let members = self.usage.get_or_insert_with(Vec::new);
-        for (key, value) in usage.members() {
-            upsert(members, key, value);
+    /// The usage as it stands: the start's members, each replaced by the latest delta's of the same name, then the
+    /// delta's others (a repeated key: the last one wins, in the first one's place, as in a decoded dict).
+    pub(super) fn usage(&self) -> Option<Vec<u8>> {
+        let (start, latest) = self.usage.as_ref()?;
+        let mut members: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for raw in std::iter::once(start).chain(latest) {
+            if let Ok(usage) = object(raw, &Path::ROOT) {
+                for (key, value) in usage.members() {
+                    upsert(&mut members, key, value);
+                }
+            }
         }
-        object_from(members)
+        Some(object_from(&members))
     }
 
     fn block_start(&mut self, accumulator: &mut Accumulator, event: &Object<'_>) -> Result<(), ChunkError> {

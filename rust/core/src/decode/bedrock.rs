@@ -133,7 +133,7 @@ impl Bedrock {
             return Ok(EventExtras {
                 error: None,
                 usage: metadata.raw("usage").map(Cow::Borrowed),
-                finish: None,
+                ..EventExtras::default()
             });
         }
         Ok(EventExtras::default())

@@ -82,7 +82,7 @@ impl Gemini {
         Ok(EventExtras {
             error: None,
             usage: event.raw("usageMetadata").map(Cow::Borrowed),
-            finish: None,
+            ..EventExtras::default()
         })
     }
 

@@ -77,6 +77,9 @@ pub struct EventExtras<'a> {
     /// A finish of choice 0 the caller applies after reporting `error` (a failed response: the error is the cause, so the cut
     /// is reported as the error's, not as a finish's).
     pub finish: Option<(Cow<'a, [u8]>, FinishKind)>,
+    /// The stream's usage is the one the format assembles from several events, as [`Decoder::usage`] gives it (Anthropic:
+    /// the start's, updated by the latest delta's), and this event changed it.
+    pub usage_held: bool,
 }
 
 impl<'a> EventExtras<'a> {
@@ -84,6 +87,14 @@ impl<'a> EventExtras<'a> {
     pub(crate) fn error(payload: &'a [u8]) -> Self {
         Self {
             error: Some(Cow::Borrowed(payload)),
+            ..Self::default()
+        }
+    }
+
+    /// An event that changed the usage the format assembles ([`Decoder::usage`]).
+    pub(crate) fn usage_held() -> Self {
+        Self {
+            usage_held: true,
             ..Self::default()
         }
     }
@@ -243,6 +254,14 @@ impl Decoder {
         Ok(())
     }
 
+    /// The usage the format assembles from several events (see [`EventExtras::usage_held`]), as it stands.
+    pub fn usage(&self) -> Option<Vec<u8>> {
+        match &self.state {
+            State::Anthropic(state) => state.usage(),
+            _ => None,
+        }
+    }
+
     /// The assistant turn's pieces other than client calls, in order, as they stand.
     pub fn output(&self) -> Vec<OutputItem> {
         match &self.state {
@@ -278,7 +297,7 @@ fn read_chat<'a>(
     Ok(EventExtras {
         error: extras.error.map(Cow::Borrowed),
         usage: extras.usage.map(Cow::Borrowed),
-        finish: None,
+        ..EventExtras::default()
     })
 }
 
@@ -603,6 +622,27 @@ mod tests {
                 br#"{"toolUse":{"name":"nova_code_interpreter","toolUseId":"s","type":"server_tool_use","input":{"snippet":"1 + 1"}}}"#.to_vec(),
                 br#"{"toolResult":{"toolUseId":"s","status":"success","content":[{"json": {"stdOut": "2"}}]}}"#.to_vec(),
             ]
+        );
+    }
+
+    #[test]
+    fn anthropic_usage_is_the_start_s_with_the_latest_delta_s_members() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator(Emit::CallEnd);
+        let events = [
+            r#"{"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 9, "output_tokens": 1}}}"#,
+            r#"{"type": "message_delta", "delta": {}, "usage": {"output_tokens": 5, "server_tool_use": {"web_search_requests": 1}}}"#,
+            r#"{"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 7, "cache_read_input_tokens": 2}}"#,
+        ];
+        for event in events {
+            let extras = decoder
+                .read(&mut stream, None, event.as_bytes(), &mut compact)
+                .expect("an event");
+            assert!(extras.usage_held && extras.usage.is_none(), "{event}");
+        }
+        assert_eq!(
+            decoder.usage().as_deref(),
+            Some(&br#"{"input_tokens":9,"output_tokens":7,"cache_read_input_tokens":2}"#[..])
         );
     }
 

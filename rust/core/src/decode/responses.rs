@@ -277,13 +277,14 @@ fn finished<'a>(accumulator: &mut Accumulator, event: &Object<'a>, kind: &[u8]) 
             error: Some(Cow::Borrowed(error)),
             usage,
             finish: Some((Cow::Owned(status.into_owned()), finish_kind)),
+            ..EventExtras::default()
         });
     }
     accumulator.finish_as(CHOICE, &status, finish_kind);
     Ok(EventExtras {
         error: None,
         usage,
-        finish: None,
+        ..EventExtras::default()
     })
 }
 
