@@ -338,6 +338,7 @@ def small_limits(draw: Any) -> toolstream.Limits:
         max_event_bytes=draw(st.sampled_from([toolstream.Limits().max_event_bytes, 64, 400])),
         max_text_bytes=draw(st.integers(1, 32)),
         max_choices=draw(st.integers(1, 3)),
+        max_output_bytes=draw(st.integers(1, 1200)),
     )
 
 

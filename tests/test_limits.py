@@ -216,12 +216,12 @@ def test_anthropic_usage_is_the_start_s_with_the_latest_delta_s_members(implemen
 
 
 def test_the_new_limits_are_checked() -> None:
-    for name in ("max_text_bytes", "max_choices"):
+    for name in ("max_text_bytes", "max_choices", "max_output_bytes"):
         with pytest.raises(ValueError, match=f"{name} must be at least 1"):
             Limits(**{name: 0})
         with pytest.raises(TypeError, match=f"{name} must be an int"):
             Limits(**{name: True})
-    assert (Limits().max_text_bytes, Limits().max_choices) == (32 << 20, 128)
+    assert (Limits().max_text_bytes, Limits().max_choices, Limits().max_output_bytes) == (32 << 20, 128, 64 << 20)
 
 
 def test_max_violations_is_checked() -> None:

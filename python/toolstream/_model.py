@@ -80,6 +80,7 @@ class ViolationCode(str, enum.Enum):
     VALIDATION_BUDGET_EXCEEDED = "VALIDATION_BUDGET_EXCEEDED"
     TEXT_TOO_LARGE = "TEXT_TOO_LARGE"
     TOO_MANY_CHOICES = "TOO_MANY_CHOICES"
+    OUTPUT_TOO_LARGE = "OUTPUT_TOO_LARGE"
 
 
 #: code -> (level, default severity, recoverable). ``recoverable`` says whether the model can fix the problem on
@@ -125,6 +126,7 @@ VIOLATION_TABLE: dict[ViolationCode, tuple[Literal["call", "stream", "call/strea
     ViolationCode.VALIDATION_BUDGET_EXCEEDED: ("call", Severity.ERROR, False),
     ViolationCode.TEXT_TOO_LARGE: ("stream", Severity.ERROR, False),
     ViolationCode.TOO_MANY_CHOICES: ("stream", Severity.ERROR, False),
+    ViolationCode.OUTPUT_TOO_LARGE: ("stream", Severity.ERROR, False),
 }
 
 
@@ -463,6 +465,10 @@ class Limits:
         max_choices: Choices per stream (default 128, the largest ``n`` OpenAI accepts). The entries of a choice
             past it (a chunk's ``choices`` item, a Gemini candidate) are not read, only counted:
             ``TOO_MANY_CHOICES``.
+        max_output_bytes: What ``StreamResult.output`` keeps (default 64 MiB): each item, and each value a delta adds
+            whole to one (a citation, a result's content item), counts 256 bytes of bookkeeping and its JSON text
+            written compactly; each piece of text a delta adds, its UTF-8 bytes. What would take the output past it,
+            and everything after, is counted, not kept: ``OUTPUT_TOO_LARGE``.
     """
 
     max_argument_bytes: int = 8 * 1024 * 1024
@@ -473,6 +479,7 @@ class Limits:
     max_validation_steps: int = 100_000
     max_text_bytes: int = 32 * 1024 * 1024
     max_choices: int = 128
+    max_output_bytes: int = 64 * 1024 * 1024
 
     def __post_init__(self) -> None:
         """Reject limits that could not be enforced."""
@@ -485,6 +492,7 @@ class Limits:
             "max_validation_steps",
             "max_text_bytes",
             "max_choices",
+            "max_output_bytes",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):

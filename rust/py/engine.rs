@@ -84,6 +84,7 @@ impl Engine {
             max_violations: limits.getattr("max_violations")?.extract()?,
             max_text_bytes: limits.getattr("max_text_bytes")?.extract()?,
             max_choices: limits.getattr("max_choices")?.extract()?,
+            max_output_bytes: limits.getattr("max_output_bytes")?.extract()?,
         };
         let tool_choice = ToolChoice {
             required: tool_choice.getattr("required")?.extract()?,

@@ -240,9 +240,11 @@ class Accumulator:
         self._valid: list[ToolCall] = []
         self._invalid: list[InvalidToolCall] = []
         self._stream_violations: _Findings = []
-        # The stream's one TOO_MANY_CALLS and TOO_MANY_CHOICES.
+        # The stream's one TOO_MANY_CALLS, TOO_MANY_CHOICES and OUTPUT_TOO_LARGE.
         self._refusals: _Counted = None
         self._choices_refused: _Counted = None
+        self._output_over: _Counted = None
+        self._output_bytes = 0  # what the output kept, as ``admit_output`` counts it
         self._usage: Any = None
         self._errored = False
         self._ended = False
@@ -441,6 +443,32 @@ class Accumulator:
             1,
         )
         return False
+
+    def admit_output(self, size: int) -> bool:
+        """Whether ``size`` more bytes of output are kept (as ``Limits.max_output_bytes`` counts them).
+
+        They are while the output stays within its limit. Once some did not fit, nothing more is kept, and the stream's
+        one ``OUTPUT_TOO_LARGE`` counts the bytes left out.
+        """
+        limit = self._limits.max_output_bytes
+        if self._output_over is None and self._output_bytes + size <= limit:
+            self._output_bytes += size
+            return True
+        self._output_over = self._count(
+            self._output_over,
+            ViolationCode.OUTPUT_TOO_LARGE,
+            f"the output passed {limit} bytes (Limits.max_output_bytes): what came after was counted, not kept; "
+            f"`data` counts its bytes",
+            limit,
+            "bytes",
+            size,
+        )
+        return False
+
+    @property
+    def output_is_over(self) -> bool:
+        """Whether some output was left out (``OUTPUT_TOO_LARGE``)."""
+        return self._output_over is not None
 
     def finish(self, choice_number: int, reason: str, kind: FinishKind | None = None) -> None:
         """A non-null finish reason for a choice, of the given kind (None: classified as Chat Completions does)."""

@@ -74,6 +74,8 @@ pub struct Limits {
     pub max_text_bytes: usize,
     /// Choices per stream; the entries of the ones past it are counted (`TOO_MANY_CHOICES`).
     pub max_choices: usize,
+    /// What the output keeps, as [`Accumulator::admit_output`] counts it; past it, counted (`OUTPUT_TOO_LARGE`).
+    pub max_output_bytes: usize,
 }
 
 impl Default for Limits {
@@ -85,6 +87,7 @@ impl Default for Limits {
             max_violations: 1000,
             max_text_bytes: 32 * 1024 * 1024,
             max_choices: 128,
+            max_output_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -334,7 +337,7 @@ impl Call {
 
 /// Where the one violation lives that a repeated finding grows instead of adding more (`TRAILING_DATA` for the
 /// arguments arriving after a call's end, and the finding of each limit that counts what came past it:
-/// `TOO_MANY_CALLS`, `TOO_MANY_CHOICES`, `TEXT_TOO_LARGE`).
+/// `TOO_MANY_CALLS`, `TOO_MANY_CHOICES`, `TEXT_TOO_LARGE`, `OUTPUT_TOO_LARGE`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum Merged {
     /// Not found yet.
@@ -399,9 +402,12 @@ pub struct Accumulator {
     calls: Vec<Call>,
     ready: Vec<HandedOver>,
     stream_violations: Vec<Violation>,
-    // The stream's one `TOO_MANY_CALLS` and `TOO_MANY_CHOICES`.
+    // The stream's one `TOO_MANY_CALLS`, `TOO_MANY_CHOICES` and `OUTPUT_TOO_LARGE`.
     refusals: Merged,
     choices_refused: Merged,
+    output_over: Merged,
+    // What the output kept, as `admit_output` counts it.
+    output_bytes: usize,
     log: Vec<Violation>,
     // Violations logged since the stream began, taken or not: the position of each in the order found.
     logged: usize,
@@ -423,6 +429,8 @@ impl Accumulator {
             stream_violations: Vec::new(),
             refusals: Merged::None,
             choices_refused: Merged::None,
+            output_over: Merged::None,
+            output_bytes: 0,
             log: Vec::new(),
             logged: 0,
             steps: Vec::new(),
@@ -648,6 +656,35 @@ impl Accumulator {
             )
         });
         false
+    }
+
+    /// Whether `bytes` more of output are kept (an item, a value or text a decoder would keep, counted as
+    /// `Limits.max_output_bytes` says): they are while the output stays within its limit. Once some did not fit,
+    /// nothing more is kept, and the stream's one `OUTPUT_TOO_LARGE` counts the bytes left out.
+    pub fn admit_output(&mut self, bytes: usize) -> bool {
+        let limit = self.config.limits.max_output_bytes;
+        if self.output_over == Merged::None && self.output_bytes.saturating_add(bytes) <= limit {
+            self.output_bytes += bytes;
+            return true;
+        }
+        let past = Past {
+            code: ViolationCode::OUTPUT_TOO_LARGE,
+            choice: None,
+            limit,
+            unit: "bytes",
+        };
+        self.output_over = self.count(self.output_over, &past, bytes as u64, || {
+            format!(
+                "the output passed {limit} bytes (Limits.max_output_bytes): what came after was counted, not kept; \
+                 `data` counts its bytes"
+            )
+        });
+        false
+    }
+
+    /// Whether some output was left out (`OUTPUT_TOO_LARGE`).
+    pub fn output_is_over(&self) -> bool {
+        self.output_over != Merged::None
     }
 
     /// A non-null `OpenAI` Chat Completions finish reason for a choice.
@@ -2122,6 +2159,37 @@ mod tests {
                 })
             )
         );
+    }
+
+    #[test]
+    fn output_past_its_limit_is_counted_and_nothing_after_it_is_kept() {
+        let limits = Limits {
+            max_output_bytes: 10,
+            ..Limits::default()
+        };
+        let mut stream = with_limits(Emit::CallEnd, limits);
+        assert!(stream.admit_output(4));
+        assert!(stream.admit_output(6), "up to the limit");
+        assert!(!stream.output_is_over());
+        assert!(!stream.admit_output(1));
+        assert!(stream.output_is_over());
+        assert!(!stream.admit_output(0), "once over, nothing more is kept");
+        assert!(!stream.admit_output(7));
+        let [over] = stream.stream_violations() else {
+            panic!("{:?}", stream.stream_violations());
+        };
+        assert_eq!(
+            (over.code, over.data.clone()),
+            (
+                ViolationCode::OUTPUT_TOO_LARGE,
+                Some(ViolationData::Counted {
+                    limit: 10,
+                    unit: "bytes",
+                    count: 8
+                })
+            )
+        );
+        assert_eq!(codes(&stream.take_log()), ["OUTPUT_TOO_LARGE"]);
     }
 
     #[test]

@@ -121,6 +121,7 @@ violation_codes! {
     VALIDATION_BUDGET_EXCEEDED => (Call, Error, false),
     TEXT_TOO_LARGE => (Stream, Error, false),
     TOO_MANY_CHOICES => (Stream, Error, false),
+    OUTPUT_TOO_LARGE => (Stream, Error, false),
 }
 
 /// A payload a violation must not lose.
@@ -142,7 +143,7 @@ pub enum ViolationData {
         fragments: u64,
     },
     /// What a stream sent past one of its limits, counted instead of kept (`TOO_MANY_CALLS`: fragments,
-    /// `TOO_MANY_CHOICES`: entries, `TEXT_TOO_LARGE`: bytes). In Python, `{"limit", unit}`.
+    /// `TOO_MANY_CHOICES`: entries, `TEXT_TOO_LARGE` and `OUTPUT_TOO_LARGE`: bytes). In Python, `{"limit", unit}`.
     Counted {
         /// The limit passed.
         limit: usize,
@@ -209,10 +210,10 @@ mod tests {
     #[test]
     fn every_code_is_listed_once_and_spelled_as_its_name() {
         let mut names: Vec<&str> = ViolationCode::ALL.iter().map(|code| code.as_str()).collect();
-        assert_eq!(names.len(), 39);
+        assert_eq!(names.len(), 40);
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 39);
+        assert_eq!(names.len(), 40);
         assert_eq!(ViolationCode::TRAILING_DATA.as_str(), "TRAILING_DATA");
     }
 

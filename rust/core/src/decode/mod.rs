@@ -232,7 +232,7 @@ impl Decoder {
             State::Anthropic(state) => state.read(accumulator, &event, name, data, canonical),
             State::Gemini(state) => state.read(accumulator, &event, canonical),
             State::Ollama => ollama::read(accumulator, &event, data, canonical),
-            State::Bedrock(state) => state.read(accumulator, &event, data),
+            State::Bedrock(state) => state.read(accumulator, &event, data, canonical),
         }
     }
 
@@ -396,6 +396,7 @@ fn undetected<'a>(event: &Object<'a>, data: &'a [u8]) -> EventExtras<'a> {
 mod tests {
     use super::*;
     use crate::accumulator::{Arguments, Config, Emit, HandedOver, Limits, ToolChoice};
+    use crate::violation::{ViolationCode, ViolationData};
 
     fn accumulator(emit: Emit) -> Accumulator {
         Accumulator::new(Config {
@@ -620,9 +621,95 @@ mod tests {
             output,
             [
                 br#"{"toolUse":{"name":"nova_code_interpreter","toolUseId":"s","type":"server_tool_use","input":{"snippet":"1 + 1"}}}"#.to_vec(),
-                br#"{"toolResult":{"toolUseId":"s","status":"success","content":[{"json": {"stdOut": "2"}}]}}"#.to_vec(),
+                br#"{"toolResult":{"toolUseId":"s","status":"success","content":[{"json":{"stdOut":"2"}}]}}"#.to_vec(),
             ]
         );
+    }
+
+    fn limited(limits: Limits) -> Accumulator {
+        Accumulator::new(Config {
+            emit: Emit::CallEnd,
+            limits,
+            tool_choice: ToolChoice::default(),
+            log_violations: false,
+            validators: None,
+            log_steps: false,
+        })
+    }
+
+    fn left_out(stream: &Accumulator) -> Option<u64> {
+        stream
+            .stream_violations()
+            .iter()
+            .find_map(|violation| match violation.data {
+                Some(ViolationData::Counted { count, .. }) if violation.code == ViolationCode::OUTPUT_TOO_LARGE => {
+                    Some(count)
+                }
+                _ => None,
+            })
+    }
+
+    #[test]
+    fn anthropic_output_past_its_limit_is_counted_and_its_index_holds_nothing() {
+        // A thinking start of 48 compact bytes counts 256 + 48, its delta 2 more: 306. The server call's start (66
+        // compact bytes, 322 with its bookkeeping) does not fit in 400: left out, with its input, which is no call, and
+        // so is everything after it.
+        let mut decoder = Decoder::new(None);
+        let mut stream = limited(Limits {
+            max_output_bytes: 400,
+            ..Limits::default()
+        });
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}"#,
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "hm"}}"#,
+                r#"{"type": "content_block_start", "index": 1, "content_block": {"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}}"#,
+                r#"{"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"q\": 1}"}}"#,
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "more"}}"#,
+                r#"{"type": "content_block_stop", "index": 1}"#,
+            ],
+        );
+        assert!(ready.iter().all(Vec::is_empty), "the server call's input opens no call");
+        stream.end();
+        assert!(stream.take_ready().is_empty());
+        let output: Vec<Vec<u8>> = decoder.output().into_iter().map(|item| item.json).collect();
+        assert_eq!(
+            output,
+            [br#"{"type":"thinking","thinking":"hm","signature":""}"#.to_vec()]
+        );
+        assert_eq!(left_out(&stream), Some(256 + 66 + 8 + 4));
+    }
+
+    #[test]
+    fn anthropic_calls_past_max_calls_hold_no_start_input() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = limited(Limits {
+            max_calls: 1,
+            ..Limits::default()
+        });
+        let start = |index: usize| {
+            format!(
+                r#"{{"type": "content_block_start", "index": {index}, "content_block": {{"type": "tool_use", "id": "t{index}", "name": "f", "input": {{"k": {index}}}}}}}"#
+            )
+        };
+        let events: Vec<String> = (0..4).map(start).collect();
+        let events: Vec<&str> = events.iter().map(String::as_str).collect();
+        run(&mut decoder, &mut stream, &events);
+        let State::Anthropic(state) = &decoder.state else {
+            panic!("an Anthropic stream");
+        };
+        assert_eq!(
+            state.slots(),
+            1,
+            "only the call kept holds its index and its start input"
+        );
+        decoder.end(&mut stream, &mut compact).expect("the end");
+        stream.end();
+        let ready = stream.take_ready();
+        assert_eq!(ready.len(), 1);
+        assert_eq!(ready[0].arguments_json, br#"{"k":0}"#);
     }
 
     #[test]
