@@ -261,6 +261,18 @@ def test_generated_calls_agree_under_any_budget(case: tuple[dict[str, Any], Any]
     assert [(*v.key(), v.data) for v in core] == [(*v.key(), v.data) for v in reference]
 
 
+@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
+def test_empty_arguments_are_counted_as_the_object_they_stand_for(implementation: str) -> None:
+    # A short text is not counted (its pairs cannot pass the budget); `""` stands for `{}`, three pairs here.
+    impl: ModuleType = IMPLEMENTATIONS[implementation]
+    registry = ToolRegistry({"t": {"allOf": [{"required": ["a"]}, {"required": ["b"]}]}})
+    found = [impl.validate("t", "", registry, limits=Limits(max_validation_steps=steps)) for steps in (2, 3)]
+    assert [codes(each) for each in found] == [
+        [("EMPTY_ARGUMENTS", None), ("VALIDATION_BUDGET_EXCEEDED", "")],
+        [("EMPTY_ARGUMENTS", None), ("MISSING_REQUIRED_ARGUMENT", "/a"), ("MISSING_REQUIRED_ARGUMENT", "/b")],
+    ]
+
+
 def test_limits_check_the_budget() -> None:
     assert Limits().max_validation_steps == 100_000
     with pytest.raises(ValueError, match="max_validation_steps must be at least 1"):

@@ -273,12 +273,17 @@ class _Tool:
             found.extend(_BY_KEYWORD.get(error.validator, _other)(error, at + pointer_of(error.absolute_path), self))
         return found
 
-    def search_errors(self, instance: Any, max_steps: int) -> list[Violation]:
-        """The findings of invalid ``instance`` (unsorted), or one ``VALIDATION_BUDGET_EXCEEDED``."""
+    def search_errors(self, instance: Any, size: int, max_steps: int) -> list[Violation]:
+        """The findings of invalid ``instance`` (unsorted), or one ``VALIDATION_BUDGET_EXCEEDED``.
+
+        ``size``: the length of the text ``instance`` was read from, in bytes.
+        """
         graph = self.search
         violations: list[Violation] = []
         if graph.plans is not None:
-            if graph.pairs_exceed(instance, max_steps):
+            # Each value and each member's name owns a byte of the text: a short text needs no count (one more for the
+            # `{}` an empty text stands for).
+            if (size + 1) * len(graph.plans) > max_steps and graph.pairs_exceed(instance, max_steps):
                 return [_budget_exceeded(max_steps)]
             violations = find(graph.plans, self.assertions, matches, instance)
         if not violations:
@@ -406,7 +411,7 @@ class Validators:
             with _recursion_room(levels):
                 if tool.is_valid(instance):
                     return []
-                violations = tool.search_errors(instance, self.max_steps)
+                violations = tool.search_errors(instance, len(text), self.max_steps)
         except RecursionError:
             # A schema that refers to itself without reaching into the value (`{"$ref": "#"}`): `jsonschema`
             # recurses without end. (The core's crate accepts every value there.)

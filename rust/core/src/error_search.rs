@@ -53,8 +53,12 @@ pub(crate) fn find(
         at: FxHashMap::default(),
     };
     let root = walk.judge(0, instance, At::of(instance), "")?;
-    Ok(walk.findings(root))
+    Ok(walk.into_findings(root))
 }
+
+/// The outcome of every pair that holds without being kept: a `true`, or a subschema that applies no other and whose
+/// assertions pass: most pairs of a flat schema, which are then neither kept nor given a pointer.
+const HOLDS: usize = usize::MAX;
 
 /// What tells a value from every other of the arguments: its address, or a member's name by its key's address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -219,6 +223,14 @@ struct Walk<'a> {
 impl<'a> Walk<'a> {
     /// The outcome of subschema `node` at `value` (found at `at`, `pointer`), judged the first time it is asked for.
     fn judge(&mut self, node: usize, value: &Value, at: At, pointer: &str) -> Result<usize, Unwalked> {
+        if self.holds_alone(node, value)? {
+            return Ok(HOLDS);
+        }
+        self.judge_kept(node, value, at, pointer)
+    }
+
+    /// [`Walk::judge`] for a pair that does not hold alone ([`Walk::holds_alone`]): its outcome is kept.
+    fn judge_kept(&mut self, node: usize, value: &Value, at: At, pointer: &str) -> Result<usize, Unwalked> {
         if let Some(&known) = self.at.get(&(node, at)) {
             return Ok(known);
         }
@@ -248,6 +260,22 @@ impl<'a> Walk<'a> {
         outcome.local = judging.local;
         outcome.reported = judging.reported;
         Ok(id)
+    }
+
+    /// Whether `node` holds at `value` without a pair kept: `true`, or a subschema whose assertions alone judge the
+    /// value and pass it.
+    fn holds_alone(&self, node: usize, value: &Value) -> Result<bool, Unwalked> {
+        Ok(match self.plan(node).ok_or(Unwalked)? {
+            Plan::Boolean { accepts, .. } => *accepts,
+            Plan::Keywords(keywords) if keywords.applies_none() => {
+                let compiled = keywords.compiled(self.options).ok_or(Unwalked)?;
+                compiled
+                    .assertions
+                    .as_ref()
+                    .is_none_or(|assertions| assertions.is_valid(value))
+            }
+            Plan::Keywords(_) => false,
+        })
     }
 
     fn summary(&self, id: usize) -> Summary {
@@ -293,9 +321,13 @@ impl<'a> Walk<'a> {
         Ok(())
     }
 
-    fn below(&mut self, node: usize, value: &Value, pointer: &str, judging: &mut Judging<'_>) -> Result<(), Unwalked> {
-        let id = self.judge(node, value, At::of(value), pointer)?;
-        self.include(judging, id, 1);
+    /// Reports the outcome of `node` at `value`, the member or item `segment` of the value being judged.
+    fn below(&mut self, node: usize, value: &Value, segment: &str, judging: &mut Judging<'_>) -> Result<(), Unwalked> {
+        // Most members and items hold: their pointer is only written for those that do not.
+        if !self.holds_alone(node, value)? {
+            let id = self.judge_kept(node, value, At::of(value), &child(judging.pointer, segment))?;
+            self.include(judging, id, 1);
+        }
         Ok(())
     }
 
@@ -364,32 +396,51 @@ impl<'a> Walk<'a> {
         members: &Map<String, Value>,
         judging: &mut Judging<'_>,
     ) -> Result<(), Unwalked> {
-        for (name, member) in members {
-            let pointer = child(judging.pointer, name);
-            let mut named = false;
-            if let Some((_, node)) = keywords.properties.iter().find(|(property, _)| property == name) {
-                named = true;
-                self.below(*node, member, &pointer, judging)?;
+        for (name, node) in &keywords.properties {
+            if let Some(member) = members.get(name) {
+                self.below(*node, member, name, judging)?;
             }
-            let text = Value::String(name.clone());
-            for ((_, node), pattern) in keywords.patterns.iter().zip(&compiled.patterns) {
-                if pattern.is_valid(&text) {
-                    named = true;
-                    self.below(*node, member, &pointer, judging)?;
+        }
+        if keywords.patterns.is_empty() && keywords.additional.is_none() {
+            return self.names(keywords, members, judging);
+        }
+        for (name, member) in members {
+            let mut named = keywords
+                .properties
+                .binary_search_by(|(property, _)| property.as_str().cmp(name))
+                .is_ok();
+            if !keywords.patterns.is_empty() {
+                let text = Value::String(name.clone());
+                for ((_, node), pattern) in keywords.patterns.iter().zip(&compiled.patterns) {
+                    if pattern.is_valid(&text) {
+                        named = true;
+                        self.below(*node, member, name, judging)?;
+                    }
                 }
             }
             match keywords.additional {
                 Some(node) if !named => {
                     if self.is_false(node) {
                         let message = format!("unexpected argument {} (additionalProperties is false)", quoted(name));
+                        let pointer = child(judging.pointer, name);
                         judging.found(violation(ViolationCode::UNEXPECTED_ARGUMENT, pointer, message, None));
                     } else {
-                        self.below(node, member, &pointer, judging)?;
+                        self.below(node, member, name, judging)?;
                     }
                 }
                 _ => {}
             }
         }
+        self.names(keywords, members, judging)
+    }
+
+    /// `propertyNames`: each member's name, a value of its own.
+    fn names(
+        &mut self,
+        keywords: &Keywords,
+        members: &Map<String, Value>,
+        judging: &mut Judging<'_>,
+    ) -> Result<(), Unwalked> {
         let Some(names) = keywords.names else {
             return Ok(());
         };
@@ -419,7 +470,7 @@ impl<'a> Walk<'a> {
     /// `prefixItems` (or `items` as a list), the items past them, and `contains`.
     fn items(&mut self, keywords: &Keywords, items: &[Value], judging: &mut Judging<'_>) -> Result<(), Unwalked> {
         for (index, (item, node)) in items.iter().zip(&keywords.prefix).enumerate() {
-            self.below(*node, item, &child(judging.pointer, &index.to_string()), judging)?;
+            self.below(*node, item, &index.to_string(), judging)?;
         }
         if let Some(rest) = &keywords.rest {
             let start = keywords.prefix.len();
@@ -430,7 +481,7 @@ impl<'a> Walk<'a> {
                 }
             } else {
                 for (index, item) in items.iter().enumerate().skip(start) {
-                    self.below(rest.node, item, &child(judging.pointer, &index.to_string()), judging)?;
+                    self.below(rest.node, item, &index.to_string(), judging)?;
                 }
             }
         }
@@ -528,20 +579,37 @@ impl<'a> Walk<'a> {
 
     /// The findings the pair `root` reports, unsorted.
     fn findings(&self, root: usize) -> Vec<Violation> {
-        let mut seen = vec![false; self.outcomes.len()];
+        let reported = self.reported(root);
+        let outcomes = self.outcomes.iter().zip(reported).filter(|(_, reported)| *reported);
+        outcomes
+            .flat_map(|(outcome, _)| outcome.local.iter().cloned())
+            .collect()
+    }
+
+    /// [`Walk::findings`], moved out of the walk.
+    fn into_findings(self, root: usize) -> Vec<Violation> {
+        let reported = self.reported(root);
+        let outcomes = self
+            .outcomes
+            .into_iter()
+            .zip(reported)
+            .filter(|(_, reported)| *reported);
+        outcomes.flat_map(|(outcome, _)| outcome.local).collect()
+    }
+
+    /// Which outcomes the pair `root` reports: its own, and those of the pairs it reports, each once.
+    fn reported(&self, root: usize) -> Vec<bool> {
+        let mut reported = vec![false; self.outcomes.len()];
         let mut pending = vec![root];
-        let mut found = Vec::new();
         while let Some(id) = pending.pop() {
-            let (Some(slot), Some(outcome)) = (seen.get_mut(id), self.outcomes.get(id)) else {
+            let (Some(slot), Some(outcome)) = (reported.get_mut(id), self.outcomes.get(id)) else {
                 continue;
             };
-            if std::mem::replace(slot, true) {
-                continue;
+            if !std::mem::replace(slot, true) {
+                pending.extend(&outcome.reported);
             }
-            found.extend(outcome.local.iter().cloned());
-            pending.extend(&outcome.reported);
         }
-        found
+        reported
     }
 }
 

@@ -79,6 +79,7 @@ pub(crate) struct Keywords {
     pub(crate) condition: Option<Condition>,
     /// `dependentSchemas` and the schemas of `dependencies`: applied to the object when it has that member.
     pub(crate) dependent: Vec<(String, usize)>,
+    /// By name, sorted (looked up by binary search).
     pub(crate) properties: Vec<(String, usize)>,
     /// `patternProperties`: each pattern with its subschema.
     pub(crate) patterns: Vec<(String, usize)>,
@@ -105,6 +106,24 @@ pub(crate) struct Compiled {
 }
 
 impl Keywords {
+    /// Whether the schema applies no subschema: only its assertions judge a value.
+    pub(crate) fn applies_none(&self) -> bool {
+        self.references.is_empty()
+            && self.all_of.is_empty()
+            && self.any_of.is_empty()
+            && self.one_of.is_empty()
+            && self.not.is_none()
+            && self.condition.is_none()
+            && self.dependent.is_empty()
+            && self.properties.is_empty()
+            && self.patterns.is_empty()
+            && self.additional.is_none()
+            && self.names.is_none()
+            && self.prefix.is_empty()
+            && self.rest.is_none()
+            && self.contains.is_none()
+    }
+
     /// The plan's validators, compiled with `options` the first time; None when one does not compile (never seen:
     /// each is a part of a schema the crate compiled).
     pub(crate) fn compiled(&self, options: impl FnOnce() -> ValidationOptions<'static>) -> Option<&Compiled> {
@@ -223,6 +242,7 @@ impl Plan {
         plan.prefix = listed(keywords, prefix, &mut node);
         plan.rest = rest(keywords, draft, &mut node);
         plan.properties = named(keywords, "properties", &mut node);
+        plan.properties.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         plan.patterns = named(keywords, "patternProperties", &mut node);
         plan.dependent = named(keywords, "dependencies", &mut node);
         if modern {

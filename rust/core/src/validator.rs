@@ -312,10 +312,10 @@ impl ToolValidators {
         if too_long_to_convert(text, instance) {
             return vec![number_too_long()];
         }
-        self.check(tool, instance)
+        self.check(tool, text, instance)
     }
 
-    fn check(&self, tool: &Tool, instance: &Value) -> Vec<Violation> {
+    fn check(&self, tool: &Tool, text: &[u8], instance: &Value) -> Vec<Violation> {
         // `is_valid` builds no error values: the common, valid case stays on the fast path.
         if tool.validator.is_valid(instance) {
             return Vec::new();
@@ -325,7 +325,12 @@ impl ToolValidators {
             .get_or_init(|| SearchGraph::new(&tool.schema, tool.validator.draft()));
         let mut violations = Vec::new();
         if let Some(plans) = graph.plans() {
-            if graph.pairs_exceed(instance, self.max_steps) {
+            // Each value and each member's name owns a byte of the text (a scalar's first, a bracket, a quote): the
+            // pairs number at most the text's length times the nodes, so a short text needs no count. (One more for
+            // the `{}` an empty text stands for.)
+            let values = text.len().saturating_add(1);
+            let most = u64::try_from(values.saturating_mul(plans.len())).unwrap_or(u64::MAX);
+            if most > self.max_steps && graph.pairs_exceed(instance, self.max_steps) {
                 return vec![budget_exceeded(self.max_steps)];
             }
             let draft = graph.draft();
@@ -1470,6 +1475,19 @@ mod tests {
         let v = one(r#"{"items": {"type": "string"}, "unevaluatedItems": false}"#).with_max_steps(4);
         assert_eq!(found(&v, "[1]"), codes(&[("TYPE_MISMATCH", "/0")]));
         assert_eq!(found(&v, "[1, 2]"), codes(&[("VALIDATION_BUDGET_EXCEEDED", "")]));
+        // A short text is not counted (its pairs cannot pass the budget), save an empty one: it stands for `{}`, whose
+        // three pairs here are past two steps.
+        let v = one(r#"{"allOf": [{"required": ["a"]}, {"required": ["b"]}]}"#).with_max_steps(2);
+        let budget = ViolationCode::VALIDATION_BUDGET_EXCEEDED;
+        assert_eq!(
+            v.validate_arguments("t", b"").last().map(|found| found.code),
+            Some(budget)
+        );
+        let v = v.with_max_steps(3);
+        assert_eq!(
+            v.validate_arguments("t", b"").last().map(|found| found.code),
+            Some(ViolationCode::MISSING_REQUIRED_ARGUMENT)
+        );
     }
 
     #[test]
