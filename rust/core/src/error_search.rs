@@ -28,7 +28,7 @@
 use std::cmp::Reverse;
 
 use jsonschema::ValidationOptions;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value};
 
 use crate::plan::{Compiled, Contains, Keywords, Plan};
@@ -577,16 +577,25 @@ impl<'a> Walk<'a> {
         found
     }
 
-    /// The findings the pair `root` reports, unsorted.
+    /// The findings the pair `root` reports, unsorted. Its own visited set: a union asks this of each branch it
+    /// lists the types of, so a table over every outcome would make a long array of such unions quadratic.
     fn findings(&self, root: usize) -> Vec<Violation> {
-        let reported = self.reported(root);
-        let outcomes = self.outcomes.iter().zip(reported).filter(|(_, reported)| *reported);
-        outcomes
-            .flat_map(|(outcome, _)| outcome.local.iter().cloned())
-            .collect()
+        let mut seen = FxHashSet::default();
+        let mut pending = vec![root];
+        let mut found = Vec::new();
+        while let Some(id) = pending.pop() {
+            let Some(outcome) = self.outcomes.get(id) else {
+                continue;
+            };
+            if seen.insert(id) {
+                found.extend(outcome.local.iter().cloned());
+                pending.extend(&outcome.reported);
+            }
+        }
+        found
     }
 
-    /// [`Walk::findings`], moved out of the walk.
+    /// [`Walk::findings`] of the root, moved out of the walk.
     fn into_findings(self, root: usize) -> Vec<Violation> {
         let reported = self.reported(root);
         let outcomes = self
