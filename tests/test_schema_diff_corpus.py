@@ -1,0 +1,145 @@
+"""``toolstream diff`` against an outside oracle: the schema pairs of three JSON Schema compatibility suites.
+
+``../shared/corpora/schema-diff/cases.jsonl`` holds 407 pairs from Confluent Schema Registry, Sentry's
+json-schema-diff and Atlassian's json-schema-diff, each one tool in two versions with the oracle's verdict: breaking
+(some call OLD accepts, NEW refuses; the case carries one, its witness) or not. Every pair goes through
+``diff_tools``, as ``toolstream diff`` runs it:
+
+- a breaking pair gets a BREAKING verdict, and its witness is valid under OLD and invalid under NEW by ``jsonschema``
+  (an independent validator: this checks the corpus as much as the diff);
+- a pair that is not breaking gets no BREAKING verdict.
+
+The exceptions are listed below by case id, each with its reason, and docs/diff.md names every one. A listed case
+must still disagree (a strict list: when the diff improves, the entry goes), so the lists only shrink.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import jsonschema
+import pytest
+
+from conftest import CORPORA, REPO
+from toolstream.schema import diff_tools
+
+CASES_FILE = CORPORA / "schema-diff" / "cases.jsonl"
+DOC = (REPO / "docs" / "diff.md").read_text(encoding="utf-8")
+
+#: The rubric's choice: an optional parameter added to an open object is RISKY (replay ``caution``), not BREAKING,
+#: though an old call that sent that key with another value, valid while the object was open, now fails.
+OPTIONAL_ADDED_TO_OPEN_OBJECT: Final = frozenset(
+    {
+        "confluent/diff-schema-examples/32",
+        "confluent/diff-schema-examples/44",
+        "confluent/diff-schema-examples-2020-12/30",
+        "confluent/diff-schema-examples-2020-12/46",
+        "sentry/properties/add",
+        "sentry/properties/add_property_in_array",
+        "sentry/properties/add_property_in_array_of_any_of",
+        "atlassian/diff-schemas-type-object/28",
+    }
+)
+
+#: Breaking pairs the diff calls compatible, by cause (to be emptied: the diff is wrong on each).
+FALSE_COMPATIBLE: Final[dict[str, str]] = {
+    "confluent/diff-schema-examples/37": "property added where additionalProperties is a schema: read as closed",
+    "confluent/diff-schema-examples-2020-12/37": "property added where additionalProperties is a schema: read as closed",
+    "atlassian/diff-schemas-type-object/38": "property added where additionalProperties is a schema: read as closed",
+    "confluent/diff-schema-examples-2020-12/38": "unevaluatedProperties not read as additionalProperties",
+    "confluent/diff-schema-examples-2020-12/76": "unevaluatedItems not read as items",
+}
+
+#: Pairs that break no call, which the diff calls BREAKING, by cause.
+FALSE_BREAKING: Final[dict[str, str]] = {
+    "confluent/diff-schema-examples/23": "not compared as written",
+    "confluent/diff-schema-examples-2020-12/23": "not compared as written",
+    "confluent/diff-schema-examples/39": "removed property still admitted by patternProperties",
+    "confluent/diff-schema-examples-2020-12/41": "removed property still admitted by patternProperties",
+    "confluent/diff-schema-examples/40": "removed property still admitted by additionalProperties",
+    "confluent/diff-schema-examples/42": "removed property still admitted by additionalProperties",
+    "confluent/diff-schema-examples/43": "removed property still admitted by additionalProperties",
+    "confluent/diff-schema-examples-2020-12/42": "removed property still admitted by additionalProperties",
+    "confluent/diff-schema-examples-2020-12/44": "removed property still admitted by additionalProperties",
+    "confluent/diff-schema-examples-2020-12/45": "removed property still admitted by additionalProperties",
+    "atlassian/diff-schemas-type-object/37": "removed property still admitted by additionalProperties",
+    "confluent/diff-schema-examples/85": "removed property whose schema is false",
+    "confluent/diff-schema-examples-2020-12/95": "removed property whose schema is false",
+    "confluent/diff-schema-examples-2020-12/68": "unevaluatedItems not read as items",
+    "sentry/any_of/any_of_with_constraint_to_type_2": "union branches paired by type only",
+    "sentry/any_of/number_1": "union branches paired by type only",
+    "sentry/any_of/objects_1": "union branches paired by type only",
+    "sentry/any_of/objects_2": "union branches paired by type only",
+    "sentry/any_of/objects_3": "union branches paired by type only",
+    "sentry/type/extend_from_const": "a const without type read as any type",
+    "atlassian/diff-schemas-type-array/24": "maxItems 0 and items false are two spellings",
+    "confluent/diff-schema-examples/51": "a dependent schema no object satisfies",
+    "confluent/diff-schema-examples-2020-12/53": "a dependent schema no object satisfies",
+    "confluent/diff-combined-schema-examples/15": "a subschema that accepts nothing",
+    "confluent/diff-combined-schema-examples/19": "a subschema that accepts nothing",
+    "atlassian/diff-schemas-type-array/22": "a subschema that accepts nothing",
+    "atlassian/diff-schemas-type-object/41": "a subschema that accepts nothing",
+}
+
+
+def read_cases() -> list[dict[str, Any]]:
+    if not CASES_FILE.exists():
+        return []
+    return [json.loads(line) for line in CASES_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+CASES = read_cases()
+BY_ID = {case["id"]: case for case in CASES}
+pytestmark = pytest.mark.skipif(not CASES, reason=f"{CASES_FILE} is absent (the corpora live in ../shared)")
+
+
+def parameters(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    (tool,) = tools
+    schema: dict[str, Any] = tool["function"]["parameters"]
+    return schema
+
+
+def valid(schema: dict[str, Any], instance: Any) -> bool:
+    return jsonschema.validators.validator_for(schema)(schema).is_valid(instance)
+
+
+def breaking_changes(report: Any) -> list[tuple[str, str, str]]:
+    return [(change.kind, change.path, change.message) for change in report.changes if change.verdict == "BREAKING"]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["expected"] == "breaking"], ids=lambda c: c["id"])
+def test_a_breaking_case_has_a_witness_old_accepts_and_new_refuses(case: dict[str, Any]) -> None:
+    witness = case["witness"]
+    assert valid(parameters(case["old"]), witness)
+    assert not valid(parameters(case["new"]), witness)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"])
+def test_the_diff_agrees_with_the_oracle(case: dict[str, Any]) -> None:
+    report = diff_tools(case["old"], case["new"])
+    assert not report.problems, [problem.message for problem in report.problems]
+    if case["id"] in OPTIONAL_ADDED_TO_OPEN_OBJECT:
+        cautions = [change.kind for change in report.changes if change.checks and change.checks.replay == "caution"]
+        assert (report.verdict, cautions[:1]) == ("RISKY", ["param-optional-added-open"]), report.changes
+    elif case["id"] in FALSE_COMPATIBLE:
+        assert report.verdict != "BREAKING", f"{case['id']} now agrees: take it off FALSE_COMPATIBLE"
+    elif case["id"] in FALSE_BREAKING:
+        assert report.verdict == "BREAKING", f"{case['id']} now agrees: take it off FALSE_BREAKING and docs/diff.md"
+    elif case["expected"] == "breaking":
+        assert report.verdict == "BREAKING", [change.as_dict() for change in report.changes]
+    else:
+        assert report.verdict != "BREAKING", breaking_changes(report)
+
+
+def test_the_exceptions_are_cases_of_their_kind() -> None:
+    for case_id in OPTIONAL_ADDED_TO_OPEN_OBJECT | set(FALSE_COMPATIBLE):
+        assert BY_ID[case_id]["expected"] == "breaking", case_id
+    for case_id in FALSE_BREAKING:
+        assert BY_ID[case_id]["expected"] == "not-breaking", case_id
+
+
+def test_docs_name_every_exception() -> None:
+    section = DOC[DOC.index("## Agreement with an outside oracle") :]
+    for case_id in (*OPTIONAL_ADDED_TO_OPEN_OBJECT, *FALSE_BREAKING):
+        assert f"`{case_id}`" in section, case_id
