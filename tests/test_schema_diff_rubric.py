@@ -196,6 +196,15 @@ PAIRS: list[tuple[str, list[Any], list[Any], dict[str, Any], dict[str, str]]] = 
      {"constraint-removed": "RISKY"}),
     ("not changed", [tool(prop({"type": "string", "not": {"enum": ["root"]}}))],
      [tool(prop({"type": "string", "not": {"enum": ["admin"]}}))], {}, {"constraint-changed": "BREAKING"}),
+    # -- arrays: where they end, what unevaluatedItems means
+    ("maxItems 0 is items false", [tool(prop({"type": "array", "maxItems": 0}))],
+     [tool(prop({"type": "array", "items": False}))], {}, {}),
+    ("closed tuple extended", [tool(prop({"type": "array", "prefixItems": [S], "items": False}))],
+     [tool(prop({"type": "array", "prefixItems": [S, INT], "items": False}))], {}, {"bound-relaxed": "RISKY"}),
+    ("closed tuple opened", [tool(prop({"type": "array", "prefixItems": [S, INT], "items": False}))],
+     [tool(prop({"type": "array", "prefixItems": [S], "items": INT}))], {}, {"bound-removed": "RISKY"}),
+    ("unevaluatedItems is the tail", [tool(prop({"type": "array", "prefixItems": [S], "unevaluatedItems": INT}))],
+     [tool(prop({"type": "array", "prefixItems": [S, S], "unevaluatedItems": INT}))], {}, {"type-changed": "BREAKING"}),
     # -- annotations
     ("default added", [tool(obj({"a": S}))], [tool(obj({"a": {"type": "string", "default": "x"}}))], {},
      {"default-added": "RISKY"}),

@@ -568,12 +568,16 @@ class _Walk:
     def arrays(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
         o_items, n_items = old.get("items", True), new.get("items", True)
         o_prefix, n_prefix = old.get("prefixItems") or [], new.get("prefixItems") or []
-        for index in range(max(len(o_prefix), len(n_prefix))):
+        # Positions past OLD's maxItems hold nothing an old call sent: what NEW admits there is its maxItems relaxed.
+        most = old.get("maxItems")
+        reach = most if isinstance(most, int) and not isinstance(most, bool) else None
+        prefix = max(len(o_prefix), len(n_prefix))
+        for index in range(prefix if reach is None else min(prefix, reach)):
             # A position outside a tuple's prefix is governed by items: compare against that.
             o = o_prefix[index] if index < len(o_prefix) else o_items
             n = n_prefix[index] if index < len(n_prefix) else n_items
             self.compare(o, n, f"{path}/prefixItems/{index}")
-        if not same(o_items, n_items, ordered=True):
+        if not same(o_items, n_items, ordered=True) and (reach is None or reach > prefix):
             self.compare(o_items, n_items, f"{path}/items")
         for keyword in _CHILDREN:
             self.child(old, new, path, keyword)
