@@ -70,7 +70,6 @@ FALSE_BREAKING: Final[dict[str, str]] = {
     "sentry/any_of/objects_1": "union branches paired by type only",
     "sentry/any_of/objects_2": "union branches paired by type only",
     "sentry/any_of/objects_3": "union branches paired by type only",
-    "sentry/type/extend_from_const": "a const without type read as any type",
     "confluent/diff-schema-examples/51": "a dependent schema no object satisfies",
     "confluent/diff-schema-examples-2020-12/53": "a dependent schema no object satisfies",
     "confluent/diff-combined-schema-examples/15": "a subschema that accepts nothing",

@@ -130,6 +130,13 @@ PAIRS: list[tuple[str, list[Any], list[Any], dict[str, Any], dict[str, str]]] = 
     ("const changed", [tool(prop({"const": "a"}))], [tool(prop({"const": "b"}))], {},
      {"enum-value-removed": "BREAKING", "enum-value-added": "RISKY"}),
     ("enum removed", [tool(prop({"type": "string", "enum": ["a"]}))], [tool(prop(S))], {}, {"enum-removed": "RISKY"}),
+    # An enum without a type admits the types of its values, not any type.
+    ("const without type -> its type", [tool(prop({"const": "a"}))], [tool(prop(S))], {}, {"enum-removed": "RISKY"}),
+    ("type -> const without type", [tool(prop(S))], [tool(prop({"const": "a"}))], {}, {"enum-added": "BREAKING"}),
+    ("enum of two types -> one type", [tool(prop({"enum": ["a", 1]}))], [tool(prop(S))], {},
+     {"type-narrowed": "BREAKING", "enum-removed": "RISKY"}),
+    ("enum of numbers -> number", [tool(prop({"enum": [1, 2.5]}))], [tool(prop({"type": "number"}))], {},
+     {"enum-removed": "RISKY"}),
     # -- bounds
     ("maximum down", [tool(prop({"type": "number", "maximum": 10}))], [tool(prop({"type": "number", "maximum": 5}))],
      {}, {"bound-tightened": "BREAKING"}),

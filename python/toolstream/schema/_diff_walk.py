@@ -1,13 +1,14 @@
 """The walk: two normalised parameters schemas of one tool, compared node by node into typed ``Change`` records.
 
 Both sides are normalised first (``_diff_normalize``), so a spelling never shows as a change. The walk goes down
-both trees at once: annotations, types (null apart from the rest), enums, bounds, patterns and formats, then
-objects (properties matched by name, a removal and an addition with the same schema and a similar name read as a
-rename; required-ness; openness; the content model decides what an added or removed key does), arrays (``items``,
-``prefixItems`` position by position against the other side's ``items``), and unions (branches matched by equal
-schema, then by the same type, the rest added or removed). A node that is a bare union on one side only is read as
-a union of one branch on the other, so ``string`` -> ``anyOf [string, integer]`` is a branch added, not a type
-removed. Pointers are those of the normalised NEW schema (OLD's for what NEW lacks).
+both trees at once: annotations, types (null apart from the rest; an enum without a type has the types of its
+values), enums, bounds, patterns and formats, then objects (properties matched by name, a removal and an addition
+with the same schema and a similar name read as a rename; required-ness; openness; the content model decides what an
+added or removed key does), arrays (``items``, ``prefixItems`` position by position against the other side's
+``items``, up to OLD's ``maxItems``), and unions (branches matched by equal schema, then by the same type, the rest
+added or removed). A node that is a bare union on one side only is read as a union of one branch on the other, so
+``string`` -> ``anyOf [string, integer]`` is a branch added, not a type removed. Pointers are those of the
+normalised NEW schema (OLD's for what NEW lacks).
 """
 
 from __future__ import annotations
@@ -107,6 +108,26 @@ def _body(node: Any) -> Any:
 def _types(node: Mapping[str, Any]) -> set[str] | None:
     declared = node.get("type")
     return {name for name in declared if isinstance(name, str)} if isinstance(declared, list) else None
+
+
+def _value_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "integer" if float(value).is_integer() else "number"
+    return "string" if isinstance(value, str) else "array" if isinstance(value, list) else "object"
+
+
+def _types_or_values(node: Mapping[str, Any]) -> set[str] | None:
+    """The declared types, else those of the enum's values (an integer and a fraction make ``number``)."""
+    declared = _types(node)
+    enum = node.get("enum")
+    if declared is not None or not isinstance(enum, list):
+        return declared
+    found = {_value_type(value) for value in enum}
+    return found - {"integer"} if "number" in found else found
 
 
 def _admits(node: Mapping[str, Any], kind: str) -> bool:
@@ -281,6 +302,8 @@ class _Walk:
     def types(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> bool:
         """Type changes, null apart from the rest; returns whether null's admission changed."""
         o, n = _types(old), _types(new)
+        if (o is None) != (n is None):  # an enum without a type admits the types of its values, not any type
+            o, n = _types_or_values(old), _types_or_values(new)
         if o == n:
             return False
         where = place(path)
