@@ -61,6 +61,27 @@ def test_a_union_that_cannot_absorb_null_keeps_one_null_branch_last() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("spelling", "normalised"),
+    [
+        # The node refuses null by its type or enum: the null branch adds nothing.
+        ({"type": "integer", "anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+         {"type": ["integer"], "minimum": 1}),
+        ({"enum": ["a", "bbb"], "anyOf": [{"type": "string", "maxLength": 2}, {"type": "null"}]},
+         {"enum": ["a", "bbb"], "type": ["string"], "maxLength": 2}),
+        # Something else of the node decides: the union stays.
+        ({"not": {"const": "a"}, "anyOf": [{"type": "string", "maxLength": 2}, {"type": "null"}]},
+         {"not": {"enum": ["a"]}, "anyOf": [{"type": ["string"], "maxLength": 2}, {"type": ["null"]}]}),
+        # The node admits null: it joins the branch's type.
+        ({"maxLength": 3, "anyOf": [{"type": "string"}, {"type": "null"}]}, {"maxLength": 3, "type": ["null", "string"]}),
+    ],
+)  # fmt: skip
+def test_a_null_branch_joins_only_a_node_that_admits_null(spelling: dict[str, Any], normalised: dict[str, Any]) -> None:
+    assert n(spelling) == normalised
+    for instance in (None, "a", "bbb", 1, 2.5, 0):
+        assert _validates(spelling, instance) == _validates(normalised, instance), instance
+
+
 def test_const_is_a_one_value_enum() -> None:
     assert n({"const": "x"}) == {"enum": ["x"]}
     assert n({"const": "x", "enum": ["x", "y"]}) == {"enum": ["x"]}

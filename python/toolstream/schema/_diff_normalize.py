@@ -560,9 +560,19 @@ def _union(node: dict[str, Any], key: str, branches: list[Any]) -> dict[str, Any
             return merged
     if len(rest) == 1 and isinstance(rest[0], Mapping):
         merged = _absorb(base, rest[0])
-        if merged is not None:
-            return _add_null(merged) if nulls else merged
+        # base and (branch or null) is (base and branch) or null only where the base itself admits null.
+        admits = _admits_null(base) if nulls else False
+        if merged is not None and admits is not None:
+            return _add_null(merged) if admits else merged
     return {**base, key: rest + ([dict(_NULL)] if nulls else [])}
+
+
+def _admits_null(node: Mapping[str, Any]) -> bool | None:
+    """Whether a node's own keywords admit null (None: a composite keyword decides)."""
+    if any(key in node for key in ("allOf", "anyOf", "oneOf", "not", "if", "$ref", "$recursive")):
+        return None
+    types, enum = node.get("type"), node.get("enum")
+    return not (isinstance(types, list) and "null" not in types) and not (isinstance(enum, list) and None not in enum)
 
 
 def _bare_any_of(node: Any) -> bool:
