@@ -48,7 +48,16 @@ _BY_CODE: Final[Mapping[str, frozenset[str]]] = {
         }
     ),
     "UNEXPECTED_ARGUMENT": frozenset({"param-removed-closed", "additional-properties-closed", "param-renamed"}),
-    "TYPE_MISMATCH": frozenset({"type-narrowed", "type-changed", "became-non-nullable", "param-optional-added-open"}),
+    "TYPE_MISMATCH": frozenset(
+        {
+            "type-narrowed",
+            "type-changed",
+            "became-non-nullable",
+            "param-optional-added-open",
+            "param-optional-added-partly-open",
+            "param-removed-partly-open",
+        }
+    ),
     "ENUM_OUT_OF_RANGE": frozenset({"enum-value-removed", "enum-added"}),
 }
 _SHOWN_UNREADABLE: Final = 5

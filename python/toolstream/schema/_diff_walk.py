@@ -19,7 +19,9 @@ from dataclasses import replace
 from typing import Any, Final
 
 from toolstream.schema._diff_change import ABSENT, Change, place
+from toolstream.schema._diff_inclusion import Inclusion, key_schemas
 from toolstream.schema._diff_normalize import ANNOTATIONS, is_nullable, json_key, same
+from toolstream.schema._diff_rubric import Checks
 from toolstream.schema._similarity import words
 
 __all__ = ["walk_parameters"]
@@ -38,6 +40,8 @@ _KNOWN: Final = frozenset(
     }
 )  # fmt: skip
 _NAME_SIMILARITY: Final = 0.5
+# The replay checks that say an old call may fail.
+_CAN_FAIL: Final = frozenset({"fail", "unknown", "caution"})
 # Past this many nodes compared (references expanded), the walk stops and says so rather than run on.
 _VISIT_BUDGET: Final = 20_000
 
@@ -172,6 +176,7 @@ class _Walk:
         self.walked: dict[tuple[int, int], tuple[str, int, int, Any, Any]] = {}
         # Node comparisons already made: both schemas stay alive during the walk, so their ids are stable.
         self.known: dict[tuple[int, int], bool] = {}
+        self.inclusion = Inclusion()
 
     def too_large(self, old: Any, new: Any, path: str) -> None:
         if not self.stopped:
@@ -204,7 +209,26 @@ class _Walk:
             return
         start = len(self.changes)
         self.node(old, new, path)
+        self.settle(old, new, path, start)
         self.walked[pair] = (path, start, len(self.changes), old, new)
+
+    def settle(self, old: Any, new: Any, path: str, start: int) -> None:
+        """Clear the changes found below ``path`` that could fail old calls, when none can.
+
+        None can when OLD's node is proven included in NEW's (``_diff_inclusion``): their replay check passes, and the
+        handler sees something new unless the two nodes are proven equivalent. A node inside a ``oneOf`` branch is not
+        judged alone: widening a branch can make a call match two branches.
+        """
+        failing = [index for index in range(start, len(self.changes)) if _replay(self.changes[index]) in _CAN_FAIL]
+        if not failing or _inside_one_of(path) or not self.inclusion.proves_included(old, new):
+            return
+        widened = not self.inclusion.proves_included(new, old)
+        reason = f"proven: NEW admits every value OLD admits at {place(path)}"
+        for index in failing:
+            change = self.changes[index]
+            handler = (change.checks or Checks()).handler
+            handler = "review" if widened and handler == "n/a" else handler
+            self.changes[index] = change.with_checks(reason, replay="pass", handler=handler)
 
     def again(self, pair: tuple[int, int], path: str) -> None:
         """A pair of nodes walked before at another place (a shared ``$ref`` target): its changes, moved here."""
@@ -438,11 +462,11 @@ class _Walk:
                 f"{_child(path, old_name)} renamed to {new_name!r}: old calls send {old_name!r}",
             )
         new_open = _is_open(new.get("additionalProperties", True)) and "patternProperties" not in new
-        old_open = _is_open(old.get("additionalProperties", True))
         for name in removed:
-            self.removed(path, name, old_props[name], name in old_required, new_open=new_open)
+            self.removed(path, name, old_props[name], name in old_required, held=self.extra(new, name))
         for name in added:
-            self.added(path, name, new_props[name], name in new_required, old_open=old_open, new_open=new_open)
+            held = self.extra(old, name)
+            self.added(path, name, new_props[name], name in new_required, held=held, new_open=new_open)
         for name in (name for name in new_props if name in old_props):
             self.compare(old_props[name], new_props[name], f"{path}/properties/{_token(name)}")
         self.required(path, old_props, new_props, old_required, new_required)
@@ -480,29 +504,58 @@ class _Walk:
                 pairs.append((candidates[0], new_name))
         return pairs
 
-    def removed(self, path: str, name: str, schema: Any, was_required: bool, *, new_open: bool) -> None:
-        where = f"{path}/properties/{_token(name)}"
-        required = "required " if was_required else ""
-        if new_open:
-            message = f"{required}parameter {_child(path, name)} removed from an open object: sent values are ignored"
-            self.add("param-removed-open", where, schema, ABSENT, message, name=name, was_required=was_required)
-        else:
-            message = f"{required}parameter {_child(path, name)} removed from a closed object: calls sending it fail"
-            self.add("param-removed-closed", where, schema, ABSENT, message, name=name, was_required=was_required)
+    def extra(self, node: Mapping[str, Any], name: str) -> tuple[str, Any]:
+        """How an object holds a key it does not declare, and under which schema.
 
-    def added(self, path: str, name: str, schema: Any, required: bool, *, old_open: bool, new_open: bool) -> None:
+        ``closed`` (no value fits), ``open`` (any value does) or ``schema`` (``additionalProperties`` or the matching
+        ``patternProperties`` decide; the schema is ``ABSENT`` when a pattern cannot be evaluated on the key, or
+        ``unevaluatedProperties`` decides).
+        """
+        schemas = key_schemas(node, name)
+        if schemas is None:  # a pattern that cannot be evaluated, or unevaluatedProperties
+            return "schema", ABSENT
+        held = schemas[0] if len(schemas) == 1 else {"allOf": schemas}
+        if all(_is_open(schema) for schema in schemas):
+            return "open", held
+        if any(schema is False for schema in schemas) or self.inclusion.proves_empty(held):
+            return "closed", held
+        return "schema", held
+
+    def removed(self, path: str, name: str, schema: Any, was_required: bool, *, held: tuple[str, Any]) -> None:
+        where = f"{path}/properties/{_token(name)}"
+        param = f"{'required ' if was_required else ''}parameter {_child(path, name)}"
+        how, extra = held
+        if how == "open":
+            kind, text = "param-removed-open", "removed from an open object: sent values are ignored"
+        elif how == "closed":
+            kind, text = "param-removed-closed", "removed from a closed object: calls sending it fail"
+        else:
+            kind = "param-removed-partly-open"
+            text = f"removed; NEW admits it only as an extra key{_under(extra)}: old calls whose value it refuses fail"
+        self.add(kind, where, schema, ABSENT, f"{param} {text}", name=name, was_required=was_required)
+
+    def added(
+        self, path: str, name: str, schema: Any, required: bool, *, held: tuple[str, Any], new_open: bool
+    ) -> None:
         where = f"{path}/properties/{_token(name)}"
         param = _child(path, name)
+        how, extra = held
         if required and is_nullable(schema) and not new_open:
             kind, text = "param-optional-added-strict-style", "added as required and nullable (OpenAI-strict optional)"
         elif required and isinstance(schema, Mapping) and "default" in schema:
             kind, text = "param-required-added-with-default", f"added as required (default {_short(schema['default'])})"
         elif required:
             kind, text = "param-required-added", "added as required"
-        elif old_open:
+        elif how == "open":
             kind, text = "param-optional-added-open", "added as optional to an open object"
-        else:
+        elif how == "closed":
             kind, text = "param-optional-added-closed", "added as optional to a closed object"
+        else:
+            kind = "param-optional-added-partly-open"
+            text = (
+                f"added as optional where old calls could send it as an extra key{_under(extra)}: those whose value "
+                "the new schema refuses fail"
+            )
         self.add(kind, where, ABSENT, schema, f"parameter {param} {text}", name=name)
 
     def required(
@@ -695,6 +748,25 @@ class _Walk:
                 )
 
 
+def _replay(change: Change) -> str:
+    return (change.checks or Checks()).replay
+
+
+# Keywords followed by a name or an index in a schema pointer.
+_NAMED: Final = frozenset({"properties", "patternProperties", "dependentSchemas", "prefixItems", *_UNIONS, "allOf"})
+
+
+def _inside_one_of(path: str) -> bool:
+    """Whether a schema pointer goes through a ``oneOf`` branch (a property called ``oneOf`` does not count)."""
+    parts = path.split("/")[1:]
+    position = 0
+    while position < len(parts):
+        if parts[position] == "oneOf":
+            return True
+        position += 2 if parts[position] in _NAMED else 1
+    return False
+
+
 def _mapping(node: Mapping[str, Any], keyword: str) -> Mapping[str, Any]:
     value = node.get(keyword)
     return value if isinstance(value, Mapping) else {}
@@ -719,6 +791,10 @@ def _ratio(value: Any, base: Any) -> int | None:
     except (TypeError, ZeroDivisionError):
         return None
     return int(quotient) if isinstance(quotient, float) and quotient.is_integer() else None
+
+
+def _under(schema: Any) -> str:
+    return "" if schema is ABSENT else f" under {_short(schema)}"
 
 
 def _child(path: str, name: str) -> str:
