@@ -3,12 +3,17 @@
 Both sides are normalised first (``_diff_normalize``), so a spelling never shows as a change. The walk goes down
 both trees at once: annotations, types (null apart from the rest; an enum without a type has the types of its
 values), enums, bounds, patterns and formats, then objects (properties matched by name, a removal and an addition
-with the same schema and a similar name read as a rename; required-ness; openness; the content model decides what an
-added or removed key does), arrays (``items``, ``prefixItems`` position by position against the other side's
-``items``, up to OLD's ``maxItems``), and unions (branches matched by equal schema, then by the same type, the rest
-added or removed). A node that is a bare union on one side only is read as a union of one branch on the other, so
-``string`` -> ``anyOf [string, integer]`` is a branch added, not a type removed. Pointers are those of the
-normalised NEW schema (OLD's for what NEW lacks).
+with the same schema and a similar name read as a rename; required-ness; openness; how the object holds a key it
+does not declare - closed, open, or under ``additionalProperties``/``patternProperties`` - decides what an added or
+removed key does), arrays (``items``, ``prefixItems`` position by position against the other side's ``items``, up
+to OLD's ``maxItems``), and unions (branches matched by equal schema, then by the same type, the rest added or
+removed; a ``oneOf`` whose branches only widened is a change of its own, as a value may now match two). A node that
+is a bare union on one side only is read as a union of one branch on the other, so ``string`` -> ``anyOf [string,
+integer]`` is a branch added, not a type removed. Pointers are those of the normalised NEW schema (OLD's for what
+NEW lacks).
+
+Each node compared is then weighed as a whole: when OLD's node is proven included in NEW's (``_diff_inclusion``),
+the changes found below it that could fail old calls cannot, and their replay check passes.
 """
 
 from __future__ import annotations
@@ -679,7 +684,9 @@ class _Walk:
                 continue
             old_branches = old[keyword] if old_bare else [_body(old)]
             new_branches = new[keyword] if new_bare else [_body(new)]
+            start = len(self.changes)
             self.branches(old_branches, new_branches, path, keyword)
+            self.exclusive(old, new, path, keyword, start)
             return True
         return False
 
@@ -690,7 +697,30 @@ class _Walk:
         if o is None or n is None:
             self.presence(f"{path}/{keyword}", keyword, o if o is not None else ABSENT, n if n is not None else ABSENT)
             return
+        start = len(self.changes)
         self.branches(o, n, path, keyword)
+        self.exclusive(old, new, path, keyword, start)
+
+    def exclusive(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str, keyword: str, start: int) -> None:
+        """``oneOf`` refuses a value that two branches accept: a branch added or widened can fail another's calls.
+
+        The branch changes say only what each branch admits; unless one of them can already fail old calls, or OLD's
+        node is proven included in NEW's, the union's exclusivity is a change of its own.
+        """
+        below = self.changes[start:]
+        if keyword != "oneOf" or not below or any(_replay(change) in _CAN_FAIL for change in below):
+            return
+        if self.inclusion.proves_included(old, new):
+            return
+        self.add(
+            "constraint-changed",
+            f"{path}/oneOf",
+            old.get("oneOf", ABSENT),
+            new.get("oneOf", ABSENT),
+            f"{place(path)}: a oneOf branch admits more: a value that matched one branch may now match two, which "
+            "oneOf refuses",
+            keyword="oneOf",
+        )
 
     def branches(self, old: Sequence[Any], new: Sequence[Any], path: str, keyword: str) -> None:
         pairs, removed, added = _match(old, new)
