@@ -22,7 +22,7 @@ import jsonschema
 import pytest
 
 from conftest import CORPORA, REPO
-from toolstream.schema import diff_tools
+from toolstream.schema import ObservedCall, diff_tools
 
 CASES_FILE = CORPORA / "schema-diff" / "cases.jsonl"
 DOC = (REPO / "docs" / "diff.md").read_text(encoding="utf-8")
@@ -73,6 +73,18 @@ def test_a_breaking_case_has_a_witness_old_accepts_and_new_refuses(case: dict[st
     witness = case["witness"]
     assert valid(parameters(case["old"]), witness)
     assert not valid(parameters(case["new"]), witness)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["expected"] == "breaking"], ids=lambda c: c["id"])
+def test_a_breaking_case_with_its_witness_recorded_is_breaking_and_the_witness_pinned(case: dict[str, Any]) -> None:
+    # As recorded evidence, the witness must fail NEW and be named by a change that explains it (no unexplained
+    # failure), which makes even the rubric's RISKY optional-property-added pairs BREAKING.
+    witness = ObservedCall("probe_tool", json.dumps(case["witness"]), id="witness")
+    report = diff_tools(case["old"], case["new"], evidence=[witness])
+    assert not report.problems, [problem.message for problem in report.problems]
+    assert report.verdict == "BREAKING"
+    pinned = [c.kind for c in report.changes if c.evidence and any(x["id"] == "witness" for x in c.evidence["calls"])]
+    assert pinned, [change.as_dict() for change in report.changes]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"])
