@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from itertools import combinations
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from toolstream.schema._diff_normalize import ANNOTATIONS, json_key, same
 
@@ -59,11 +59,22 @@ _TYPE_KINDS: Final[Mapping[str, tuple[str, ...]]] = {
 # starting with "$" is a reference or a vocabulary the proof cannot follow.
 _SILENT: Final = ANNOTATIONS | {"$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary", "$defs", "definitions"}
 _UNIONS: Final = ("anyOf", "oneOf")
+# What a branch may hold and still accept exactly an interval of numbers: keywords of other kinds leave numbers be.
+_INTERVAL_ONLY: Final = _SILENT | {
+    *("type", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"),
+    *("minLength", "maxLength", "pattern", "format"),
+    *("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains"),
+    *("properties", "patternProperties", "additionalProperties", "required", "minProperties", "maxProperties"),
+    *("propertyNames", "dependentRequired", "dependentSchemas", "unevaluatedItems", "unevaluatedProperties"),
+}
 # More patterns than this on one object make too many classes of keys to weigh (2**n): not proven.
 _MOST_PATTERNS: Final = 6
 # Past this many steps a proof is abandoned (not proven): schemas with many unions multiply their cases.
 _BUDGET: Final = 50_000
 _INFINITY: Final = float("inf")
+
+#: Numbers between a low and a high bound: (low, low open, high, high open); the bounds exact, or infinite.
+_Span: TypeAlias = tuple[Any, bool, Any, bool]
 
 
 class _OutOfBudget(Exception):
@@ -358,7 +369,7 @@ def _first_union(nodes: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:
     return None
 
 
-def _interval(nodes: Sequence[Mapping[str, Any]], kind: str) -> tuple[Any, bool, Any, bool]:
+def _interval(nodes: Sequence[Mapping[str, Any]], kind: str) -> _Span:
     """The numbers of ``kind`` all nodes' bounds admit: (low, low open, high, high open); integers closed."""
     low: Any = -_INFINITY
     high: Any = _INFINITY
@@ -382,7 +393,7 @@ def _interval(nodes: Sequence[Mapping[str, Any]], kind: str) -> tuple[Any, bool,
     return low, low_open, high, high_open
 
 
-def _integers(low: Any, low_open: bool, high: Any, high_open: bool) -> tuple[Any, bool, Any, bool]:
+def _integers(low: Any, low_open: bool, high: Any, high_open: bool) -> _Span:
     """The closed integer interval inside a real one."""
     if low != -_INFINITY:
         low = math.floor(low) + 1 if low_open and low.denominator == 1 else math.ceil(low)
@@ -391,11 +402,24 @@ def _integers(low: Any, low_open: bool, high: Any, high_open: bool) -> tuple[Any
     return low, False, high, False
 
 
-def _crossed(low: Any, low_open: bool, high: Any, high_open: bool) -> bool:
+def _span(branch: Any, kind: str) -> _Span | None:
+    """The numbers of ``kind`` a branch accepts, when they are exactly an interval.
+
+    That is a type and bounds, besides keywords of other kinds.
+    """
+    nodes = _flatten([branch])
+    if nodes is None or any((kinds := _type_kinds(n, narrow=False)) is not None and kind not in kinds for n in nodes):
+        return None
+    if any(key not in _INTERVAL_ONLY for node in nodes for key in node):
+        return None
+    return _interval(nodes, kind)
+
+
+def _crossed(low: Any, high: Any, low_open: bool = False, high_open: bool = False) -> bool:
     return bool(low > high or (low == high and (low_open or high_open)))
 
 
-def _within(inner: tuple[Any, bool, Any, bool], outer: tuple[Any, bool, Any, bool]) -> bool:
+def _within(inner: _Span, outer: _Span) -> bool:
     low, low_open, high, high_open = inner
     out_low, out_low_open, out_high, out_high_open = outer
     above = low > out_low or (low == out_low and (low_open or not out_low_open))
@@ -403,7 +427,7 @@ def _within(inner: tuple[Any, bool, Any, bool], outer: tuple[Any, bool, Any, boo
     return bool(above and below)
 
 
-def _covered(span: tuple[Any, bool, Any, bool], parts: Sequence[tuple[Any, bool, Any, bool]], kind: str) -> bool:
+def _covered(span: _Span, parts: Sequence[_Span], kind: str) -> bool:
     """Whether the union of ``parts`` covers ``span`` (integers: every integer in it)."""
     low, low_open, high, high_open = span
     # Everything below ``reach`` is covered, and ``reach`` itself when ``held``.
@@ -584,24 +608,8 @@ class Inclusion:
             return True
         if kind not in _NUMBERS:
             return False
-        parts = [part for branch in branches if (part := self.span(branch, kind)) is not None]
+        parts = [part for branch in branches if (part := _span(branch, kind)) is not None]
         return _covered(_interval(nodes, kind), parts, kind)
-
-    def span(self, branch: Any, kind: str) -> tuple[Any, bool, Any, bool] | None:
-        """The numbers of ``kind`` a branch accepts, when they are exactly an interval (bounds and types only)."""
-        nodes = _flatten([branch])
-        if nodes is None or any(
-            (kinds := _type_kinds(node, narrow=False)) is not None and kind not in kinds for node in nodes
-        ):
-            return None
-        bounds = {"type", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"}
-        other_kinds = {"properties", "patternProperties", "additionalProperties", "required", "items", "prefixItems"}
-        other_kinds |= {"minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems"}
-        other_kinds |= {"minProperties", "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas"}
-        other_kinds |= {"contains", "minContains", "maxContains", "unevaluatedItems", "unevaluatedProperties"}
-        if any(key not in bounds | other_kinds | _SILENT for node in nodes for key in node):
-            return None
-        return _interval(nodes, kind)
 
     def one_of(self, nodes: list[Mapping[str, Any]], branches: Sequence[Any], kind: str) -> bool:
         for index, branch in enumerate(branches):
@@ -761,18 +769,18 @@ class Inclusion:
         values = self.values(nodes, kind)
         if values is not None:
             return not values
-        if kind in _NUMBERS and _crossed(*_interval(nodes, kind)):
-            return True
-        if (
-            kind == "string"
-            and _lengths(nodes, "minLength", "maxLength")[0] > _lengths(nodes, "minLength", "maxLength")[1]
-        ):
-            return True
-        if kind == "array" and self.array_empty(nodes):
-            return True
-        if kind == "object" and self.object_empty(nodes):
-            return True
-        return self.negation_empty(nodes, kind)
+        return self.kind_empty(nodes, kind) or self.negation_empty(nodes, kind)
+
+    def kind_empty(self, nodes: list[Mapping[str, Any]], kind: str) -> bool:
+        """Whether the keywords of one kind contradict each other."""
+        if kind in _NUMBERS:
+            low, low_open, high, high_open = _interval(nodes, kind)
+            return _crossed(low, high, low_open, high_open)
+        if kind == "string":
+            return _crossed(*_lengths(nodes, "minLength", "maxLength"))
+        if kind == "array":
+            return self.array_empty(nodes)
+        return kind == "object" and self.object_empty(nodes)
 
     def array_empty(self, nodes: Sequence[Mapping[str, Any]]) -> bool:
         low, high = _lengths(nodes, "minItems", "maxItems")
