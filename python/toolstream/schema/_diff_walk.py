@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from toolstream.schema._diff_change import ABSENT, Change, place
-from toolstream.schema._diff_inclusion import Inclusion, key_schemas
+from toolstream.schema._diff_inclusion import Inclusion, key_schemas, kind_of
 from toolstream.schema._diff_normalize import ANNOTATIONS, is_nullable, json_key, same
 from toolstream.schema._diff_rubric import Checks
 from toolstream.schema._similarity import words
@@ -119,23 +119,13 @@ def _types(node: Mapping[str, Any]) -> set[str] | None:
     return {name for name in declared if isinstance(name, str)} if isinstance(declared, list) else None
 
 
-def _value_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "integer" if float(value).is_integer() else "number"
-    return "string" if isinstance(value, str) else "array" if isinstance(value, list) else "object"
-
-
 def _types_or_values(node: Mapping[str, Any]) -> set[str] | None:
     """The declared types, else those of the enum's values (an integer and a fraction make ``number``)."""
     declared = _types(node)
     enum = node.get("enum")
     if declared is not None or not isinstance(enum, list):
         return declared
-    found = {_value_type(value) for value in enum}
+    found = {"number" if kind == "fraction" else kind for kind in map(kind_of, enum)}
     return found - {"integer"} if "number" in found else found
 
 
