@@ -72,6 +72,12 @@ def test_a_union_that_cannot_absorb_null_keeps_one_null_branch_last() -> None:
         # Something else of the node decides: the union stays.
         ({"not": {"const": "a"}, "anyOf": [{"type": "string", "maxLength": 2}, {"type": "null"}]},
          {"not": {"enum": ["a"]}, "anyOf": [{"type": ["string"], "maxLength": 2}, {"type": ["null"]}]}),
+        # Under oneOf, null joins only branches that refuse it: a value two branches accept fails.
+        ({"oneOf": [{"enum": [None, "a"]}, {"type": "null"}]}, {"oneOf": [{"enum": [None, "a"]}, {"type": ["null"]}]}),
+        ({"oneOf": [{"type": ["string", "null"]}, {"type": "null"}]},
+         {"oneOf": [{"type": ["null", "string"]}, {"type": ["null"]}]}),
+        ({"oneOf": [{"type": "null"}, {"type": "null"}]}, {"oneOf": [{"type": ["null"]}, {"type": ["null"]}]}),
+        ({"oneOf": [{"type": "string", "maxLength": 2}, {"type": "null"}]}, {"type": ["null", "string"], "maxLength": 2}),
         # The node admits null: it joins the branch's type.
         ({"maxLength": 3, "anyOf": [{"type": "string"}, {"type": "null"}]}, {"maxLength": 3, "type": ["null", "string"]}),
     ],

@@ -547,9 +547,11 @@ def _union(node: dict[str, Any], key: str, branches: list[Any]) -> dict[str, Any
         branches = [inner for b in branches for inner in (b["anyOf"] if _bare_any_of(b) else [b])]
     nulls = [b for b in branches if _is_null(b)]
     rest = [b for b in branches if not _is_null(b)]
+    base = {k: v for k, v in node.items() if k != key}
     if key == "anyOf":  # a repeated branch of oneOf makes both fail; of anyOf it says nothing
         rest = _dedupe(rest)
-    base = {k: v for k, v in node.items() if k != key}
+    elif nulls and (len(nulls) > 1 or any(_admits_null(branch) is not False for branch in rest)):
+        return {**base, key: rest + nulls}  # null would match two branches, which oneOf refuses: kept as written
     if nulls and not rest:
         rest, nulls = [dict(_NULL)], []
     bare = [_bare_types(b) for b in rest]
