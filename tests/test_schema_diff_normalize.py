@@ -77,6 +77,7 @@ def test_a_union_that_cannot_absorb_null_keeps_one_null_branch_last() -> None:
         ({"oneOf": [{"type": ["string", "null"]}, {"type": "null"}]},
          {"oneOf": [{"type": ["null", "string"]}, {"type": ["null"]}]}),
         ({"oneOf": [{"type": "null"}, {"type": "null"}]}, {"oneOf": [{"type": ["null"]}, {"type": ["null"]}]}),
+        ({"oneOf": [True, {"type": "null"}]}, {"oneOf": [True, {"type": ["null"]}]}),
         ({"oneOf": [{"type": "string", "maxLength": 2}, {"type": "null"}]}, {"type": ["null", "string"], "maxLength": 2}),
         # The node admits null: it joins the branch's type.
         ({"maxLength": 3, "anyOf": [{"type": "string"}, {"type": "null"}]}, {"maxLength": 3, "type": ["null", "string"]}),

@@ -569,9 +569,13 @@ def _union(node: dict[str, Any], key: str, branches: list[Any]) -> dict[str, Any
     return {**base, key: rest + ([dict(_NULL)] if nulls else [])}
 
 
-def _admits_null(node: Mapping[str, Any]) -> bool | None:
+def _admits_null(node: Any) -> bool | None:
     """Whether a node's own keywords admit null (None: a composite keyword decides)."""
-    if any(key in node for key in ("allOf", "anyOf", "oneOf", "not", "if", "$ref", "$recursive")):
+    if isinstance(node, bool):
+        return node
+    if not isinstance(node, Mapping) or any(
+        key in node for key in ("allOf", "anyOf", "oneOf", "not", "if", "$ref", "$recursive")
+    ):
         return None
     types, enum = node.get("type"), node.get("enum")
     return not (isinstance(types, list) and "null" not in types) and not (isinstance(enum, list) and None not in enum)
