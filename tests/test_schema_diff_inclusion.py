@@ -2,8 +2,8 @@
 
 A proof the differ relies on must never be wrong: when ``includes(narrow, wide)`` is True, no instance may be valid
 under ``narrow`` and invalid under ``wide``. Hypothesis draws pairs of schemas over the whole vocabulary the proof
-reads (and keywords it does not), related in the ways a schema evolves, and instances from a small universe their
-constants live in; ``jsonschema`` (not toolstream) decides validity. ``accepts_nothing`` and ``member`` are held to
+reads (and keywords it does not), related in the ways a schema evolves, and values from the small ranges their
+constants come from; ``jsonschema`` (not toolstream) decides validity. ``accepts_nothing`` and ``member`` are held to
 the same oracle.
 """
 
@@ -16,6 +16,7 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
+from strategies_schema import schema_versions, small_values, vocabulary_schemas
 from toolstream.schema._diff_inclusion import accepts_nothing, includes, key_schemas, matches, member
 from toolstream.schema._diff_normalize import normalise
 
@@ -207,143 +208,12 @@ def test_patterns_are_decided_only_where_python_and_ecma_read_them_alike() -> No
 
 # -- soundness against jsonschema --------------------------------------------------------------------------------
 
-KEYS = ("a", "b", "x_1", "x_2")
-PATTERNS = ("^x_", "^a", "1$")
-numbers = st.one_of(st.integers(-3, 6), st.integers(-6, 12).map(lambda halves: halves / 2))
-texts = st.text(alphabet="abx_1", max_size=3)
-scalars = st.one_of(st.none(), st.booleans(), numbers, texts)
-instances = st.recursive(
-    scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(KEYS), inner, max_size=3)),
-    max_leaves=6,
-)
-
-
-@st.composite
-def leaves(draw: st.DrawFn) -> Any:
-    choice = draw(st.integers(0, 9))
-    if choice == 0:
-        return draw(st.sampled_from([True, False, {}]))
-    if choice == 1:
-        return {"type": draw(st.lists(st.sampled_from(["null", "boolean", "integer", "number", "string", "array",
-                                                        "object"]), min_size=1, max_size=3, unique=True))}  # fmt: skip
-    if choice in (2, 3):
-        schema: dict[str, Any] = {"type": draw(st.sampled_from(["integer", "number"]))}
-        for keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            if draw(st.integers(0, 2)) == 0:
-                schema[keyword] = draw(numbers)
-        if draw(st.integers(0, 3)) == 0:
-            schema["multipleOf"] = draw(st.sampled_from([2, 3, 0.5]))
-        return schema
-    if choice == 4:
-        schema = {"type": "string"}
-        for keyword in ("minLength", "maxLength"):
-            if draw(st.booleans()):
-                schema[keyword] = draw(st.integers(0, 3))
-        if draw(st.integers(0, 2)) == 0:
-            schema["pattern"] = draw(st.sampled_from(PATTERNS))
-        return schema
-    if choice == 5:
-        return {"enum": draw(st.lists(scalars, min_size=1, max_size=4))}
-    if choice == 6:
-        return {"const": draw(scalars)}
-    if choice == 7:
-        return {"minimum": draw(numbers)} if draw(st.booleans()) else {"maxLength": draw(st.integers(0, 2))}
-    return {"type": draw(st.sampled_from(["null", "boolean", "integer", "number", "string"]))}
-
-
-@st.composite
-def objects(draw: st.DrawFn, children: st.SearchStrategy[Any]) -> dict[str, Any]:
-    schema: dict[str, Any] = {}
-    if draw(st.booleans()):
-        schema["type"] = "object"
-    properties = draw(st.dictionaries(st.sampled_from(KEYS), children, max_size=3))
-    if properties:
-        schema["properties"] = properties
-    if draw(st.booleans()):
-        schema["required"] = draw(st.lists(st.sampled_from(KEYS), unique=True, max_size=2))
-    if draw(st.integers(0, 2)) == 0:
-        schema["patternProperties"] = draw(st.dictionaries(st.sampled_from(PATTERNS), children, min_size=1,
-                                                           max_size=2))  # fmt: skip
-    if draw(st.booleans()):
-        schema["additionalProperties"] = draw(st.one_of(st.booleans(), children))
-    for keyword in ("minProperties", "maxProperties"):
-        if draw(st.integers(0, 3)) == 0:
-            schema[keyword] = draw(st.integers(0, 3))
-    if draw(st.integers(0, 4)) == 0:
-        schema["propertyNames"] = draw(st.sampled_from([{"maxLength": 1}, {"pattern": "^[ab]"}, {"enum": ["a"]}]))
-    if draw(st.integers(0, 4)) == 0:
-        schema["dependentRequired"] = {draw(st.sampled_from(KEYS)): draw(st.lists(st.sampled_from(KEYS), max_size=2))}
-    if draw(st.integers(0, 4)) == 0:
-        schema["dependentSchemas"] = {draw(st.sampled_from(KEYS)): draw(children)}
-    if draw(st.integers(0, 6)) == 0:
-        schema["unevaluatedProperties"] = draw(st.one_of(st.booleans(), children))
-    return schema
-
-
-@st.composite
-def arrays(draw: st.DrawFn, children: st.SearchStrategy[Any]) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "array"}
-    if draw(st.booleans()):
-        schema["prefixItems"] = draw(st.lists(children, min_size=1, max_size=2))
-    if draw(st.booleans()):
-        schema["items"] = draw(st.one_of(st.booleans(), children))
-    for keyword in ("minItems", "maxItems"):
-        if draw(st.integers(0, 2)) == 0:
-            schema[keyword] = draw(st.integers(0, 3))
-    if draw(st.integers(0, 3)) == 0:
-        schema["uniqueItems"] = True
-    if draw(st.integers(0, 3)) == 0:
-        schema["contains"] = draw(children)
-        if draw(st.booleans()):
-            schema["minContains"] = draw(st.integers(0, 2))
-        if draw(st.integers(0, 2)) == 0:
-            schema["maxContains"] = draw(st.integers(1, 2))
-    if draw(st.integers(0, 6)) == 0:
-        schema["unevaluatedItems"] = draw(st.one_of(st.booleans(), children))
-    return schema
-
-
-def composed(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    branches = st.lists(children, min_size=1, max_size=3)
-    return st.one_of(
-        branches.map(lambda b: {"anyOf": b}),
-        branches.map(lambda b: {"oneOf": b}),
-        branches.map(lambda b: {"allOf": b}),
-        children.map(lambda c: {"not": c}),
-        st.tuples(children, children, children).map(lambda t: {"if": t[0], "then": t[1], "else": t[2]}),
-    )
-
-
-def schemas() -> st.SearchStrategy[Any]:
-    return st.recursive(
-        leaves(),
-        lambda children: st.one_of(objects(children), arrays(children), composed(children)),
-        max_leaves=6,
-    )
-
-
-@st.composite
-def pairs(draw: st.DrawFn) -> tuple[Any, Any]:
-    """Two schemas related as versions are: unrelated, one inside a union or conjunction of the other, alike."""
-    first, second = draw(schemas()), draw(schemas())
-    relation = draw(st.integers(0, 4))
-    if relation == 1:
-        return first, {"anyOf": [first, second]}
-    if relation == 2:
-        return {"allOf": [first, second]}, first
-    if relation == 3:
-        return first, first
-    if relation == 4 and isinstance(first, dict) and isinstance(second, dict):
-        return first, {**first, **second}
-    return first, second
-
 
 def valid(schema: Any, instance: Any) -> bool:
     return jsonschema.Draft202012Validator(schema).is_valid(instance)
 
 
-@given(pairs(), st.lists(instances, min_size=10, max_size=30))
+@given(schema_versions(), st.lists(small_values, min_size=10, max_size=30))
 def test_a_proof_of_inclusion_is_never_wrong(pair: tuple[Any, Any], found: list[Any]) -> None:
     narrow, wide = pair
     if not includes(normalise(narrow), normalise(wide)):
@@ -354,7 +224,7 @@ def test_a_proof_of_inclusion_is_never_wrong(pair: tuple[Any, Any], found: list[
         assert not valid(narrow, instance) or valid(wide, instance), (narrow, wide, instance)
 
 
-@given(schemas(), st.lists(instances, min_size=10, max_size=30))
+@given(vocabulary_schemas(), st.lists(small_values, min_size=10, max_size=30))
 def test_a_proof_of_emptiness_and_membership_are_never_wrong(schema: Any, found: list[Any]) -> None:
     normalised = normalise(schema)
     nothing = accepts_nothing(normalised)
