@@ -33,7 +33,9 @@ __all__ = ["walk_parameters"]
 
 _UPPER: Final = ("maxLength", "maxItems", "maxProperties", "maxContains")
 _LOWER: Final = ("minLength", "minItems", "minProperties", "minContains")
-_CHILDREN: Final = ("propertyNames", "contains", "unevaluatedItems", "unevaluatedProperties")
+# Keywords holding one subschema, compared as a child: an object's, then an array's.
+_OBJECT_CHILDREN: Final = ("propertyNames", "unevaluatedProperties")
+_ARRAY_CHILDREN: Final = ("contains", "unevaluatedItems")
 _OPAQUE: Final = ("not", "if", "then", "else", "$ref")
 _UNIONS: Final = ("anyOf", "oneOf")
 _KNOWN: Final = frozenset(
@@ -41,7 +43,7 @@ _KNOWN: Final = frozenset(
         "type", "enum", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "uniqueItems",
         "pattern", "format", "properties", "required", "additionalProperties", "patternProperties",
         "dependentRequired", "dependentSchemas", "items", "prefixItems", "allOf", "$recursive", "$depth",
-        *_UPPER, *_LOWER, *_CHILDREN, *_OPAQUE, *_UNIONS, *ANNOTATIONS,
+        *_UPPER, *_LOWER, *_OBJECT_CHILDREN, *_ARRAY_CHILDREN, *_OPAQUE, *_UNIONS, *ANNOTATIONS,
     }
 )  # fmt: skip
 _NAME_SIMILARITY: Final = 0.5
@@ -470,6 +472,8 @@ class _Walk:
         self.keyed(old, new, path, "patternProperties")
         self.keyed(old, new, path, "dependentSchemas")
         self.dependent_required(old, new, path)
+        for keyword in _OBJECT_CHILDREN:
+            self.child(old, new, path, keyword)
 
     def renames(
         self,
@@ -650,7 +654,7 @@ class _Walk:
             self.compare(o, n, f"{path}/prefixItems/{index}")
         if not same(o_items, n_items, ordered=True) and (reach is None or reach > prefix):
             self.compare(o_items, n_items, f"{path}/items")
-        for keyword in _CHILDREN:
+        for keyword in _ARRAY_CHILDREN:
             self.child(old, new, path, keyword)
 
     def child(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str, keyword: str) -> None:
