@@ -611,9 +611,9 @@ from toolstream._redact_stream import redact_stream
 def sse(chunks):
     return b"".join(b"data: " + json.dumps(chunk).encode() + b"\\n\\n" for chunk in chunks)
 
-def timed(data, format, json_lines=False):
+def timed(data, format):
     started = time.perf_counter()
-    out, _ = redact_stream(data, [], format=format, json_lines=json_lines, redactor=Redactor())
+    out, _, _ = redact_stream(data, [], format=format, redactor=Redactor())
     return out, time.perf_counter() - started
 
 def ollama(calls):
@@ -644,8 +644,8 @@ def gemini(keys):
         (
             "ollama",
             """
-            small, small_seconds = timed(ollama(2_500), "ollama", True)
-            large, large_seconds = timed(ollama(10_000), "ollama", True)
+            small, small_seconds = timed(ollama(2_500), "ollama")
+            large, large_seconds = timed(ollama(10_000), "ollama")
             outcome = [large.count(b"hunter2"), large.count(b"ghp_"), large_seconds / small_seconds]
             """,
         ),

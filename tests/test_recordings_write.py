@@ -18,11 +18,18 @@ from openai.types.chat import ChatCompletionChunk
 
 import toolstream
 from toolstream._secrets import find
-from toolstream.recordings import Recorder, Recording, describe_call, iter_recordings, load, load_recording, write
+from toolstream.recordings import (
+    RAW_SUFFIXES,
+    Recorder,
+    Recording,
+    describe_call,
+    iter_recordings,
+    load,
+    load_recording,
+    write,
+)
 
-# The writer keeps a body as `.sse` (or `.jsonl` for Ollama) and records Bedrock as its SDK events: the raw-body
-# recordings of a Gemini JSON array or a Bedrock AWS event stream are written by hand, not copied by `write`.
-BUNDLED = [recording for recording in iter_recordings() if recording.path.suffix not in (".json-array", ".eventstream")]
+BUNDLED = list(iter_recordings())
 RECORDINGS_DIR = Path(__file__).resolve().parents[1] / "recordings"
 WEATHER = {
     "type": "function",
@@ -96,7 +103,7 @@ def test_bundled_recording_copied_with_write_reassembles_to_its_expected_calls(
     )
     assert copy.path.suffix == recording.path.suffix
     assert copy.chunks() == recording.chunks()
-    if recording.path.suffix == ".sse":
+    if recording.path.suffix in RAW_SUFFIXES:
         assert copy.read_bytes() == recording.read_bytes()
         assert list(copy) == [recording.read_bytes()]
     else:
@@ -389,8 +396,6 @@ def test_misuse(tmp_path: Path) -> None:
         write(tmp_path, "x", SSE, format="openai-chat", request=[1])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="status"):
         write(tmp_path, "x", SSE, format="openai-chat", status="200")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="binary event streams"):
-        write(tmp_path, "x", SSE, format="bedrock-converse")
     assert list(tmp_path.iterdir()) == []
 
 

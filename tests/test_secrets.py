@@ -107,16 +107,13 @@ def test_docstring_examples() -> None:
 
 
 def test_the_bundled_recordings_are_written_as_they_are(tmp_path: Path) -> None:
-    # The writer keeps a body as `.sse` (or `.jsonl`) and Bedrock as its SDK events, as test_recordings_write says.
-    recordings = [
-        recording
-        for recording in iter_recordings(RECORDINGS)
-        if recording.path.suffix not in (".json-array", ".eventstream")
-    ]
+    recordings = list(iter_recordings(RECORDINGS))
     assert len(recordings) > 50
+    assert {recording.path.suffix for recording in recordings} == {".sse", ".jsonl", ".json-array", ".eventstream"}
     for recording in recordings:
         written = write(tmp_path, recording.name, recording, format=recording.manifest["format"])
         assert list(written) == list(recording), recording.name  # the same reads, or the same chunks
+        assert written.path.suffix == recording.path.suffix, recording.name
 
 
 def _tool_definitions() -> list[Any]:

@@ -56,8 +56,19 @@ __all__ = ["Recorder", "check_name", "write"]
 
 # toolstream.recordings imports this module at its end, so its names are imported here where they are used.
 
-# Wire formats whose raw stream is JSON lines rather than an event stream.
-_JSON_LINES_WIRE: Final = frozenset({"ollama"})
+# A raw body's data file and content type, by its framing as the engine tells it.
+_SUFFIXES: Final = {
+    "sse": ".sse",
+    "json-lines": ".jsonl",
+    "json-array": ".json-array",
+    "aws-event-stream": ".eventstream",
+}
+_CONTENT_TYPES: Final = {
+    ".sse": "text/event-stream",
+    ".jsonl": "application/x-ndjson",
+    ".json-array": "application/json",
+    ".eventstream": "application/vnd.amazon.eventstream",
+}
 _RAW: Final = (bytes, bytearray, memoryview, str)
 
 
@@ -207,7 +218,7 @@ class _Spec:
         suffix, data, chunks = self._encode(capture, redactor)
         content_type = next((value for name, value in kept.items() if name.lower() == "content-type"), None)
         if content_type is None and capture.raw is not False:
-            content_type = "application/x-ndjson" if suffix == ".jsonl" else "text/event-stream"
+            content_type = _CONTENT_TYPES[suffix]
         transport: dict[str, Any] = {"status": status, "content_type": content_type}
         if kept:
             transport["headers"] = kept
@@ -222,21 +233,17 @@ class _Spec:
         if capture.raw is False or (capture.raw is None and self.format == "bedrock-converse"):
             texts = [_line(item) for item in capture.items]
             return ".jsonl", redact_chunks(texts, format=self.format, redactor=redactor, what=what), None
-        if self.format == "bedrock-converse":
-            raise ValueError(
-                "bedrock-converse streams are AWS binary event streams, which a recording cannot hold as bytes; "
-                "record the parsed chunks (the SDK's event dicts) instead"
-            )
         cuts: list[int] = []
         for item in capture.items:
             cuts.append((cuts[-1] if cuts else 0) + len(item))
-        json_lines = self.format in _JSON_LINES_WIRE
-        data, cuts = redact_stream(
-            b"".join(capture.items), cuts, format=self.format, json_lines=json_lines, redactor=redactor, what=what
+        data, cuts, framing = redact_stream(
+            b"".join(capture.items), cuts, format=self.format, redactor=redactor, what=what
         )
         sizes = [end - start for start, end in zip([0, *cuts], cuts, strict=False)]
         chunks = [[offset, size] for offset, size in zip(capture.offsets, sizes, strict=True) if size]
-        return (".jsonl" if json_lines else ".sse"), data, chunks
+        # A body of no framing (nothing came, an HTML error page) keeps the suffix its format's bodies have.
+        suffix = _SUFFIXES[framing] if framing is not None else ".jsonl" if self.format == "ollama" else ".sse"
+        return suffix, data, chunks
 
     def _manifest(self, capture: _Capture, complete: bool, transport: dict[str, Any]) -> dict[str, Any]:
         options = self.options
