@@ -219,11 +219,11 @@ def _check_tail(data: bytes, reading: Reading, redactor: Redactor, what: str) ->
     """Refuse a body whose bytes past the break in its framing hold a secret: they cannot be rewritten as events."""
     if reading.tail is None:
         return
-    text = data[reading.tail :].decode("utf-8", "replace")
-    if any(text[start:end] != replacement for start, end, replacement, _ in units(text, redactor)):
+    text = data[reading.tail :].decode("utf-8", "replace")  # the strings of a cut or broken message are decoded too
+    if any(text[start:end] != replacement for start, end, replacement, _ in units(text, redactor, anywhere=True)):
         raise ValueError(
-            f"{what}: the body breaks its {reading.framing} framing ({reading.broken}), and the bytes from byte "
-            f"{reading.tail} on hold a secret that cannot be masked where nothing frames, so nothing was written"
+            f"{what}: the body breaks its framing ({reading.broken}), and the bytes from byte {reading.tail} on "
+            "hold a secret, which cannot be masked in bytes that are not events, so nothing was written"
         )
 
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from toolstream._core import frame_body
 from toolstream._eventstream import Message, messages
 from toolstream._jsonspans import decode, decode_spans, leaves
 
-__all__ = ["Frame", "Reading", "apply_edits", "read_body", "read_chunks"]
+__all__ = ["Frame", "Reading", "apply_edits", "per_character", "read_body", "read_chunks"]
 
 _LINE: Final = re.compile(rb"([^\r\n]*)(\r\n|\r|\n|\Z)")
 _BOM: Final = b"\xef\xbb\xbf"
@@ -118,12 +118,14 @@ class Frame:
     def data_edits(self, rewrites: list[tuple[int, int, str]]) -> list[Edit]:
         """Rewrites of the text (ascending, disjoint) as rewrites of the bytes, in one pass over the text.
 
-        A rewrite that spans a line join (data that is not JSON) is split there, its replacement in its first part.
+        A rewrite that spans a line join (data that is not JSON) is split there, its replacement in its first part. A
+        rewrite of a character each is split at every character of several bytes, so that each edit either keeps its
+        length or is one character's spelling (see ``apply_edits``).
         """
         edits: list[Edit] = []
         line = 0
         char, byte = 0, self.data_offsets[0]  # a position in the text, and where it is in the bytes
-        for start, end, replacement in rewrites:
+        for start, end, replacement in rewrites if self.ascii else per_character(rewrites, self._wide):
             encoded = replacement.encode("utf-8")
             while start < end:
                 while line + 1 < len(self.starts) and self.starts[line + 1] <= start:
@@ -141,11 +143,37 @@ class Frame:
                 start = max(stop, self.starts[line + 1])
         return edits
 
+    def _wide(self, position: int) -> bool:
+        return not self.text[position].isascii()
+
     def _line_end(self, line: int) -> int:
         return self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
 
     def _bytes(self, start: int, end: int) -> int:
         return end - start if self.ascii else len(self.text[start:end].encode("utf-8"))
+
+
+def per_character(
+    rewrites: Iterable[tuple[int, int, str]], wide: Callable[[int], bool]
+) -> Iterator[tuple[int, int, str]]:
+    """Rewrites that replace each character by one cut at every character ``wide`` says is spelled with several units.
+
+    Each rewrite then either keeps its length or is one character's spelling, so that a read boundary inside a
+    character that became one ``*`` moves no further than that ``*`` (``apply_edits``).
+    """
+    for start, end, replacement in rewrites:
+        if len(replacement) != end - start:
+            yield start, end, replacement
+            continue
+        run = start
+        for position in range(start, end):
+            if wide(position):
+                if run < position:
+                    yield run, position, replacement[run - start : position - start]
+                yield position, position + 1, replacement[position - start]
+                run = position + 1
+        if run < end:
+            yield run, end, replacement[run - start :]
 
 
 class Reading:
