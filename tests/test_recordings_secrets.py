@@ -14,6 +14,7 @@ import json
 import random
 import zlib
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -674,6 +675,28 @@ def test_a_recorder_stopped_early_writes_the_cut_array_masked(tmp_path: Path) ->
             for replayed_call in implementation.reassemble(load(recording.path)):
                 calls.append(replayed_call.arguments)
         assert calls == [masked_arguments]
+
+
+def test_a_masked_aws_recording_is_served_to_boto3(tmp_path: Path) -> None:
+    import boto3
+
+    data = wire("bedrock-converse", bedrock(pieces(TEXT, 4), pieces(arguments_text(escaped=True), 3)), True)
+    write(tmp_path, "bedrock-converse/secrets", reads(data, 4), format="bedrock-converse", status=200)
+    with LocalEndpoint(recordings=tmp_path) as endpoint:
+        client = boto3.client(
+            "bedrock-runtime",
+            endpoint_url=endpoint.url.removesuffix("/v1"),
+            region_name="us-east-1",
+            aws_access_key_id="test",
+            aws_secret_access_key="test",
+        )
+        messages: Any = [{"role": "user", "content": [{"text": "hi"}]}]
+        with closing(client):
+            stream = client.converse_stream(modelId="recording:bedrock-converse/secrets", messages=messages)["stream"]
+            with closing(stream):
+                calls = toolstream.reassemble(list(stream))
+        assert [(call.name, call.arguments) for call in calls] == [("login", masked(ARGUMENTS))]
+    assert calls.result.text == masked(TEXT)
 
 
 # --- what cannot be placed is not written ----------------------------------------------------------------------------

@@ -1,10 +1,11 @@
-"""AWS event-stream messages in a recorded body: where each one's parts lie, and its prelude and CRCs once rewritten.
+"""AWS event-stream messages: where the parts of a recorded one lie, its prelude and CRCs rewritten, a new one framed.
 
 A message is a prelude (total length, headers length, both big-endian ``u32``, then the CRC32 of those 8 bytes),
 headers (``name length: u8``, name, ``type: u8``, value), the payload and the CRC32 of everything before it
-(``docs/semantics.md``, "Raw bodies"). The core frames the body first (``toolstream._core.frame_body``): only the
-messages it read are walked here, so their lengths hold together. A message whose payload or header strings are
-rewritten gets its total length and both CRCs written anew, in place, so that the body still frames.
+(``docs/semantics.md``, "Raw bodies"). The core frames a recorded body first (``toolstream._core.frame_body``): only
+the messages it read are walked here, so their lengths hold together. A message whose payload or header strings are
+rewritten gets its total length and both CRCs written anew, in place, so that the body still frames. The local
+endpoint frames a recording of Bedrock's events (``message``) as Bedrock sends them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import bisect
 import zlib
 from typing import Final, NamedTuple
 
-__all__ = ["Message", "messages", "reframed"]
+__all__ = ["Message", "message", "messages", "reframed"]
 
 PRELUDE: Final = 12
 _CRC: Final = 4
@@ -101,3 +102,14 @@ def reframed(data: bytes, found: list[Message], edits: list[Edit]) -> list[Edit]
             (message.end - _CRC, message.end, zlib.crc32(body).to_bytes(4, "big")),
         ]
     return sorted(edit for edit in out if data[edit[0] : edit[1]] != edit[2])
+
+
+def message(headers: dict[str, str], payload: bytes) -> bytes:
+    """One message with string headers, framed as AWS frames it (both CRC32s)."""
+    head = b"".join(
+        bytes([len(name)]) + name.encode() + bytes([_STRING]) + len(value.encode()).to_bytes(2, "big") + value.encode()
+        for name, value in headers.items()
+    )
+    prelude = (PRELUDE + len(head) + len(payload) + _CRC).to_bytes(4, "big") + len(head).to_bytes(4, "big")
+    body = prelude + zlib.crc32(prelude).to_bytes(4, "big") + head + payload
+    return body + zlib.crc32(body).to_bytes(4, "big")
