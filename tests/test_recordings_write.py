@@ -137,6 +137,52 @@ def test_ollama_bytes_are_json_lines_and_iterate_as_reads(tmp_path: Path) -> Non
     assert [chunk["message"]["content"] for chunk in recording.chunks()] == ["a", "b"]
 
 
+AWS_BODY = (RECORDINGS_DIR / "bedrock-converse" / "aws-event-stream-text-then-tool-use.eventstream").read_bytes()
+ARRAY_BODY = (RECORDINGS_DIR / "gemini" / "json-array-thought-then-call.json-array").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("format", "body", "suffix", "content_type"),
+    [
+        ("openai-chat", b"".join(SSE), ".sse", "text/event-stream"),
+        ("gemini", ARRAY_BODY, ".json-array", "application/json"),
+        ("gemini", b"\xef\xbb\xbf\r\n " + ARRAY_BODY, ".json-array", "application/json"),  # a BOM and whitespace first
+        ("bedrock-converse", AWS_BODY, ".eventstream", "application/vnd.amazon.eventstream"),
+        ("ollama", b'{"message":{"content":"a"},"done":true}\n', ".jsonl", "application/x-ndjson"),
+        # Told from the body, not the format: an error body in JSON is JSON lines, an array under any name an array.
+        ("openai-chat", b'{"error":{"message":"overloaded"}}\n', ".jsonl", "application/x-ndjson"),
+        ("ollama", b"[{}]", ".json-array", "application/json"),
+        # No framing: the bytes as they came, under the suffix of the format's usual body.
+        ("openai-chat", b"<html>502 Bad Gateway</html>", ".sse", "text/event-stream"),
+        ("bedrock-converse", b"<html>502 Bad Gateway</html>", ".sse", "text/event-stream"),
+        ("ollama", b"<html>502 Bad Gateway</html>", ".jsonl", "application/x-ndjson"),
+        ("gemini", b"", ".sse", "text/event-stream"),
+    ],
+)
+def test_a_body_is_kept_in_the_suffix_of_its_framing(
+    tmp_path: Path, format: str, body: bytes, suffix: str, content_type: str
+) -> None:
+    reads = [body[start : start + 100] for start in range(0, len(body), 100)]
+    recording = write(tmp_path, f"{format}/body", reads, format=format)
+    assert recording.path.suffix == suffix
+    assert recording.manifest["transport"]["content_type"] == content_type
+    assert recording.read_bytes() == body and list(recording) == reads
+
+
+def test_a_recorder_keeps_an_aws_body_and_its_reads(tmp_path: Path) -> None:
+    reads = [AWS_BODY[start : start + 37] for start in range(0, len(AWS_BODY), 37)]
+
+    async def main() -> list[Any]:
+        closed: list[bool] = []
+        async with Recorder(tmp_path, "bedrock-converse/live", format="bedrock-converse") as recorder:
+            return [call.arguments async for call in toolstream.areassemble(recorder.atee(arrive(reads, closed)))]
+
+    assert asyncio.run(main()) == [{"city": "Lyon", "days": 1}]
+    recording = load(tmp_path / "bedrock-converse" / "live.eventstream")
+    assert list(recording) == reads and recording.manifest["complete"] is True
+    assert [call.arguments for call in toolstream.reassemble(recording)] == [{"city": "Lyon", "days": 1}]
+
+
 def test_single_bytes_object_and_empty_reads(tmp_path: Path) -> None:
     one = write(tmp_path, "one", b"".join(SSE), format="openai-chat")
     assert list(one) == [b"".join(SSE)]
