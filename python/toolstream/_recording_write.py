@@ -1,20 +1,22 @@
 """Writing recordings: ``toolstream.recordings.write`` and ``Recorder``, with secrets redacted on the way to disk.
 
-A recording is written as ``<folder>/<name>.sse`` (or ``.jsonl``) and ``<folder>/<name>.json``. ``name`` may hold
+A recording is written as ``<folder>/<name>.<suffix>`` (its data file) and ``<folder>/<name>.json``. ``name`` may hold
 ``/``-separated subfolders (``"openai-chat/parallel-calls"`` under a recordings root, as ``iter_recordings`` and the
 pytest plugin name recordings); absolute names, ``.``/``..`` or empty parts, backslashes, control characters and a
 trailing data or manifest suffix are rejected with ``ValueError``. Folders are created as needed. Each file is
 written to a temporary file beside it and renamed into place, data file first and manifest last, so a crash never
-leaves a half-written manifest; a data file of the other suffix left by an earlier recording of the same name is
+leaves a half-written manifest; a data file of another suffix left by an earlier recording of the same name is
 removed.
 
 What the stream is decides the data file:
 
 - bytes (one object, or an iterable of network reads: ``bytes``, ``bytearray``, ``memoryview`` or ``str``, the last
-  encoded as UTF-8): the bytes byte for byte, as ``.sse``, or ``.jsonl`` for Ollama's JSON-lines wire format; every
-  read is kept in ``transport.chunks`` as ``[offset_ms, size]``. Record reads (httpx ``iter_bytes()``,
-  ``iter_raw()``, ``aiter_bytes()``), not ``iter_lines()``, which drops the line ends. Bedrock's binary event stream
-  cannot be stored as bytes: record its parsed chunks.
+  encoded as UTF-8): the bytes byte for byte, under the suffix of the framing the engine tells from their first
+  bytes: ``.sse`` (server-sent events), ``.jsonl`` (JSON lines: Ollama), ``.json-array`` (Gemini without
+  ``alt=sse``), ``.eventstream`` (AWS event-stream messages: Bedrock's ``ConverseStream`` over HTTP); a body of no
+  framing under its format's usual suffix (``.jsonl`` for Ollama, ``.sse`` otherwise). Every read is kept in
+  ``transport.chunks`` as ``[offset_ms, size]``. Record reads (httpx ``iter_bytes()``, ``iter_raw()``,
+  ``aiter_bytes()``), not ``iter_lines()``, which drops the line ends.
 - chunks (dicts or SDK objects, dumped with ``model_dump(mode="json", by_alias=True, exclude_unset=True)``): one
   compact JSON object per line in ``.jsonl``.
 - a ``Recording`` (it iterates as one of the two).
@@ -24,11 +26,14 @@ Secrets never reach the disk, and what is written still replays. Secret headers 
 meaning (``toolstream._redact_stream``): in each call's reassembled arguments (its strings decoded, the values of
 members named like ``password`` or ``token``) and each choice's text, however they were cut into fragments, reads or
 escapes, and in every other string of every event; every character of a secret becomes ``*`` in the fragment it came
-in, so the recording loads, replays to the same calls with the secrets masked, and is served as it was. The manifest
-is masked the same way: every string (keys too) and the values of secret-named members (a number keeps its shape),
-so that ``expected`` calls read as the recording replays. Detectors: ``toolstream._secrets``; ``redact=`` adds
-regexes. A secret the rewriting could not place raises ``ValueError`` and nothing is written. The consumer of
-``Recorder.tee`` still gets the stream unchanged.
+in (an AWS message that changed is framed anew: its length and CRCs), so the recording loads, replays to the same
+calls with the secrets masked, and is served as it was. The manifest is masked the same way: every string (keys too)
+and the values of secret-named members (a number keeps its shape), so that ``expected`` calls read as the recording
+replays. Detectors: ``toolstream._secrets``; ``redact=`` adds
+regexes. A secret the rewriting could not place raises ``ValueError`` and nothing is written; so does a secret in the
+bytes past a break in a JSON array's or AWS body's framing (a cut, a bad CRC), which are kept as they came otherwise
+(``docs/semantics.md``, "Secrets in what toolstream writes"). The consumer of ``Recorder.tee`` still gets the stream
+unchanged.
 """
 
 from __future__ import annotations
