@@ -580,6 +580,18 @@ def test_an_aws_message_that_changed_is_framed_anew_and_the_reads_move_with_it(t
     }
 
 
+def test_a_read_boundary_inside_a_character_that_became_one_star_moves_only_past_that_star(tmp_path: Path) -> None:
+    # A key whose first character is spelled as an escape (six bytes), and a match of redact= holding "ü" (two bytes):
+    # each of them becomes one "*", the rest of the secrets one "*" a byte.
+    event = json.dumps({"choices": [{"index": 0, "delta": {"content": f"use {KEY} and pürple-7"}}]}, ensure_ascii=False)
+    body = b"data: " + event.replace("use s", "use \\u0073").encode() + b"\n\n"
+    escape, umlaut = body.index(b"\\u0073"), body.index("ü".encode())
+    recording = write(tmp_path, "sse", at(body, [escape + 3, umlaut + 1]), format="openai-chat", redact=[r"pürple-\d"])
+    masked_event = event.replace(KEY, "*" * len(KEY)).replace("pürple-7", "*" * 8)
+    assert recording.read_bytes() == f"data: {masked_event}\n\n".encode()
+    assert boundaries(recording) == [escape + 1, umlaut - 5 + 1]
+
+
 def test_a_body_whose_framing_breaks_is_masked_as_far_as_it_frames_and_kept_as_it_came_after(tmp_path: Path) -> None:
     secret = aws_event("contentBlockDelta", text_delta(f"use {KEY} now"))
     masked_secret = aws_event("contentBlockDelta", text_delta("use " + "*" * len(KEY) + " now"))
