@@ -839,9 +839,33 @@ def test_any_split_of_any_spelling_masks_the_secret(
 # --- hostile streams: linear time, bounded memory --------------------------------------------------------------------
 
 HOSTILE_SETUP = """
-import json, time
+import json, time, zlib
 from toolstream._redact import Redactor
 from toolstream._redact_stream import redact_stream
+
+def aws(events):
+    out = []
+    for kind, payload in (next(iter(event.items())) for event in events):
+        head = b""
+        for name, value in ((":event-type", kind), (":content-type", "application/json"), (":message-type", "event")):
+            head += bytes([len(name)]) + name.encode() + b"\\x07" + len(value).to_bytes(2, "big") + value.encode()
+        body = json.dumps(payload).encode()
+        prelude = (16 + len(head) + len(body)).to_bytes(4, "big") + len(head).to_bytes(4, "big")
+        message = prelude + zlib.crc32(prelude).to_bytes(4, "big") + head + body
+        out.append(message + zlib.crc32(message).to_bytes(4, "big"))
+    return b"".join(out)
+
+def bedrock(calls):
+    # Each call's arguments streamed a character a message, each holding a key spelled with escapes.
+    key = "sk-proj-" + "Ab1" * 10
+    arguments = '{"key": "' + "".join(f"\\\\u{ord(char):04x}" for char in key) + '"}'
+    events = [{"messageStart": {"role": "assistant"}}]
+    for index in range(calls):
+        start = {"toolUse": {"toolUseId": f"t{index}", "name": "f"}}
+        events.append({"contentBlockStart": {"start": start, "contentBlockIndex": index}})
+        events += [{"contentBlockDelta": {"delta": {"toolUse": {"input": char}}, "contentBlockIndex": index}} for char in arguments]
+        events.append({"contentBlockStop": {"contentBlockIndex": index}})
+    return aws(events + [{"messageStop": {"stopReason": "tool_use"}}])
 
 def sse(chunks):
     return b"".join(b"data: " + json.dumps(chunk).encode() + b"\\n\\n" for chunk in chunks)
@@ -912,6 +936,15 @@ def gemini(keys):
             outcome = [out.count(b'"content": "*"'), out.count(b"PRIVATE"), 1.0]
             """,
         ),
+        # An AWS body of one-character argument pieces, every key's character an escape: every message framed anew.
+        (
+            "aws",
+            """
+            small, small_seconds = timed(bedrock(40), "bedrock-converse")
+            large, large_seconds = timed(bedrock(160), "bedrock-converse")
+            outcome = [large.count(b'"input": "\\\\\\\\"'), large.count(b'"input": "*"'), large_seconds / small_seconds]
+            """,
+        ),
     ],
 )
 def test_hostile_streams_cost_linear_time_and_bounded_memory(shape: str, snippet: str) -> None:
@@ -921,6 +954,9 @@ def test_hostile_streams_cost_linear_time_and_bounded_memory(shape: str, snippet
         assert (first, second) == (0, 50_000)  # the key masked to its cut end; "AAAAAAAAA" is no user:password
     elif shape == "tiny":
         assert (first, second) == (30_000, 0)
+    elif shape == "aws":
+        assert (first, second) == (0, 160 * 38)  # no backslash of an escape left; a key's 38 characters one "*" each
+        assert ratio < 8
     else:
         assert (first, second) == (0, 0)
         # Four times the input, about four times the time (measured: 3.5-4.4 under load); quadratic work gives 16.
