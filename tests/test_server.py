@@ -28,7 +28,7 @@ import toolstream
 import toolstream.reference
 from conftest import RECORDINGS, REPO
 from server_helpers import FORMATS, PARALLEL, SCRIPTED, TOOLS, codes, events, named, reassembled, request, tools_for
-from toolstream.recordings import Recording, iter_recordings
+from toolstream.recordings import Recording, iter_recordings, load_recording
 from toolstream.server import LocalEndpoint, serve
 from toolstream.server._replay import REPLAYED_FORMATS, SERVED_FORMATS
 
@@ -757,6 +757,34 @@ def test_boto3_reads_every_bedrock_recording(url: str, recording: Recording) -> 
     assert calls.result.finish_reason == recording.expected["finish_reason"]
 
 
+def test_bedrock_events_are_framed_as_the_messages_bedrock_sends(tmp_path: Path) -> None:
+    """Recorded SDK events become event, exception and error messages, as botocore and the core read them back."""
+    from botocore.eventstream import EventStreamBuffer
+
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"throttlingException": {"message": "slow down"}},
+        {"error": {"code": "InternalFailure", "message": "it broke"}},
+        {"error": {"code": None, "message": "no code"}},
+    ]
+    recording = toolstream.recordings.write(tmp_path, "bedrock-converse/errors", events, format="bedrock-converse")
+    with LocalEndpoint(recordings=tmp_path) as running:
+        body = post(running.url.removesuffix("/v1"), replayed_path(recording), {}).content
+    buffer = EventStreamBuffer()
+    buffer.add_data(body)
+    assert [(message.headers, message.payload) for message in buffer] == [
+        ({":message-type": "event", ":event-type": "messageStart", ":content-type": "application/json"},
+         b'{"role": "assistant"}'),
+        ({":message-type": "exception", ":exception-type": "throttlingException", ":content-type": "application/json"},
+         b'{"message": "slow down"}'),
+        ({":message-type": "error", ":error-code": "InternalFailure", ":error-message": "it broke"}, b""),
+        ({":message-type": "error", ":error-message": "no code"}, b""),
+    ]  # fmt: skip
+    assert toolstream.recordings.decode_eventstream(body) == events
+    result = toolstream.reassemble(body, format="bedrock-converse", on_invalid="yield")
+    assert list(result) == [] and [v.code.value for v in result.result.violations].count("PROVIDER_ERROR") == 3
+
+
 def test_replayed_routes_answer_errors_in_their_own_shape(url: str) -> None:
     from botocore.exceptions import ClientError
 
@@ -777,6 +805,17 @@ def test_replayed_routes_answer_errors_in_their_own_shape(url: str) -> None:
     elsewhere = post(url, *request("openai-chat", "recording:gemini/json-array-thought-then-call", tools=None))
     assert elsewhere.status_code == 400
     assert "served on /v1beta/models/{model}:streamGenerateContent" in elsewhere.json()["error"]["message"]
+
+
+def test_a_recording_written_without_status_or_content_type_is_served(tmp_path: Path) -> None:
+    """``write`` keeps ``"status": null`` when none was given: the endpoint then answers 200, in the framing's type."""
+    chunks = load_recording(RECORDINGS / "openai-chat" / "parallel-calls.sse").chunks()
+    written = toolstream.recordings.write(tmp_path, "openai-chat/written", chunks, format="openai-chat")
+    assert written.manifest["transport"] == {"status": None, "content_type": None}
+    with LocalEndpoint(recordings=tmp_path) as running:
+        response = post(running.url, *request("openai-chat", "recording:openai-chat/written", tools=None))
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    assert [call.name for call in toolstream.reassemble(response.content)] == ["plus", "minus"]
 
 
 def test_recorded_network_reads_are_kept(tmp_path: Path) -> None:

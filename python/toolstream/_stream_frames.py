@@ -265,9 +265,10 @@ def read_body(data: bytes) -> Reading:
     elif reading.feeds:
         reading.feeds[-1] += data[framed:]  # the array's closing bracket
         reading.alone[-1] += data[framed:]
-    reading.close(data)
-    if reading.messages:
+    if reading.messages:  # an AWS message's only text outside its payload: its string headers
         reading.outside = [span for message in reading.messages for span in message.strings]
+    else:
+        reading.close(data)
     return reading
 
 

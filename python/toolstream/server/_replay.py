@@ -92,20 +92,15 @@ def _split(data: bytes, recording: Recording, transport: Mapping[str, Any]) -> t
     return tuple(parts)
 
 
-def _aws_message(event: Any) -> bytes:
+def _aws_message(event: Any, recording: Recording) -> bytes:
     """An event as boto3 yields it, framed as the AWS event-stream message Bedrock sent for it."""
     ((kind, payload),) = event.items() if isinstance(event, dict) and len(event) == 1 else ((None, None),)
     if not isinstance(kind, str) or not isinstance(payload, dict):
-        raise ValueError(f"a Bedrock event is one member whose value is an object; got {event!r:.80}")
-    if kind == "error":
-        return message(
-            {
-                ":message-type": "error",
-                ":error-code": str(payload.get("code")),
-                ":error-message": str(payload.get("message")),
-            },
-            b"",
-        )
+        raise ValueError(f"{recording.path}: a Bedrock event is one member whose value is an object; got {event!r:.80}")
+    if kind == "error":  # an AWS error message: its code and message are headers
+        fields = {":error-code": payload.get("code"), ":error-message": payload.get("message")}
+        headers = {name: value for name, value in fields.items() if isinstance(value, str)}
+        return message({":message-type": "error", **headers}, b"")
     headers = (
         {":message-type": "exception", ":exception-type": kind}
         if kind.endswith("Exception")
@@ -121,9 +116,11 @@ def replay_of(recording: Recording) -> Replay:
         ValueError: The manifest's ``transport`` is malformed, or a ``.jsonl`` file is not JSON lines.
     """
     transport = _transport(recording)
-    status = transport.get("status", 200)
     suffix = recording.path.suffix
-    content_type = transport.get("content_type", _CONTENT_TYPES.get(suffix, "text/event-stream"))
+    # A recording written without them says null: the defaults then.
+    status = transport.get("status")
+    status = 200 if status is None else status
+    content_type = transport.get("content_type") or _CONTENT_TYPES.get(suffix, "text/event-stream")
     array = None
     if suffix in _CONTENT_TYPES:
         chunks = _split(recording.read_bytes(), recording, transport)
@@ -133,7 +130,7 @@ def replay_of(recording: Recording) -> Replay:
         if recording.format == "openai-chat":
             chunks = (*(sse(event) for event in events), b"data: [DONE]\n\n")
         elif recording.format == "bedrock-converse":
-            chunks, content_type = tuple(_aws_message(event) for event in events), _AWS
+            chunks, content_type = tuple(_aws_message(event, recording) for event in events), _AWS
         else:
             chunks = tuple(sse(event, event.get("type") if isinstance(event, dict) else None) for event in events)
         if recording.format == "gemini":
