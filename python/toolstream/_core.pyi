@@ -12,6 +12,7 @@ __all__ = [
     "__version__",
     "frame",
     "frame_body",
+    "framing_of",
     "scan",
     "schema_problems",
     "violation_table",
@@ -142,6 +143,14 @@ def frame_body(body: bytes, limit: int) -> tuple[str | None, list[bytes], str | 
         ``(framing, events, error)``: the framing its opening tells (``"sse"``, ``"json-lines"``, ``"json-array"``,
         ``"aws-event-stream"``; None when it tells none, or the body ends before it tells), each event's data up to
         where the framing broke, and the framing error's message (None when the whole body frames).
+    """
+
+def framing_of(body: bytes) -> str | None:
+    """The framing a raw body's opening tells, as the engine tells it.
+
+    Returns:
+        ``"sse"``, ``"json-lines"``, ``"json-array"`` or ``"aws-event-stream"``; None when the opening tells none or
+        the body ends before it tells.
     """
 
 def schema_problems(schema_json: bytes, draft: str = "2020-12") -> list[tuple[str, str]]:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
-from toolstream._core import frame_body
+from toolstream._core import frame_body, framing_of
 from toolstream._eventstream import Message, messages
 from toolstream._jsonspans import decode, decode_spans, leaves
 
@@ -252,13 +252,11 @@ def _event_lines(data: bytes, json_lines: bool) -> Iterator[tuple[list[tuple[int
 
 def read_body(data: bytes) -> Reading:
     """A raw body's events, in the framing the engine tells from its first bytes."""
-    framing, events, broken = frame_body(data, len(data) + 1)
-    if framing == "json-array":
-        reading = _array(data, events)
-    elif framing == "aws-event-stream":
-        reading = _messages(data, len(events))
-    else:
+    framing = framing_of(data)
+    if framing not in ("json-array", "aws-event-stream"):
         return _lines(data, framing)
+    _, events, broken = frame_body(data, len(data) + 1)
+    reading = _array(data, events) if framing == "json-array" else _messages(data, len(events))
     framed = sum(map(len, reading.feeds))  # the feeds run from the first byte to the end of the last event
     if broken is not None:
         reading.broken, reading.tail = broken, framed
@@ -288,9 +286,7 @@ def _lines(data: bytes, framing: str | None) -> Reading:
 
 def _opening(data: bytes) -> int:
     """Where a body's content starts: after a UTF-8 BOM and whitespace, as the engine reads it."""
-    start = len(_BOM) if data.startswith(_BOM) else 0
-    match = _SPACE.match(data, start)
-    return start if match is None else match.end()
+    return _skip(data, len(_BOM) if data.startswith(_BOM) else 0)
 
 
 def _array(data: bytes, elements: list[bytes]) -> Reading:
@@ -311,8 +307,9 @@ def _array(data: bytes, elements: list[bytes]) -> Reading:
 
 
 def _skip(data: bytes, at: int) -> int:
-    match = _SPACE.match(data, at)
-    return at if match is None else match.end()
+    """Where the whitespace at ``at`` ends."""
+    match = _SPACE.match(data, at)  # always matches, if only the empty run
+    return match.end() if match else at
 
 
 def _messages(data: bytes, count: int) -> Reading:

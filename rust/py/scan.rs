@@ -100,3 +100,9 @@ pub(crate) fn frame_body(
         framed.error.map(|error| error.to_string()),
     )
 }
+
+/// The framing a raw body's opening tells (`framing::framing_of`), by its name.
+#[pyfunction]
+pub(crate) fn framing_of(body: &[u8]) -> Option<&'static str> {
+    framing::framing_of(body).map(framing::Framing::as_str)
+}

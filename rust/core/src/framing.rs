@@ -379,13 +379,18 @@ pub struct FramedBody {
     pub error: Option<FramingError>,
 }
 
-/// Frame a whole body, refusing events longer than `limit` bytes.
-pub fn frame_body(body: &[u8], limit: usize) -> FramedBody {
-    // The framing is told by the framer's own opening, read apart because a framer that fails forgets it.
-    let framing = match Opening::default().read(body) {
+/// The framing a body's opening tells, by the [`Framer`]'s own rule: `None` when it tells none or the body ends first.
+pub fn framing_of(body: &[u8]) -> Option<Framing> {
+    match Opening::default().read(body) {
         Told::Framing(framing, _) => Some(framing),
         Told::Pending | Told::Unrecognized => None,
-    };
+    }
+}
+
+/// Frame a whole body, refusing events longer than `limit` bytes.
+pub fn frame_body(body: &[u8], limit: usize) -> FramedBody {
+    // The framing is told apart, because a framer that fails forgets it.
+    let framing = framing_of(body);
     let mut events = Vec::new();
     let mut framer = Framer::new(limit);
     let mut collect = |event: Event<'_>| -> Result<(), FramingError> {
@@ -652,6 +657,13 @@ mod tests {
             frame_body(b"{}", 1 << 20).framing.map(Framing::as_str),
             Some("json-lines")
         );
+        assert_eq!(framing_of(b"\xEF\xBB\xBF\n[{"), Some(Framing::JsonArray));
+        assert_eq!(
+            framing_of(b"\0\0\0\x10\0\0\0\0\x05\xC2\x48\xEB"),
+            Some(Framing::AwsEventStream)
+        );
+        assert_eq!(framing_of(b"<html>"), None);
+        assert_eq!(framing_of(b"dat"), None, "not told yet");
     }
 
     #[test]
