@@ -1,9 +1,9 @@
 """A recorded stream cut into events, with where each event's text lies in the bytes; and the bytes rewritten.
 
-A body is read in the framing the engine tells from its first bytes (``toolstream._core.frame_body``, the core's own
-framer): server-sent events are the ``data:`` lines up to a blank line (CRLF, LF or CR line ends); JSON lines (Ollama)
-a line each; a JSON array (Gemini) an element each, as the core framed it; AWS event-stream messages (Bedrock) each
-message's payload (``toolstream._eventstream``). A body of no framing is read as server-sent events, which finds its
+A body is read in the framing the engine tells from its first bytes (``toolstream._core.framing_of``, the core's own
+rule): server-sent events are the ``data:`` lines up to a blank line (CRLF, LF or CR line ends); JSON lines (Ollama) a
+line each; a JSON array (Gemini) an element each, as the core frames it (``toolstream._core.frame_body``); AWS
+event-stream messages (Bedrock) each message's payload, the messages the core frames (``toolstream._eventstream``). A body of no framing is read as server-sent events, which finds its
 text outside every event. Recorded chunks are one compact JSON line each. Each event's text is kept with where each of
 its lines lies in the bytes, so that a rewrite found in the text lands on the bytes that spell it, and with its string
 and number tokens (``toolstream._jsonspans``). What lies outside every event's data (field names, comments,
