@@ -795,7 +795,12 @@ def split(text: str, cuts: list[int]) -> list[str]:
     return [text[start:end] for start, end in itertools.pairwise(points)]
 
 
-RENDERERS = {"openai-chat": chat, "openai-responses": responses, "anthropic-messages": anthropic}
+RENDERERS = {
+    "openai-chat": chat,
+    "openai-responses": responses,
+    "anthropic-messages": anthropic,
+    "bedrock-converse": bedrock,
+}
 
 
 @settings(max_examples=40)
