@@ -2,9 +2,10 @@
 
 The schemas use the keywords on which issue 3 requires the core and the reference to agree on (code, pointer):
 ``type`` (single and lists), ``required``, ``enum``/``const``, ``additionalProperties: false``, numeric bounds
-and string/array lengths, plus ``anyOf`` of type-only branches (reported as one ``TYPE_MISMATCH``). Numbers are
-integers and binary fractions (halves, quarters), which Python's ``float`` holds exactly, so the Rust core's exact
-decimals and the reference's floats cannot disagree.
+and string/array lengths, plus ``anyOf`` of type-only branches (reported as one ``TYPE_MISMATCH``) and, for issue
+15, ``anyOf``/``oneOf`` of object branches tagged by a ``kind`` constant (reported through the branch the value
+singles out, or as one violation). Numbers are integers and binary fractions (halves, quarters), which Python's
+``float`` holds exactly, so the Rust core's exact decimals and the reference's floats cannot disagree.
 
 A second family (``vocabulary_schemas``, ``schema_versions``, ``small_values``) covers every keyword the diff's
 inclusion proofs read: unions, ``not``, ``if``, pattern and extra keys, tuples, ``contains``, dependencies and the
@@ -87,17 +88,35 @@ def _array_schema(draw: st.DrawFn, children: st.SearchStrategy[dict[str, Any]]) 
     return schema
 
 
-def subschemas() -> st.SearchStrategy[dict[str, Any]]:
-    return st.recursive(
-        leaf_schemas(),
-        lambda children: st.one_of(_object_schema(children), _array_schema(children)),
-        max_leaves=8,
-    )
+@st.composite
+def _union_schema(draw: st.DrawFn, children: st.SearchStrategy[dict[str, Any]]) -> dict[str, Any]:
+    """Object branches, each tagged by its own ``kind`` (required or not), under ``anyOf`` or ``oneOf``."""
+    branches = []
+    for tag in draw(st.lists(st.sampled_from(TAGS), min_size=2, max_size=3, unique=True)):
+        branch = draw(_object_schema(children))
+        branch["properties"] = {"kind": {"const": tag}, **branch["properties"]}
+        if draw(st.booleans()):
+            branch["required"] = ["kind", *branch.get("required", [])]
+        branches.append(branch)
+    return {draw(st.sampled_from(("anyOf", "oneOf"))): branches}
 
 
-def tool_schemas() -> st.SearchStrategy[dict[str, Any]]:
-    """A tool's parameters: always an object schema at the top."""
-    return _object_schema(subschemas())
+TAGS = ("cat", "dog", "cow")
+
+
+def subschemas(*, unions: bool = False) -> st.SearchStrategy[dict[str, Any]]:
+    """Leaves, objects and arrays of them; with ``unions``, tagged unions of objects too."""
+
+    def extend(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+        shapes = [_object_schema(children), _array_schema(children)]
+        return st.one_of(*shapes, _union_schema(children)) if unions else st.one_of(*shapes)
+
+    return st.recursive(leaf_schemas(), extend, max_leaves=8)
+
+
+def tool_schemas(*, unions: bool = False) -> st.SearchStrategy[dict[str, Any]]:
+    """A tool's parameters: always an object schema at the top (``unions``: see :func:`subschemas`)."""
+    return _object_schema(subschemas(unions=unions))
 
 
 def near(schema: Any) -> st.SearchStrategy[Any]:
@@ -112,6 +131,9 @@ def near(schema: Any) -> st.SearchStrategy[Any]:
         return st.one_of(st.sampled_from(schema["enum"]), scalars)
     if "const" in schema:
         return st.one_of(st.just(schema["const"]), scalars)
+    branches = schema.get("anyOf", schema.get("oneOf", []))
+    if branches and all(branch.get("type") == "object" for branch in branches):
+        return st.one_of(*(near_object(branch) for branch in branches), scalars)
     return st.one_of(scalars, st.lists(scalars, max_size=2))
 
 
