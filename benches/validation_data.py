@@ -32,8 +32,9 @@ construction; ``test_bench_validation.py::test_workload_is_what_it_says`` confir
 reassembly grid's calls (``grid_registry``) live here too, for the benchmarks and ``report.py``.
 
 The recursive union of issue 15 (``RECURSIVE_TOOLS``, ``tree``): ``Node = anyOf[{kind: folder, children: [Node]},
-{kind: group, children: [Node]}]``, and a tree of it with one bad leaf. Finding every error of such a call asks for
-2**depth visits; ``toolstream`` counts them first and stops at ``Limits.max_validation_steps``.
+{kind: group, children: [Node]}]``, and a tree of it with one bad leaf. A search that lists every branch's errors
+(``jsonschema``, ``jsonschema-rs``) visits 2**depth pairs; ``toolstream`` judges each (subschema, value) pair once and
+follows the branch each node's tag names, so it finds the leaf in time linear in the depth (``leaf`` is its pointer).
 """
 
 from __future__ import annotations
@@ -537,6 +538,11 @@ def tree(depth: int, leaf: str) -> str:
     for level in range(depth):
         node = {"kind": "group" if level % 2 == 0 else "folder", "children": [node]}
     return json.dumps({"root": node})
+
+
+def leaf(depth: int) -> str:
+    """The JSON pointer of the leaf of ``tree(depth, ...)``."""
+    return "/root" + "/children/0" * depth
 
 
 # --- schemas for the reassembly grid's calls ---------------------------------------------------------------------

@@ -12,7 +12,9 @@ import base64
 import itertools
 import json
 import random
+import zlib
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +24,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolstream
+import toolstream.reference
 from bounded import run_bounded
 from toolstream import _stream_pieces
-from toolstream.recordings import Recorder, load, write
+from toolstream._core import frame_body
+from toolstream.recordings import Recorder, decode_eventstream, load, write
 from toolstream.server import LocalEndpoint
 
 WINDOW = 4
+IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
 _RNG = random.Random(15)
 
 
@@ -261,8 +266,28 @@ def stream(format: str, size: int, escaped: bool) -> list[dict[str, Any]]:
     return ollama(text)
 
 
-def wire(format: str, chunks: list[dict[str, Any]], escaped: bool) -> bytes:
-    """The bytes a provider sends; ``escaped`` spells letters that secrets hold as ``\\u`` escapes in the events too."""
+def aws_message(headers: dict[str, str], payload: bytes) -> bytes:
+    """One AWS event-stream message as AWS frames it: prelude, string headers, payload, both CRC32s."""
+    head = b"".join(
+        bytes([len(name)]) + name.encode() + b"\x07" + len(value.encode()).to_bytes(2, "big") + value.encode()
+        for name, value in headers.items()
+    )
+    prelude = (12 + len(head) + len(payload) + 4).to_bytes(4, "big") + len(head).to_bytes(4, "big")
+    message = prelude + zlib.crc32(prelude).to_bytes(4, "big") + head + payload
+    return message + zlib.crc32(message).to_bytes(4, "big")
+
+
+def aws_event(kind: str, payload: str) -> bytes:
+    """A ConverseStream event as Bedrock sends it over HTTP, its payload the JSON text given."""
+    headers = {":event-type": kind, ":content-type": "application/json", ":message-type": "event"}
+    return aws_message(headers, payload.encode())
+
+
+def wire(format: str, chunks: list[dict[str, Any]], escaped: bool, array: bool = False) -> bytes:
+    """The bytes a provider sends; ``escaped`` spells letters that secrets hold as ``\\u`` escapes in the events too.
+
+    Bedrock sends AWS event-stream messages; Gemini server-sent events, or one JSON array with ``array``.
+    """
 
     def text(chunk: dict[str, Any]) -> str:
         spelled = json.dumps(chunk)
@@ -270,6 +295,10 @@ def wire(format: str, chunks: list[dict[str, Any]], escaped: bool) -> bytes:
             spelled = spelled.replace(letter, f"\\u{ord(letter):04x}")
         return spelled
 
+    if format == "bedrock-converse":
+        return b"".join(aws_event(kind, text(payload)) for chunk in chunks for kind, payload in chunk.items())
+    if array:
+        return ("[" + ",\r\n".join(text(chunk) for chunk in chunks) + "]").encode()
     if format == "ollama":
         return b"".join(text(chunk).encode() + b"\n" for chunk in chunks)
     if format == "openai-chat":
@@ -316,9 +345,13 @@ def strings(value: Any) -> Iterator[str]:
 
 
 def views(data: bytes) -> Iterator[str]:
-    """A file's text, and every string its lines, ``data:`` lines and whole text hold as JSON."""
+    """A file's text, and every string its lines, ``data:`` lines and whole text hold as JSON (or its AWS events)."""
     text = data.decode("utf-8", errors="replace")
     yield text
+    try:
+        yield from strings(decode_eventstream(data))
+    except ValueError:
+        pass
     for line in [text, *text.splitlines()]:
         line = line.removeprefix("data:").strip()
         if line[:1] not in ("{", "["):
@@ -344,24 +377,36 @@ def written(folder: Path) -> list[str]:
     return [view for path in sorted(folder.rglob("*")) if path.is_file() for view in views(path.read_bytes())]
 
 
-def replayed(path: Path) -> tuple[list[Any], str]:
-    calls = toolstream.reassemble(load(path), on_invalid="yield")
+def replayed(path: Path, implementation: str = "core") -> tuple[list[Any], str]:
+    calls = IMPLEMENTATIONS[implementation].reassemble(load(path), on_invalid="yield")
     return [(call.name, call.arguments) for call in calls], calls.result.text
+
+
+def botocore_events(data: bytes) -> list[dict[str, Any]]:
+    """The events botocore's own parser reads from an AWS event-stream body (it checks both CRCs of each message)."""
+    from botocore.eventstream import EventStreamBuffer
+
+    buffer = EventStreamBuffer()
+    buffer.add_data(data)
+    return [{message.headers[":event-type"]: json.loads(message.payload)} for message in buffer]
 
 
 # --- the matrix -------------------------------------------------------------------------------------------------------
 
-RAW_FORMATS = ["openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama"]
+FORMATS = ["openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama", "bedrock-converse"]
+# Each format's raw body (Bedrock's AWS event-stream messages, Gemini's server-sent events), Gemini's JSON array, and
+# the chunks an SDK yields.
 CASES = [
     pytest.param(
         format, transport, size, escaped, id=f"{format}-{transport}-{size}-{'escaped' if escaped else 'plain'}"
     )
-    for format in [*RAW_FORMATS, "bedrock-converse"]
-    for transport in ("reads", "chunks")
-    if transport == "chunks" or format != "bedrock-converse"
+    for format in FORMATS
+    for transport in ("reads", "chunks", "array")
+    if transport != "array" or format == "gemini"
     for size in (1, 3, 4)
     for escaped in (False, True)
 ]
+SUFFIXES = {"ollama": ".jsonl", "bedrock-converse": ".eventstream"}
 
 
 @pytest.mark.parametrize(("format", "transport", "size", "escaped"), CASES)
@@ -369,7 +414,8 @@ def test_no_piece_of_a_secret_is_written_and_the_recording_replays_masked(
     tmp_path: Path, format: str, transport: str, size: int, escaped: bool
 ) -> None:
     chunks = stream(format, size, escaped)
-    source: list[Any] = chunks if transport == "chunks" else reads(wire(format, chunks, escaped), size)
+    body = wire(format, chunks, escaped, array=transport == "array")
+    source: list[Any] = chunks if transport == "chunks" else reads(body, size)
     folder = tmp_path / "out"
     with Recorder(folder, f"{format}/secrets", format=format) as recorder:
         received = list(recorder.tee(source))
@@ -381,14 +427,28 @@ def test_no_piece_of_a_secret_is_written_and_the_recording_replays_masked(
     assert leaked(written(folder), plain) == {}
     recording = recorder.recording
     assert recording is not None
-    calls, text = replayed(recording.path)
-    assert leaked([json.dumps(calls), text], plain) == {}
-
-    assert calls == [("login", masked(ARGUMENTS))]
-    assert text == masked(TEXT)
-    if transport == "reads":
-        sizes = [size for _, size in recording.manifest["transport"]["chunks"]]
-        assert sum(sizes) == len(recording.read_bytes()) and len(sizes) <= len(source)
+    for implementation in IMPLEMENTATIONS:
+        calls, text = replayed(recording.path, implementation)
+        assert leaked([json.dumps(calls), text], plain) == {}
+        assert calls == [("login", masked(ARGUMENTS))], implementation
+        assert text == masked(TEXT), implementation
+    if transport == "chunks":
+        assert recording.path.suffix == ".jsonl"
+        return
+    suffix = ".json-array" if transport == "array" else SUFFIXES.get(format, ".sse")
+    assert recording.path.suffix == suffix
+    data = recording.read_bytes()
+    sizes = [size for _, size in recording.manifest["transport"]["chunks"]]
+    assert sum(sizes) == len(data) and len(sizes) <= len(source)
+    assert frame_body(data, len(data) + 1)[2] is None, "the written body frames whole"
+    if transport == "array":
+        assert len(json.loads(data)) == len(chunks), "still one JSON array, an element per chunk"
+    if format == "bedrock-converse":
+        events = botocore_events(data)
+        assert events == recording.chunks() and len(events) == len(chunks)
+        sdk = toolstream.reassemble(events, format="bedrock-converse", on_invalid="yield")
+        assert [(call.name, call.arguments) for call in sdk] == [("login", masked(ARGUMENTS))]
+        assert sdk.result.text == masked(TEXT)
 
 
 def test_a_recording_without_secrets_is_written_byte_for_byte(tmp_path: Path) -> None:
@@ -476,6 +536,181 @@ def test_a_masked_recording_is_served_to_the_sdk(tmp_path: Path) -> None:
     assert calls.result.text == masked(TEXT)
 
 
+# --- AWS event-stream bodies and JSON arrays: framed anew, their reads kept, a broken one kept as far as it frames ----
+
+KEY = SECRETS["openai"][1]
+
+
+def text_delta(spelled: str) -> str:
+    """A Bedrock text delta's payload, its text spelled as given (JSON string content)."""
+    return '{"contentBlockIndex":0,"delta":{"text":"' + spelled + '"}}'
+
+
+def gemini_element(text: str) -> str:
+    return json.dumps({"candidates": [{"index": 0, "content": {"role": "model", "parts": [{"text": text}]}}]})
+
+
+def at(data: bytes, cuts: list[int]) -> list[bytes]:
+    return [data[start:end] for start, end in itertools.pairwise([0, *cuts, len(data)])]
+
+
+def boundaries(recording: Any) -> list[int]:
+    """Where the recorded reads end, but for the last (the end of the body)."""
+    return list(itertools.accumulate(size for _, size in recording.manifest["transport"]["chunks"]))[:-1]
+
+
+def test_an_aws_message_that_changed_is_framed_anew_and_the_reads_move_with_it(tmp_path: Path) -> None:
+    # The key's first character is spelled as an escape: six bytes that become one "*", so its message loses five.
+    first = aws_event("contentBlockDelta", text_delta("use \\u0073" + KEY[1:] + " now"))
+    last = aws_event("messageStop", '{"stopReason":"end_turn"}')
+    body = first + last
+    escape = first.index(b"\\u0073")
+    # Reads cut inside the first message's prelude, inside the escape, inside its CRC, inside the next one's prelude.
+    recording = write(
+        tmp_path, "reads", at(body, [5, escape + 3, len(first) - 2, len(first) + 3]), format="bedrock-converse"
+    )
+    masked_first = aws_event("contentBlockDelta", text_delta("use " + "*" * len(KEY) + " now"))
+    assert len(masked_first) == len(first) - 5
+    assert recording.read_bytes() == masked_first + last, "the message framed anew: its length and both CRCs"
+    # A boundary in a prelude or a CRC keeps its distance from its message's start or end (they are rewritten in
+    # place), one inside the escape moves to the end of the "*" it became, and one after the message moves with it.
+    assert boundaries(recording) == [5, escape + 1, len(masked_first) - 2, len(masked_first) + 3]
+    assert botocore_events(recording.read_bytes())[0] == {
+        "contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "use " + "*" * len(KEY) + " now"}}
+    }
+
+
+def test_a_read_boundary_inside_a_character_that_became_one_star_moves_only_past_that_star(tmp_path: Path) -> None:
+    # A key whose first character is spelled as an escape (six bytes), and a match of redact= holding "ü" (two bytes):
+    # each of them becomes one "*", the rest of the secrets one "*" a byte.
+    event = json.dumps({"choices": [{"index": 0, "delta": {"content": f"use {KEY} and pürple-7"}}]}, ensure_ascii=False)
+    body = b"data: " + event.replace("use s", "use \\u0073").encode() + b"\n\n"
+    escape, umlaut = body.index(b"\\u0073"), body.index("ü".encode())
+    recording = write(tmp_path, "sse", at(body, [escape + 3, umlaut + 1]), format="openai-chat", redact=[r"pürple-\d"])
+    masked_event = event.replace(KEY, "*" * len(KEY)).replace("pürple-7", "*" * 8)
+    assert recording.read_bytes() == f"data: {masked_event}\n\n".encode()
+    assert boundaries(recording) == [escape + 1, umlaut - 5 + 1]
+
+
+def test_a_body_whose_framing_breaks_is_masked_as_far_as_it_frames_and_kept_as_it_came_after(tmp_path: Path) -> None:
+    secret = aws_event("contentBlockDelta", text_delta(f"use {KEY} now"))
+    masked_secret = aws_event("contentBlockDelta", text_delta("use " + "*" * len(KEY) + " now"))
+    plain = aws_event("contentBlockDelta", text_delta("fine"))
+    stop = aws_event("messageStop", '{"stopReason":"end_turn"}')
+    corrupt = plain[:-1] + bytes([plain[-1] ^ 1])  # its CRC no longer matches its bytes
+    array = (
+        "[" + gemini_element(f"use {KEY} now") + ",\r\n" + gemini_element(" fine") + ",\r\n" + gemini_element(" more")
+    )
+    masked_array = array.replace(KEY, "*" * len(KEY))
+    bodies = {
+        # A consumer that stopped early cut the body inside a message, or inside the array.
+        "cut-message": (secret + plain + stop[:20], masked_secret + plain + stop[:20]),
+        "bad-crc": (secret + corrupt + stop, masked_secret + corrupt + stop),
+        "cut-array": (array[:-9].encode(), masked_array[:-9].encode()),
+        "unclosed-array": (array.encode(), masked_array.encode()),
+    }
+    for name, (body, expected) in bodies.items():
+        format = "gemini" if "array" in name else "bedrock-converse"
+        recording = write(tmp_path, name, at(body, [7, 100]), format=format)
+        assert recording.read_bytes() == expected, name
+        assert sum(size for _, size in recording.manifest["transport"]["chunks"]) == len(expected)
+        for implementation in IMPLEMENTATIONS.values():
+            # The recording breaks where the body broke, with the same error, after the same events.
+            with pytest.raises(toolstream.MalformedChunkError) as received:
+                list(implementation.reassemble(body))
+            with pytest.raises(toolstream.MalformedChunkError) as replayed:
+                list(implementation.reassemble(load(recording.path)))
+            assert str(replayed.value) == str(received.value), name
+
+
+def test_a_secret_past_the_break_refuses_the_recording(tmp_path: Path) -> None:
+    secret = aws_event("contentBlockDelta", text_delta(f"use {KEY} now"))
+    plain = aws_event("contentBlockDelta", text_delta("fine"))
+    corrupt = plain[:-1] + bytes([plain[-1] ^ 1])
+    escaped = "".join(f"\\u{ord(char):04x}" for char in KEY)  # spelled so that no detector sees it undecoded
+    array = "[" + gemini_element("fine ") + ",\r\n" + gemini_element(f"use {KEY}")[:-5]
+    bodies = {
+        "bad-crc": (
+            secret + corrupt + aws_event("contentBlockDelta", text_delta(f"use {escaped}")),
+            r"AWS event-stream message 1: the message's CRC32 is 0x[0-9a-f]{8}, its bytes give 0x[0-9a-f]{8}",
+            len(secret),
+        ),
+        "cut-message": (
+            plain + secret[:-10],
+            rf"AWS event-stream message 1: the body ended inside it, after {len(secret) - 10} of its "
+            rf"{len(secret)} bytes: it was cut",
+            len(plain),
+        ),
+        "cut-array": (
+            array.encode(),
+            r"the body ended inside its JSON array, after 1 element\(s\) and before the closing `\]`: it was cut",
+            len(gemini_element("fine ")) + 1,
+        ),
+    }
+    for name, (body, reason, tail) in bodies.items():
+        format = "gemini" if "array" in name else "bedrock-converse"
+        refused = (
+            rf"^recording '{name}': the body breaks its framing \({reason}\), and the bytes from byte {tail} on hold"
+        )
+        with pytest.raises(ValueError, match=refused) as raised:
+            write(tmp_path, name, [body], format=format)
+        assert "\n" not in str(raised.value), "one line"
+    assert list(tmp_path.iterdir()) == [], "nothing written"
+
+
+def test_a_recorder_stopped_early_writes_the_cut_array_masked(tmp_path: Path) -> None:
+    arguments = {"user": "ann", "password": "hunter2", "note": f"key {KEY}"}
+    call = {"functionCall": {"name": "login", "args": arguments}}
+    elements = [
+        {"candidates": [{"index": 0, "content": {"role": "model", "parts": [{"text": f"Logging in with {KEY}"}]}}]},
+        {"candidates": [{"index": 0, "content": {"role": "model", "parts": [call]}}]},
+        {
+            "candidates": [
+                {"index": 0, "content": {"role": "model", "parts": [{"text": "done"}]}, "finishReason": "STOP"}
+            ]
+        },
+    ]
+    body = ("[" + ",\r\n".join(json.dumps(element) for element in elements) + "]").encode()
+    with Recorder(tmp_path, "gemini/stopped", format="gemini") as recorder:
+        stream = toolstream.reassemble(recorder.tee(reads(body, 7)))
+        assert next(stream).arguments == arguments  # the consumer has its call and stops reading
+        stream.close()
+    recording = load(tmp_path / "gemini" / "stopped.json-array")
+    assert recording.manifest["complete"] is False
+    data = recording.read_bytes()
+    assert b"hunter2" not in data and KEY[8:20].encode() not in data
+    assert body.startswith(data[: data.index(b"*")]) and len(data) < len(body)
+    masked_arguments = {"user": "ann", "password": "*******", "note": "key " + "*" * len(KEY)}
+    for implementation in IMPLEMENTATIONS.values():
+        calls = []
+        with pytest.raises(toolstream.MalformedChunkError, match="ended inside its JSON array"):
+            for replayed_call in implementation.reassemble(load(recording.path)):
+                calls.append(replayed_call.arguments)
+        assert calls == [masked_arguments]
+
+
+def test_a_masked_aws_recording_is_served_to_boto3(tmp_path: Path) -> None:
+    import boto3
+
+    data = wire("bedrock-converse", bedrock(pieces(TEXT, 4), pieces(arguments_text(escaped=True), 3)), True)
+    write(tmp_path, "bedrock-converse/secrets", reads(data, 4), format="bedrock-converse", status=200)
+    with LocalEndpoint(recordings=tmp_path) as endpoint:
+        client = boto3.client(
+            "bedrock-runtime",
+            endpoint_url=endpoint.url.removesuffix("/v1"),
+            region_name="us-east-1",
+            aws_access_key_id="test",
+            aws_secret_access_key="test",
+        )
+        messages: Any = [{"role": "user", "content": [{"text": "hi"}]}]
+        with closing(client):
+            stream = client.converse_stream(modelId="recording:bedrock-converse/secrets", messages=messages)["stream"]
+            with closing(stream):
+                calls = toolstream.reassemble(list(stream))
+        assert [(call.name, call.arguments) for call in calls] == [("login", masked(ARGUMENTS))]
+    assert calls.result.text == masked(TEXT)
+
+
 # --- what cannot be placed is not written ----------------------------------------------------------------------------
 
 
@@ -560,7 +795,12 @@ def split(text: str, cuts: list[int]) -> list[str]:
     return [text[start:end] for start, end in itertools.pairwise(points)]
 
 
-RENDERERS = {"openai-chat": chat, "openai-responses": responses, "anthropic-messages": anthropic}
+RENDERERS = {
+    "openai-chat": chat,
+    "openai-responses": responses,
+    "anthropic-messages": anthropic,
+    "bedrock-converse": bedrock,
+}
 
 
 @settings(max_examples=40)
@@ -604,16 +844,40 @@ def test_any_split_of_any_spelling_masks_the_secret(
 # --- hostile streams: linear time, bounded memory --------------------------------------------------------------------
 
 HOSTILE_SETUP = """
-import json, time
+import json, time, zlib
 from toolstream._redact import Redactor
 from toolstream._redact_stream import redact_stream
+
+def aws(events):
+    out = []
+    for kind, payload in (next(iter(event.items())) for event in events):
+        head = b""
+        for name, value in ((":event-type", kind), (":content-type", "application/json"), (":message-type", "event")):
+            head += bytes([len(name)]) + name.encode() + b"\\x07" + len(value).to_bytes(2, "big") + value.encode()
+        body = json.dumps(payload).encode()
+        prelude = (16 + len(head) + len(body)).to_bytes(4, "big") + len(head).to_bytes(4, "big")
+        message = prelude + zlib.crc32(prelude).to_bytes(4, "big") + head + body
+        out.append(message + zlib.crc32(message).to_bytes(4, "big"))
+    return b"".join(out)
+
+def bedrock(calls):
+    # Each call's arguments streamed a character a message, each holding a key spelled with escapes.
+    key = "sk-proj-" + "Ab1" * 10
+    arguments = '{"key": "' + "".join(f"\\\\u{ord(char):04x}" for char in key) + '"}'
+    events = [{"messageStart": {"role": "assistant"}}]
+    for index in range(calls):
+        start = {"toolUse": {"toolUseId": f"t{index}", "name": "f"}}
+        events.append({"contentBlockStart": {"start": start, "contentBlockIndex": index}})
+        events += [{"contentBlockDelta": {"delta": {"toolUse": {"input": char}}, "contentBlockIndex": index}} for char in arguments]
+        events.append({"contentBlockStop": {"contentBlockIndex": index}})
+    return aws(events + [{"messageStop": {"stopReason": "tool_use"}}])
 
 def sse(chunks):
     return b"".join(b"data: " + json.dumps(chunk).encode() + b"\\n\\n" for chunk in chunks)
 
-def timed(data, format, json_lines=False):
+def timed(data, format):
     started = time.perf_counter()
-    out, _ = redact_stream(data, [], format=format, json_lines=json_lines, redactor=Redactor())
+    out, _, _ = redact_stream(data, [], format=format, redactor=Redactor())
     return out, time.perf_counter() - started
 
 def ollama(calls):
@@ -644,8 +908,8 @@ def gemini(keys):
         (
             "ollama",
             """
-            small, small_seconds = timed(ollama(2_500), "ollama", True)
-            large, large_seconds = timed(ollama(10_000), "ollama", True)
+            small, small_seconds = timed(ollama(2_500), "ollama")
+            large, large_seconds = timed(ollama(10_000), "ollama")
             outcome = [large.count(b"hunter2"), large.count(b"ghp_"), large_seconds / small_seconds]
             """,
         ),
@@ -677,6 +941,15 @@ def gemini(keys):
             outcome = [out.count(b'"content": "*"'), out.count(b"PRIVATE"), 1.0]
             """,
         ),
+        # An AWS body of one-character argument pieces, every key's character an escape: every message framed anew.
+        (
+            "aws",
+            """
+            small, small_seconds = timed(bedrock(40), "bedrock-converse")
+            large, large_seconds = timed(bedrock(160), "bedrock-converse")
+            outcome = [large.count(b'"input": "\\\\\\\\"'), large.count(b'"input": "*"'), large_seconds / small_seconds]
+            """,
+        ),
     ],
 )
 def test_hostile_streams_cost_linear_time_and_bounded_memory(shape: str, snippet: str) -> None:
@@ -686,6 +959,9 @@ def test_hostile_streams_cost_linear_time_and_bounded_memory(shape: str, snippet
         assert (first, second) == (0, 50_000)  # the key masked to its cut end; "AAAAAAAAA" is no user:password
     elif shape == "tiny":
         assert (first, second) == (30_000, 0)
+    elif shape == "aws":
+        assert (first, second) == (0, 160 * 38)  # no backslash of an escape left; a key's 38 characters one "*" each
+        assert ratio < 8
     else:
         assert (first, second) == (0, 0)
         # Four times the input, about four times the time (measured: 3.5-4.4 under load); quadratic work gives 16.

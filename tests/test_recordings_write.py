@@ -18,11 +18,18 @@ from openai.types.chat import ChatCompletionChunk
 
 import toolstream
 from toolstream._secrets import find
-from toolstream.recordings import Recorder, Recording, describe_call, iter_recordings, load, load_recording, write
+from toolstream.recordings import (
+    RAW_SUFFIXES,
+    Recorder,
+    Recording,
+    describe_call,
+    iter_recordings,
+    load,
+    load_recording,
+    write,
+)
 
-# The writer keeps a body as `.sse` (or `.jsonl` for Ollama) and records Bedrock as its SDK events: the raw-body
-# recordings of a Gemini JSON array or a Bedrock AWS event stream are written by hand, not copied by `write`.
-BUNDLED = [recording for recording in iter_recordings() if recording.path.suffix not in (".json-array", ".eventstream")]
+BUNDLED = list(iter_recordings())
 RECORDINGS_DIR = Path(__file__).resolve().parents[1] / "recordings"
 WEATHER = {
     "type": "function",
@@ -96,7 +103,7 @@ def test_bundled_recording_copied_with_write_reassembles_to_its_expected_calls(
     )
     assert copy.path.suffix == recording.path.suffix
     assert copy.chunks() == recording.chunks()
-    if recording.path.suffix == ".sse":
+    if recording.path.suffix in RAW_SUFFIXES:
         assert copy.read_bytes() == recording.read_bytes()
         assert list(copy) == [recording.read_bytes()]
     else:
@@ -128,6 +135,52 @@ def test_ollama_bytes_are_json_lines_and_iterate_as_reads(tmp_path: Path) -> Non
     assert recording.manifest["transport"]["content_type"] == "application/x-ndjson"
     assert list(recording) == reads
     assert [chunk["message"]["content"] for chunk in recording.chunks()] == ["a", "b"]
+
+
+AWS_BODY = (RECORDINGS_DIR / "bedrock-converse" / "aws-event-stream-text-then-tool-use.eventstream").read_bytes()
+ARRAY_BODY = (RECORDINGS_DIR / "gemini" / "json-array-thought-then-call.json-array").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("format", "body", "suffix", "content_type"),
+    [
+        ("openai-chat", b"".join(SSE), ".sse", "text/event-stream"),
+        ("gemini", ARRAY_BODY, ".json-array", "application/json"),
+        ("gemini", b"\xef\xbb\xbf\r\n " + ARRAY_BODY, ".json-array", "application/json"),  # a BOM and whitespace first
+        ("bedrock-converse", AWS_BODY, ".eventstream", "application/vnd.amazon.eventstream"),
+        ("ollama", b'{"message":{"content":"a"},"done":true}\n', ".jsonl", "application/x-ndjson"),
+        # Told from the body, not the format: an error body in JSON is JSON lines, an array under any name an array.
+        ("openai-chat", b'{"error":{"message":"overloaded"}}\n', ".jsonl", "application/x-ndjson"),
+        ("ollama", b"[{}]", ".json-array", "application/json"),
+        # No framing: the bytes as they came, under the suffix of the format's usual body.
+        ("openai-chat", b"<html>502 Bad Gateway</html>", ".sse", "text/event-stream"),
+        ("bedrock-converse", b"<html>502 Bad Gateway</html>", ".sse", "text/event-stream"),
+        ("ollama", b"<html>502 Bad Gateway</html>", ".jsonl", "application/x-ndjson"),
+        ("gemini", b"", ".sse", "text/event-stream"),
+    ],
+)
+def test_a_body_is_kept_in_the_suffix_of_its_framing(
+    tmp_path: Path, format: str, body: bytes, suffix: str, content_type: str
+) -> None:
+    reads = [body[start : start + 100] for start in range(0, len(body), 100)]
+    recording = write(tmp_path, f"{format}/body", reads, format=format)
+    assert recording.path.suffix == suffix
+    assert recording.manifest["transport"]["content_type"] == content_type
+    assert recording.read_bytes() == body and list(recording) == reads
+
+
+def test_a_recorder_keeps_an_aws_body_and_its_reads(tmp_path: Path) -> None:
+    reads = [AWS_BODY[start : start + 37] for start in range(0, len(AWS_BODY), 37)]
+
+    async def main() -> list[Any]:
+        closed: list[bool] = []
+        async with Recorder(tmp_path, "bedrock-converse/live", format="bedrock-converse") as recorder:
+            return [call.arguments async for call in toolstream.areassemble(recorder.atee(arrive(reads, closed)))]
+
+    assert asyncio.run(main()) == [{"city": "Lyon", "days": 1}]
+    recording = load(tmp_path / "bedrock-converse" / "live.eventstream")
+    assert list(recording) == reads and recording.manifest["complete"] is True
+    assert [call.arguments for call in toolstream.reassemble(recording)] == [{"city": "Lyon", "days": 1}]
 
 
 def test_single_bytes_object_and_empty_reads(tmp_path: Path) -> None:
@@ -389,8 +442,6 @@ def test_misuse(tmp_path: Path) -> None:
         write(tmp_path, "x", SSE, format="openai-chat", request=[1])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="status"):
         write(tmp_path, "x", SSE, format="openai-chat", status="200")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="binary event streams"):
-        write(tmp_path, "x", SSE, format="bedrock-converse")
     assert list(tmp_path.iterdir()) == []
 
 

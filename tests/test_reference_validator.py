@@ -23,6 +23,9 @@ import toolstream.reference._validator as _validator
 from conftest import CORPORA
 from toolstream._model import VIOLATION_TABLE, Violation, ViolationCode
 from toolstream.errors import SchemaError
+from toolstream.reference._error_search import find
+from toolstream.reference._numbers import loads_arguments
+from toolstream.reference._patterns import matches
 from toolstream.reference._validator import Validators
 
 SUITE = CORPORA / "json-schema-test-suite"
@@ -112,10 +115,17 @@ SUITE_CASES = suite_cases()
 @pytest.mark.skipif(not SUITE_CASES, reason=f"{SUITE} is absent (the shared corpora live beside the repository)")
 @pytest.mark.parametrize(("schema", "data", "valid"), SUITE_CASES or [pytest.param(None, "", True, id="absent")])
 def test_json_schema_test_suite(schema: Any, data: str, valid: bool) -> None:
-    violations = Validators([("t", schema)]).validate("t", data)
+    validators = Validators([("t", schema)])
+    violations = validators.validate("t", data)
     assert (not violations) == valid, [(v.code.value, v.path, v.message) for v in violations]
     # The suite's small documents never come near the search budget: its count follows references as resolved.
     assert ViolationCode.VALIDATION_BUDGET_EXCEEDED not in {v.code for v in violations}
+    # Where the error search walks the schema, it finds nothing exactly where jsonschema accepts: its verdict, made
+    # of the library's verdicts on the keywords that apply no subschema, is the library's.
+    tool = validators._tools["t"]
+    if tool.search.plans is not None:
+        found = find(tool.search.plans, tool.assertions, matches, loads_arguments(data.encode()))
+        assert (not found) == valid, [(v.code.value, v.path, v.message) for v in found]
 
 
 @pytest.mark.skipif(not SUITE_CASES, reason=f"{SUITE} is absent (the shared corpora live beside the repository)")
@@ -301,7 +311,8 @@ def test_big_integers_are_exact() -> None:
     assert found(one({"type": "number", "minimum": 1e300}), "1e400") == []
 
 
-def test_a_failed_any_of_or_one_of_is_one_violation() -> None:
+def test_a_failed_union_reports_the_branch_the_value_singles_out() -> None:
+    """The closest branch (``_error_search``'s rule) is reported in the union's place, at its own pointers."""
     v = one(
         {
             "properties": {
@@ -309,8 +320,23 @@ def test_a_failed_any_of_or_one_of_is_one_violation() -> None:
             }
         }
     )
-    p = only(v, '{"p": {}}')
-    assert (p.code, p.path, p.data) == (ViolationCode.CONSTRAINT_VIOLATION, "/p", {"keyword": "anyOf"})
+    assert found(v, '{"p": {}}') == [
+        ("MISSING_REQUIRED_ARGUMENT", "/p/a"),
+        ("MISSING_REQUIRED_ARGUMENT", "/p/b"),
+        ("MISSING_REQUIRED_ARGUMENT", "/p/c"),
+    ]
+    v = one({"oneOf": [{"type": "integer"}, {"type": "string", "minLength": 3}]})
+    assert [(x.code.value, x.path, x.data) for x in v.validate("t", '"ab"')] == [
+        ("CONSTRAINT_VIOLATION", "", {"keyword": "minLength", "limit": 3})
+    ]
+    # A type error deeper than the union's value, or about a member's name, belongs to the branch that accepts it.
+    v = one({"anyOf": [{"properties": {"a": {"type": "string"}}}, {"type": "string"}]})
+    assert found(v, '{"a": 1}') == [("TYPE_MISMATCH", "/a")]
+    v = one({"anyOf": [{"propertyNames": {"type": "number"}}, {"type": "string"}]})
+    assert found(v, '{"a": 1}') == [("CONSTRAINT_VIOLATION", "/a")]
+
+
+def test_a_failed_union_no_branch_is_singled_out_by_is_one_violation() -> None:
     # Optional fields (pydantic's `anyOf: [T, null]`) failing on type alone are a type mismatch.
     v = one({"properties": {"n": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}})
     n = only(v, '{"n": "3"}')
@@ -319,17 +345,12 @@ def test_a_failed_any_of_or_one_of_is_one_violation() -> None:
     v = one({"oneOf": [{"type": ["integer", "string"]}, {"type": "string"}, {"type": "null"}]})
     union = only(v, "1.5")
     assert (union.code, union.data) == (ViolationCode.TYPE_MISMATCH, {"expected": ["integer", "string", "null"]})
-    v = one({"oneOf": [{"type": "integer"}, {"type": "string", "minLength": 3}]})
-    assert [(x.code.value, x.path, x.data) for x in v.validate("t", '"ab"')] == [
-        ("CONSTRAINT_VIOLATION", "", {"keyword": "oneOf"})
-    ]
     several = only(one({"oneOf": [{"type": "number"}, {"type": "integer"}]}), "1")
     assert (several.code, several.path, several.data) == (ViolationCode.CONSTRAINT_VIOLATION, "", {"keyword": "oneOf"})
-    # A type error deeper than the combinator's value, or about a member's name, is structural.
-    v = one({"anyOf": [{"properties": {"a": {"type": "string"}}}, {"type": "string"}]})
-    assert found(v, '{"a": 1}') == [("CONSTRAINT_VIOLATION", "")]
-    v = one({"anyOf": [{"propertyNames": {"type": "number"}}, {"type": "string"}]})
-    assert found(v, '{"a": 1}') == [("CONSTRAINT_VIOLATION", "")]
+    assert several.message == "oneOf: matches 2 of the 2 alternatives; exactly one is allowed"
+    tie = only(one({"anyOf": [{"minimum": 5}, {"maximum": 1}]}), "3")
+    assert (tie.code, tie.path, tie.data) == (ViolationCode.CONSTRAINT_VIOLATION, "", {"keyword": "anyOf"})
+    assert tie.message == "anyOf: matches none of the 2 alternatives"
 
 
 def test_enum_and_const_list_the_allowed_values() -> None:
@@ -592,8 +613,8 @@ def test_a_recursive_schema_validates_arguments_as_deep_as_allowed() -> None:
     limit = sys.getrecursionlimit()
     v = one(recursive, max_depth=200)
     assert v.validate("t", "[" * 200 + "]" * 200) == []
-    # The outermost `oneOf` fails as a whole.
-    assert found(v, "[" * 199 + '"x"' + "]" * 199) == [("CONSTRAINT_VIOLATION", "")]
+    # Each `oneOf` follows its array branch down to the string no branch takes.
+    assert found(v, "[" * 199 + '"x"' + "]" * 199) == [("TYPE_MISMATCH", "/0" * 199)]
     v = one({"type": "array", "items": {"$ref": "#"}}, max_depth=200)
     assert found(v, "[" * 199 + '"x"' + "]" * 199) == [("TYPE_MISMATCH", "/0" * 199)]
     assert sys.getrecursionlimit() == limit

@@ -360,6 +360,70 @@ def test_rules_files_in_toml_yaml_json(tmp_path: Path) -> None:
         load_policy_file(write(tmp_path / "rules.txt", {}))
 
 
+# -- changes a proof of inclusion clears ---------------------------------------------------------------------------
+
+
+def one_parameter(schema: Any) -> list[dict[str, Any]]:
+    parameters = {"type": "object", "properties": {"p": schema}, "required": ["p"], "additionalProperties": False}
+    return [{"name": "t", "description": "Do the thing.", "parameters": parameters}]
+
+
+S = {"type": "string"}
+INT = {"type": "integer"}
+
+# (why, OLD's parameter, NEW's, {kind: verdict}): each change looks narrowing, but no call OLD accepts fails NEW.
+PROVEN: list[tuple[str, Any, Any, dict[str, str]]] = [
+    ("union regrouped", {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 2}]},
+     {"type": ["integer", "string"], "minimum": 1}, {"branch-removed": "RISKY", "branch-added": "RISKY"}),
+    ("intervals regrouped, all numbers both times",
+     {"anyOf": [{"type": "number", "maximum": 10}, {"type": "number", "minimum": 1}]},
+     {"anyOf": [{"type": "number", "maximum": 3}, {"type": "number", "minimum": 2}]}, {"bound-tightened": "COMPATIBLE"}),
+    ("not of a narrower type", {"not": {"type": "number"}}, {"not": {"type": "integer"}},
+     {"constraint-changed": "RISKY"}),
+    ("a parameter no value fitted", {"allOf": [{"type": "number"}, S]}, S,
+     {"type-changed": "RISKY", "allof-member-removed": "RISKY"}),
+    ("a property removed, admitted by additionalProperties",
+     {"type": "object", "properties": {"a": S, "b": S}, "additionalProperties": False},
+     {"type": "object", "properties": {"a": S}, "additionalProperties": S},
+     {"param-removed-partly-open": "RISKY", "additional-properties-opened": "RISKY"}),
+    ("a property added that covers the extra keys' schema",
+     {"type": "object", "properties": {"a": S}, "additionalProperties": S},
+     {"type": "object", "properties": {"a": S, "b": {"type": ["string", "null"]}}, "additionalProperties": S},
+     {"param-optional-added-partly-open": "RISKY"}),
+    ("a property whose schema was false, removed",
+     {"type": "object", "properties": {"a": S, "b": False}, "additionalProperties": False},
+     {"type": "object", "properties": {"a": S}, "additionalProperties": False}, {"param-removed-closed": "COMPATIBLE"}),
+    ("a const given its type", {"const": "a"}, S, {"enum-removed": "RISKY"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [p[1:] for p in PROVEN], ids=[p[0] for p in PROVEN])
+def test_a_change_no_old_call_fails_is_cleared_by_proof(old: Any, new: Any, expected: dict[str, str]) -> None:
+    report = diff_tools(one_parameter(old), one_parameter(new))
+    assert {change.kind: change.verdict for change in report.changes} == expected
+    for change in report.changes:
+        assert change.checks is not None and change.checks.replay == "pass", change
+        if CHANGE_KINDS[change.kind].checks.replay != "pass":
+            assert change.reasons == ("proven: NEW admits every value OLD admits at p",), change
+
+
+def test_a_branch_of_one_of_is_not_cleared_alone() -> None:
+    # OLD's first branch accepts nothing; NEW's accepts 5 and 6, which the second branch also accepts: under oneOf
+    # they now match twice and fail. The first branch alone is included; the union is not.
+    old = one_parameter({"oneOf": [{"type": "integer", "minimum": 1, "maximum": 0}, INT]})
+    new = one_parameter({"oneOf": [{"type": "integer", "minimum": 5, "maximum": 6}, INT]})
+    report = diff_tools(old, new)
+    assert report.verdict == "BREAKING"
+    tightened = next(change for change in report.changes if change.kind == "bound-tightened")
+    assert tightened.checks is not None and tightened.checks.replay == "fail" and not tightened.reasons
+    # With a second branch the first cannot overlap, the union is proven included, and the change cleared there.
+    other = diff_tools(
+        one_parameter({"oneOf": [{"type": "integer", "minimum": 1, "maximum": 0}, S]}),
+        one_parameter({"oneOf": [{"type": "integer", "minimum": 5, "maximum": 6}, S]}),
+    )
+    assert other.verdict == "RISKY"
+
+
 # -- the command ---------------------------------------------------------------------------------------------------
 
 

@@ -154,6 +154,22 @@ def test_a_regression_no_change_explains_is_an_error(calls: Path) -> None:
     assert "r2" in unexplained["refund"].message and "r3" in unexplained["refund"].message
 
 
+@pytest.mark.parametrize("union", ["anyOf", "oneOf"])
+def test_a_union_failure_is_pinned_to_the_change_beneath_it(union: str) -> None:
+    # The validator reports a union that no branch matches at the union's place, not where a branch changed.
+    def tool(foo: dict[str, Any]) -> list[dict[str, Any]]:
+        branch = {"type": "object", "properties": {"foo": foo, "bar": {"type": "integer"}}}
+        value = {union: [branch, {"type": "boolean"}]}
+        parameters = {"type": "object", "properties": {"value": value}, "required": ["value"]}
+        return [{"name": "t", "description": "Do the thing.", "parameters": parameters}]
+
+    call = ObservedCall("t", json.dumps({"value": {"foo": "x"}}), id="c1")
+    report = diff_tools(tool({"type": "string"}), tool({"type": "number"}), evidence=[call])
+    assert not report.problems, [problem.message for problem in report.problems]
+    (changed,) = [change for change in report.changes if change.kind == "type-changed"]
+    assert changed.evidence is not None and [shown["id"] for shown in changed.evidence["calls"]] == ["c1"]
+
+
 def test_evidence_from_a_chat_log_and_a_database(tmp_path: Path) -> None:
     chat = tmp_path / "chat.jsonl"
     message = {

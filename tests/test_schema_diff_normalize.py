@@ -61,6 +61,34 @@ def test_a_union_that_cannot_absorb_null_keeps_one_null_branch_last() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("spelling", "normalised"),
+    [
+        # The node refuses null by its type or enum: the null branch adds nothing.
+        ({"type": "integer", "anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+         {"type": ["integer"], "minimum": 1}),
+        ({"enum": ["a", "bbb"], "anyOf": [{"type": "string", "maxLength": 2}, {"type": "null"}]},
+         {"enum": ["a", "bbb"], "type": ["string"], "maxLength": 2}),
+        # Something else of the node decides: the union stays.
+        ({"not": {"const": "a"}, "anyOf": [{"type": "string", "maxLength": 2}, {"type": "null"}]},
+         {"not": {"enum": ["a"]}, "anyOf": [{"type": ["string"], "maxLength": 2}, {"type": ["null"]}]}),
+        # Under oneOf, null joins only branches that refuse it: a value two branches accept fails.
+        ({"oneOf": [{"enum": [None, "a"]}, {"type": "null"}]}, {"oneOf": [{"enum": [None, "a"]}, {"type": ["null"]}]}),
+        ({"oneOf": [{"type": ["string", "null"]}, {"type": "null"}]},
+         {"oneOf": [{"type": ["null", "string"]}, {"type": ["null"]}]}),
+        ({"oneOf": [{"type": "null"}, {"type": "null"}]}, {"oneOf": [{"type": ["null"]}, {"type": ["null"]}]}),
+        ({"oneOf": [True, {"type": "null"}]}, {"oneOf": [True, {"type": ["null"]}]}),
+        ({"oneOf": [{"type": "string", "maxLength": 2}, {"type": "null"}]}, {"type": ["null", "string"], "maxLength": 2}),
+        # The node admits null: it joins the branch's type.
+        ({"maxLength": 3, "anyOf": [{"type": "string"}, {"type": "null"}]}, {"maxLength": 3, "type": ["null", "string"]}),
+    ],
+)  # fmt: skip
+def test_a_null_branch_joins_only_a_node_that_admits_null(spelling: dict[str, Any], normalised: dict[str, Any]) -> None:
+    assert n(spelling) == normalised
+    for instance in (None, "a", "bbb", 1, 2.5, 0):
+        assert _validates(spelling, instance) == _validates(normalised, instance), instance
+
+
 def test_const_is_a_one_value_enum() -> None:
     assert n({"const": "x"}) == {"enum": ["x"]}
     assert n({"const": "x", "enum": ["x", "y"]}) == {"enum": ["x"]}
@@ -112,6 +140,110 @@ def test_openness_is_made_explicit_and_noted() -> None:
     ]
     assert n({"type": "object", "additionalProperties": False}) == {"type": ["object"], "additionalProperties": False}
     assert n({"type": "string"}) == {"type": ["string"]}  # not an object: nothing to open
+
+
+def same_meaning(spelling: Any, normalised: Any, instances: list[Any]) -> bool:
+    """Whether both accept the same instances (a draft-4 tuple ``items: [...]`` read as draft-07 reads it)."""
+    draft = jsonschema.Draft7Validator if isinstance(spelling.get("items"), list) else jsonschema.Draft202012Validator
+    return all(draft(spelling).is_valid(instance) == _validates(normalised, instance) for instance in instances)
+
+
+ARRAYS = [[], [1], ["a"], [1, 2], [1, "a"], ["a", 1], [1, 2, 3], [1, "a", True], [None, None, None, None]]
+
+
+@pytest.mark.parametrize(
+    ("spelling", "normalised"),
+    [
+        ({"type": "array", "items": False}, {"type": ["array"], "maxItems": 0}),
+        ({"type": "array", "maxItems": 0}, {"type": ["array"], "maxItems": 0}),
+        ({"type": "array", "maxItems": 0, "items": {"type": "string"}}, {"type": ["array"], "maxItems": 0}),
+        (
+            {"type": "array", "prefixItems": [{"type": "integer"}], "items": False},
+            {"type": ["array"], "prefixItems": [{"type": ["integer"]}], "maxItems": 1},
+        ),
+        (
+            {"type": "array", "items": [{"type": "integer"}, False], "additionalItems": False},
+            {"type": ["array"], "prefixItems": [{"type": ["integer"]}], "maxItems": 1},
+        ),
+        (
+            {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "maxItems": 1, "items": False},
+            {"type": ["array"], "prefixItems": [{"type": ["integer"]}, {"type": ["string"]}], "maxItems": 1},
+        ),
+    ],
+)
+def test_where_an_array_ends_is_said_by_max_items(spelling: dict[str, Any], normalised: dict[str, Any]) -> None:
+    assert n(spelling) == normalised
+    assert same_meaning(spelling, normalised, ARRAYS)
+
+
+OBJECTS = [{}, {"a": "x"}, {"a": 1}, {"b": "x"}, {"b": 1}, {"a": "x", "b": 1}, {"c": None}]
+
+
+@pytest.mark.parametrize(
+    ("spelling", "normalised"),
+    [
+        # Nothing else evaluates keys: unevaluatedProperties is additionalProperties.
+        (
+            {"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": {"type": "string"}},
+            {"type": ["object"], "properties": {"a": {"type": ["string"]}}, "additionalProperties": {"type": ["string"]}},
+        ),
+        # Beside additionalProperties nothing is left unevaluated.
+        (
+            {"type": "object", "additionalProperties": {"type": "integer"}, "unevaluatedProperties": False},
+            {"type": ["object"], "additionalProperties": {"type": ["integer"]}},
+        ),
+        # An applicator's keys count as evaluated: unevaluatedProperties stays, and no additionalProperties is made up.
+        (
+            {"type": "object", "anyOf": [{"properties": {"a": {"type": "string"}}}, {"required": ["b"]}],
+             "unevaluatedProperties": False},
+            {"type": ["object"], "unevaluatedProperties": False,
+             "anyOf": [{"properties": {"a": {"type": ["string"]}}}, {"required": ["b"]}]},
+        ),
+        # The node's unevaluatedProperties sees what its members evaluate: merged, they are the node's own.
+        (
+            {"type": "object", "$defs": {"A": {"properties": {"a": {"type": "string"}}}},
+             "allOf": [{"$ref": "#/$defs/A"}], "properties": {"b": {}}, "unevaluatedProperties": False},
+            {"type": ["object"], "properties": {"b": {}, "a": {"type": ["string"]}}, "additionalProperties": False},
+        ),
+        # A member that closes itself with unevaluatedProperties does not see the node's other properties.
+        (
+            {"properties": {"b": {}}, "allOf": [{"properties": {"a": {}}, "unevaluatedProperties": False}]},
+            {"properties": {"b": {}}, "additionalProperties": True,
+             "allOf": [{"properties": {"a": {}}, "additionalProperties": False}]},
+        ),
+    ],
+)  # fmt: skip
+def test_unevaluated_properties_is_additional_properties_where_nothing_else_evaluates(
+    spelling: dict[str, Any], normalised: dict[str, Any]
+) -> None:
+    assert n(spelling) == normalised
+    assert n(normalised) == normalised
+    assert same_meaning(spelling, normalised, OBJECTS)
+
+
+@pytest.mark.parametrize(
+    ("spelling", "normalised"),
+    [
+        (
+            {"type": "array", "prefixItems": [{"type": "integer"}], "unevaluatedItems": {"type": "string"}},
+            {"type": ["array"], "prefixItems": [{"type": ["integer"]}], "items": {"type": ["string"]}},
+        ),
+        (
+            {"type": "array", "items": {"type": "integer"}, "unevaluatedItems": False},
+            {"type": ["array"], "items": {"type": ["integer"]}},
+        ),
+        # contains evaluates the items it matches: unevaluatedItems stays.
+        (
+            {"type": "array", "contains": {"type": "integer"}, "unevaluatedItems": {"type": "string"}},
+            {"type": ["array"], "contains": {"type": ["integer"]}, "unevaluatedItems": {"type": ["string"]}},
+        ),
+    ],
+)
+def test_unevaluated_items_is_items_where_nothing_else_evaluates(
+    spelling: dict[str, Any], normalised: dict[str, Any]
+) -> None:
+    assert n(spelling) == normalised
+    assert same_meaning(spelling, normalised, ARRAYS)
 
 
 def test_trivial_all_of_is_flattened() -> None:

@@ -107,16 +107,13 @@ def test_docstring_examples() -> None:
 
 
 def test_the_bundled_recordings_are_written_as_they_are(tmp_path: Path) -> None:
-    # The writer keeps a body as `.sse` (or `.jsonl`) and Bedrock as its SDK events, as test_recordings_write says.
-    recordings = [
-        recording
-        for recording in iter_recordings(RECORDINGS)
-        if recording.path.suffix not in (".json-array", ".eventstream")
-    ]
+    recordings = list(iter_recordings(RECORDINGS))
     assert len(recordings) > 50
+    assert {recording.path.suffix for recording in recordings} == {".sse", ".jsonl", ".json-array", ".eventstream"}
     for recording in recordings:
         written = write(tmp_path, recording.name, recording, format=recording.manifest["format"])
         assert list(written) == list(recording), recording.name  # the same reads, or the same chunks
+        assert written.path.suffix == recording.path.suffix, recording.name
 
 
 def _tool_definitions() -> list[Any]:
@@ -142,8 +139,10 @@ def _corpus_streams() -> list[tuple[Path, dict[str, Any]]]:
             continue
         for line in manifest.read_text(encoding="utf-8").splitlines():
             entry = json.loads(line)
-            if entry["format"] in ("sse", "jsonl-chunks"):
+            if entry["format"] in ("sse", "jsonl-chunks", "json-array"):
                 streams.append((manifest.parent / entry["file"], entry))
+            if entry.get("raw_file"):  # Bedrock's binary body, beside the events boto3 yields for it
+                streams.append((manifest.parent / "streams" / entry["raw_file"], {**entry, "format": "raw"}))
     return streams
 
 
@@ -167,6 +166,9 @@ def test_real_streams_keep_everything_but_their_secrets(tmp_path: Path) -> None:
         data = path.read_bytes()
         source: Any = decode_jsonl(data, str(path)) if entry["format"] == "jsonl-chunks" else data
         recording = write(tmp_path, path.stem, source, format=format)
+        if entry["format"] != "jsonl-chunks":
+            suffixes = {"sse": ".sse", "json-array": ".json-array", "raw": ".eventstream"}
+            assert recording.path.suffix == suffixes[entry["format"]], path.name
         before = toolstream.reassemble(source, format=format, on_invalid="yield")
         after = toolstream.reassemble(load(recording.path), format=format, on_invalid="yield")
         calls = [(call.name, call.arguments, call.ok) for call in before]

@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +25,18 @@ import openai
 import pytest
 
 import toolstream
+import toolstream.reference
 from conftest import RECORDINGS, REPO
 from server_helpers import FORMATS, PARALLEL, SCRIPTED, TOOLS, codes, events, named, reassembled, request, tools_for
-from toolstream.recordings import Recording, iter_recordings
+from toolstream.recordings import Recording, iter_recordings, load_recording
 from toolstream.server import LocalEndpoint, serve
-from toolstream.server._replay import SERVED_FORMATS
+from toolstream.server._replay import REPLAYED_FORMATS, SERVED_FORMATS
 
 WEATHER_OPENAI = TOOLS.to_openai()
 WEATHER_RESPONSES = TOOLS.to_openai_responses()
 WEATHER_ANTHROPIC = TOOLS.to_anthropic()
 MESSAGES: Any = [{"role": "user", "content": PARALLEL}]
+AWS = "application/vnd.amazon.eventstream"
 
 
 @pytest.fixture(scope="module")
@@ -336,7 +340,8 @@ def test_models_list_in_both_sdks(endpoint: LocalEndpoint, url: str) -> None:
     assert ids[0] == "clean"
     assert {f"quirk/{quirk}" for quirk in toolstream.server.QUIRKS} <= set(ids)
     assert "recording:openai-chat/parallel-calls" in ids
-    assert not any(name.startswith("recording:gemini/") for name in ids)  # formats the endpoint does not speak
+    assert "recording:gemini/json-array-thought-then-call" in ids  # replayed on Gemini's own path
+    assert not any(name.startswith("recording:ollama/") for name in ids)  # a format the endpoint does not speak
     with anthropic_client(url) as client:
         assert [model.id for model in client.models.list()] == ids
 
@@ -669,6 +674,148 @@ def test_recordings_only_stream_and_only_on_their_own_endpoint(url: str) -> None
     elsewhere = post(url, *request("anthropic-messages", model, tools=None))
     assert elsewhere.status_code == 400
     assert "served on /v1/chat/completions, not /v1/messages" in elsewhere.json()["error"]["message"]
+
+
+# Gemini and Bedrock recordings are replayed on those APIs' own paths, the model named in the path.
+CONTENT_TYPES = {".sse": "text/event-stream", ".json-array": "application/json", ".eventstream": AWS}
+REPLAYED = [
+    pytest.param(recording, id=recording.name)
+    for recording in iter_recordings(RECORDINGS)
+    if recording.format in REPLAYED_FORMATS
+]
+
+
+def replayed_path(recording: Recording, query: str = "") -> str:
+    """The path a Gemini or Bedrock client posts to for a recording, at the endpoint's root."""
+    model = f"recording:{recording.name}"
+    if recording.format == "gemini":
+        return f"/v1beta/models/{model}:streamGenerateContent{query}"
+    return f"/model/{model}/converse-stream"
+
+
+@contextmanager
+def bedrock_client(url: str) -> Iterator[Any]:
+    """A boto3 Bedrock client of the endpoint (at its root, as Bedrock's paths are), its connections closed after."""
+    import boto3
+
+    client = boto3.client(
+        "bedrock-runtime",
+        endpoint_url=url.removesuffix("/v1"),
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
+    with closing(client):
+        yield client
+
+
+def converse_stream(url: str, model: str) -> list[Any]:
+    """The events boto3 yields for a streamed Converse answer."""
+    messages = [{"role": "user", "content": [{"text": "hi"}]}]
+    with bedrock_client(url) as client:
+        stream = client.converse_stream(modelId=model, messages=messages)["stream"]
+        with closing(stream):
+            return list(stream)
+
+
+@pytest.mark.parametrize("recording", [param for param in REPLAYED if param.values[0].path.suffix != ".jsonl"])
+def test_raw_gemini_and_bedrock_recordings_replay_byte_for_byte(url: str, recording: Recording) -> None:
+    for query in ("", "?alt=sse"):  # a raw body is sent as it was received, whatever the request asks
+        response = post(url.removesuffix("/v1"), replayed_path(recording, query), {"contents": []})
+        assert response.status_code == 200
+        assert response.content == recording.read_bytes()
+        assert response.headers["content-type"].startswith(CONTENT_TYPES[recording.path.suffix])
+
+
+@pytest.mark.parametrize("recording", [param for param in REPLAYED if param.values[0].format == "gemini"])
+def test_gemini_recordings_read_as_sent_and_chunks_as_alt_asks(url: str, recording: Recording) -> None:
+    expected = [(call["id"], call["name"], call["arguments"]) for call in recording.expected["calls"]]
+    for query, framing in (("?alt=sse", "text/event-stream"), ("", "application/json")):
+        response = post(url.removesuffix("/v1"), replayed_path(recording, query), {"contents": []})
+        if recording.path.suffix == ".jsonl":
+            assert response.headers["content-type"].startswith(framing)
+        for implementation in (toolstream, toolstream.reference):
+            calls = implementation.reassemble(response.content, on_invalid="yield")
+            assert [(call.id, call.name, call.arguments) for call in calls] == expected
+            assert calls.result.finish_reason == recording.expected["finish_reason"]
+
+
+@pytest.mark.parametrize("recording", [param for param in REPLAYED if param.values[0].format == "bedrock-converse"])
+def test_boto3_reads_every_bedrock_recording(url: str, recording: Recording) -> None:
+    """botocore parses the served AWS event stream itself (both CRCs of every message) and yields the events."""
+    from botocore.exceptions import EventStreamError
+
+    model = f"recording:{recording.name}"
+    if any(next(iter(chunk)).endswith("Exception") for chunk in recording.chunks()):
+        with pytest.raises(EventStreamError, match=next(iter(recording.chunks()[-1]))):
+            converse_stream(url, model)
+        return
+    calls = toolstream.reassemble(converse_stream(url, model), on_invalid="yield")
+    assert [(call.id, call.name, call.arguments) for call in calls] == [
+        (call["id"], call["name"], call["arguments"]) for call in recording.expected["calls"]
+    ]
+    assert calls.result.finish_reason == recording.expected["finish_reason"]
+
+
+def test_bedrock_events_are_framed_as_the_messages_bedrock_sends(tmp_path: Path) -> None:
+    """Recorded SDK events become event, exception and error messages, as botocore and the core read them back."""
+    from botocore.eventstream import EventStreamBuffer
+
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"throttlingException": {"message": "slow down"}},
+        {"error": {"code": "InternalFailure", "message": "it broke"}},
+        {"error": {"code": None, "message": "no code"}},
+    ]
+    recording = toolstream.recordings.write(tmp_path, "bedrock-converse/errors", events, format="bedrock-converse")
+    with LocalEndpoint(recordings=tmp_path) as running:
+        body = post(running.url.removesuffix("/v1"), replayed_path(recording), {}).content
+    buffer = EventStreamBuffer()
+    buffer.add_data(body)
+    assert [(message.headers, message.payload) for message in buffer] == [
+        ({":message-type": "event", ":event-type": "messageStart", ":content-type": "application/json"},
+         b'{"role": "assistant"}'),
+        ({":message-type": "exception", ":exception-type": "throttlingException", ":content-type": "application/json"},
+         b'{"message": "slow down"}'),
+        ({":message-type": "error", ":error-code": "InternalFailure", ":error-message": "it broke"}, b""),
+        ({":message-type": "error", ":error-message": "no code"}, b""),
+    ]  # fmt: skip
+    assert toolstream.recordings.decode_eventstream(body) == events
+    result = toolstream.reassemble(body, format="bedrock-converse", on_invalid="yield")
+    assert list(result) == [] and [v.code.value for v in result.result.violations].count("PROVIDER_ERROR") == 3
+
+
+def test_replayed_routes_answer_errors_in_their_own_shape(url: str) -> None:
+    from botocore.exceptions import ClientError
+
+    root = url.removesuffix("/v1")
+    missing = post(root, "/v1beta/models/recording:gemini/nope:streamGenerateContent", {})
+    assert missing.status_code == 404
+    assert missing.json()["error"]["status"] == "NOT_FOUND"
+    assert "recording:gemini/json-array-thought-then-call" in missing.json()["error"]["message"]
+    scripted = post(root, "/v1beta/models/clean:streamGenerateContent", {})
+    assert scripted.status_code == 400 and "replays recordings only" in scripted.json()["error"]["message"]
+    broken = post(root, "/model/recording:bedrock-converse/text-then-tool-use/converse-stream", None, content=b"{")
+    assert broken.status_code == 400 and broken.headers["x-amzn-errortype"] == "ValidationException"
+    with pytest.raises(ClientError, match=re.escape("served on /v1/chat/completions, not /model/{modelId}/converse-")):
+        converse_stream(url, "recording:openai-chat/parallel-calls")
+    with pytest.raises(ClientError, match="ResourceNotFoundException"):
+        converse_stream(url, "recording:bedrock-converse/nope")
+    # A Gemini recording asked for on an OpenAI route says where it is served.
+    elsewhere = post(url, *request("openai-chat", "recording:gemini/json-array-thought-then-call", tools=None))
+    assert elsewhere.status_code == 400
+    assert "served on /v1beta/models/{model}:streamGenerateContent" in elsewhere.json()["error"]["message"]
+
+
+def test_a_recording_written_without_status_or_content_type_is_served(tmp_path: Path) -> None:
+    """``write`` keeps ``"status": null`` when none was given: the endpoint then answers 200, in the framing's type."""
+    chunks = load_recording(RECORDINGS / "openai-chat" / "parallel-calls.sse").chunks()
+    written = toolstream.recordings.write(tmp_path, "openai-chat/written", chunks, format="openai-chat")
+    assert written.manifest["transport"] == {"status": None, "content_type": None}
+    with LocalEndpoint(recordings=tmp_path) as running:
+        response = post(running.url, *request("openai-chat", "recording:openai-chat/written", tools=None))
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    assert [call.name for call in toolstream.reassemble(response.content)] == ["plus", "minus"]
 
 
 def test_recorded_network_reads_are_kept(tmp_path: Path) -> None:

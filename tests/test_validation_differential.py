@@ -3,7 +3,8 @@
 Issue 3's agreement rule: verdicts agree on every case; (code, pointer) pairs agree for type, required, enum,
 additionalProperties and numeric/length bounds. The strategies (tests/strategies_schema.py) only use those
 keywords, so here the whole sorted list of (code, severity, path) must be equal, and so must the data that says
-what is allowed (expected types, allowed values, keyword and limit).
+what is allowed (expected types, allowed values, keyword and limit). Issue 15 adds unions of tagged objects: below a
+failed one, both report the branch the value singles out, or the one violation, alike.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ def keys(violations: list[Violation] | tuple[Violation, ...]) -> list[tuple[Any,
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
-    schema = draw(tool_schemas())
+def cases(draw: st.DrawFn, *, unions: bool = False) -> tuple[dict[str, Any], str]:
+    schema = draw(tool_schemas(unions=unions))
     # Mostly objects, as arguments are; a few other values keep ARGUMENTS_NOT_OBJECT in the comparison.
     arguments = draw(scalars) if draw(st.integers(0, 9)) == 7 else draw(near_object(schema))
     return schema, json.dumps(arguments, ensure_ascii=draw(st.booleans()))
@@ -45,7 +46,17 @@ def test_validate_agrees(case: tuple[dict[str, Any], str]) -> None:
     assert keys(core) == keys(ref), (schema, text)
 
 
-@given(cases(), st.lists(st.integers(min_value=1, max_value=12), max_size=3))
+@given(cases(unions=True))
+def test_validate_agrees_below_unions(case: tuple[dict[str, Any], str]) -> None:
+    schema, text = case
+    registry = ToolRegistry({"t": schema})
+    assert keys(toolstream.validate("t", text, registry)) == keys(reference.validate("t", text, registry)), (
+        schema,
+        text,
+    )
+
+
+@given(cases(unions=True), st.lists(st.integers(min_value=1, max_value=12), max_size=3))
 def test_streams_agree_and_judge_as_validate(case: tuple[dict[str, Any], str], cuts: list[int]) -> None:
     schema, text = case
     registry = ToolRegistry({"t": schema, "u": {"type": "object"}})

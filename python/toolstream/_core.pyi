@@ -6,7 +6,17 @@ from typing import Any, Final, final
 from toolstream._choice import ToolChoice
 from toolstream._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
 
-__all__ = ["Engine", "ToolValidators", "__version__", "frame", "scan", "schema_problems", "violation_table"]
+__all__ = [
+    "Engine",
+    "ToolValidators",
+    "__version__",
+    "frame",
+    "frame_body",
+    "framing_of",
+    "scan",
+    "schema_problems",
+    "violation_table",
+]
 
 __version__: Final[str]
 
@@ -120,6 +130,27 @@ def frame(pieces: Sequence[bytes], *, limit: int = ..., items: bool = False) -> 
 
     Raises:
         ValueError: the body does not frame (the message is the framing error's).
+    """
+
+def frame_body(body: bytes, limit: int) -> tuple[str | None, list[bytes], str | None]:
+    """A whole raw body as the engine frames it, for the recording writer.
+
+    Args:
+        body: The body.
+        limit: ``Limits.max_event_bytes`` for the framing.
+
+    Returns:
+        ``(framing, events, error)``: the framing its opening tells (``"sse"``, ``"json-lines"``, ``"json-array"``,
+        ``"aws-event-stream"``; None when it tells none, or the body ends before it tells), each event's data up to
+        where the framing broke, and the framing error's message (None when the whole body frames).
+    """
+
+def framing_of(body: bytes) -> str | None:
+    """The framing a raw body's opening tells, as the engine tells it.
+
+    Returns:
+        ``"sse"``, ``"json-lines"``, ``"json-array"`` or ``"aws-event-stream"``; None when the opening tells none or
+        the body ends before it tells.
     """
 
 def schema_problems(schema_json: bytes, draft: str = "2020-12") -> list[tuple[str, str]]:

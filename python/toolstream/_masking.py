@@ -24,16 +24,17 @@ Unit = tuple[int, int, str, bool]
 _JSON_OPENERS: Final = ("{", "[")
 
 
-def units(text: str, redactor: Redactor) -> list[Unit]:
+def units(text: str, redactor: Redactor, *, anywhere: bool = False) -> list[Unit]:
     """The units that mask every secret of a decoded value (a call's arguments, a choice's text, an event's string).
 
-    The text is searched as it stands (a pattern may span a key and its value); when it looks like JSON, each string
-    (keys too) is also searched decoded, and the string or number values of secret-named members are secret whole
-    (``toolstream._jsonspans.leaves`` says which).
+    The text is searched as it stands (a pattern may span a key and its value); when it looks like JSON (or with
+    ``anywhere``: text that may hold JSON anywhere), each string (keys too) is also searched decoded, and the string or
+    number values of secret-named members are secret whole (``toolstream._jsonspans.leaves`` says which).
     """
     found: list[Unit] = [(start, end, MASK * (end - start), True) for start, end in redactor.spans(text)]
     hint = redactor.hint
-    if text.lstrip()[:1] in _JSON_OPENERS and ("\\" in text or hint is None or hint.search(text)):
+    json = anywhere or text.lstrip()[:1] in _JSON_OPENERS
+    if json and ("\\" in text or hint is None or hint.search(text)):
         for leaf in leaves(text, redactor.secret_name, hint):
             if not leaf.string:
                 if leaf.secret:

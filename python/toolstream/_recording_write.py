@@ -1,20 +1,22 @@
 """Writing recordings: ``toolstream.recordings.write`` and ``Recorder``, with secrets redacted on the way to disk.
 
-A recording is written as ``<folder>/<name>.sse`` (or ``.jsonl``) and ``<folder>/<name>.json``. ``name`` may hold
+A recording is written as ``<folder>/<name>.<suffix>`` (its data file) and ``<folder>/<name>.json``. ``name`` may hold
 ``/``-separated subfolders (``"openai-chat/parallel-calls"`` under a recordings root, as ``iter_recordings`` and the
 pytest plugin name recordings); absolute names, ``.``/``..`` or empty parts, backslashes, control characters and a
 trailing data or manifest suffix are rejected with ``ValueError``. Folders are created as needed. Each file is
 written to a temporary file beside it and renamed into place, data file first and manifest last, so a crash never
-leaves a half-written manifest; a data file of the other suffix left by an earlier recording of the same name is
+leaves a half-written manifest; a data file of another suffix left by an earlier recording of the same name is
 removed.
 
 What the stream is decides the data file:
 
 - bytes (one object, or an iterable of network reads: ``bytes``, ``bytearray``, ``memoryview`` or ``str``, the last
-  encoded as UTF-8): the bytes byte for byte, as ``.sse``, or ``.jsonl`` for Ollama's JSON-lines wire format; every
-  read is kept in ``transport.chunks`` as ``[offset_ms, size]``. Record reads (httpx ``iter_bytes()``,
-  ``iter_raw()``, ``aiter_bytes()``), not ``iter_lines()``, which drops the line ends. Bedrock's binary event stream
-  cannot be stored as bytes: record its parsed chunks.
+  encoded as UTF-8): the bytes byte for byte, under the suffix of the framing the engine tells from their first
+  bytes: ``.sse`` (server-sent events), ``.jsonl`` (JSON lines: Ollama), ``.json-array`` (Gemini without
+  ``alt=sse``), ``.eventstream`` (AWS event-stream messages: Bedrock's ``ConverseStream`` over HTTP); a body of no
+  framing under its format's usual suffix (``.jsonl`` for Ollama, ``.sse`` otherwise). Every read is kept in
+  ``transport.chunks`` as ``[offset_ms, size]``. Record reads (httpx ``iter_bytes()``, ``iter_raw()``,
+  ``aiter_bytes()``), not ``iter_lines()``, which drops the line ends.
 - chunks (dicts or SDK objects, dumped with ``model_dump(mode="json", by_alias=True, exclude_unset=True)``): one
   compact JSON object per line in ``.jsonl``.
 - a ``Recording`` (it iterates as one of the two).
@@ -24,11 +26,14 @@ Secrets never reach the disk, and what is written still replays. Secret headers 
 meaning (``toolstream._redact_stream``): in each call's reassembled arguments (its strings decoded, the values of
 members named like ``password`` or ``token``) and each choice's text, however they were cut into fragments, reads or
 escapes, and in every other string of every event; every character of a secret becomes ``*`` in the fragment it came
-in, so the recording loads, replays to the same calls with the secrets masked, and is served as it was. The manifest
-is masked the same way: every string (keys too) and the values of secret-named members (a number keeps its shape),
-so that ``expected`` calls read as the recording replays. Detectors: ``toolstream._secrets``; ``redact=`` adds
-regexes. A secret the rewriting could not place raises ``ValueError`` and nothing is written. The consumer of
-``Recorder.tee`` still gets the stream unchanged.
+in (an AWS message that changed is framed anew: its length and CRCs), so the recording loads, replays to the same
+calls with the secrets masked, and is served as it was. The manifest is masked the same way: every string (keys too)
+and the values of secret-named members (a number keeps its shape), so that ``expected`` calls read as the recording
+replays. Detectors: ``toolstream._secrets``; ``redact=`` adds
+regexes. A secret the rewriting could not place raises ``ValueError`` and nothing is written; so does a secret in the
+bytes past a break in a JSON array's or AWS body's framing (a cut, a bad CRC), which are kept as they came otherwise
+(``docs/semantics.md``, "Secrets in what toolstream writes"). The consumer of ``Recorder.tee`` still gets the stream
+unchanged.
 """
 
 from __future__ import annotations
@@ -56,8 +61,19 @@ __all__ = ["Recorder", "check_name", "write"]
 
 # toolstream.recordings imports this module at its end, so its names are imported here where they are used.
 
-# Wire formats whose raw stream is JSON lines rather than an event stream.
-_JSON_LINES_WIRE: Final = frozenset({"ollama"})
+# A raw body's data file and content type, by its framing as the engine tells it.
+_SUFFIXES: Final = {
+    "sse": ".sse",
+    "json-lines": ".jsonl",
+    "json-array": ".json-array",
+    "aws-event-stream": ".eventstream",
+}
+_CONTENT_TYPES: Final = {
+    ".sse": "text/event-stream",
+    ".jsonl": "application/x-ndjson",
+    ".json-array": "application/json",
+    ".eventstream": "application/vnd.amazon.eventstream",
+}
 _RAW: Final = (bytes, bytearray, memoryview, str)
 
 
@@ -207,7 +223,7 @@ class _Spec:
         suffix, data, chunks = self._encode(capture, redactor)
         content_type = next((value for name, value in kept.items() if name.lower() == "content-type"), None)
         if content_type is None and capture.raw is not False:
-            content_type = "application/x-ndjson" if suffix == ".jsonl" else "text/event-stream"
+            content_type = _CONTENT_TYPES[suffix]
         transport: dict[str, Any] = {"status": status, "content_type": content_type}
         if kept:
             transport["headers"] = kept
@@ -222,21 +238,17 @@ class _Spec:
         if capture.raw is False or (capture.raw is None and self.format == "bedrock-converse"):
             texts = [_line(item) for item in capture.items]
             return ".jsonl", redact_chunks(texts, format=self.format, redactor=redactor, what=what), None
-        if self.format == "bedrock-converse":
-            raise ValueError(
-                "bedrock-converse streams are AWS binary event streams, which a recording cannot hold as bytes; "
-                "record the parsed chunks (the SDK's event dicts) instead"
-            )
         cuts: list[int] = []
         for item in capture.items:
             cuts.append((cuts[-1] if cuts else 0) + len(item))
-        json_lines = self.format in _JSON_LINES_WIRE
-        data, cuts = redact_stream(
-            b"".join(capture.items), cuts, format=self.format, json_lines=json_lines, redactor=redactor, what=what
+        data, cuts, framing = redact_stream(
+            b"".join(capture.items), cuts, format=self.format, redactor=redactor, what=what
         )
         sizes = [end - start for start, end in zip([0, *cuts], cuts, strict=False)]
         chunks = [[offset, size] for offset, size in zip(capture.offsets, sizes, strict=True) if size]
-        return (".jsonl" if json_lines else ".sse"), data, chunks
+        # A body of no framing (nothing came, an HTML error page) keeps the suffix its format's bodies have.
+        suffix = _SUFFIXES[framing] if framing is not None else ".jsonl" if self.format == "ollama" else ".sse"
+        return suffix, data, chunks
 
     def _manifest(self, capture: _Capture, complete: bool, transport: dict[str, Any]) -> dict[str, Any]:
         options = self.options

@@ -4,8 +4,9 @@ A model streams a key in pieces (``"sk-p"``, ``"roj-"``, ...), in arguments that
 a character may be spelled as an escape (``\u0073``, ``\\u0073`` in the event) cut between two events; no regex
 over the bytes sees it. So the stream is read the way ``toolstream.reassemble`` reads it:
 
-1. The bytes are cut into events (server-sent events, or JSON lines), each event's text kept with where each of its
-   lines lies in the bytes (``toolstream._stream_frames``); recorded chunks are one JSON line each.
+1. The bytes are cut into events in the framing the engine tells from their first bytes (server-sent events, JSON
+   lines, a JSON array's elements, AWS event-stream messages' payloads), each event's text kept with where each of
+   its lines lies in the bytes (``toolstream._stream_frames``); recorded chunks are one JSON line each.
 2. The core engine reads the events one at a time with progress on, which tells, for each event, the argument
    fragments it added to each call and the content text it added to each choice. Each fragment is found among the
    event's strings (``toolstream._stream_pieces``): the one it equals (and those repeating it, as a logprob's token
@@ -21,8 +22,14 @@ over the bytes sees it. So the stream is read the way ``toolstream.reassemble`` 
    a secret member's number keeps its shape (``4821`` gives ``1000``). Lines, events and every JSON text stay
    valid, and the stream replays to the same calls with the secrets masked; network reads keep their order and, where
    a masked run keeps its length, their boundaries.
-5. Text outside the events (comments, event names, data that is not UTF-8) is searched for the detectors'
-   patterns as it stands.
+5. Text outside the events (comments, event names, data that is not UTF-8, an AWS message's string headers) is
+   searched for the detectors' patterns as it stands.
+6. An AWS message that changed is framed anew: its total length and both CRC32s are rewritten in place
+   (``toolstream._eventstream``), so that the body frames and its read boundaries move as any rewrite moves them.
+
+A JSON array or AWS body whose framing breaks (a cut, a bad CRC) is rewritten as far as it frames; the bytes from the
+break on are not events and are kept as they came, unless the detectors find a secret in them (their text as it
+stands, and the strings in it decoded): then ``ValueError`` names the recording and the break, and nothing is written.
 
 Then the rewritten stream is read again the same way: a secret still found (one carried in a shape this module cannot
 place) raises ``ValueError`` and nothing is written. What the engine does not reassemble is searched piece by piece:
@@ -36,10 +43,11 @@ from typing import Any, Final
 
 from toolstream._choice import ToolChoice
 from toolstream._core import Engine
+from toolstream._eventstream import reframed
 from toolstream._masking import units
 from toolstream._model import Limits
 from toolstream._redact import Redactor
-from toolstream._stream_frames import Edit, Frame, Reading, apply_edits, read_chunks, read_events
+from toolstream._stream_frames import Edit, Frame, Reading, apply_edits, read_body, read_chunks
 from toolstream._stream_pieces import Edits, Piece, echoes
 from toolstream.errors import MalformedChunkError
 
@@ -129,16 +137,18 @@ def _read(reading: Reading, size: int, format: str) -> tuple[_Channels, list[set
     channels = _Channels()
     claimed: list[set[int]] = [set() for _ in frames]
     engine = _engine(format, size)
+    fresh = False
     for index, feed in enumerate(reading.feeds):
         try:
             if reading.raw:
-                engine.feed_bytes(feed)
+                engine.feed_bytes(reading.alone[index] if fresh else feed)
             else:
                 engine.feed(feed)
         except (MalformedChunkError, ValueError):
             # The engine cannot read this event: its strings are searched on their own, and a fresh engine reads on.
-            engine = _engine(format, size)
+            engine, fresh = _engine(format, size), True
             continue
+        fresh = False
         channels.add(engine.take_progress(), index, frames, claimed)
     try:
         engine.end()
@@ -195,8 +205,13 @@ def _search_event(edits: Edits, index: int, frame: Frame, claimed: set[int], red
                 position = stop
 
 
-def _checked(out: bytes, reading: Reading, redactor: Redactor, format: str, what: str) -> None:
+def _checked(out: bytes, before: Reading, reading: Reading, redactor: Redactor, format: str, what: str) -> None:
     """Read the rewritten stream again: a secret still found there is one this module could not place."""
+    if (reading.framing, len(reading.frames), reading.broken) != (before.framing, len(before.frames), before.broken):
+        raise ValueError(  # a rewrite must never change how the body frames: this is a bug of toolstream's
+            f"{what}: the rewritten body frames otherwise than the body received ({reading.broken or 'no error'}), so "
+            "nothing was written; please report it"
+        )
     remaining, changes = _find(reading, out, redactor, format)
     if remaining or changes:
         where = f"byte {remaining[0][0]} of the rewritten stream" if remaining else "a call's arguments or the text"
@@ -206,28 +221,44 @@ def _checked(out: bytes, reading: Reading, redactor: Redactor, format: str, what
         )
 
 
+def _check_tail(data: bytes, reading: Reading, redactor: Redactor, what: str) -> None:
+    """Refuse a body whose bytes past the break in its framing hold a secret: they cannot be rewritten as events."""
+    if reading.tail is None:
+        return
+    text = data[reading.tail :].decode("utf-8", "replace")  # the strings of a cut or broken message are decoded too
+    if any(text[start:end] != replacement for start, end, replacement, _ in units(text, redactor, anywhere=True)):
+        raise ValueError(
+            f"{what}: the body breaks its framing ({reading.broken}), and the bytes from byte {reading.tail} on "
+            "hold a secret, which cannot be masked in bytes that are not events, so nothing was written"
+        )
+
+
 def redact_stream(
-    data: bytes, cuts: list[int], *, format: str, json_lines: bool, redactor: Redactor, what: str = "the stream"
-) -> tuple[bytes, list[int]]:
+    data: bytes, cuts: list[int], *, format: str, redactor: Redactor, what: str = "the stream"
+) -> tuple[bytes, list[int], str | None]:
     """Rewrite every secret of a raw stream (see the module docstring).
 
     Args:
         data: The stream's bytes.
         cuts: Where each network read ends, ascending; moved with the rewrites.
         format: The wire format the engine reads the events as.
-        json_lines: Whether the stream is JSON lines (Ollama) rather than server-sent events.
         redactor: What is secret.
         what: The stream, named in the error.
 
     Returns:
-        The rewritten bytes and the read boundaries in them.
+        The rewritten bytes, the read boundaries in them, and the body's framing as the engine tells it (``"sse"``,
+        ``"json-lines"``, ``"json-array"``, ``"aws-event-stream"``; None when it tells none).
 
     Raises:
-        ValueError: A secret is still found once the stream is rewritten (nothing may be written).
+        ValueError: A secret is still found once the stream is rewritten, or is found in the bytes past a break in
+            its framing (nothing may be written).
     """
-    out, moved = apply_edits(data, _find(read_events(data, json_lines), data, redactor, format)[0], cuts)
-    _checked(out, read_events(out, json_lines), redactor, format, what)
-    return out, moved
+    reading = read_body(data)
+    _check_tail(data, reading, redactor, what)
+    edits = reframed(data, reading.messages, _find(reading, data, redactor, format)[0])
+    out, moved = apply_edits(data, edits, cuts)
+    _checked(out, reading, read_body(out), redactor, format, what)
+    return out, moved, reading.framing
 
 
 def redact_chunks(texts: list[str], *, format: str, redactor: Redactor, what: str = "the stream") -> bytes:
@@ -238,5 +269,5 @@ def redact_chunks(texts: list[str], *, format: str, redactor: Redactor, what: st
     """
     reading, data = read_chunks(texts)
     out, _ = apply_edits(data, _find(reading, data, redactor, format)[0], [])
-    _checked(out, read_chunks(out.decode("utf-8").split("\n")[:-1])[0], redactor, format, what)
+    _checked(out, reading, read_chunks(out.decode("utf-8").split("\n")[:-1])[0], redactor, format, what)
     return out

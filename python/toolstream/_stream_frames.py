@@ -1,10 +1,15 @@
 """A recorded stream cut into events, with where each event's text lies in the bytes; and the bytes rewritten.
 
-Server-sent events are the ``data:`` lines up to a blank line (CRLF, LF or CR line ends); JSON lines (Ollama) a line
-each; recorded chunks one compact JSON line each. Each event's text is kept with where each of its lines lies in the
-bytes, so that a rewrite found in the text lands on the bytes that spell it, and with its string and number tokens
-(``toolstream._jsonspans``). What lies outside every event's data (field names, comments, keep-alives, data that is
-not UTF-8) is kept as byte spans, to be searched as it is.
+A body is read in the framing the engine tells from its first bytes (``toolstream._core.framing_of``, the core's own
+rule): server-sent events are the ``data:`` lines up to a blank line (CRLF, LF or CR line ends); JSON lines (Ollama) a
+line each; a JSON array (Gemini) an element each, as the core frames it (``toolstream._core.frame_body``); AWS
+event-stream messages (Bedrock) each message's payload, the messages the core frames (``toolstream._eventstream``). A body of no framing is read as server-sent events, which finds its
+text outside every event. Recorded chunks are one compact JSON line each. Each event's text is kept with where each of
+its lines lies in the bytes, so that a rewrite found in the text lands on the bytes that spell it, and with its string
+and number tokens (``toolstream._jsonspans``). What lies outside every event's data (field names, comments,
+keep-alives, data that is not UTF-8, a JSON array's brackets and commas, an AWS message's string headers) is kept as
+byte spans, to be searched as it is; an AWS message's prelude, other headers and CRC are not text. A JSON array or AWS
+body whose framing breaks (a cut, a bad CRC) is read up to the break: the rest is its ``tail``.
 """
 
 from __future__ import annotations
@@ -12,14 +17,18 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
+from toolstream._core import frame_body, framing_of
+from toolstream._eventstream import Message, messages
 from toolstream._jsonspans import decode, decode_spans, leaves
 
-__all__ = ["Frame", "Reading", "apply_edits", "read_chunks", "read_events"]
+__all__ = ["Frame", "Reading", "apply_edits", "per_character", "read_body", "read_chunks"]
 
 _LINE: Final = re.compile(rb"([^\r\n]*)(\r\n|\r|\n|\Z)")
+_BOM: Final = b"\xef\xbb\xbf"
+_SPACE: Final = re.compile(rb"[ \t\r\n]*")
 #: A rewrite of the bytes: ``(start, end, replacement)``.
 Edit = tuple[int, int, bytes]
 
@@ -109,12 +118,14 @@ class Frame:
     def data_edits(self, rewrites: list[tuple[int, int, str]]) -> list[Edit]:
         """Rewrites of the text (ascending, disjoint) as rewrites of the bytes, in one pass over the text.
 
-        A rewrite that spans a line join (data that is not JSON) is split there, its replacement in its first part.
+        A rewrite that spans a line join (data that is not JSON) is split there, its replacement in its first part. A
+        rewrite of a character each is split at every character of several bytes, so that each edit either keeps its
+        length or is one character's spelling (see ``apply_edits``).
         """
         edits: list[Edit] = []
         line = 0
         char, byte = 0, self.data_offsets[0]  # a position in the text, and where it is in the bytes
-        for start, end, replacement in rewrites:
+        for start, end, replacement in rewrites if self.ascii else per_character(rewrites, self._wide):
             encoded = replacement.encode("utf-8")
             while start < end:
                 while line + 1 < len(self.starts) and self.starts[line + 1] <= start:
@@ -132,6 +143,9 @@ class Frame:
                 start = max(stop, self.starts[line + 1])
         return edits
 
+    def _wide(self, position: int) -> bool:
+        return not self.text[position].isascii()
+
     def _line_end(self, line: int) -> int:
         return self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
 
@@ -139,25 +153,59 @@ class Frame:
         return end - start if self.ascii else len(self.text[start:end].encode("utf-8"))
 
 
+def per_character(
+    rewrites: Iterable[tuple[int, int, str]], wide: Callable[[int], bool]
+) -> Iterator[tuple[int, int, str]]:
+    """Rewrites that replace each character by one cut at every character ``wide`` says is spelled with several units.
+
+    Each rewrite then either keeps its length or is one character's spelling, so that a read boundary inside a
+    character that became one ``*`` moves no further than that ``*`` (``apply_edits``).
+    """
+    for start, end, replacement in rewrites:
+        if len(replacement) != end - start:
+            yield start, end, replacement
+            continue
+        run = start
+        for position in range(start, end):
+            if wide(position):
+                if run < position:
+                    yield run, position, replacement[run - start : position - start]
+                yield position, position + 1, replacement[position - start]
+                run = position + 1
+        if run < end:
+            yield run, end, replacement[run - start :]
+
+
 class Reading:
     """A stream cut into events.
 
     Attributes:
         raw: Whether the stream is bytes (its feeds are bytes) rather than chunks (its feeds are the chunks).
+        framing: The body's framing as the engine tells it (``"sse"``, ``"json-lines"``, ``"json-array"``,
+            ``"aws-event-stream"``), None for chunks and for a body of no framing.
         frames: Each event's frame; None when its data is not UTF-8.
         feeds: What the engine reads for each event: the bytes from the end of the previous event to the end of this
             one (field lines, comments and its blank line included), or the chunk.
-        outside: The byte spans outside every event's data.
+        alone: What an engine that has read nothing yet reads for each event (a JSON array's element needs its ``[``).
+        outside: The byte spans outside every event's data that are text.
+        messages: An AWS body's messages, as far as it frames.
+        tail: Where the bytes that do not frame begin (a JSON array or AWS body that breaks), else None.
+        broken: Why they do not frame (the engine's framing error), else None.
     """
 
-    def __init__(self, raw: bool) -> None:
+    def __init__(self, raw: bool, framing: str | None = None) -> None:
         """An empty reading."""
         self.raw = raw
+        self.framing = framing
         self.frames: list[Frame | None] = []
         self.feeds: list[Any] = []
+        self.alone: list[Any] = []
         self.outside: list[tuple[int, int]] = []
+        self.messages: list[Message] = []
+        self.tail: int | None = None
+        self.broken: str | None = None
 
-    def add(self, lines: list[tuple[int, bytes]], feed: Any) -> None:
+    def add(self, lines: list[tuple[int, bytes]], feed: Any, alone: Any = None) -> None:
         """Add an event from its data lines (where each value starts in the bytes, and its bytes)."""
         try:
             frame: Frame | None = Frame([(offset, line.decode("utf-8")) for offset, line in lines])
@@ -165,17 +213,19 @@ class Reading:
             frame = None
         self.frames.append(frame)
         self.feeds.append(feed)
+        self.alone.append(feed if alone is None else alone)
 
     def close(self, data: bytes) -> None:
-        """Note the byte spans outside the events' data, once every event is in."""
+        """Note the byte spans outside the events' data (up to the tail), once every event is in."""
         position = 0
+        stop = len(data) if self.tail is None else self.tail
         for frame in self.frames:
             for start, end in frame.lines() if frame is not None else ():
                 if start > position:
                     self.outside.append((position, start))
                 position = end
-        if position < len(data):
-            self.outside.append((position, len(data)))
+        if position < stop:
+            self.outside.append((position, stop))
 
 
 def _event_lines(data: bytes, json_lines: bool) -> Iterator[tuple[list[tuple[int, bytes]], int]]:
@@ -200,16 +250,77 @@ def _event_lines(data: bytes, json_lines: bool) -> Iterator[tuple[list[tuple[int
         yield lines, len(data)
 
 
-def read_events(data: bytes, json_lines: bool) -> Reading:
-    """A raw stream's events: server-sent events, or JSON lines."""
-    reading = Reading(raw=True)
+def read_body(data: bytes) -> Reading:
+    """A raw body's events, in the framing the engine tells from its first bytes."""
+    framing = framing_of(data)
+    if framing not in ("json-array", "aws-event-stream"):
+        return _lines(data, framing)
+    _, events, broken = frame_body(data, len(data) + 1)
+    reading = _array(data, events) if framing == "json-array" else _messages(data, len(events))
+    framed = sum(map(len, reading.feeds))  # the feeds run from the first byte to the end of the last event
+    if broken is not None:
+        reading.broken, reading.tail = broken, framed
+    elif reading.feeds:
+        reading.feeds[-1] += data[framed:]  # the array's closing bracket
+        reading.alone[-1] += data[framed:]
+    if reading.messages:  # an AWS message's only text outside its payload: its string headers
+        reading.outside = [span for message in reading.messages for span in message.strings]
+    else:
+        reading.close(data)
+    return reading
+
+
+def _lines(data: bytes, framing: str | None) -> Reading:
+    """Server-sent events, or JSON lines, read line by line (every line is read: nothing is a tail)."""
+    reading = Reading(raw=True, framing=framing)
     fed = 0
-    for lines, end in _event_lines(data, json_lines):
+    for lines, end in _event_lines(data, framing == "json-lines"):
         reading.add(lines, data[fed:end])
         fed = end
     if fed < len(data) and reading.feeds:
         reading.feeds[-1] += data[fed:]  # comments or keep-alives after the last event
+        reading.alone[-1] = reading.feeds[-1]
     reading.close(data)
+    return reading
+
+
+def _opening(data: bytes) -> int:
+    """Where a body's content starts: after a UTF-8 BOM and whitespace, as the engine reads it."""
+    return _skip(data, len(_BOM) if data.startswith(_BOM) else 0)
+
+
+def _array(data: bytes, elements: list[bytes]) -> Reading:
+    """A JSON array's elements, as the core framed them: each where it lies (only whitespace and ``,`` between)."""
+    reading = Reading(raw=True, framing="json-array")
+    at = _opening(data) + 1  # past the "["
+    fed = 0
+    for number, element in enumerate(elements):
+        start = _skip(data, at)
+        if number:
+            start = _skip(data, start + 1)  # past the ","
+        if not data.startswith(element, start):
+            raise AssertionError(f"element {number} of the JSON array is not where the core framed it")
+        end = start + len(element)
+        reading.add([(start, element)], data[fed:end], b"[" + element)
+        fed = at = end
+    return reading
+
+
+def _skip(data: bytes, at: int) -> int:
+    """Where the whitespace at ``at`` ends."""
+    match = _SPACE.match(data, at)  # always matches, if only the empty run
+    return match.end() if match else at
+
+
+def _messages(data: bytes, count: int) -> Reading:
+    """An AWS body's messages, as far as the core framed them: each one's payload is an event's text."""
+    reading = Reading(raw=True, framing="aws-event-stream")
+    reading.messages = messages(data, _opening(data), count)
+    fed = 0
+    for message in reading.messages:
+        payload = data[message.payload : message.end - 4]
+        reading.add([(message.payload, payload)], data[fed : message.end], data[message.start : message.end])
+        fed = message.end
     return reading
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from toolstream._jsonspans import Leaf, decode, decode_spans, leaves
 from toolstream._redact import MASK, mask_number
-from toolstream._stream_frames import Frame
+from toolstream._stream_frames import Frame, per_character
 
 __all__ = ["Edits", "Piece", "echoes"]
 
@@ -77,7 +77,10 @@ class Edits:
                 if first < done:  # an overlap: what is left of an aligned run, or nothing of a character's spelling
                     replacement = replacement[done - first :] if len(replacement) == end - first else ""
                     first = done
-                found.setdefault(index, []).append((offsets[first], offsets[end], replacement))
+                pieces = [(first, end, replacement)]
+                if not isinstance(offsets, range):  # an escape among the characters: it becomes its own rewrite
+                    pieces = list(per_character(pieces, _escape(offsets)))
+                found.setdefault(index, []).extend((offsets[low], offsets[high], part) for low, high, part in pieces)
                 done = end
         for index, leaf in self.numbers:
             token = self.frame(index).leaves[leaf]
@@ -210,6 +213,11 @@ class Piece:
             if chars and not aligned:
                 replacement, placed = "", True
         return aligned or not placed
+
+
+def _escape(offsets: Sequence[int]) -> Callable[[int], bool]:
+    """Whether a string's character is spelled with more than one character (an escape), its spelling ``offsets``."""
+    return lambda char: offsets[char + 1] - offsets[char] != 1
 
 
 def _spelling_ends(value: str) -> Sequence[int]:

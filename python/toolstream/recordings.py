@@ -212,7 +212,8 @@ def decode_eventstream(data: bytes, origin: str = "<eventstream>") -> list[Any]:
     """Decode an AWS event-stream body into the events the AWS SDK yields for it.
 
     Each message (prelude, headers, payload, CRC32s checked) becomes ``{"<:event-type>": payload}`` (or
-    ``{"<:exception-type>": payload}``), the payload's ``p`` padding member dropped, as boto3 gives them.
+    ``{"<:exception-type>": payload}``), the payload's ``p`` padding member dropped, as boto3 gives them; an ``error``
+    message (no payload) ``{"error": {"code": <:error-code>, "message": <:error-message>}}``, as the engine reads it.
 
     Args:
         data: The raw body.
@@ -222,7 +223,8 @@ def decode_eventstream(data: bytes, origin: str = "<eventstream>") -> list[Any]:
         One event dict per message, in order.
 
     Raises:
-        ValueError: A message is cut short, fails its CRC, or is not an event or exception with a JSON object.
+        ValueError: A message is cut short, fails its CRC, or is not an error, or an event or exception with a JSON
+            object.
     """
     events: list[Any] = []
     at = 0
@@ -235,13 +237,16 @@ def decode_eventstream(data: bytes, origin: str = "<eventstream>") -> list[Any]:
         if zlib.crc32(message[:-4]) != int.from_bytes(message[-4:], "big"):
             raise ValueError(f"{where}: its CRC32 does not match")
         headers = _aws_headers(message[12 : 12 + headers_length], where)
+        at += total
+        if headers.get(":message-type") == "error":
+            events.append({"error": {"code": headers.get(":error-code"), "message": headers.get(":error-message")}})
+            continue
         kind = headers.get(":event-type") or headers.get(":exception-type")
         payload = _parse_json(_decode_utf8(message[12 + headers_length : -4], where), where)
         if headers.get(":message-type") not in ("event", "exception") or kind is None or not isinstance(payload, dict):
             raise ValueError(f"{where}: not an event or exception message with a JSON object")
         payload.pop("p", None)
         events.append({kind: payload})
-        at += total
     return events
 
 

@@ -20,7 +20,7 @@ mod _core {
     #[pymodule_export]
     use crate::engine::Engine;
     #[pymodule_export]
-    use crate::scan::{frame, scan};
+    use crate::scan::{frame, frame_body, framing_of, scan};
     #[pymodule_export]
     use crate::validators::{ToolValidators, schema_problems};
 

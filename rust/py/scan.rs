@@ -5,7 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
-use toolstream_core::framing::{Event, Framer, FramingError};
+use toolstream_core::framing::{self, Event, Framer, FramingError};
 use toolstream_core::scanner::{ScanState, Scanner, ValueKind};
 
 /// The outcome of scanning: `(state, end_or_offset, error_kind, root_kind, duplicate_keys)`.
@@ -79,4 +79,30 @@ pub(crate) fn frame(
     }
     framer.finish(&mut collect).map_err(refused)?;
     Ok(events)
+}
+
+/// A whole body framed, for the recording writer: `(framing, events, error)` (see `framing::frame_body`).
+#[pyfunction]
+pub(crate) fn frame_body(
+    py: Python<'_>,
+    body: &[u8],
+    limit: usize,
+) -> (Option<&'static str>, Vec<Py<PyBytes>>, Option<String>) {
+    let framed = framing::frame_body(body, limit);
+    let events = framed
+        .events
+        .iter()
+        .map(|data| PyBytes::new(py, data).unbind())
+        .collect();
+    (
+        framed.framing.map(framing::Framing::as_str),
+        events,
+        framed.error.map(|error| error.to_string()),
+    )
+}
+
+/// The framing a raw body's opening tells (`framing::framing_of`), by its name.
+#[pyfunction]
+pub(crate) fn framing_of(body: &[u8]) -> Option<&'static str> {
+    framing::framing_of(body).map(framing::Framing::as_str)
 }

@@ -21,13 +21,18 @@ the Rust module's table:
 | ``unevaluatedProperties`` with a schema                  | ``CONSTRAINT_VIOLATION``    | each failing member |
 | anything else (bounds, lengths, ``pattern``, items, ...) | ``CONSTRAINT_VIOLATION``    | the value           |
 
-A failed ``anyOf``/``oneOf`` is one violation at the value, never one per branch. Violations are sorted by path,
-then code, then message, with duplicates removed.
+Below a failed ``anyOf``/``oneOf``, the findings of the branch the value singles out are reported in the union's
+place; when no branch is singled out, the union is one violation at the value, never one per branch (the rule:
+:mod:`toolstream.reference._error_search`). Violations are sorted by path, then code, then message, with duplicates
+removed.
 
-Whether the arguments are valid is decided first, each ``$ref`` target judged once per value (``jsonschema`` alone
-would judge it again down every branch of every union above it, exponentially often). The errors are then looked for
-only when the count of :mod:`toolstream.reference._search_cost` says the search fits in ``max_steps``; otherwise the
-arguments are invalid with one ``VALIDATION_BUDGET_EXCEEDED``, as in the core.
+Whether the arguments are valid is decided first, by ``jsonschema``, each ``$ref`` target judged once per value
+(``jsonschema`` alone would judge it again down every branch of every union above it, exponentially often). The errors
+are then found by :mod:`toolstream.reference._error_search`, which judges each (subschema, value) pair once (or, for
+a schema it does not model, by ``jsonschema``'s own search), and only when the count of
+:mod:`toolstream.reference._search_cost` says the search fits in ``max_steps``; otherwise the arguments are invalid
+with one ``VALIDATION_BUDGET_EXCEEDED``, as in the core. The mapping of ``jsonschema``'s errors below applies to the
+keywords that apply no subschema, and to the whole schema where the library searches itself.
 
 Where it differs from the core, because ``jsonschema`` and Python do:
 
@@ -58,6 +63,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import contextvars
+import functools
 import json
 import re
 import sys
@@ -73,45 +79,39 @@ import referencing
 import referencing.exceptions
 import referencing.jsonschema
 
-from toolstream._model import VIOLATION_TABLE, Limits, Violation, ViolationCode
+from toolstream._model import Limits, Violation, ViolationCode
 from toolstream.errors import SchemaError
+from toolstream.reference._error_search import find
+from toolstream.reference._findings import (
+    LIMITED,
+    child,
+    constraint,
+    escape,
+    json_type,
+    pointer_of,
+    quoted,
+    render,
+    shorten,
+    sorted_unique,
+    type_message,
+    violation,
+)
 from toolstream.reference._numbers import NUMBER_TOO_LONG, loads_arguments
-from toolstream.reference._patterns import FORMAT_CHECKER, additional_members
+from toolstream.reference._patterns import FORMAT_CHECKER, additional_members, matches
 from toolstream.reference._patterns import KEYWORDS as PATTERN_KEYWORDS
 from toolstream.reference._patterns import refusal as _patterns_refusal
+from toolstream.reference._plan import Keywords
 from toolstream.reference._scanner import COMPLETE, INVALID, TOO_DEEP, Scanner
 from toolstream.reference._search_cost import SearchGraph
 
 __all__ = ["Validators", "loads_arguments", "number_too_long"]
 
-#: Longest rendering of a schema value (an enum's options, a ``not`` schema) kept in a message, in UTF-8 bytes.
-SHOWN_VALUE_BYTES = 300
 #: Declared names listed in an ``UNKNOWN_TOOL`` message; the rest are counted.
 LISTED_NAMES = 20
 #: Characters of an unknown name compared with the declared ones.
 MAX_COMPARED_CHARS = 256
 # Python frames allowed per level of nesting of the arguments while a schema is applied.
 _FRAMES_PER_LEVEL = 40
-
-# Keywords whose value is the limit a CONSTRAINT_VIOLATION reports in `data["limit"]`.
-_LIMITED = frozenset(
-    {
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "minLength",
-        "maxLength",
-        "minItems",
-        "maxItems",
-        "minProperties",
-        "maxProperties",
-        "minContains",
-        "maxContains",
-        "pattern",
-    }
-)
 
 # Keywords whose limit is a count of characters, items or members.
 _COUNTS = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"})
@@ -238,14 +238,21 @@ _DEFAULT_DRAFT = _DRAFTS["https://json-schema.org/draft/2020-12/schema"]
 class _Tool:
     """One declared tool: its name, its schema as compiled, the draft's traits the mapping needs, its search graph."""
 
-    def __init__(self, name: str, validator: Any, counted_contains: bool, search: SearchGraph, dynamic: bool) -> None:
+    def __init__(self, name: str, schema: Any, validator: Any, draft: _Draft, dynamic: bool) -> None:
         self.name = name
+        self.schema = schema
         self.validator = validator
-        self.counted_contains = counted_contains
-        self.search = search
+        self.draft = draft
+        self.counted_contains = draft.counted_contains
         # Whether the schema may resolve references by the dynamic scope: then a target's verdict is not a function
         # of the value alone, and it is not kept.
         self.dynamic = dynamic
+
+    @functools.cached_property
+    def search(self) -> SearchGraph:
+        """The schema's graph, built the first time arguments are invalid: valid calls never need it."""
+        known = frozenset(self.draft.validator_class.VALIDATORS)
+        return SearchGraph(self.schema, self.draft.specification, _OFFLINE_WITH_METASCHEMAS, known)
 
     def is_valid(self, instance: Any) -> bool:
         """Whether ``instance`` is valid, each ``$ref`` target judged once per value (unless ``dynamic``)."""
@@ -254,6 +261,39 @@ class _Tool:
             return bool(self.validator.is_valid(instance))
         finally:
             _JUDGED.reset(token)
+
+    def assertions(self, keywords: Keywords, value: Any, at: str) -> list[Violation]:
+        """The violations of the keywords of a plan that apply no subschema, for ``value`` at ``at``."""
+        if keywords.assertions is None:
+            return []
+        if keywords.compiled is None:
+            keywords.compiled = self.draft.validator_class(keywords.assertions, registry=_OFFLINE)
+        found: list[Violation] = []
+        for error in keywords.compiled.iter_errors(value):
+            found.extend(_BY_KEYWORD.get(error.validator, _other)(error, at + pointer_of(error.absolute_path), self))
+        return found
+
+    def search_errors(self, instance: Any, size: int, max_steps: int) -> list[Violation]:
+        """The findings of invalid ``instance`` (unsorted), or one ``VALIDATION_BUDGET_EXCEEDED``.
+
+        ``size``: the length of the text ``instance`` was read from, in bytes.
+        """
+        graph = self.search
+        violations: list[Violation] = []
+        if graph.plans is not None:
+            # Each value and each member's name owns a byte of the text: a short text needs no count (one more for the
+            # `{}` an empty text stands for).
+            if (size + 1) * len(graph.plans) > max_steps and graph.pairs_exceed(instance, max_steps):
+                return [_budget_exceeded(max_steps)]
+            violations = find(graph.plans, self.assertions, matches, instance)
+        if not violations:
+            # `jsonschema`'s own search, for a schema the walk does not model (and, never seen, were the walk to find
+            # nothing wrong with arguments the library refuses: they must not pass without a finding).
+            if graph.exceeds(instance, max_steps):
+                return [_budget_exceeded(max_steps)]
+            for error in self.validator.iter_errors(instance):
+                violations.extend(_violations(error, instance, self))
+        return violations
 
 
 class Validators:
@@ -315,25 +355,23 @@ class Validators:
         """
         if name in self._tools or name in self._server_names:
             return None
-        message = f"unknown tool {_shorten(_quoted(name))}"
+        message = f"unknown tool {shorten(quoted(name))}"
         if not self.names:
-            return _violation(
+            return violation(
                 ViolationCode.UNKNOWN_TOOL,
                 None,
                 message + "; no tools are declared",
                 {"available": [], "closest": None},
             )
-        message += "; declared: " + ", ".join(_quoted(each) for each in self.names[:LISTED_NAMES])
+        message += "; declared: " + ", ".join(quoted(each) for each in self.names[:LISTED_NAMES])
         if len(self.names) > LISTED_NAMES:
             message += f" and {len(self.names) - LISTED_NAMES} more"
         # The first of the nearest names, so that equal distances resolve in declaration order; a very long name is
         # compared by its start.
         probe = name[:MAX_COMPARED_CHARS]
         closest = min(self.names, key=lambda declared: _levenshtein(probe, declared))
-        message += f"; closest: {_quoted(closest)}"
-        return _violation(
-            ViolationCode.UNKNOWN_TOOL, None, message, {"available": list(self.names), "closest": closest}
-        )
+        message += f"; closest: {quoted(closest)}"
+        return violation(ViolationCode.UNKNOWN_TOOL, None, message, {"available": list(self.names), "closest": closest})
 
     def validate(self, name: str, arguments: str | bytes) -> list[Violation]:
         """Every problem of ``arguments`` for the tool ``name``; empty when they are valid.
@@ -373,21 +411,16 @@ class Validators:
             with _recursion_room(levels):
                 if tool.is_valid(instance):
                     return []
-                if tool.search.exceeds(instance, self.max_steps):
-                    return [_budget_exceeded(self.max_steps)]
-                errors = list(tool.validator.iter_errors(instance))
+                violations = tool.search_errors(instance, len(text), self.max_steps)
         except RecursionError:
             # A schema that refers to itself without reaching into the value (`{"$ref": "#"}`): `jsonschema`
             # recurses without end. (The core's crate accepts every value there.)
             message = "$ref: the schema refers to itself without end; the arguments cannot be checked"
-            return [_constraint("", message, "$ref")]
+            return [constraint("", message, "$ref")]
         except referencing.exceptions.Unresolvable as unresolvable:
             # Not expected: every reference was resolved when the schema was compiled.
-            return [_constraint("", _shorten(f"$ref: {unresolvable}"), "$ref")]
-        violations: list[Violation] = []
-        for error in errors:
-            violations.extend(_violations(error, instance, tool))
-        return _sorted_unique(violations)
+            return [constraint("", shorten(f"$ref: {unresolvable}"), "$ref")]
+        return sorted_unique(violations)
 
 
 # ------------------------------------------------------------------------------------------------------- compiling
@@ -401,13 +434,13 @@ def _compile(name: str, schema: Any) -> _Tool:
     except (TypeError, ValueError, RecursionError) as error:
         raise SchemaError(name, "", f"not JSON: {error}") from None
     if not isinstance(schema, (dict, bool)):
-        raise SchemaError(name, "", f"a schema is an object or a boolean, not {_json_type(schema)}")
+        raise SchemaError(name, "", f"a schema is an object or a boolean, not {json_type(schema)}")
     draft = _DEFAULT_DRAFT
     if isinstance(schema, dict) and "$schema" in schema:
         dialect = schema["$schema"]
         known = _DRAFTS.get(dialect.removesuffix("#")) if isinstance(dialect, str) else None
         if known is None:
-            raise SchemaError(name, "/$schema", f"unknown $schema {_shorten(_render(dialect))}")
+            raise SchemaError(name, "/$schema", f"unknown $schema {shorten(render(dialect))}")
         draft = known
     validator_class = draft.validator_class
     try:
@@ -418,21 +451,20 @@ def _compile(name: str, schema: Any) -> _Tool:
     if unresolvable is not None:
         raise SchemaError(name, *unresolvable)
     validator = validator_class(schema, registry=_OFFLINE)
-    search = SearchGraph(schema, draft.specification, _OFFLINE_WITH_METASCHEMAS)
     dynamic = '"$dynamicRef"' in (text := json.dumps(schema)) or '"$recursiveRef"' in text
-    return _Tool(name, validator, draft.counted_contains, search, dynamic)
+    return _Tool(name, schema, validator, draft, dynamic)
 
 
 def _schema_error(name: str, schema: Any, error: Any) -> SchemaError:
     """The ``SchemaError`` for a schema its meta-schema refuses, at the pointer the core names."""
-    pointer = _pointer(error.absolute_path)
+    pointer = pointer_of(error.absolute_path)
     if error.validator == "format" and error.validator_value == "regex" and isinstance(error.instance, str):
         refused = _patterns_refusal(error.instance)
         # A `patternProperties` key is checked by `propertyNames`, which reports the object: the core names the key.
         if _names_a_member(error.instance, schema, error.absolute_path):
-            pointer = _child(pointer, error.instance)
-        return SchemaError(name, pointer, _shorten(refused or error.message))
-    return SchemaError(name, pointer, _shorten(error.message))
+            pointer = child(pointer, error.instance)
+        return SchemaError(name, pointer, shorten(refused or error.message))
+    return SchemaError(name, pointer, shorten(error.message))
 
 
 def _unresolvable(schema: Any, specification: referencing.Specification[Any]) -> tuple[str, str] | None:
@@ -461,7 +493,7 @@ def _unresolvable(schema: Any, specification: referencing.Specification[Any]) ->
                 resolved = resolver.lookup(target)
             except (referencing.exceptions.Unresolvable, ValueError) as error:
                 # ValueError: a reference that is not a URI (`http://[`).
-                return (f"{pointers[id(contents)]}/{_escape(keyword)}", _unresolvable_reason(target, error))
+                return (f"{pointers[id(contents)]}/{escape(keyword)}", _unresolvable_reason(target, error))
             found.append((specification.create_resource(resolved.contents), resolved.resolver))
         for subresource in resource.subresources():
             found.append((subresource, resolver.in_subresource(subresource)))
@@ -472,8 +504,8 @@ def _unresolvable(schema: Any, specification: referencing.Specification[Any]) ->
 
 def _unresolvable_reason(target: str, error: Exception) -> str:
     if isinstance(error.__cause__, referencing.exceptions.Unretrievable):
-        return f"the reference {_quoted(target)} names a resource outside the schema, which is never fetched"
-    return _shorten(f"the reference {_quoted(target)} cannot be resolved: {type(error).__name__}")
+        return f"the reference {quoted(target)} names a resource outside the schema, which is never fetched"
+    return shorten(f"the reference {quoted(target)} cannot be resolved: {type(error).__name__}")
 
 
 def _index(node: Any, pointer: str, pointers: dict[int, str]) -> None:
@@ -481,7 +513,7 @@ def _index(node: Any, pointer: str, pointers: dict[int, str]) -> None:
     if isinstance(node, dict):
         pointers.setdefault(id(node), pointer)
         for key, value in node.items():
-            _index(value, f"{pointer}/{_escape(key)}", pointers)
+            _index(value, f"{pointer}/{escape(key)}", pointers)
     elif isinstance(node, list):
         pointers.setdefault(id(node), pointer)
         for at, value in enumerate(node):
@@ -527,12 +559,12 @@ def _scan(text: bytes, max_depth: int) -> Violation | None:
         reason = f"{error.kind.replace('_', ' ')} at byte {error.offset}"
     else:
         reason = "the text ends before the value does"
-    return _violation(ViolationCode.INVALID_JSON, None, f"the arguments are not valid JSON: {reason}")
+    return violation(ViolationCode.INVALID_JSON, None, f"the arguments are not valid JSON: {reason}")
 
 
 def number_too_long() -> Violation:
     """``INVALID_JSON`` for arguments holding a number Python values are not built from, as a stream reports it."""
-    return _violation(ViolationCode.INVALID_JSON, None, NUMBER_TOO_LONG)
+    return violation(ViolationCode.INVALID_JSON, None, NUMBER_TOO_LONG)
 
 
 def _budget_exceeded(max_steps: int) -> Violation:
@@ -540,11 +572,11 @@ def _budget_exceeded(max_steps: int) -> Violation:
         f"the arguments do not match the schema; finding where would take more than {max_steps} steps "
         "(Limits.max_validation_steps)"
     )
-    return _violation(ViolationCode.VALIDATION_BUDGET_EXCEEDED, "", message, {"limit": max_steps})
+    return violation(ViolationCode.VALIDATION_BUDGET_EXCEEDED, "", message, {"limit": max_steps})
 
 
 def _too_deep_violation(max_depth: int) -> Violation:
-    return _violation(
+    return violation(
         ViolationCode.TOO_DEEP, None, f"the arguments nest arrays and objects deeper than {max_depth} levels"
     )
 
@@ -583,7 +615,7 @@ def _frames_in_use() -> int:
 
 def _violations(error: Any, instance: Any, tool: _Tool) -> Iterator[Violation]:
     """The violations one top-level ``jsonschema`` error stands for."""
-    at = _pointer(error.absolute_path)
+    at = pointer_of(error.absolute_path)
     if _names_a_member(error.instance, instance, error.absolute_path):
         return _property_names(error, at, tool)
     return _BY_KEYWORD.get(error.validator, _other)(error, at, tool)
@@ -593,11 +625,11 @@ def _property_names(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
     # `propertyNames` checks each member's name, a string, in place of the object, and adds no path segment.
     if error.validator is None:
         # `propertyNames: false`: the core's crate fails the object itself, which may have no members.
-        yield _constraint(at, _constraint_message(error, tool), "false")
+        yield constraint(at, _constraint_message(error, tool), "false")
         return
     name = error.instance
-    message = f"propertyNames: the name {_quoted(name)} is not allowed: {_constraint_message(error, tool)}"
-    yield _constraint(_child(at, name), message, "propertyNames")
+    message = f"propertyNames: the name {quoted(name)} is not allowed: {_constraint_message(error, tool)}"
+    yield constraint(child(at, name), message, "propertyNames")
 
 
 def _required(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
@@ -605,8 +637,8 @@ def _required(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
     # gives every missing member, and the duplicates go when the violations are sorted.
     for member in error.validator_value:
         if member not in error.instance:
-            message = f"missing required argument {_quoted(member)}"
-            yield _violation(ViolationCode.MISSING_REQUIRED_ARGUMENT, _child(at, member), message)
+            message = f"missing required argument {quoted(member)}"
+            yield violation(ViolationCode.MISSING_REQUIRED_ARGUMENT, child(at, member), message)
 
 
 def _dependent_required(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
@@ -616,32 +648,32 @@ def _dependent_required(error: Any, at: str, tool: _Tool) -> Iterator[Violation]
             continue  # a draft-7 `dependencies` schema reports its own errors
         for member in members:
             if member not in error.instance:
-                message = f"{keyword}: {_quoted(member)} is required when another member is present"
-                yield _constraint(_child(at, member), message, keyword)
+                message = f"{keyword}: {quoted(member)} is required when another member is present"
+                yield constraint(child(at, member), message, keyword)
 
 
 def _additional_properties(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
     # Only `additionalProperties: false` fails by itself; a schema's own keywords report what fails it.
     for member in additional_members(error.instance, error.schema):
-        message = f"unexpected argument {_quoted(member)} (additionalProperties is false)"
-        yield _violation(ViolationCode.UNEXPECTED_ARGUMENT, _child(at, member), message)
+        message = f"unexpected argument {quoted(member)} (additionalProperties is false)"
+        yield violation(ViolationCode.UNEXPECTED_ARGUMENT, child(at, member), message)
 
 
 def _type(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
     expected = _type_names([error.validator_value])
-    message = _type_message(expected, error.instance)
-    yield _violation(ViolationCode.TYPE_MISMATCH, at, message, {"expected": expected})
+    message = type_message(expected, error.instance)
+    yield violation(ViolationCode.TYPE_MISMATCH, at, message, {"expected": expected})
 
 
 def _enum(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
     options = error.validator_value
-    message = f"must be one of {_shorten(', '.join(_shorten(_render(each)) for each in options))}"
-    yield _violation(ViolationCode.ENUM_OUT_OF_RANGE, at, message, {"allowed": list(options)})
+    message = f"must be one of {shorten(', '.join(shorten(render(each)) for each in options))}"
+    yield violation(ViolationCode.ENUM_OUT_OF_RANGE, at, message, {"allowed": list(options)})
 
 
 def _const(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
-    message = f"must be {_shorten(_render(error.validator_value))} (const)"
-    yield _violation(ViolationCode.ENUM_OUT_OF_RANGE, at, message, {"allowed": [error.validator_value]})
+    message = f"must be {shorten(render(error.validator_value))} (const)"
+    yield violation(ViolationCode.ENUM_OUT_OF_RANGE, at, message, {"allowed": [error.validator_value]})
 
 
 def _items(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
@@ -651,14 +683,14 @@ def _items(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
         yield from _other(error, at, tool)
         return
     prefix = len(error.schema.get("prefixItems", []))
-    message = f"false schema: no value is allowed here (schema at {_pointer(error.absolute_schema_path)})"
+    message = f"false schema: no value is allowed here (schema at {pointer_of(error.absolute_schema_path)})"
     for index in range(prefix, len(error.instance)):
-        yield _constraint(_child(at, str(index)), message, "false")
+        yield constraint(child(at, str(index)), message, "false")
 
 
 def _other(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
     keyword, limit = _keyword_and_limit(error, tool)
-    yield _constraint(at, _constraint_message(error, tool), keyword, limit)
+    yield constraint(at, _constraint_message(error, tool), keyword, limit)
 
 
 def _names_a_member(failing: Any, instance: Any, path: Iterable[str | int]) -> bool:
@@ -674,15 +706,15 @@ def _names_a_member(failing: Any, instance: Any, path: Iterable[str | int]) -> b
 def _unevaluated_properties(error: Any, at: str, tool: _Tool) -> Iterator[Violation]:
     members = _unevaluated_members(error)
     if members is None:
-        yield _constraint(at, "unevaluatedProperties: some members are not allowed", "unevaluatedProperties")
+        yield constraint(at, "unevaluatedProperties: some members are not allowed", "unevaluatedProperties")
         return
     for member in members:
         if error.validator_value is False:
-            message = f"unexpected argument {_quoted(member)} (unevaluatedProperties is false)"
-            yield _violation(ViolationCode.UNEXPECTED_ARGUMENT, _child(at, member), message)
+            message = f"unexpected argument {quoted(member)} (unevaluatedProperties is false)"
+            yield violation(ViolationCode.UNEXPECTED_ARGUMENT, child(at, member), message)
         else:
-            message = f"unevaluatedProperties: {_quoted(member)} does not match its schema"
-            yield _constraint(_child(at, member), message, "unevaluatedProperties")
+            message = f"unevaluatedProperties: {quoted(member)} does not match its schema"
+            yield constraint(child(at, member), message, "unevaluatedProperties")
 
 
 def _unevaluated_members(error: Any) -> list[str] | None:
@@ -708,17 +740,17 @@ def _combinator_violation(error: Any, at: str, keyword: str) -> Violation:
     branches = len(error.validator_value)
     if not error.context:
         message = f"oneOf: matches more than one of the {branches} alternatives; exactly one is allowed"
-        return _constraint(at, message, keyword)
+        return constraint(at, message, keyword)
     # At the combinator's own value: not deeper, and not a member's name (`propertyNames` inside a branch).
     if all(
         each.validator == "type" and not each.relative_path and each.instance is error.instance
         for each in error.context
     ):
         expected = _type_names(each.validator_value for each in error.context)
-        return _violation(
-            ViolationCode.TYPE_MISMATCH, at, _type_message(expected, error.instance), {"expected": expected}
+        return violation(
+            ViolationCode.TYPE_MISMATCH, at, type_message(expected, error.instance), {"expected": expected}
         )
-    return _constraint(at, f"{keyword}: matches none of the {branches} alternatives", keyword)
+    return constraint(at, f"{keyword}: matches none of the {branches} alternatives", keyword)
 
 
 _Handler = Callable[[Any, str, _Tool], Iterator[Violation]]
@@ -752,21 +784,21 @@ def _keyword_and_limit(error: Any, tool: _Tool) -> tuple[str, Any]:
     if keyword in _COUNTS and isinstance(limit, float) and limit.is_integer():
         # A count the core holds as an unsigned integer (`"minLength": 2.0` is 2).
         limit = int(limit)
-    return keyword, (limit if keyword in _LIMITED else None)
+    return keyword, (limit if keyword in LIMITED else None)
 
 
 def _constraint_message(error: Any, tool: _Tool) -> str:
     """A constraint's message: the keyword and its limit, never the (possibly huge) value itself."""
     keyword, limit = _keyword_and_limit(error, tool)
     if keyword == "false":
-        location = _pointer(error.absolute_schema_path) or "the root"
+        location = pointer_of(error.absolute_schema_path) or "the root"
         return f"false schema: no value is allowed here (schema at {location})"
-    if keyword in _LIMITED:
-        return f"{keyword}: {_LIMIT_MESSAGES[keyword].format(_shorten(_render(limit)))}"
+    if keyword in LIMITED:
+        return f"{keyword}: {_LIMIT_MESSAGES[keyword].format(shorten(render(limit)))}"
     if keyword == "not":
-        return f"not: must not match {_shorten(_render(error.validator_value))}"
+        return f"not: must not match {shorten(render(error.validator_value))}"
     if keyword == "type":
-        return f"type: {_type_message(_type_names([error.validator_value]), error.instance)}"
+        return f"type: {type_message(_type_names([error.validator_value]), error.instance)}"
     return f"{keyword}: {_MESSAGES.get(keyword, f'does not satisfy {keyword}')}"
 
 
@@ -806,84 +838,7 @@ def _type_names(values: Iterable[Any]) -> list[str]:
     return names
 
 
-def _type_message(names: list[str], value: Any) -> str:
-    expected = names[-1] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
-    return f"expected {expected}, got {_json_type(value)}"
-
-
-def _json_type(value: Any) -> str:
-    """The JSON type of a parsed value as JSON Schema names it; a ``float`` (written with . or e) is a number."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 # ----------------------------------------------------------------------------------------------------------- helpers
-
-
-def _violation(code: ViolationCode, path: str | None, message: str, data: Any = None) -> Violation:
-    _, severity, recoverable = VIOLATION_TABLE[code]
-    return Violation(code=code, message=message, severity=severity, path=path, recoverable=recoverable, data=data)
-
-
-def _constraint(path: str, message: str, keyword: str, limit: Any = None) -> Violation:
-    data: dict[str, Any] = {"keyword": keyword}
-    if keyword in _LIMITED:
-        data["limit"] = limit
-    return _violation(ViolationCode.CONSTRAINT_VIOLATION, path, message, data)
-
-
-def _sorted_unique(violations: list[Violation]) -> list[Violation]:
-    """Sorted by (path, code, message); of violations equal in those, the first is kept."""
-    unique: dict[tuple[str, str, str], Violation] = {}
-    for violation in violations:
-        unique.setdefault((violation.path or "", violation.code.value, violation.message), violation)
-    return [unique[key] for key in sorted(unique)]
-
-
-def _escape(segment: str) -> str:
-    """One RFC 6901 reference token: ``~`` becomes ``~0`` and ``/`` becomes ``~1``."""
-    return segment.replace("~", "~0").replace("/", "~1")
-
-
-def _child(pointer: str, member: str) -> str:
-    return f"{pointer}/{_escape(member)}"
-
-
-def _pointer(segments: Iterable[str | int]) -> str:
-    return "".join(f"/{_escape(str(segment))}" for segment in segments)
-
-
-def _render(value: Any) -> str:
-    """``value`` as compact JSON, as the core's messages show schema values."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _quoted(text: str) -> str:
-    """``text`` as a JSON string, so names with quotes or control characters stay readable and unambiguous."""
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _shorten(text: str) -> str:
-    """``text`` cut to :data:`SHOWN_VALUE_BYTES` UTF-8 bytes at a character boundary, with an ellipsis if cut."""
-    if len(text.encode("utf-8", "surrogatepass")) <= SHOWN_VALUE_BYTES:
-        return text
-    size = 0
-    for end, character in enumerate(text):
-        size += len(character.encode("utf-8", "surrogatepass"))
-        if size > SHOWN_VALUE_BYTES:
-            return text[:end] + "…"
-    return text
 
 
 def _levenshtein(a: str, b: str) -> int:

@@ -5,7 +5,9 @@ batches by the core (``toolstream.validate_many``, GIL released), once against O
 that OLD accepts and NEW refuses is a regression; each of NEW's violations is pinned to the change whose place
 covers the violation's argument path most closely (``/properties/a/items/properties/b`` covers ``/a/3/b``; an
 unknown tool is the tool's removal or rename), preferring, among equally close changes, the kinds that produce that
-violation code. Only changes whose replay check can fail take calls.
+violation code. A violation no change covers is pinned to the nearest changes beneath its path: a union or an
+unevaluated keyword reports its failure where its subschemas meet, not where they changed. Only changes whose replay
+check can fail take calls.
 
 What the calls decide: a change whose replay check is ``unknown`` (a bound newly set, a pattern added or changed,
 another constraint added) becomes ``corpus-passes`` (RISKY) when every recorded call of its tool that OLD accepts
@@ -48,7 +50,16 @@ _BY_CODE: Final[Mapping[str, frozenset[str]]] = {
         }
     ),
     "UNEXPECTED_ARGUMENT": frozenset({"param-removed-closed", "additional-properties-closed", "param-renamed"}),
-    "TYPE_MISMATCH": frozenset({"type-narrowed", "type-changed", "became-non-nullable", "param-optional-added-open"}),
+    "TYPE_MISMATCH": frozenset(
+        {
+            "type-narrowed",
+            "type-changed",
+            "became-non-nullable",
+            "param-optional-added-open",
+            "param-optional-added-partly-open",
+            "param-removed-partly-open",
+        }
+    ),
     "ENUM_OUT_OF_RANGE": frozenset({"enum-value-removed", "enum-added"}),
 }
 _SHOWN_UNREADABLE: Final = 5
@@ -105,8 +116,14 @@ def _errors(violations: Sequence[Violation]) -> list[Violation]:
     return [violation for violation in violations if violation.severity is Severity.ERROR]
 
 
-def _matches(pattern: Sequence[str], segments: Sequence[str]) -> bool:
-    return len(pattern) <= len(segments) and all(p in ("*", s) for p, s in zip(pattern, segments, strict=False))
+def _distance(pattern: Sequence[str], segments: Sequence[str]) -> int | None:
+    """How far a change's place is from a violation's argument path, or None when they are apart.
+
+    0 or more when the place covers the path (at it or above it), below 0 when the place lies beneath it.
+    """
+    if not all(p in ("*", s) for p, s in zip(pattern, segments, strict=False)):
+        return None
+    return len(segments) - len(pattern)
 
 
 def _patterns(change: Change) -> list[list[str]]:
@@ -129,15 +146,21 @@ def _pin(violation: Violation, candidates: Sequence[tuple[int, Change]]) -> list
     for index, change in candidates:
         if change.kind in _TOOL_KINDS:
             continue
-        lengths = [len(p) for p in _patterns(change) if _matches(p, segments)]
-        if lengths:
-            scored.append((max(lengths), index, change))
+        distances = [d for p in _patterns(change) if (d := _distance(p, segments)) is not None]
+        if distances:
+            scored.append((min(distances, key=_closeness), index, change))
     if not scored:
         return []
-    closest = max(length for length, _, _ in scored)
-    tied = [(index, change) for length, index, change in scored if length == closest]
+    closest = min((distance for distance, _, _ in scored), key=_closeness)
+    tied = [(index, change) for distance, index, change in scored if distance == closest]
     preferred = [index for index, change in tied if change.kind in _BY_CODE.get(violation.code.value, ())]
     return preferred or [index for index, _ in tied]
+
+
+def _closeness(distance: int) -> tuple[bool, int]:
+    # A change at or above the violation's path comes first, the nearest first. A union or unevaluated keyword
+    # reports its failure where its subschemas meet, so a change beneath it explains it when none covers it.
+    return (distance < 0, abs(distance))
 
 
 def _shown(call: ObservedCall, violations: Sequence[Violation]) -> dict[str, Any]:

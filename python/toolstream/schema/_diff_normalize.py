@@ -22,8 +22,15 @@
   equal values, ``required`` joined, ``type`` intersected); members that do not (conflicting keys, or a closed
   object beside another member's properties) stay in ``allOf``.
 - **openness is explicit**: every object node gets ``additionalProperties`` (missing means open: ``true``, and a
-  note says so, because xgrammar and llama.cpp read a missing one as closed).
+  note says so, because xgrammar and llama.cpp read a missing one as closed), unless ``unevaluatedProperties`` that
+  could not be rewritten governs its extra keys.
 - no-op bounds (``minLength``/``minItems``/``minProperties`` 0, ``uniqueItems: false``) are dropped.
+- **the array's end**: a ``false`` position ends the array, said by ``maxItems`` (``items: false`` is ``maxItems`` at
+  the length of ``prefixItems``, so ``maxItems: 0`` and ``items: false`` are one spelling; a ``false`` in
+  ``prefixItems`` cuts the prefix there); ``items`` past a ``maxItems`` the prefix already fills is dropped.
+- **unevaluated keywords**: ``unevaluatedProperties``/``unevaluatedItems`` become ``additionalProperties``/``items``
+  where nothing but the node's own keywords evaluates keys or items (no applicator, no ``contains``), and are dropped
+  beside an ``additionalProperties``/``items`` of their node (which leaves nothing unevaluated).
 - ``required`` is sorted and de-duplicated (dropped when empty); ``enum`` is de-duplicated (order kept: the differ
   reports a reorder); draft-4 ``items: [...]``/``additionalItems`` become ``prefixItems``/``items``; draft-7
   ``dependencies`` become ``dependentRequired``/``dependentSchemas``.
@@ -37,9 +44,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 from urllib.parse import unquote
 
 __all__ = [
@@ -66,6 +74,13 @@ _ONE: Final = (
 _MAP: Final = ("properties", "patternProperties", "dependentSchemas")
 _LIST: Final = ("prefixItems", "anyOf", "oneOf", "allOf")
 _OBJECT_HINTS: Final = ("properties", "required", "patternProperties")
+# What evaluates an object's keys or an array's items for unevaluatedProperties/unevaluatedItems, beside the
+# applicators that pass their subschemas' evaluations up.
+_EVALUATES_KEYS: Final = ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties")
+_EVALUATES_ITEMS: Final = ("prefixItems", "items", "contains", "unevaluatedItems")
+# Keywords whose subschemas apply to the node's own instance, their evaluations counting as the node's.
+_IN_PLACE: Final = ("allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "dependencies")
+_APPLICATORS: Final = ("allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "$ref", "$recursive")
 _NULL: Final = {"type": ["null"]}
 # A DAG of references can expand exponentially; past this many expansions the rest stay references (noted).
 _EXPANSION_BUDGET: Final = 20_000
@@ -182,8 +197,11 @@ class _Normaliser:
         self.notes: list[Note] = []
         self.stack: list[str] = []  # target pointers of the expansions in progress
         self.marked: list[bool] = []  # per open expansion: whether a recursion marker was written inside it
-        self.memo: dict[str, Any] = {}
-        self.by_id: dict[int, tuple[Any, Any]] = {}
+        self.memo: dict[tuple[str, bool], Any] = {}
+        self.by_id: dict[tuple[int, bool], tuple[Any, Any]] = {}
+        # Whether the node being normalised is applied in place under an unevaluatedProperties, whose keys it
+        # evaluates: an additionalProperties made explicit there would evaluate every key and silence that keyword.
+        self.evaluating = False
         self.markers = 0
         self.expansions = 0
 
@@ -216,8 +234,8 @@ class _Normaliser:
             self.markers += 1
             self.note(pointer, "recursive-ref", f"{ref} refers to itself; compared by target, not expanded again")
             return {"$recursive": ref, "$depth": len(self.stack) - level}
-        if target in self.memo:
-            return self.memo[target]
+        if (target, self.evaluating) in self.memo:
+            return self.memo[target, self.evaluating]
         found, node = self.lookup(target)
         if not found:
             self.note(pointer, "unresolved-ref", f"{ref} points to nothing in the schema; compared as written")
@@ -239,7 +257,7 @@ class _Normaliser:
         # Only an expansion without markers is the same wherever it is met (a marker's depth depends on the
         # expansions around it, and a mutually recursive pair unfolds from whichever side is met first).
         if not marked:
-            self.memo[target] = result
+            self.memo[target, self.evaluating] = result
         return result
 
     # -- nodes ---------------------------------------------------------------------------------------------------
@@ -251,20 +269,30 @@ class _Normaliser:
             return dict(node)
         # A subtree met again (a schema that already shares subtrees, as a normalised one does) is normalised
         # once, unless a recursion marker was written inside it (its depth depends on where it is met).
-        seen = self.by_id.get(id(node))
+        seen = self.by_id.get((id(node), self.evaluating))
         if seen is not None and seen[0] is node:
             return seen[1]
         markers = self.markers
         result = self.fresh(node, pointer)
         if self.markers == markers:
-            self.by_id[id(node)] = (node, result)
+            self.by_id[id(node), self.evaluating] = (node, result)
         return result
+
+    @contextmanager
+    def context(self, evaluating: bool) -> Iterator[None]:
+        """Normalise what runs inside as applied in place under an unevaluatedProperties (or not)."""
+        saved, self.evaluating = self.evaluating, evaluating
+        try:
+            yield
+        finally:
+            self.evaluating = saved
 
     def fresh(self, node: Mapping[str, Any], pointer: str) -> Any:
         ref = node.get("$ref")
         siblings = {key: value for key, value in node.items() if key not in ("$ref", "$defs", "definitions")}
         if isinstance(ref, str):
-            target = self.reference(ref, f"{pointer}/$ref")
+            with self.context(self.evaluating or "unevaluatedProperties" in siblings):
+                target = self.reference(ref, f"{pointer}/$ref")
             if target is None:
                 return {"$ref": ref, **self.children(siblings, pointer)} if siblings else {"$ref": ref}
             if not siblings:
@@ -279,31 +307,36 @@ class _Normaliser:
         annotations = {key: value for key, value in siblings.items() if key in ANNOTATIONS}
         rest = {key: value for key, value in siblings.items() if key not in ANNOTATIONS}
         base = {key: value for key, value in target.items() if key not in annotations}
-        merged = _merge(base, rest) if rest else dict(base)
+        merged = _merge(base, rest, inner_first=True) if rest else dict(base)
         if merged is None:
             return {**annotations, "allOf": [dict(base), rest]}
         return {**annotations, **merged}
 
     def children(self, node: Mapping[str, Any], pointer: str) -> dict[str, Any]:
         out: dict[str, Any] = {}
+        in_place = self.evaluating or "unevaluatedProperties" in node
         for key, value in node.items():
-            where = f"{pointer}/{_token(key)}"
-            if key in _ONE and key == "items" and isinstance(value, list):
-                out["prefixItems"] = [self.node(item, f"{where}/{i}") for i, item in enumerate(value)]
-            elif key == "additionalItems":
-                if isinstance(node.get("items"), list):
-                    out["items"] = self.node(value, where)
-            elif key in _ONE:
-                out[key] = self.node(value, where)
-            elif key in _MAP and isinstance(value, Mapping):
-                out[key] = {name: self.node(item, f"{where}/{_token(name)}") for name, item in value.items()}
-            elif key in _LIST and isinstance(value, list):
-                out[key] = [self.node(item, f"{where}/{i}") for i, item in enumerate(value)]
-            elif key == "dependencies" and isinstance(value, Mapping):
-                self.dependencies(out, value, where)
-            else:
-                out[key] = value
+            with self.context(in_place and key in _IN_PLACE):
+                self.child(out, node, key, value, f"{pointer}/{_token(key)}")
         return out
+
+    def child(self, out: dict[str, Any], node: Mapping[str, Any], key: str, value: Any, where: str) -> None:
+        """``node[key]`` normalised into ``out`` (draft-4 tuples and draft-7 dependencies respelled)."""
+        if key in _ONE and key == "items" and isinstance(value, list):
+            out["prefixItems"] = [self.node(item, f"{where}/{i}") for i, item in enumerate(value)]
+        elif key == "additionalItems":
+            if isinstance(node.get("items"), list):
+                out["items"] = self.node(value, where)
+        elif key in _ONE:
+            out[key] = self.node(value, where)
+        elif key in _MAP and isinstance(value, Mapping):
+            out[key] = {name: self.node(item, f"{where}/{_token(name)}") for name, item in value.items()}
+        elif key in _LIST and isinstance(value, list):
+            out[key] = [self.node(item, f"{where}/{i}") for i, item in enumerate(value)]
+        elif key == "dependencies" and isinstance(value, Mapping):
+            self.dependencies(out, value, where)
+        else:
+            out[key] = value
 
     def dependencies(self, out: dict[str, Any], value: Mapping[str, Any], where: str) -> None:
         for name, item in value.items():
@@ -321,13 +354,19 @@ class _Normaliser:
             node = _numbers(node)
             node = _unions(node)
             node = _all_of(node)
+            node = _unevaluated(node)
+            node = _tail(node)
             node = _required(node, self.strict_optional)
             if same(node, before, ordered=True):
                 break
         return self.openness(node, pointer)
 
     def openness(self, node: dict[str, Any], pointer: str) -> dict[str, Any]:
-        if "additionalProperties" in node or not _is_object(node):
+        # Beside an unevaluatedProperties (its own, or one it applies under) an explicit additionalProperties would
+        # evaluate every key and silence that keyword.
+        if "additionalProperties" in node or "unevaluatedProperties" in node or self.evaluating:
+            return node
+        if not _is_object(node):
             return node
         self.note(
             pointer,
@@ -447,7 +486,7 @@ def _boolean_exclusive(node: dict[str, Any], exclusive: str, inclusive: str) -> 
             node[exclusive] = node.pop(inclusive)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -508,9 +547,11 @@ def _union(node: dict[str, Any], key: str, branches: list[Any]) -> dict[str, Any
         branches = [inner for b in branches for inner in (b["anyOf"] if _bare_any_of(b) else [b])]
     nulls = [b for b in branches if _is_null(b)]
     rest = [b for b in branches if not _is_null(b)]
+    base = {k: v for k, v in node.items() if k != key}
     if key == "anyOf":  # a repeated branch of oneOf makes both fail; of anyOf it says nothing
         rest = _dedupe(rest)
-    base = {k: v for k, v in node.items() if k != key}
+    elif nulls and (len(nulls) > 1 or any(_admits_null(branch) is not False for branch in rest)):
+        return {**base, key: rest + nulls}  # null would match two branches, which oneOf refuses: kept as written
     if nulls and not rest:
         rest, nulls = [dict(_NULL)], []
     bare = [_bare_types(b) for b in rest]
@@ -521,9 +562,23 @@ def _union(node: dict[str, Any], key: str, branches: list[Any]) -> dict[str, Any
             return merged
     if len(rest) == 1 and isinstance(rest[0], Mapping):
         merged = _absorb(base, rest[0])
-        if merged is not None:
-            return _add_null(merged) if nulls else merged
+        # base and (branch or null) is (base and branch) or null only where the base itself admits null.
+        admits = _admits_null(base) if nulls else False
+        if merged is not None and admits is not None:
+            return _add_null(merged) if admits else merged
     return {**base, key: rest + ([dict(_NULL)] if nulls else [])}
+
+
+def _admits_null(node: Any) -> bool | None:
+    """Whether a node's own keywords admit null (None: a composite keyword decides)."""
+    if isinstance(node, bool):
+        return node
+    if not isinstance(node, Mapping) or any(
+        key in node for key in ("allOf", "anyOf", "oneOf", "not", "if", "$ref", "$recursive")
+    ):
+        return None
+    types, enum = node.get("type"), node.get("enum")
+    return not (isinstance(types, list) and "null" not in types) and not (isinstance(enum, list) and None not in enum)
 
 
 def _bare_any_of(node: Any) -> bool:
@@ -544,9 +599,14 @@ def _outer_wins(base: Mapping[str, Any], inner: Mapping[str, Any]) -> dict[str, 
     return {key: value for key, value in inner.items() if not (key in ANNOTATIONS and key in base)}
 
 
-def _merge(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The conjunction of two schemas as one node, or None when that cannot be written without ``allOf``."""
-    if _closes_over(first, second) or _closes_over(second, first):
+def _merge(first: Mapping[str, Any], second: Mapping[str, Any], *, inner_first: bool = False) -> dict[str, Any] | None:
+    """The conjunction of two schemas as one node, or None when that cannot be written without ``allOf``.
+
+    One of them is a node, the other a subschema it applies in place (a member, a branch, a reference's target):
+    ``second`` unless ``inner_first``.
+    """
+    inner, outer = (first, second) if inner_first else (second, first)
+    if _closes_over(first, second) or _closes_over(second, first) or _sees_more(inner, outer):
         return None
     out = dict(first)
     for key, value in second.items():
@@ -565,6 +625,16 @@ def _closes_over(first: Mapping[str, Any], second: Mapping[str, Any]) -> bool:
     closes = first.get("additionalProperties", True) is not True or "patternProperties" in first
     declared = set(second.get("properties") or ()) - set(first.get("properties") or ())
     return closes and bool(declared)
+
+
+def _sees_more(inner: Mapping[str, Any], outer: Mapping[str, Any]) -> bool:
+    """Whether an unevaluated keyword of ``inner`` would, merged, also see what ``outer`` evaluates.
+
+    The outer node's own unevaluated keywords already see what the subschemas it applies in place evaluate.
+    """
+    if "unevaluatedProperties" in inner and any(key in outer for key in _EVALUATES_KEYS):
+        return True
+    return "unevaluatedItems" in inner and any(key in outer for key in _EVALUATES_ITEMS)
 
 
 def _join(key: str, first: Any, second: Any) -> Any:
@@ -607,6 +677,52 @@ def _all_of(node: dict[str, Any]) -> dict[str, Any]:
 
 def _mergeable(member: Mapping[str, Any]) -> bool:
     return "$recursive" not in member and "$ref" not in member
+
+
+def _unevaluated(node: dict[str, Any]) -> dict[str, Any]:
+    """``unevaluatedProperties``/``unevaluatedItems`` as ``additionalProperties``/``items`` where that says the same.
+
+    Where the node itself evaluates every key (``additionalProperties``) or every item past the prefix (``items``),
+    the unevaluated keyword constrains nothing. Where no applicator or ``contains`` could evaluate more than the
+    node's own keywords, it applies to exactly what ``additionalProperties``/``items`` would.
+    """
+    applied = any(key in node for key in _APPLICATORS)
+    for unevaluated, additional, others in (
+        ("unevaluatedProperties", "additionalProperties", ()),
+        ("unevaluatedItems", "items", ("contains",)),
+    ):
+        if unevaluated not in node:
+            continue
+        if additional in node:
+            node = {key: value for key, value in node.items() if key != unevaluated}
+        elif not applied and not any(key in node for key in others):
+            node = {(additional if key == unevaluated else key): value for key, value in node.items()}
+    return node
+
+
+def _tail(node: dict[str, Any]) -> dict[str, Any]:
+    """Where an array must end, said by ``maxItems`` alone.
+
+    A ``false`` position (in ``prefixItems``, or every position past it under ``items: false``) admits no array that
+    long: the prefix stops before it and ``maxItems`` says the length. ``items`` past a ``maxItems`` that the prefix
+    already fills constrains nothing.
+    """
+    prefix = node.get("prefixItems")
+    prefix = prefix if isinstance(prefix, list) else []
+    end = next((index for index, item in enumerate(prefix) if item is False), None)
+    if end is None and node.get("items") is False:
+        end = len(prefix)
+    if end is not None:
+        most = node.get("maxItems")
+        node = {key: value for key, value in node.items() if key not in ("items", "prefixItems", "maxItems")}
+        if end:
+            node["prefixItems"] = prefix[:end]
+        node["maxItems"] = min(most, end) if _is_number(most) else end
+        prefix = prefix[:end]
+    most = node.get("maxItems")
+    if "items" in node and _is_number(most) and most <= len(prefix):
+        node = {key: value for key, value in node.items() if key != "items"}
+    return node
 
 
 def _required(node: dict[str, Any], strict_optional: bool) -> dict[str, Any]:

@@ -204,6 +204,14 @@ _TABLE: Final[tuple[tuple[str, Checks, str, str], ...]] = (
         "optional param added, open object",
     ),
     (
+        "param-optional-added-partly-open",
+        Checks(replay="unknown", handler="review", behaviour="risky"),
+        "An optional parameter is added where old calls could send the key as an extra one, under "
+        "additionalProperties or patternProperties: those whose value the new schema refuses fail; recorded calls "
+        "decide.",
+        "extension, as optional param added, open object (BREAKING: the extra keys had a schema of their own)",
+    ),
+    (
         "param-optional-added-strict-style",
         _FAIL,
         "A parameter is added as OpenAI-strict spells optional (required and nullable): old calls lack the key and "
@@ -215,6 +223,13 @@ _TABLE: Final[tuple[tuple[str, Checks, str, str], ...]] = (
         _FAIL,
         "A parameter is removed from a closed object: old calls that send it fail.",
         "param removed, closed object",
+    ),
+    (
+        "param-removed-partly-open",
+        Checks(replay="unknown", handler="review"),
+        "A parameter is removed where NEW admits the key only as an extra one, under additionalProperties or "
+        "patternProperties: old calls whose value that refuses fail; recorded calls decide.",
+        "extension, as param removed, closed object",
     ),
     (
         "param-removed-open",

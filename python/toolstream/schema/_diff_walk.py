@@ -1,13 +1,19 @@
 """The walk: two normalised parameters schemas of one tool, compared node by node into typed ``Change`` records.
 
 Both sides are normalised first (``_diff_normalize``), so a spelling never shows as a change. The walk goes down
-both trees at once: annotations, types (null apart from the rest), enums, bounds, patterns and formats, then
-objects (properties matched by name, a removal and an addition with the same schema and a similar name read as a
-rename; required-ness; openness; the content model decides what an added or removed key does), arrays (``items``,
-``prefixItems`` position by position against the other side's ``items``), and unions (branches matched by equal
-schema, then by the same type, the rest added or removed). A node that is a bare union on one side only is read as
-a union of one branch on the other, so ``string`` -> ``anyOf [string, integer]`` is a branch added, not a type
-removed. Pointers are those of the normalised NEW schema (OLD's for what NEW lacks).
+both trees at once: annotations, types (null apart from the rest; an enum without a type has the types of its
+values), enums, bounds, patterns and formats, then objects (properties matched by name, a removal and an addition
+with the same schema and a similar name read as a rename; required-ness; openness; how the object holds a key it
+does not declare - closed, open, or under ``additionalProperties``/``patternProperties`` - decides what an added or
+removed key does), arrays (``items``, ``prefixItems`` position by position against the other side's ``items``, up
+to OLD's ``maxItems``), and unions (branches matched by equal schema, then by the same type, the rest added or
+removed; a ``oneOf`` whose branches only widened is a change of its own, as a value may now match two). A node that
+is a bare union on one side only is read as a union of one branch on the other, so ``string`` -> ``anyOf [string,
+integer]`` is a branch added, not a type removed. Pointers are those of the normalised NEW schema (OLD's for what
+NEW lacks).
+
+Each node compared is then weighed as a whole: when OLD's node is proven included in NEW's (``_diff_inclusion``),
+the changes found below it that could fail old calls cannot, and their replay check passes.
 """
 
 from __future__ import annotations
@@ -18,14 +24,18 @@ from dataclasses import replace
 from typing import Any, Final
 
 from toolstream.schema._diff_change import ABSENT, Change, place
+from toolstream.schema._diff_inclusion import Inclusion, key_schemas, kind_of
 from toolstream.schema._diff_normalize import ANNOTATIONS, is_nullable, json_key, same
+from toolstream.schema._diff_rubric import Checks
 from toolstream.schema._similarity import words
 
 __all__ = ["walk_parameters"]
 
 _UPPER: Final = ("maxLength", "maxItems", "maxProperties", "maxContains")
 _LOWER: Final = ("minLength", "minItems", "minProperties", "minContains")
-_CHILDREN: Final = ("propertyNames", "contains", "unevaluatedItems", "unevaluatedProperties")
+# Keywords holding one subschema, compared as a child: an object's, then an array's.
+_OBJECT_CHILDREN: Final = ("propertyNames", "unevaluatedProperties")
+_ARRAY_CHILDREN: Final = ("contains", "unevaluatedItems")
 _OPAQUE: Final = ("not", "if", "then", "else", "$ref")
 _UNIONS: Final = ("anyOf", "oneOf")
 _KNOWN: Final = frozenset(
@@ -33,10 +43,12 @@ _KNOWN: Final = frozenset(
         "type", "enum", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "uniqueItems",
         "pattern", "format", "properties", "required", "additionalProperties", "patternProperties",
         "dependentRequired", "dependentSchemas", "items", "prefixItems", "allOf", "$recursive", "$depth",
-        *_UPPER, *_LOWER, *_CHILDREN, *_OPAQUE, *_UNIONS, *ANNOTATIONS,
+        *_UPPER, *_LOWER, *_OBJECT_CHILDREN, *_ARRAY_CHILDREN, *_OPAQUE, *_UNIONS, *ANNOTATIONS,
     }
 )  # fmt: skip
 _NAME_SIMILARITY: Final = 0.5
+# The replay checks that say an old call may fail.
+_CAN_FAIL: Final = frozenset({"fail", "unknown", "caution"})
 # Past this many nodes compared (references expanded), the walk stops and says so rather than run on.
 _VISIT_BUDGET: Final = 20_000
 
@@ -109,6 +121,16 @@ def _types(node: Mapping[str, Any]) -> set[str] | None:
     return {name for name in declared if isinstance(name, str)} if isinstance(declared, list) else None
 
 
+def _types_or_values(node: Mapping[str, Any]) -> set[str] | None:
+    """The declared types, else those of the enum's values (an integer and a fraction make ``number``)."""
+    declared = _types(node)
+    enum = node.get("enum")
+    if declared is not None or not isinstance(enum, list):
+        return declared
+    found = {"number" if kind == "fraction" else kind for kind in map(kind_of, enum)}
+    return found - {"integer"} if "number" in found else found
+
+
 def _admits(node: Mapping[str, Any], kind: str) -> bool:
     types = _types(node)
     return types is None or kind in types or (kind == "number" and "integer" in types)
@@ -151,6 +173,7 @@ class _Walk:
         self.walked: dict[tuple[int, int], tuple[str, int, int, Any, Any]] = {}
         # Node comparisons already made: both schemas stay alive during the walk, so their ids are stable.
         self.known: dict[tuple[int, int], bool] = {}
+        self.inclusion = Inclusion()
 
     def too_large(self, old: Any, new: Any, path: str) -> None:
         if not self.stopped:
@@ -183,7 +206,26 @@ class _Walk:
             return
         start = len(self.changes)
         self.node(old, new, path)
+        self.settle(old, new, path, start)
         self.walked[pair] = (path, start, len(self.changes), old, new)
+
+    def settle(self, old: Any, new: Any, path: str, start: int) -> None:
+        """Clear the changes found below ``path`` that could fail old calls, when none can.
+
+        None can when OLD's node is proven included in NEW's (``_diff_inclusion``): their replay check passes, and the
+        handler sees something new unless the two nodes are proven equivalent. A node inside a ``oneOf`` branch is not
+        judged alone: widening a branch can make a call match two branches.
+        """
+        failing = [index for index in range(start, len(self.changes)) if _replay(self.changes[index]) in _CAN_FAIL]
+        if not failing or _inside_one_of(path) or not self.inclusion.proves_included(old, new):
+            return
+        widened = not self.inclusion.proves_included(new, old)
+        reason = f"proven: NEW admits every value OLD admits at {place(path)}"
+        for index in failing:
+            change = self.changes[index]
+            handler = (change.checks or Checks()).handler
+            handler = "review" if widened and handler == "n/a" else handler
+            self.changes[index] = change.with_checks(reason, replay="pass", handler=handler)
 
     def again(self, pair: tuple[int, int], path: str) -> None:
         """A pair of nodes walked before at another place (a shared ``$ref`` target): its changes, moved here."""
@@ -281,6 +323,8 @@ class _Walk:
     def types(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> bool:
         """Type changes, null apart from the rest; returns whether null's admission changed."""
         o, n = _types(old), _types(new)
+        if (o is None) != (n is None):  # an enum without a type admits the types of its values, not any type
+            o, n = _types_or_values(old), _types_or_values(new)
         if o == n:
             return False
         where = place(path)
@@ -415,11 +459,11 @@ class _Walk:
                 f"{_child(path, old_name)} renamed to {new_name!r}: old calls send {old_name!r}",
             )
         new_open = _is_open(new.get("additionalProperties", True)) and "patternProperties" not in new
-        old_open = _is_open(old.get("additionalProperties", True))
         for name in removed:
-            self.removed(path, name, old_props[name], name in old_required, new_open=new_open)
+            self.removed(path, name, old_props[name], name in old_required, held=self.extra(new, name))
         for name in added:
-            self.added(path, name, new_props[name], name in new_required, old_open=old_open, new_open=new_open)
+            held = self.extra(old, name)
+            self.added(path, name, new_props[name], name in new_required, held=held, new_open=new_open)
         for name in (name for name in new_props if name in old_props):
             self.compare(old_props[name], new_props[name], f"{path}/properties/{_token(name)}")
         self.required(path, old_props, new_props, old_required, new_required)
@@ -428,6 +472,8 @@ class _Walk:
         self.keyed(old, new, path, "patternProperties")
         self.keyed(old, new, path, "dependentSchemas")
         self.dependent_required(old, new, path)
+        for keyword in _OBJECT_CHILDREN:
+            self.child(old, new, path, keyword)
 
     def renames(
         self,
@@ -457,29 +503,58 @@ class _Walk:
                 pairs.append((candidates[0], new_name))
         return pairs
 
-    def removed(self, path: str, name: str, schema: Any, was_required: bool, *, new_open: bool) -> None:
-        where = f"{path}/properties/{_token(name)}"
-        required = "required " if was_required else ""
-        if new_open:
-            message = f"{required}parameter {_child(path, name)} removed from an open object: sent values are ignored"
-            self.add("param-removed-open", where, schema, ABSENT, message, name=name, was_required=was_required)
-        else:
-            message = f"{required}parameter {_child(path, name)} removed from a closed object: calls sending it fail"
-            self.add("param-removed-closed", where, schema, ABSENT, message, name=name, was_required=was_required)
+    def extra(self, node: Mapping[str, Any], name: str) -> tuple[str, Any]:
+        """How an object holds a key it does not declare, and under which schema.
 
-    def added(self, path: str, name: str, schema: Any, required: bool, *, old_open: bool, new_open: bool) -> None:
+        ``closed`` (no value fits), ``open`` (any value does) or ``schema`` (``additionalProperties`` or the matching
+        ``patternProperties`` decide; the schema is ``ABSENT`` when a pattern cannot be evaluated on the key, or
+        ``unevaluatedProperties`` decides).
+        """
+        schemas = key_schemas(node, name)
+        if schemas is None:  # a pattern that cannot be evaluated, or unevaluatedProperties
+            return "schema", ABSENT
+        held = schemas[0] if len(schemas) == 1 else {"allOf": schemas}
+        if all(_is_open(schema) for schema in schemas):
+            return "open", held
+        if any(schema is False for schema in schemas) or self.inclusion.proves_empty(held):
+            return "closed", held
+        return "schema", held
+
+    def removed(self, path: str, name: str, schema: Any, was_required: bool, *, held: tuple[str, Any]) -> None:
+        where = f"{path}/properties/{_token(name)}"
+        param = f"{'required ' if was_required else ''}parameter {_child(path, name)}"
+        how, extra = held
+        if how == "open":
+            kind, text = "param-removed-open", "removed from an open object: sent values are ignored"
+        elif how == "closed":
+            kind, text = "param-removed-closed", "removed from a closed object: calls sending it fail"
+        else:
+            kind = "param-removed-partly-open"
+            text = f"removed; NEW admits it only as an extra key{_under(extra)}: old calls whose value it refuses fail"
+        self.add(kind, where, schema, ABSENT, f"{param} {text}", name=name, was_required=was_required)
+
+    def added(
+        self, path: str, name: str, schema: Any, required: bool, *, held: tuple[str, Any], new_open: bool
+    ) -> None:
         where = f"{path}/properties/{_token(name)}"
         param = _child(path, name)
+        how, extra = held
         if required and is_nullable(schema) and not new_open:
             kind, text = "param-optional-added-strict-style", "added as required and nullable (OpenAI-strict optional)"
         elif required and isinstance(schema, Mapping) and "default" in schema:
             kind, text = "param-required-added-with-default", f"added as required (default {_short(schema['default'])})"
         elif required:
             kind, text = "param-required-added", "added as required"
-        elif old_open:
+        elif how == "open":
             kind, text = "param-optional-added-open", "added as optional to an open object"
-        else:
+        elif how == "closed":
             kind, text = "param-optional-added-closed", "added as optional to a closed object"
+        else:
+            kind = "param-optional-added-partly-open"
+            text = (
+                f"added as optional where old calls could send it as an extra key{_under(extra)}: those whose value "
+                "the new schema refuses fail"
+            )
         self.add(kind, where, ABSENT, schema, f"parameter {param} {text}", name=name)
 
     def required(
@@ -568,14 +643,18 @@ class _Walk:
     def arrays(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
         o_items, n_items = old.get("items", True), new.get("items", True)
         o_prefix, n_prefix = old.get("prefixItems") or [], new.get("prefixItems") or []
-        for index in range(max(len(o_prefix), len(n_prefix))):
+        # Positions past OLD's maxItems hold nothing an old call sent: what NEW admits there is its maxItems relaxed.
+        most = old.get("maxItems")
+        reach = most if isinstance(most, int) and not isinstance(most, bool) else None
+        prefix = max(len(o_prefix), len(n_prefix))
+        for index in range(prefix if reach is None else min(prefix, reach)):
             # A position outside a tuple's prefix is governed by items: compare against that.
             o = o_prefix[index] if index < len(o_prefix) else o_items
             n = n_prefix[index] if index < len(n_prefix) else n_items
             self.compare(o, n, f"{path}/prefixItems/{index}")
-        if not same(o_items, n_items, ordered=True):
+        if not same(o_items, n_items, ordered=True) and (reach is None or reach > prefix):
             self.compare(o_items, n_items, f"{path}/items")
-        for keyword in _CHILDREN:
+        for keyword in _ARRAY_CHILDREN:
             self.child(old, new, path, keyword)
 
     def child(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str, keyword: str) -> None:
@@ -599,7 +678,9 @@ class _Walk:
                 continue
             old_branches = old[keyword] if old_bare else [_body(old)]
             new_branches = new[keyword] if new_bare else [_body(new)]
+            start = len(self.changes)
             self.branches(old_branches, new_branches, path, keyword)
+            self.exclusive(old, new, path, keyword, start)
             return True
         return False
 
@@ -610,7 +691,30 @@ class _Walk:
         if o is None or n is None:
             self.presence(f"{path}/{keyword}", keyword, o if o is not None else ABSENT, n if n is not None else ABSENT)
             return
+        start = len(self.changes)
         self.branches(o, n, path, keyword)
+        self.exclusive(old, new, path, keyword, start)
+
+    def exclusive(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str, keyword: str, start: int) -> None:
+        """``oneOf`` refuses a value that two branches accept: a branch added or widened can fail another's calls.
+
+        The branch changes say only what each branch admits; unless one of them can already fail old calls, or OLD's
+        node is proven included in NEW's, the union's exclusivity is a change of its own.
+        """
+        below = self.changes[start:]
+        if keyword != "oneOf" or not below or any(_replay(change) in _CAN_FAIL for change in below):
+            return
+        if self.inclusion.proves_included(old, new):
+            return
+        self.add(
+            "constraint-changed",
+            f"{path}/oneOf",
+            old.get("oneOf", ABSENT),
+            new.get("oneOf", ABSENT),
+            f"{place(path)}: a oneOf branch admits more: a value that matched one branch may now match two, which "
+            "oneOf refuses",
+            keyword="oneOf",
+        )
 
     def branches(self, old: Sequence[Any], new: Sequence[Any], path: str, keyword: str) -> None:
         pairs, removed, added = _match(old, new)
@@ -668,6 +772,25 @@ class _Walk:
                 )
 
 
+def _replay(change: Change) -> str:
+    return (change.checks or Checks()).replay
+
+
+# Keywords followed by a name or an index in a schema pointer.
+_NAMED: Final = frozenset({"properties", "patternProperties", "dependentSchemas", "prefixItems", *_UNIONS, "allOf"})
+
+
+def _inside_one_of(path: str) -> bool:
+    """Whether a schema pointer goes through a ``oneOf`` branch (a property called ``oneOf`` does not count)."""
+    parts = path.split("/")[1:]
+    position = 0
+    while position < len(parts):
+        if parts[position] == "oneOf":
+            return True
+        position += 2 if parts[position] in _NAMED else 1
+    return False
+
+
 def _mapping(node: Mapping[str, Any], keyword: str) -> Mapping[str, Any]:
     value = node.get(keyword)
     return value if isinstance(value, Mapping) else {}
@@ -692,6 +815,10 @@ def _ratio(value: Any, base: Any) -> int | None:
     except (TypeError, ZeroDivisionError):
         return None
     return int(quotient) if isinstance(quotient, float) and quotient.is_integer() else None
+
+
+def _under(schema: Any) -> str:
+    return "" if schema is ABSENT else f" under {_short(schema)}"
 
 
 def _child(path: str, name: str) -> str:

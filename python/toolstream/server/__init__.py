@@ -4,8 +4,11 @@ It answers ``POST /v1/chat/completions`` (OpenAI Chat Completions), ``POST /v1/r
 ``POST /v1/messages`` (Anthropic Messages), streamed (SSE, really sent event by event) or buffered, plus
 ``GET /v1/models``; the official SDKs are its clients. Models are scripted (rules matched on the request, replies
 of text and calls), and each can switch on provider quirks (``QUIRKS``) so that a client is tested against the
-deviations real providers send; recordings are replayed byte for byte. Ids are derived from the request, so the same
-request always gets the same bytes. Use it in tests, or to run an agent offline::
+deviations real providers send; recordings are replayed byte for byte. Gemini and Bedrock recordings are replayed on
+those APIs' own paths, at the endpoint's root (``POST /v1beta/models/{model}:streamGenerateContent``, ``POST
+/model/{modelId}/converse-stream``: a boto3 ``bedrock-runtime`` client with ``endpoint_url`` reads them), which serve
+recordings only. Ids are derived from the request, so the same request always gets the same bytes. Use it in tests,
+or to run an agent offline::
 
     from openai import OpenAI
     from toolstream.server import serve

@@ -2,7 +2,9 @@
 
 ``POST /v1/chat/completions``, ``POST /v1/responses`` and ``POST /v1/messages`` answer with the scripted model's turn
 (buffered JSON, or SSE streamed event by event), with a recording replayed byte for byte, or with an error;
-``GET /v1/models`` lists what is served in a shape both the OpenAI and the Anthropic SDKs read. Nothing a client sends
+``POST /v1beta/models/{model}:streamGenerateContent`` (Gemini) and ``POST /model/{modelId}/converse-stream`` (Bedrock)
+replay recordings only, the model named in the path as those APIs name it; ``GET /v1/models`` lists what is served in
+a shape both the OpenAI and the Anthropic SDKs read. Nothing a client sends
 can stop the server: a body that is too large is a 413 and one that stalls a 408 (``_body``: both close the
 connection), a body that is not JSON (malformed, too deep, a lone surrogate, invalid UTF-8, a number Python cannot
 hold) or has a field of the wrong type is a 400 naming the field, an unknown model a 404, anything unexpected a 500
@@ -29,7 +31,7 @@ from toolstream.server._limits import EndpointLimits
 from toolstream.server._log import RequestLog
 from toolstream.server._match import Turn, answer
 from toolstream.server._quirks import rejected_keyword
-from toolstream.server._replay import SERVED_FORMATS, Replay
+from toolstream.server._replay import REPLAYED_FORMATS, SERVED_FORMATS, Replay
 from toolstream.server._request import PARSERS, ParsedRequest, RequestError
 from toolstream.server._script import Script, ScriptedError
 from toolstream.server._wire import CREATED, Context
@@ -73,6 +75,12 @@ class EndpointState:
         return [*self.script.models, *self.replays]
 
 
+_GEMINI_STATUSES: Final = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 408: "DEADLINE_EXCEEDED", 413: "INVALID_ARGUMENT"}
+_BEDROCK_TYPES: Final = {404: "ResourceNotFoundException", 500: "InternalServerException"}
+# Where a recording of each format is served.
+_PATHS: Final = {**SERVED_FORMATS, **REPLAYED_FORMATS}
+
+
 def _openai_error(status: int, message: str, param: str | None, code: str | None) -> dict[str, Any]:
     kind = _OPENAI_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}
@@ -82,6 +90,17 @@ def _anthropic_error(status: int, message: str, param: str | None, code: str | N
     del param, code  # Anthropic's shape has neither; the message names the field.
     kind = _ANTHROPIC_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
     return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def _gemini_error(status: int, message: str, headers: Mapping[str, str] | None) -> Response:
+    kind = _GEMINI_STATUSES.get(status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
+    return JSONResponse({"error": {"code": status, "message": message, "status": kind}}, status, headers)
+
+
+def _bedrock_error(status: int, message: str, headers: Mapping[str, str] | None) -> Response:
+    # botocore reads the error's type from this header, and its message from the body.
+    kind = _BEDROCK_TYPES.get(status, "InternalServerException" if status >= 500 else "ValidationException")
+    return JSONResponse({"message": message}, status, {**(headers or {}), "x-amzn-errortype": kind})
 
 
 @dataclass(frozen=True)
@@ -121,14 +140,18 @@ def _event_stream(chunks: Sequence[bytes], delay: float = 0.0, status: int = 200
     )
 
 
+def _elsewhere(replay: Replay, what: str, here: str) -> RequestError:
+    return RequestError(
+        400,
+        f"model: {what} replays the {replay.format} recording {replay.name!r}, which is served on "
+        f"{_PATHS[replay.format]}, not {here}",
+        param="model",
+    )
+
+
 def _replay(replay: Replay, request: ParsedRequest, fmt: _Format, what: str) -> Response:
     if replay.format != fmt.name:
-        raise RequestError(
-            400,
-            f"model: {what} replays the {replay.format} recording {replay.name!r}, which is served on "
-            f"{SERVED_FORMATS[replay.format]}, not {SERVED_FORMATS[fmt.name]}",
-            param="model",
-        )
+        raise _elsewhere(replay, what, SERVED_FORMATS[fmt.name])
     if not request.stream:
         raise RequestError(
             400, f'stream: {what} replays the recorded stream {replay.name!r}; send "stream": true', param="stream"
@@ -208,6 +231,50 @@ def _handler(fmt: _Format, state: EndpointState) -> Callable[[Request], Any]:
     return handle
 
 
+def _recorded(state: EndpointState, name: str, model: str) -> Replay:
+    """The recording of format ``name`` that a replay-only route's ``model`` names."""
+    path = REPLAYED_FORMATS[name]
+    replay = state.replays.get(model)
+    if replay is None:
+        if model in state.script.models:
+            raise RequestError(
+                400,
+                f"model: {model!r} is a scripted model, which answers on {', '.join(SERVED_FORMATS.values())}; "
+                f"{path} replays recordings only",
+            )
+        names = [other for other, found in state.replays.items() if found.format == name]
+        served = ", ".join(names[:_LISTED_MODELS]) or "none"
+        if len(names) > _LISTED_MODELS:
+            served += f" and {len(names) - _LISTED_MODELS} more"
+        raise RequestError(404, f"model: no recording {model!r} on this endpoint; {name} recordings: {served}")
+    if replay.format != name:
+        raise _elsewhere(replay, f"the model {model!r}", path)
+    return replay
+
+
+def _replayer(
+    name: str, error: Callable[[int, str, Mapping[str, str] | None], Response], state: EndpointState
+) -> Callable[[Request], Any]:
+    """The handler of a route that replays recordings of one format, the model named in the path."""
+
+    async def handle(http: Request) -> Response:
+        try:
+            decode_body(await _received(http, state), state.limits)
+            replay = _recorded(state, name, http.path_params["model"])
+            if replay.array is not None and http.query_params.get("alt") != "sse":
+                return _event_stream(replay.array, status=replay.status, media="application/json")
+            return _event_stream(replay.chunks, status=replay.status, media=replay.content_type)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        except RequestError as refused:
+            return error(refused.status, refused.message, CLOSE if refused.status in (408, 413) else None)
+        except Exception as failure:  # The server must answer every request, even after a bug of ours.
+            _LOG.exception("toolstream endpoint: %s %s failed", http.method, http.url.path)
+            return error(500, f"internal error of the toolstream endpoint: {type(failure).__name__}: {failure}", None)
+
+    return handle
+
+
 def _model_entry(name: str) -> dict[str, Any]:
     # Both SDKs read this: OpenAI's Model (id, object, created, owned_by), Anthropic's ModelInfo (id, type,
     # display_name, created_at).
@@ -232,6 +299,18 @@ def build_app(state: EndpointState) -> Starlette:
         A Starlette application.
     """
     routes = [Route(path, _handler(_FORMATS[name], state), methods=["POST"]) for name, path in SERVED_FORMATS.items()]
+    routes += [
+        Route(
+            "/v1beta/models/{model:path}:streamGenerateContent",
+            _replayer("gemini", _gemini_error, state),
+            methods=["POST"],
+        ),
+        Route(
+            "/model/{model:path}/converse-stream",
+            _replayer("bedrock-converse", _bedrock_error, state),
+            methods=["POST"],
+        ),
+    ]
 
     async def models(http: Request) -> Response:
         state.requests.add(http.method, http.url.path, b"", http.headers.items())
@@ -255,7 +334,7 @@ def build_app(state: EndpointState) -> Starlette:
             return Response(status_code=400)
         except RequestError as error:
             return _refusal(error, _openai_error)
-        served = ", ".join([*(f"POST {path}" for path in SERVED_FORMATS.values()), "GET /v1/models"])
+        served = ", ".join([*(f"POST {path}" for path in _PATHS.values()), "GET /v1/models"])
         message = f"no such endpoint: {http.method} {http.url.path}; this endpoint serves {served}"
         return JSONResponse(_openai_error(404, message, None, "unknown_url"), status_code=404)
 

@@ -1,30 +1,45 @@
 """Recordings served as they were received.
 
-A recording of one of the served formats becomes a ``Replay``: its ``.sse`` bytes exactly as stored, split at the
-network reads its manifest recorded (``transport.chunks``) when it has them; a ``.jsonl`` recording (parsed chunks
-only) is framed as SSE events — ``data:`` lines for OpenAI Chat (then ``data: [DONE]``), ``event:`` and ``data:``
-lines for the typed-event formats.
+A recording becomes a ``Replay``: a raw body (``.sse``, ``.json-array``, ``.eventstream``) exactly as stored, split at
+the network reads its manifest recorded (``transport.chunks``) when it has them, with its recorded content type (else
+its framing's); a ``.jsonl`` recording (parsed chunks only, or Ollama's JSON lines) is framed as its format's body —
+``data:`` lines for OpenAI Chat (then ``data: [DONE]``), ``event:`` and ``data:`` lines for the typed-event formats,
+``data:`` lines or one JSON array for Gemini (as the request's ``alt`` asks), one AWS event-stream message per event
+for Bedrock. Ollama is not served: its ``/api/chat`` route is not one of the endpoint's.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from toolstream._eventstream import message
 from toolstream.recordings import Recording, iter_recordings, load_recording
 from toolstream.server._script import RECORDING_PREFIX, Script
 from toolstream.server._wire import sse
 
-__all__ = ["SERVED_FORMATS", "Replay", "load_replays", "resolve_references"]
+__all__ = ["REPLAYED_FORMATS", "SERVED_FORMATS", "Replay", "load_replays", "resolve_references"]
 
-#: The wire formats the endpoint speaks, and the path of each one's endpoint.
+#: The wire formats the endpoint speaks, scripted models and recordings alike, and the path of each one's endpoint.
 SERVED_FORMATS: Final[Mapping[str, str]] = {
     "openai-chat": "/v1/chat/completions",
     "openai-responses": "/v1/responses",
     "anthropic-messages": "/v1/messages",
 }
+#: The wire formats whose routes replay recordings only, and the path of each (the model is part of the path).
+REPLAYED_FORMATS: Final[Mapping[str, str]] = {
+    "gemini": "/v1beta/models/{model}:streamGenerateContent",
+    "bedrock-converse": "/model/{modelId}/converse-stream",
+}
+_CONTENT_TYPES: Final = {
+    ".sse": "text/event-stream",
+    ".json-array": "application/json",
+    ".eventstream": "application/vnd.amazon.eventstream",
+}
+_AWS: Final = "application/vnd.amazon.eventstream"
 
 
 @dataclass(frozen=True)
@@ -36,7 +51,8 @@ class Replay:
         format: Its wire format.
         chunks: The body, in the writes it is sent in.
         status: The HTTP status (the recorded one, else 200).
-        content_type: The content type (the recorded one, else ``text/event-stream``).
+        content_type: The content type (the recorded one, else its framing's).
+        array: For a Gemini recording of chunks, the body as the JSON array Gemini sends without ``alt=sse``.
     """
 
     name: str
@@ -44,6 +60,7 @@ class Replay:
     chunks: tuple[bytes, ...]
     status: int = 200
     content_type: str = "text/event-stream"
+    array: tuple[bytes, ...] | None = None
 
 
 def _transport(recording: Recording) -> Mapping[str, Any]:
@@ -75,6 +92,23 @@ def _split(data: bytes, recording: Recording, transport: Mapping[str, Any]) -> t
     return tuple(parts)
 
 
+def _aws_message(event: Any, recording: Recording) -> bytes:
+    """An event as boto3 yields it, framed as the AWS event-stream message Bedrock sent for it."""
+    ((kind, payload),) = event.items() if isinstance(event, dict) and len(event) == 1 else ((None, None),)
+    if not isinstance(kind, str) or not isinstance(payload, dict):
+        raise ValueError(f"{recording.path}: a Bedrock event is one member whose value is an object; got {event!r:.80}")
+    if kind == "error":  # an AWS error message: its code and message are headers
+        fields = {":error-code": payload.get("code"), ":error-message": payload.get("message")}
+        headers = {name: value for name, value in fields.items() if isinstance(value, str)}
+        return message({":message-type": "error", **headers}, b"")
+    headers = (
+        {":message-type": "exception", ":exception-type": kind}
+        if kind.endswith("Exception")
+        else {":message-type": "event", ":event-type": kind}
+    )
+    return message({**headers, ":content-type": "application/json"}, json.dumps(payload).encode())
+
+
 def replay_of(recording: Recording) -> Replay:
     """The replay of one recording of a served format.
 
@@ -82,24 +116,33 @@ def replay_of(recording: Recording) -> Replay:
         ValueError: The manifest's ``transport`` is malformed, or a ``.jsonl`` file is not JSON lines.
     """
     transport = _transport(recording)
-    status = transport.get("status", 200)
-    content_type = transport.get("content_type", "text/event-stream")
-    if recording.path.suffix == ".sse":
+    suffix = recording.path.suffix
+    # A recording written without them says null: the defaults then.
+    status = transport.get("status")
+    status = 200 if status is None else status
+    content_type = transport.get("content_type") or _CONTENT_TYPES.get(suffix, "text/event-stream")
+    array = None
+    if suffix in _CONTENT_TYPES:
         chunks = _split(recording.read_bytes(), recording, transport)
     else:
         events = recording.chunks()
+        content_type = "text/event-stream"
         if recording.format == "openai-chat":
             chunks = (*(sse(event) for event in events), b"data: [DONE]\n\n")
+        elif recording.format == "bedrock-converse":
+            chunks, content_type = tuple(_aws_message(event, recording) for event in events), _AWS
         else:
             chunks = tuple(sse(event, event.get("type") if isinstance(event, dict) else None) for event in events)
-        content_type = "text/event-stream"
+        if recording.format == "gemini":
+            elements = [json.dumps(event).encode() for event in events]
+            array = (b"[", *(b",\r\n" * bool(number) + element for number, element in enumerate(elements)), b"]")
     if not isinstance(status, int) or not isinstance(content_type, str):
         raise ValueError(f"{recording.manifest_path}: transport.status must be an integer, content_type a string")
-    return Replay(recording.name, recording.format, chunks, status, content_type)
+    return Replay(recording.name, recording.format, chunks, status, content_type, array)
 
 
 def load_replays(folder: str | Path) -> dict[str, Replay]:
-    """Every recording of a served format under ``folder``, by model name (``recording:<format>/<name>``).
+    """Every recording of a served or replayed format under ``folder``, by model name (``recording:<format>/<name>``).
 
     Raises:
         FileNotFoundError: The folder does not exist.
@@ -108,7 +151,7 @@ def load_replays(folder: str | Path) -> dict[str, Replay]:
     return {
         f"{RECORDING_PREFIX}{recording.name}": replay_of(recording)
         for recording in iter_recordings(folder)
-        if recording.format in SERVED_FORMATS
+        if recording.format in SERVED_FORMATS or recording.format in REPLAYED_FORMATS
     }
 
 

@@ -46,6 +46,18 @@ pub enum Framing {
     AwsEventStream,
 }
 
+impl Framing {
+    /// The framing's name: `"sse"`, `"json-lines"`, `"json-array"` or `"aws-event-stream"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::EventStream => "sse",
+            Self::JsonLines => "json-lines",
+            Self::JsonArray => "json-array",
+            Self::AwsEventStream => "aws-event-stream",
+        }
+    }
+}
+
 /// Why a raw body could not be framed. The messages are the reference's, word for word.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FramingError {
@@ -354,6 +366,44 @@ impl Framer {
     }
 }
 
+/// A whole body as the [`Framer`] frames it: what recordings are written from, so that a recording is kept in the
+/// framing the engine reads it in, and its events are rewritten where they lie.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FramedBody {
+    /// The framing the body's opening told; `None` when it told none (`error` then says so) or ended first (an empty
+    /// body, whitespace, a field name alone).
+    pub framing: Option<Framing>,
+    /// Each event's data, in order, up to where the framing broke.
+    pub events: Vec<Vec<u8>>,
+    /// Why the body stopped framing; `None` when all of it framed.
+    pub error: Option<FramingError>,
+}
+
+/// The framing a body's opening tells, by the [`Framer`]'s own rule: `None` when it tells none or the body ends first.
+pub fn framing_of(body: &[u8]) -> Option<Framing> {
+    match Opening::default().read(body) {
+        Told::Framing(framing, _) => Some(framing),
+        Told::Pending | Told::Unrecognized => None,
+    }
+}
+
+/// Frame a whole body, refusing events longer than `limit` bytes.
+pub fn frame_body(body: &[u8], limit: usize) -> FramedBody {
+    // The framing is told apart, because a framer that fails forgets it.
+    let framing = framing_of(body);
+    let mut events = Vec::new();
+    let mut framer = Framer::new(limit);
+    let mut collect = |event: Event<'_>| -> Result<(), FramingError> {
+        events.push(event.data.to_vec());
+        Ok(())
+    };
+    let error = framer
+        .feed(body, &mut collect)
+        .and_then(|()| framer.finish(&mut collect))
+        .err();
+    FramedBody { framing, events, error }
+}
+
 /// JSON's whitespace, which every framing allows before the body.
 pub(crate) const fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
@@ -568,6 +618,52 @@ mod tests {
             "the body is none of the framings toolstream reads (server-sent events, JSON lines, a JSON array, AWS \
              event-stream messages); it opens with b\"Internal Server Error\""
         );
+    }
+
+    #[test]
+    fn a_whole_body_keeps_its_framing_and_the_events_before_a_break() {
+        let whole = frame_body(b" [{\"a\": 1}\n,\n{\"b\": 2}]\n", 1 << 20);
+        assert_eq!(whole.framing, Some(Framing::JsonArray));
+        assert_eq!(whole.events, vec![b"{\"a\": 1}".to_vec(), b"{\"b\": 2}".to_vec()]);
+        assert_eq!(whole.error, None);
+        let cut = frame_body(b"[{\"a\": 1},{\"b\"", 1 << 20);
+        assert_eq!(
+            (cut.framing, cut.events, cut.error),
+            (
+                Some(Framing::JsonArray),
+                vec![b"{\"a\": 1}".to_vec()],
+                Some(FramingError::ArrayNotClosed { elements: 1 })
+            ),
+            "the framing is kept when the body breaks"
+        );
+        let html = frame_body(b"<html>", 1 << 20);
+        assert_eq!(html.framing, None);
+        assert!(matches!(html.error, Some(FramingError::Unrecognized { .. })));
+        for empty in [&b""[..], b" \r\n", b"data"] {
+            assert_eq!(
+                frame_body(empty, 1 << 20),
+                FramedBody {
+                    framing: None,
+                    events: vec![],
+                    error: None
+                }
+            );
+        }
+        assert_eq!(
+            frame_body(b"data: {}\n\n", 1 << 20).framing.map(Framing::as_str),
+            Some("sse")
+        );
+        assert_eq!(
+            frame_body(b"{}", 1 << 20).framing.map(Framing::as_str),
+            Some("json-lines")
+        );
+        assert_eq!(framing_of(b"\xEF\xBB\xBF\n[{"), Some(Framing::JsonArray));
+        assert_eq!(
+            framing_of(b"\0\0\0\x10\0\0\0\0\x05\xC2\x48\xEB"),
+            Some(Framing::AwsEventStream)
+        );
+        assert_eq!(framing_of(b"<html>"), None);
+        assert_eq!(framing_of(b"dat"), None, "not told yet");
     }
 
     #[test]

@@ -1,14 +1,19 @@
-//! What it costs to search an invalid call's arguments for its findings, known before the search starts.
+//! A tool's schema as a graph of subschemas, and what it costs to search an invalid call's arguments for its
+//! findings, known before the search starts.
 //!
 //! Deciding validity is cheap (the `jsonschema` crate caches what a recursive schema decided). Listing every problem
-//! is not: an error search descends into every branch of a failed `anyOf`/`oneOf`, every schema of an `allOf`, both
-//! `then` and `else`, and so on, and where a recursive schema does that at each level of the arguments, the branches
-//! multiply: a 648-byte tree under `Node = anyOf[{kind: folder, children: [Node]}, {kind: group, children: [Node]}]`
-//! asks for 2²⁴ visits. The crate's search cannot be stopped once started, so it is started only when a walk of this
-//! module says that it fits in the budget (`Limits.max_validation_steps`).
+//! the crate's way is not: its error search descends into every branch of a failed `anyOf`/`oneOf`, every schema of
+//! an `allOf`, both `then` and `else`, and so on, and where a recursive schema does that at each level of the
+//! arguments, the branches multiply: a 648-byte tree under `Node = anyOf[{kind: folder, children: [Node]}, {kind:
+//! group, children: [Node]}]` asks for 2²⁴ visits. So the error search of this crate ([`crate::error_search`]) walks
+//! the graph's plans ([`crate::plan`]) and judges each (subschema, value) pair once; the crate's own search is left
+//! for schemas the walk does not model. Neither can be stopped once started, so each is started only when a count of
+//! this module says that it fits in the budget (`Limits.max_validation_steps`): [`SearchGraph::pairs_exceed`] counts
+//! the pairs the walk may judge, each once; [`SearchGraph::exceeds`] the visits of the crate's search, each pair with
+//! multiplicity.
 //!
-//! The walk counts the *steps* of a search that takes every way the schema offers: one step per (subschema, value)
-//! pair reached, with multiplicity, from the root schema at the arguments, through
+//! Both count the *steps* of a search that takes every way the schema offers: the (subschema, value) pairs reached
+//! from the root schema at the arguments, through
 //!
 //! | keyword                                                                | reaches                              |
 //! | ---------------------------------------------------------------------- | ------------------------------------ |
@@ -21,7 +26,7 @@
 //! | `prefixItems`, `items` (a list)                                        | the item at that position            |
 //! | `items` (a schema), `additionalItems`, `unevaluatedItems`, `contains`  | every item                           |
 //!
-//! It never asks whether a value matches, so it counts at least the visits any search makes, and it counts the same
+//! It never asks whether a value matches, so it counts at least the visits a search makes, and it counts the same
 //! in the core and in the reference, whatever order either library searches in.
 //!
 //! In drafts 4 to 7 a `$ref` stands alone: the walk, like the libraries, takes no other keyword beside it.
@@ -32,8 +37,10 @@
 //! `$recursiveAnchor: true`: all the places the dynamic scope could pick.
 
 use referencing::{Draft, Resolver, ResourceRef, SPECIFICATIONS};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
+
+use crate::plan::{Plan, Unplanned};
 
 /// Where an edge of the graph leads from the value a subschema is applied to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,10 +68,14 @@ struct Edge {
 }
 
 /// A tool's schema as the graph of the (subschema → subschema) steps a search can take; node 0 is the root.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct SearchGraph {
     /// The edges of each node; None when the schema's references could not be read, and so no search is bounded.
     edges: Option<Vec<Vec<Edge>>>,
+    /// How each node applies, when every node the root reaches has a plan: then the error search walks the schema
+    /// ([`crate::error_search`]) rather than leaving it to the crate.
+    plans: Option<Vec<Plan>>,
+    draft: Draft,
 }
 
 impl SearchGraph {
@@ -79,12 +90,20 @@ impl SearchGraph {
             .add(&base, root)
             .and_then(|builder| builder.draft(draft).prepare());
         let (Ok(registry), Ok(base)) = (registry, referencing::uri::from_str(&base)) else {
-            return Self { edges: None };
+            return Self {
+                edges: None,
+                plans: None,
+                draft,
+            };
         };
+        let mut falses = FxHashMap::default();
+        index_falses(schema, &mut String::new(), &mut falses);
         let mut builder = Builder {
             draft,
             values: Vec::new(),
             edges: Vec::new(),
+            plans: Vec::new(),
+            falses,
             at: FxHashMap::default(),
             pending: Vec::new(),
         };
@@ -93,12 +112,38 @@ impl SearchGraph {
             builder.walk(node, &resolver);
         }
         builder.add_dynamic_edges();
+        let plans = reached_all_planned(&builder.edges, &builder.plans).then(|| {
+            // A node the root does not reach (a definition never referred to) is never walked.
+            let unreached = || Plan::Boolean {
+                accepts: true,
+                location: None,
+            };
+            builder
+                .plans
+                .into_iter()
+                .map(|plan| plan.unwrap_or_else(|_| unreached()))
+                .collect()
+        });
         Self {
             edges: Some(builder.edges),
+            plans,
+            draft,
         }
     }
 
-    /// Whether a search of `instance` from the root could take more than `budget` steps.
+    /// How each node applies, indexed by node, when the error search can walk the schema.
+    pub(crate) fn plans(&self) -> Option<&[Plan]> {
+        self.plans.as_deref()
+    }
+
+    /// The draft every subschema is read in.
+    pub(crate) fn draft(&self) -> Draft {
+        self.draft
+    }
+
+    /// Whether a search of `instance` from the root could take more than `budget` steps, each (subschema, value)
+    /// pair counted every time a search could reach it: the count for the crate's own search, which judges a pair
+    /// again down every way that leads to it.
     ///
     /// Each visit counts when the walk schedules it, and none is scheduled past the budget: the walk's memory stays
     /// within `budget` visits, its time within `budget` and the length of the one container it was reading.
@@ -122,6 +167,111 @@ impl SearchGraph {
             }
         }
         steps > budget
+    }
+
+    /// Whether a search of `instance` from the root could take more than `budget` steps, each (subschema, value)
+    /// pair counted once however many ways lead to it: the count for the error search, which judges each pair once.
+    ///
+    /// A member's name is a value of its own (one pair per name). Memory and time stay within `budget` pairs, as in
+    /// [`SearchGraph::exceeds`].
+    pub(crate) fn pairs_exceed(&self, instance: &Value, budget: u64) -> bool {
+        let Some(edges) = &self.edges else {
+            return true;
+        };
+        let root = Visit::Value(instance);
+        let mut seen: FxHashSet<(usize, usize, bool)> = FxHashSet::default();
+        seen.insert((0, root.address(), false));
+        let mut pairs: u64 = 1;
+        let mut pending = vec![(0, root)];
+        while let Some((node, visit)) = pending.pop() {
+            for edge in edges.get(node).map_or(&[][..], Vec::as_slice) {
+                reached_once(&edge.reach, visit, |next| {
+                    if pairs <= budget && seen.insert((edge.to, next.address(), matches!(next, Visit::Name(_)))) {
+                        pairs += 1;
+                        pending.push((edge.to, next));
+                    }
+                });
+                if pairs > budget {
+                    return true;
+                }
+            }
+        }
+        pairs > budget
+    }
+}
+
+/// A value a search visits: one of the arguments', or a member's name (which `propertyNames` applies to).
+#[derive(Debug, Clone, Copy)]
+enum Visit<'v> {
+    Value(&'v Value),
+    Name(&'v String),
+}
+
+impl Visit<'_> {
+    /// What tells this value from every other of the arguments (a name is told by its key in its object).
+    fn address(self) -> usize {
+        match self {
+            Self::Value(value) => std::ptr::from_ref(value).addr(),
+            Self::Name(name) => std::ptr::from_ref(name).addr(),
+        }
+    }
+}
+
+/// Calls `next` with every value `reach` leads to from `visit`, each member's name as itself.
+fn reached_once<'v>(reach: &Reach, visit: Visit<'v>, mut next: impl FnMut(Visit<'v>)) {
+    match (reach, visit) {
+        (Reach::InPlace, _) => next(visit),
+        (Reach::EveryName, Visit::Value(Value::Object(members))) => {
+            members.keys().for_each(|name| next(Visit::Name(name)));
+        }
+        (_, Visit::Value(value)) => reached(reach, value, |value| next(Visit::Value(value))),
+        (_, Visit::Name(_)) => {}
+    }
+}
+
+/// Whether every node the root reaches has a plan.
+fn reached_all_planned(edges: &[Vec<Edge>], plans: &[Result<Plan, Unplanned>]) -> bool {
+    let mut seen = vec![false; edges.len()];
+    let mut pending = vec![0];
+    while let Some(node) = pending.pop() {
+        let Some(slot) = seen.get_mut(node) else {
+            return false;
+        };
+        if std::mem::replace(slot, true) {
+            continue;
+        }
+        if plans.get(node).is_none_or(Result::is_err) {
+            return false;
+        }
+        pending.extend(edges.get(node).into_iter().flatten().map(|edge| edge.to));
+    }
+    true
+}
+
+/// Records the pointer of every `false` subschema of `schema` (messages name where a false schema stands).
+fn index_falses(schema: &Value, pointer: &mut String, falses: &mut FxHashMap<usize, String>) {
+    match schema {
+        Value::Bool(false) => {
+            falses.insert(std::ptr::from_ref(schema).addr(), pointer.clone());
+        }
+        Value::Object(members) => {
+            for (key, value) in members {
+                let length = pointer.len();
+                crate::validator::push_segment(pointer, key);
+                index_falses(value, pointer, falses);
+                pointer.truncate(length);
+            }
+        }
+        Value::Array(items) => {
+            for (at, value) in items.iter().enumerate() {
+                let length = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&at.to_string());
+                index_falses(value, pointer, falses);
+                pointer.truncate(length);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -156,6 +306,10 @@ struct Builder<'r> {
     /// Each node's subschema.
     values: Vec<&'r Value>,
     edges: Vec<Vec<Edge>>,
+    /// Each node's plan, once walked.
+    plans: Vec<Result<Plan, Unplanned>>,
+    /// The pointers of the `false` subschemas of the tool's schema, by address.
+    falses: FxHashMap<usize, String>,
     /// Nodes by the address of their subschema: a subschema reached twice (by a reference) is one node.
     at: FxHashMap<usize, usize>,
     /// Nodes found and not yet walked, with the resolver their references are read with.
@@ -173,16 +327,22 @@ impl<'r> Builder<'r> {
         self.at.insert(address, node);
         self.values.push(schema);
         self.edges.push(Vec::new());
+        self.plans.push(Err(Unplanned));
         self.pending.push((node, resolver));
         node
     }
 
-    /// The edges of `node`: to the subschemas in its keywords and to those its references reach.
+    /// The edges of `node` (to the subschemas in its keywords and to those its references reach) and its plan.
     fn walk(&mut self, node: usize, outer: &Resolver<'r>) {
         let Some(&schema) = self.values.get(node) else {
             return;
         };
+        let location = self.falses.get(&std::ptr::from_ref(schema).addr()).cloned();
         let Value::Object(keywords) = schema else {
+            let plan = Plan::new(schema, self.draft, location, Some(Vec::new()), |_| node);
+            if let Some(slot) = self.plans.get_mut(node) {
+                *slot = plan;
+            }
             return;
         };
         let resolver = outer
@@ -204,21 +364,37 @@ impl<'r> Builder<'r> {
                 }
             }
         }
+        // The targets of `$ref` (None once one does not resolve), for the plan.
+        let mut references = Some(Vec::new());
         for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
             let Some(Value::String(reference)) = keywords.get(keyword) else {
                 continue;
             };
             let target = if keyword == "$recursiveRef" { "#" } else { reference };
-            if let Ok((contents, found, _)) = resolver.lookup(target).map(referencing::Resolved::into_inner) {
-                let to = self.node(contents, found);
-                edges.push(Edge {
-                    reach: Reach::InPlace,
-                    to,
-                });
+            match resolver.lookup(target).map(referencing::Resolved::into_inner) {
+                Ok((contents, found, _)) => {
+                    let to = self.node(contents, found);
+                    edges.push(Edge {
+                        reach: Reach::InPlace,
+                        to,
+                    });
+                    if let (true, Some(targets)) = (keyword == "$ref", references.as_mut()) {
+                        targets.push(to);
+                    }
+                }
+                Err(_) if keyword == "$ref" => references = None,
+                Err(_) => {}
             }
         }
         if let Some(slot) = self.edges.get_mut(node) {
             slot.extend(edges);
+        }
+        // Every subschema the plan names is one the edges above reach, so the walk stays within the count.
+        let plan = Plan::new(schema, self.draft, location, references, |subschema| {
+            self.node(subschema, resolver.clone())
+        });
+        if let Some(slot) = self.plans.get_mut(node) {
+            *slot = plan;
         }
     }
 
@@ -348,6 +524,34 @@ mod tests {
         assert!(started.elapsed().as_secs() < 1);
     }
 
+    /// The least budget the error search's count fits in.
+    fn pairs(schema: &Value, instance: &Value) -> u64 {
+        let graph = SearchGraph::new(schema, Draft::Draft202012);
+        (1..=1_000_000)
+            .find(|&budget| !graph.pairs_exceed(instance, budget))
+            .unwrap()
+    }
+
+    #[test]
+    fn each_pair_counts_once_however_many_ways_lead_to_it() {
+        let schema = json!({"$defs": {"a": {"items": {}}}, "allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]});
+        // The root, both branches, `a` once (though reached twice), and `items` at each of two items.
+        assert_eq!(pairs(&schema, &json!([1, 2])), 6);
+        assert_eq!(steps(&schema, &json!([1, 2])), 9);
+        // Equal values in different places are different pairs; a member's name is a value of its own.
+        assert_eq!(pairs(&json!({"items": {}}), &json!([1, 1, 1])), 4);
+        let schema = json!({"propertyNames": {"maxLength": 1}, "additionalProperties": {}});
+        assert_eq!(pairs(&schema, &json!({"ab": "ab", "c": "ab"})), 5);
+        // A recursive union: in proportion to the depth.
+        let schema = json!({"$defs": {"Node": {"anyOf": [node("folder"), node("group")]}}, "$ref": "#/$defs/Node"});
+        let counts: Vec<u64> = (0..6).map(|depth| pairs(&schema, &tree(depth))).collect();
+        let growth: Vec<u64> = counts.windows(2).map(|pair| pair[1] - pair[0]).collect();
+        assert!(growth.windows(2).all(|pair| pair[0] == pair[1]), "{counts:?}");
+        let graph = SearchGraph::new(&schema, Draft::Draft202012);
+        assert!(!graph.pairs_exceed(&tree(60), 100_000));
+        assert!(graph.pairs_exceed(&tree(60), counts[1]));
+    }
+
     #[test]
     fn pointer_references_are_read_in_their_resource() {
         let schema = json!({
@@ -401,7 +605,11 @@ mod tests {
         assert!(graph.exceeds(&long, 10));
         assert!(!graph.exceeds(&long, 1_000_001));
         assert!(graph.exceeds(&json!(1), 0));
-        let unreadable = SearchGraph { edges: None };
+        let unreadable = SearchGraph {
+            edges: None,
+            plans: None,
+            draft: Draft::Draft202012,
+        };
         assert!(unreadable.exceeds(&json!({}), u64::MAX));
     }
 
