@@ -771,6 +771,8 @@ limit_options = st.one_of(
         max_depth=st.integers(1, 4),
         max_calls=st.integers(1, 4),
         max_violations=st.integers(1, 6),
+        max_text_bytes=st.integers(1, 12),
+        max_choices=st.integers(1, 3),
     ),
 )
 tool_choices = st.sampled_from(

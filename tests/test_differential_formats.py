@@ -336,6 +336,9 @@ def small_limits(draw: Any) -> toolstream.Limits:
         max_calls=draw(st.integers(1, 4)),
         max_violations=draw(st.integers(1, 8)),
         max_event_bytes=draw(st.sampled_from([toolstream.Limits().max_event_bytes, 64, 400])),
+        max_text_bytes=draw(st.integers(1, 32)),
+        max_choices=draw(st.integers(1, 3)),
+        max_output_bytes=draw(st.integers(1, 1200)),
     )
 
 

@@ -78,6 +78,9 @@ class ViolationCode(str, enum.Enum):
     UNRECOGNIZED_STREAM = "UNRECOGNIZED_STREAM"
     VIOLATIONS_OMITTED = "VIOLATIONS_OMITTED"
     VALIDATION_BUDGET_EXCEEDED = "VALIDATION_BUDGET_EXCEEDED"
+    TEXT_TOO_LARGE = "TEXT_TOO_LARGE"
+    TOO_MANY_CHOICES = "TOO_MANY_CHOICES"
+    OUTPUT_TOO_LARGE = "OUTPUT_TOO_LARGE"
 
 
 #: code -> (level, default severity, recoverable). ``recoverable`` says whether the model can fix the problem on
@@ -121,6 +124,9 @@ VIOLATION_TABLE: dict[ViolationCode, tuple[Literal["call", "stream", "call/strea
     ViolationCode.UNRECOGNIZED_STREAM: ("stream", Severity.ERROR, False),
     ViolationCode.VIOLATIONS_OMITTED: ("call/stream", Severity.ERROR, False),
     ViolationCode.VALIDATION_BUDGET_EXCEEDED: ("call", Severity.ERROR, False),
+    ViolationCode.TEXT_TOO_LARGE: ("stream", Severity.ERROR, False),
+    ViolationCode.TOO_MANY_CHOICES: ("stream", Severity.ERROR, False),
+    ViolationCode.OUTPUT_TOO_LARGE: ("stream", Severity.ERROR, False),
 }
 
 
@@ -430,8 +436,10 @@ MAX_SUPPORTED_DEPTH = 200
 class Limits:
     """Bounds that keep memory and time finite on hostile or broken streams.
 
-    Going past a limit is a violation on the call concerned, never a crash: the call becomes invalid and the
-    stream goes on.
+    Going past a limit is a violation, never a crash: on the call concerned, which becomes invalid, or on the stream's
+    result (which is then not ok) for what it keeps besides its calls. What comes past a limit is counted, not kept,
+    and the stream goes on. The defaults are far above what any provider sends (docs/semantics.md, "What a stream
+    keeps besides its calls", gives the figures); what a stream holds is bounded by its limits together.
 
     Attributes:
         max_argument_bytes: Bytes of arguments text kept per call (default 8 MiB). Past it the call is
@@ -451,6 +459,16 @@ class Limits:
             branch of an ``anyOf``, both ``then`` and ``else``, ...), so that nested unions cannot make it explode.
             A call whose search would take more is invalid with one ``VALIDATION_BUDGET_EXCEEDED``; whether a call
             is valid is decided in any case.
+        max_text_bytes: Bytes of content text kept per choice, as UTF-8 (default 32 MiB: some sixty times the text of a
+            model's longest answer). The piece of text that would take a choice past it, and every piece after, is counted,
+            not kept: the choice's ``TEXT_TOO_LARGE``.
+        max_choices: Choices per stream (default 128, the largest ``n`` OpenAI accepts). The entries of a choice
+            past it (a chunk's ``choices`` item, a Gemini candidate) are not read, only counted:
+            ``TOO_MANY_CHOICES``.
+        max_output_bytes: What ``StreamResult.output`` keeps (default 64 MiB): each item, and each value a delta adds
+            whole to one (a citation, a result's content item), counts 256 bytes of bookkeeping and its JSON text
+            written compactly; each piece of text a delta adds, its UTF-8 bytes. What would take the output past it,
+            and everything after, is counted, not kept: ``OUTPUT_TOO_LARGE``.
     """
 
     max_argument_bytes: int = 8 * 1024 * 1024
@@ -459,6 +477,9 @@ class Limits:
     max_violations: int = 1000
     max_event_bytes: int = 32 * 1024 * 1024
     max_validation_steps: int = 100_000
+    max_text_bytes: int = 32 * 1024 * 1024
+    max_choices: int = 128
+    max_output_bytes: int = 64 * 1024 * 1024
 
     def __post_init__(self) -> None:
         """Reject limits that could not be enforced."""
@@ -469,6 +490,9 @@ class Limits:
             "max_violations",
             "max_event_bytes",
             "max_validation_steps",
+            "max_text_bytes",
+            "max_choices",
+            "max_output_bytes",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):

@@ -120,8 +120,14 @@ class _Channels:
 
 
 def _engine(format: str, size: int) -> Engine:
-    # Limits as large as the stream itself: no call of the recording may stop being read before its end.
-    limits = Limits(max_argument_bytes=size, max_calls=max(size, 256), max_event_bytes=size)
+    # Limits as large as the stream itself: no call or text of the recording may stop being read before its end.
+    limits = Limits(
+        max_argument_bytes=size,
+        max_calls=max(size, 256),
+        max_event_bytes=size,
+        max_text_bytes=size,
+        max_choices=max(size, 128),
+    )
     return Engine(tool_choice=ToolChoice(), emit="call_end", limits=limits, format=format, progress=True)
 
 

@@ -30,7 +30,7 @@ pub(crate) struct Engine {
     decoder: Decoder,
     chunks_read: u64,
     payloads: Vec<Py<PyAny>>,
-    usage: Option<Py<PyAny>>,
+    usage: Usage,
     calls: HandOver,
     on_violation: Option<Py<PyAny>>,
     kinds: KindCache,
@@ -82,6 +82,9 @@ impl Engine {
             max_depth: limits.getattr("max_depth")?.extract()?,
             max_calls: limits.getattr("max_calls")?.extract()?,
             max_violations: limits.getattr("max_violations")?.extract()?,
+            max_text_bytes: limits.getattr("max_text_bytes")?.extract()?,
+            max_choices: limits.getattr("max_choices")?.extract()?,
+            max_output_bytes: limits.getattr("max_output_bytes")?.extract()?,
         };
         let tool_choice = ToolChoice {
             required: tool_choice.getattr("required")?.extract()?,
@@ -100,7 +103,7 @@ impl Engine {
             decoder: Decoder::new(format),
             chunks_read: 0,
             payloads: Vec::new(),
-            usage: None,
+            usage: Usage::None,
             calls: HandOver::new(limits.max_violations),
             on_violation,
             kinds: KindCache::default(),
@@ -243,6 +246,15 @@ impl Engine {
                     .call1((choice.choice, output::text(py, &choice.text)?, finish))
             })
             .collect::<PyResult<Vec<_>>>()?;
+        let usage = match &self.usage {
+            Usage::None => None,
+            Usage::Sent(usage) => Some(usage.bind(py).clone()),
+            Usage::Held => self
+                .decoder
+                .usage()
+                .map(|usage| output::json_bytes(py, &usage))
+                .transpose()?,
+        };
         // The result's finish reason and text are those of the lowest choice: reuse its strings, built once.
         let (finish_reason, text) = match choices.first() {
             Some(first) => (
@@ -271,7 +283,7 @@ impl Engine {
             PyTuple::new(py, calls)?,
             PyTuple::new(py, invalid)?,
             finish_reason,
-            self.usage.as_ref().map(|usage| usage.clone_ref(py)),
+            usage,
             text,
             PyTuple::new(py, violations)?,
             PyTuple::new(py, choices)?,
@@ -308,7 +320,7 @@ impl Engine {
             self.provider_error(error);
         }
         if let Some(usage) = extras.usage {
-            self.usage = Some(usage.unbind());
+            self.usage = Usage::Sent(usage.unbind());
         }
         if self.on_violation.is_some() {
             self.notify(py)?;
@@ -431,7 +443,12 @@ impl Engine {
                 return Err(BytesError::Python(malformed_chunk(py, number, &path, &problem)));
             }
         };
-        let EventExtras { error, usage, finish } = extras;
+        let EventExtras {
+            error,
+            usage,
+            finish,
+            usage_held,
+        } = extras;
         if let Some(error) = error {
             self.provider_error(output::json_bytes(py, &error)?);
         }
@@ -439,7 +456,9 @@ impl Engine {
             self.accumulator.finish_as(0, &reason, kind);
         }
         if let Some(usage) = usage {
-            self.usage = Some(output::json_bytes(py, &usage)?.unbind());
+            self.usage = Usage::Sent(output::json_bytes(py, &usage)?.unbind());
+        } else if usage_held {
+            self.usage = Usage::Held;
         }
         if self.on_violation.is_some() {
             self.notify(py)?;
@@ -521,6 +540,16 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// The stream's usage, as the result gives it.
+enum Usage {
+    /// None came.
+    None,
+    /// The last one sent.
+    Sent(Py<PyAny>),
+    /// The one the decoder assembles from several events (`Decoder::usage`), built when the result is.
+    Held,
 }
 
 /// Why reading raw bytes stopped: the body's framing, or a Python error from a chunk or a callback.

@@ -283,7 +283,9 @@ impl Reader<'_> {
             Some(index) => self.integer(&index, At::choice(position, ".index"))?,
             None => i64::try_from(position).unwrap_or(i64::MAX),
         };
-        accumulator.touch(number);
+        if !accumulator.choice_entry(number) {
+            return Ok(()); // a choice past `Limits.max_choices`: counted, not read
+        }
         if let Some(delta) = delta {
             let [tool_calls, content] = self.record(&delta, At::choice(position, ".delta"))?.fields(&DELTA)?;
             if let Some(tool_calls) = tool_calls {

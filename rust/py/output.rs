@@ -165,7 +165,7 @@ fn json_value(py: Python<'_>, value: &serde_json::Value) -> PyResult<Py<PyAny>> 
     })
 }
 
-/// The data of a finding that grows as a stream repeats it (`TRAILING_DATA`, `TOO_MANY_CALLS`, `VIOLATIONS_OMITTED`),
+/// The data of a finding that grows as a stream repeats it (`TRAILING_DATA`, a limit's count, `VIOLATIONS_OMITTED`),
 /// as it stands: a dict of its text and counts.
 #[cold]
 fn tally(py: Python<'_>, data: &ViolationData) -> PyResult<Py<PyAny>> {
@@ -176,9 +176,9 @@ fn tally(py: Python<'_>, data: &ViolationData) -> PyResult<Py<PyAny>> {
             dict.set_item(intern!(py, "bytes"), bytes)?;
             dict.set_item(intern!(py, "fragments"), fragments)?;
         }
-        ViolationData::Refused { limit, fragments } => {
+        ViolationData::Counted { limit, unit, count } => {
             dict.set_item(intern!(py, "limit"), limit)?;
-            dict.set_item(intern!(py, "fragments"), fragments)?;
+            dict.set_item(*unit, count)?;
         }
         ViolationData::Omitted(omitted) => dict.set_item(intern!(py, "omitted"), omitted)?,
         ViolationData::External(_) | ViolationData::Json(_) => {}

@@ -189,10 +189,16 @@ class _Call:
         return not self.scanner.is_started
 
 
+#: Where the stream's one finding of a limit is: not found yet (None), kept (its tally), or left out (False).
+_Counted = _Tally | Literal[False] | None
+
+
 @dataclass(slots=True)
 class _Choice:
     number: int
     text: list[str] = field(default_factory=list)
+    text_bytes: int = 0  # the UTF-8 bytes of ``text``
+    text_over: _Counted = None  # its TEXT_TOO_LARGE: once the text passed Limits.max_text_bytes, no more is kept
     finish_reason: str | None = None
     finish_kind: FinishKind | None = None
     cut: bool = False
@@ -234,8 +240,11 @@ class Accumulator:
         self._valid: list[ToolCall] = []
         self._invalid: list[InvalidToolCall] = []
         self._stream_violations: _Findings = []
-        # The stream's one TOO_MANY_CALLS: None until a call is refused, False when it had no room (only counted).
-        self._refusals: _Tally | Literal[False] | None = None
+        # The stream's one TOO_MANY_CALLS, TOO_MANY_CHOICES and OUTPUT_TOO_LARGE.
+        self._refusals: _Counted = None
+        self._choices_refused: _Counted = None
+        self._output_over: _Counted = None
+        self._output_bytes = 0  # what the output kept, as ``admit_output`` counts it
         self._usage: Any = None
         self._errored = False
         self._ended = False
@@ -243,8 +252,13 @@ class Accumulator:
     # ----------------------------------------------------------------------------------------------- input
 
     def fragment(self, choice_number: int, fragment: Fragment) -> int:
-        """Apply one tool-call delta of one choice; return the ``seq`` of the call it went to (or ``REFUSED``)."""
-        choice = self._choice(choice_number)
+        """Apply one tool-call delta of one choice; return the ``seq`` of the call it went to.
+
+        ``REFUSED`` for a call past ``Limits.max_calls``, or a choice past ``Limits.max_choices``.
+        """
+        choice = self._admitted(choice_number)
+        if choice is None:
+            return REFUSED
         call = self._match(choice, fragment)
         self._hand_over_others(choice, call)
         self._apply(call, fragment)
@@ -256,7 +270,9 @@ class Accumulator:
 
         The fragment is never matched to an earlier call, so it has no ``MISSING_INDEX`` although it has no index.
         """
-        choice = self._choice(choice_number)
+        choice = self._admitted(choice_number)
+        if choice is None:
+            return REFUSED
         call = self._open(choice, fragment)
         self._hand_over_others(choice, call)
         self._apply(call, fragment)
@@ -270,7 +286,9 @@ class Accumulator:
 
         Always a new call, never matched to an earlier one (no ``MISSING_INDEX``); it stays open until ``end_seq``.
         """
-        choice = self._choice(choice_number)
+        choice = self._admitted(choice_number)
+        if choice is None:
+            return REFUSED
         call = self._open(choice, fragment)
         self._hand_over_others(choice, call)
         self._apply(call, fragment)
@@ -325,8 +343,8 @@ class Accumulator:
         Arguments that only arrive here are taken; a text that differs from the deltas is ``ARGUMENTS_MISMATCH`` and
         replaces them while the call has not been handed over.
         """
-        choice = self._choice(choice_number)
-        call = choice.by_index.get(index)
+        choice = self._choices.get(choice_number)
+        call = None if choice is None else choice.by_index.get(index)
         if call is None:
             self.fragment(choice_number, Fragment(index, None, None, None, text))
             return
@@ -356,9 +374,30 @@ class Accumulator:
         self._hand_over_if_complete(call)
 
     def text(self, choice_number: int, text: str) -> None:
-        """Append content text to a choice."""
-        self._choice(choice_number).text.append(text)
-        if self._steps is not None and text:
+        """Append content text to a choice, while its text stays within ``Limits.max_text_bytes``.
+
+        The text that would take it past, and all of the choice's text after, is counted by its ``TEXT_TOO_LARGE``.
+        """
+        choice = self._admitted(choice_number)
+        if choice is None or not text:
+            return
+        size = len(text.encode("utf-8", "surrogatepass"))
+        limit = self._limits.max_text_bytes
+        if choice.text_over is not None or choice.text_bytes + size > limit:
+            choice.text_over = self._count(
+                choice.text_over,
+                ViolationCode.TEXT_TOO_LARGE,
+                f"the text of choice {choice_number} passed {limit} bytes (Limits.max_text_bytes): the rest was "
+                f"counted, not kept; `data` counts its bytes",
+                limit,
+                "bytes",
+                size,
+                choice=choice_number,
+            )
+            return
+        choice.text.append(text)
+        choice.text_bytes += size
+        if self._steps is not None:
             self._steps.append(("text", choice_number, text))
 
     def take_steps(self) -> list[tuple[Any, ...]]:
@@ -382,14 +421,62 @@ class Accumulator:
         self._usage = usage
 
     def touch(self, choice_number: int) -> None:
-        """Note that a choice appeared in the stream, even with nothing in it."""
-        self._choice(choice_number)
+        """Note that a choice appeared in the stream, even with nothing in it (a format of one choice)."""
+        self._admitted(choice_number)
+
+    def choice_entry(self, choice_number: int) -> bool:
+        """An entry of a choice begins (a chunk's ``choices`` item, a Gemini candidate): whether it is read.
+
+        It is not when the choice is new and the stream has ``Limits.max_choices`` already: nothing of it is kept, and
+        the stream's one ``TOO_MANY_CHOICES`` counts its entries.
+        """
+        if self._admitted(choice_number) is not None:
+            return True
+        limit = self._limits.max_choices
+        self._choices_refused = self._count(
+            self._choices_refused,
+            ViolationCode.TOO_MANY_CHOICES,
+            f"more than {limit} choices in one stream (Limits.max_choices): the entries of the choices past it are not "
+            f"read; `data` counts them",
+            limit,
+            "entries",
+            1,
+        )
+        return False
+
+    def admit_output(self, size: int) -> bool:
+        """Whether ``size`` more bytes of output are kept (as ``Limits.max_output_bytes`` counts them).
+
+        They are while the output stays within its limit. Once some did not fit, nothing more is kept, and the stream's
+        one ``OUTPUT_TOO_LARGE`` counts the bytes left out.
+        """
+        limit = self._limits.max_output_bytes
+        if self._output_over is None and self._output_bytes + size <= limit:
+            self._output_bytes += size
+            return True
+        self._output_over = self._count(
+            self._output_over,
+            ViolationCode.OUTPUT_TOO_LARGE,
+            f"the output passed {limit} bytes (Limits.max_output_bytes): what came after was counted, not kept; "
+            f"`data` counts its bytes",
+            limit,
+            "bytes",
+            size,
+        )
+        return False
+
+    @property
+    def output_is_over(self) -> bool:
+        """Whether some output was left out (``OUTPUT_TOO_LARGE``)."""
+        return self._output_over is not None
 
     def finish(self, choice_number: int, reason: str, kind: FinishKind | None = None) -> None:
         """A non-null finish reason for a choice, of the given kind (None: classified as Chat Completions does)."""
         if kind is None:
             kind = chat_finish_kind(reason)
-        choice = self._choice(choice_number)
+        choice = self._admitted(choice_number)
+        if choice is None:
+            return
         if choice.finish_reason is None:
             choice.finish_reason = reason
             choice.finish_kind = kind
@@ -483,8 +570,13 @@ class Accumulator:
     # ---------------------------------------------------------------------------------------- call identity
 
     def _choice(self, number: int) -> _Choice:
+        """A choice of the stream's (one that was admitted)."""
+        return self._choices[number]
+
+    def _admitted(self, number: int) -> _Choice | None:
+        """The choice ``number``, opened when it is new and there is room for it (``Limits.max_choices``)."""
         choice = self._choices.get(number)
-        if choice is None:
+        if choice is None and len(self._choices) < self._limits.max_choices:
             choice = self._choices[number] = _Choice(number)
         return choice
 
@@ -561,24 +653,42 @@ class Accumulator:
 
     def _refused_fragment(self) -> None:
         """A fragment of a refused call: counted by the stream's one ``TOO_MANY_CALLS``."""
-        if isinstance(self._refusals, _Tally):
-            self._refusals.counts["fragments"] += 1
-            return
-        if self._refusals is False:
-            return
         limit = self._limits.max_calls
-        _, severity, recoverable = VIOLATION_TABLE[ViolationCode.TOO_MANY_CALLS]
-        counts = {"limit": limit, "fragments": 1}
-        found = Violation(
+        self._refusals = self._count(
+            self._refusals,
             ViolationCode.TOO_MANY_CALLS,
             f"more than {limit} calls in one stream (Limits.max_calls): the calls past it are refused and nothing of "
             f"them is kept; `data` counts their fragments",
-            severity,
-            recoverable=recoverable,
-            data=dict(counts),
+            limit,
+            "fragments",
+            1,
         )
+
+    def _count(
+        self,
+        counted: _Counted,
+        code: ViolationCode,
+        message: str,
+        limit: int,
+        unit: str,
+        count: int,
+        *,
+        choice: int | None = None,
+    ) -> _Counted:
+        """Counts ``count`` more on the stream's one finding of a limit, or files it when there is none yet.
+
+        Returns where it is now: its tally, or False when the stream's list had no room (it is then only counted).
+        """
+        if isinstance(counted, _Tally):
+            counted.counts[unit] += count
+            return counted
+        if counted is False:
+            return False
+        _, severity, recoverable = VIOLATION_TABLE[code]
+        counts = {"limit": limit, unit: count}
+        found = Violation(code, message, severity, choice, recoverable=recoverable, data=dict(counts))
         tally = _Tally(found, counts)
-        self._refusals = tally if self._keep(self._stream_violations, tally, _STREAM) else False
+        return tally if self._keep(self._stream_violations, tally, _STREAM) else False
 
     def _apply(self, call: _Call | None, fragment: Fragment) -> None:
         if call is None:

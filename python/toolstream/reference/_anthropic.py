@@ -2,7 +2,8 @@
 
 The rules are those of ``docs/semantics.md`` ("anthropic-messages"). ``tool_use`` blocks are client calls; every
 other block (text, thinking, redacted thinking, server and MCP tool use, their results) is kept in ``output``,
-completed from its deltas.
+completed from its deltas, within ``Limits.max_output_bytes``. A block index holds something only for a call kept or a
+block kept: a stream that opens blocks without end at new indexes holds no more than those.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolstream._model import OutputItem
-from toolstream.reference._accumulator import Accumulator, FinishKind, Fragment
+from toolstream.reference._accumulator import REFUSED, Accumulator, FinishKind, Fragment
 from toolstream.reference._fields import Fields
+from toolstream.reference._output import text_size, whole_size
 
 _CALL_TYPE = "tool_use"
 _SERVER_CALL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
@@ -69,7 +71,9 @@ class AnthropicDecoder:
         self._message_id: str | None = None  # the first message's
         self._blocks: dict[int, _CallBlock | _OutputBlock] = {}  # a block restarted at its index replaces it
         self._output: list[_OutputBlock] = []
-        self._usage: dict[str, Any] | None = None
+        # The usage: the message's start's, and the latest message_delta's, merged only when asked for (``usage``), so
+        # that a stream of deltas costs each one its own members.
+        self._usage: tuple[dict[str, Any], dict[str, Any] | None] | None = None
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one event; ``name`` is its server-sent event name, the type when the data has none."""
@@ -98,6 +102,13 @@ class AnthropicDecoder:
         """Every block but ``tool_use``, in start order, completed from its deltas."""
         return tuple(OutputItem(block.after_calls, block.value()) for block in self._output)
 
+    def usage(self) -> dict[str, Any] | None:
+        """The message's usage: its start's, with the members of the latest ``message_delta``'s in place."""
+        if self._usage is None:
+            return None
+        start, latest = self._usage
+        return {**start, **(latest or {})}
+
     # ------------------------------------------------------------------------------------------------- events
 
     def _message_start(self, event: dict[str, Any], fields: Fields) -> None:
@@ -113,8 +124,7 @@ class AnthropicDecoder:
                 self._accumulator.spliced(self._message_id, message_id)
         usage = fields.mapping(message, "usage", "message.usage")
         if usage is not None:
-            self._usage = None  # a message's usage starts with its message_start
-            self._add_usage(usage)
+            self._usage = (usage, None)  # a message's usage starts with its message_start
 
     def _block_start(self, event: dict[str, Any], fields: Fields) -> None:
         index = fields.key(event, "index", "index")
@@ -129,17 +139,23 @@ class AnthropicDecoder:
     def _call_start(self, index: int, block: dict[str, Any], fields: Fields) -> None:
         call_id = fields.string(block, "id", "content_block.id")
         call_name = fields.string(block, "name", "content_block.name")
-        call = _CallBlock(index, fields.arguments(block, "input", "content_block.input"))
+        held = fields.arguments(block, "input", "content_block.input")
         caller = block.get("caller")
-        self._blocks[index] = call
         extra = () if caller is None else (("caller", caller),)
-        self._accumulator.fragment(0, Fragment(index, call_id, call_name, _CALL_TYPE, None, extra=extra))
+        fragment = Fragment(index, call_id, call_name, _CALL_TYPE, None, extra=extra)
+        if self._accumulator.fragment(0, fragment) == REFUSED:
+            self._blocks.pop(index, None)  # a call past Limits.max_calls keeps nothing, its start input neither
+        else:
+            self._blocks[index] = _CallBlock(index, held)
 
     def _output_start(self, index: int, block: dict[str, Any], fields: Fields) -> None:
         if block.get("type") == "text":
             text = fields.string(block, "text", "content_block.text")
             if text is not None:
                 self._accumulator.text(0, text)
+        if not self._accumulator.admit_output(whole_size(block, fields, "content_block")):
+            self._blocks.pop(index, None)  # the block left out: its index holds nothing now
+            return
         output = _OutputBlock(block, self._accumulator.calls_opened())
         self._blocks[index] = output
         self._output.append(output)
@@ -161,25 +177,34 @@ class AnthropicDecoder:
             if text is not None:
                 if key == "text":
                     self._accumulator.text(0, text)
-                if isinstance(block, _OutputBlock):
+                if isinstance(block, _OutputBlock) and self._accumulator.admit_output(text_size(text)):
                     block.appended.setdefault(key, []).append(text)
         elif delta_type == "citations_delta":
             citation = delta.get("citation")
-            if citation is not None and isinstance(block, _OutputBlock):
+            if (
+                citation is not None
+                and isinstance(block, _OutputBlock)
+                and self._accumulator.admit_output(whole_size(citation, fields, "delta.citation"))
+            ):
                 block.citations = _extended(block.citations, citation)
 
     def _input_delta(self, index: int, block: _CallBlock | _OutputBlock | None, partial: str) -> None:
         """Arguments for a call, or the input of a server call; a text or thinking block takes none."""
         if isinstance(block, _OutputBlock):
-            if block.start.get("type") in _SERVER_CALL_TYPES:
+            if block.start.get("type") in _SERVER_CALL_TYPES and self._accumulator.admit_output(text_size(partial)):
                 block.partial_json = _extended(block.partial_json, partial)
+            return
+        if block is None and self._accumulator.output_is_over:
+            # The input of a server call left out, as far as anyone can tell: counted with it, never a call.
+            self._accumulator.admit_output(text_size(partial))
+            return
+        if self._accumulator.fragment(0, Fragment(index, None, None, _CALL_TYPE, partial)) == REFUSED:
             return
         if block is None:  # a block that never started: its call will lack id and name
             block = _CallBlock(index, None)
             self._blocks[index] = block
         if partial:
             block.held = None  # the SDK's rule: deltas replace the start input
-        self._accumulator.fragment(0, Fragment(index, None, None, _CALL_TYPE, partial))
 
     def _block_stop(self, index: int) -> None:
         block = self._blocks.get(index)
@@ -196,13 +221,10 @@ class AnthropicDecoder:
             self._accumulator.finish(0, reason, _FINISH_KINDS.get(reason, "neutral"))
         usage = fields.mapping(event, "usage", "usage")
         if usage is not None:
-            self._add_usage(usage)
+            start = {} if self._usage is None else self._usage[0]
+            self._usage = (start, usage)
 
     # ------------------------------------------------------------------------------------------------ helpers
-
-    def _add_usage(self, usage: dict[str, Any]) -> None:
-        self._usage = {**(self._usage or {}), **usage}
-        self._accumulator.usage(dict(self._usage))
 
     def _feed(self, call: _CallBlock) -> None:
         """A start input that no delta replaced becomes the call's arguments."""

@@ -2,7 +2,8 @@
 
 The rules are those of ``docs/semantics.md`` ("bedrock-converse"). Each event is an object with one member named
 after its kind; ``toolUse`` blocks are calls, text and reasoning blocks are kept in ``output``, and so are a server
-tool's ``toolUse`` block (``type: "server_tool_use"``, run by Bedrock) and the ``toolResult`` block that answers it.
+tool's ``toolUse`` block (``type: "server_tool_use"``, run by Bedrock) and the ``toolResult`` block that answers it,
+within ``Limits.max_output_bytes``. A block index holds something only for a call kept or a block kept.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolstream._model import OutputItem
-from toolstream.reference._accumulator import Accumulator, FinishKind, Fragment
+from toolstream.reference._accumulator import REFUSED, Accumulator, FinishKind, Fragment
 from toolstream.reference._detect import is_error
 from toolstream.reference._fields import Fields
+from toolstream.reference._output import BOOKKEEPING, text_size, whole_size
 
 _CALL_TYPE = "tool_use"
 _FINISH_KINDS: dict[str, FinishKind] = {
@@ -25,7 +27,9 @@ _FINISH_KINDS: dict[str, FinishKind] = {
     "content_filtered": "cut",
     "model_context_window_exceeded": "cut",
 }
+_START = "contentBlockStart.start"
 _DELTA = "contentBlockDelta.delta"
+_CALL = "call"  # what a tool use's block index holds
 
 
 @dataclass(slots=True)
@@ -99,8 +103,10 @@ class BedrockDecoder:
     def __init__(self, accumulator: Accumulator) -> None:
         """Feed ``accumulator``."""
         self._accumulator = accumulator
-        self._calls: set[int] = set()  # block indexes that are tool uses
-        self._blocks: dict[int, _Block | _ServerBlock] = {}  # the others, in the order of their first event
+        # What each block index holds: a tool use (kept), or a block of ``output``. A block started again at its index
+        # is a new one; the one before stays in ``output`` in its place.
+        self._slots: dict[int, _Block | _ServerBlock | str] = {}
+        self._output: list[_Block | _ServerBlock] = []  # in the order of their first event
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one event (``messageStart``, ``contentBlockDelta``... or an exception)."""
@@ -122,7 +128,7 @@ class BedrockDecoder:
         stop = fields.mapping(event, "contentBlockStop", "contentBlockStop")
         if stop is not None:
             index = fields.key(stop, "contentBlockIndex", "contentBlockStop.contentBlockIndex")
-            if index in self._calls:
+            if self._slots.get(index) == _CALL:
                 self._accumulator.end_call(0, index)
         message_stop = fields.mapping(event, "messageStop", "messageStop")
         reason = None if message_stop is None else fields.string(message_stop, "stopReason", "messageStop.stopReason")
@@ -137,7 +143,10 @@ class BedrockDecoder:
 
     def output(self) -> tuple[OutputItem, ...]:
         """The text and reasoning blocks, in the order of their first delta."""
-        return tuple(OutputItem(block.after_calls, block.value()) for block in self._blocks.values())
+        return tuple(OutputItem(block.after_calls, block.value()) for block in self._output)
+
+    def usage(self) -> None:
+        """The usage is the last one sent (the accumulator keeps it)."""
 
     def _block_start(self, start: dict[str, Any], fields: Fields) -> None:
         index = fields.key(start, "contentBlockIndex", "contentBlockStart.contentBlockIndex")
@@ -148,35 +157,54 @@ class BedrockDecoder:
         )
         result = None if body is None else fields.mapping(body, "toolResult", "contentBlockStart.start.toolResult")
         if result is not None:
-            self._blocks[index] = _ServerBlock(self._accumulator.calls_opened(), "toolResult", result)
+            self._server_block(index, "toolResult", result, whole_size(result, fields, f"{_START}.toolResult"))
             return
         if server and tool is not None:
-            self._blocks[index] = _ServerBlock(self._accumulator.calls_opened(), "toolUse", tool)
+            self._server_block(index, "toolUse", tool, whole_size(tool, fields, f"{_START}.toolUse"))
             return
         if tool is None:
             return
         call_id = fields.string(tool, "toolUseId", "contentBlockStart.start.toolUse.toolUseId")
         call_name = fields.string(tool, "name", "contentBlockStart.start.toolUse.name")
-        self._accumulator.fragment(0, Fragment(index, call_id, call_name, _CALL_TYPE, None))
-        self._calls.add(index)
+        self._call_at(index, Fragment(index, call_id, call_name, _CALL_TYPE, None))
+
+    def _server_block(self, index: int, member: str, start: dict[str, Any], size: int) -> None:
+        """A server tool's block opens at ``index``, when the output has room for its start (else its index is empty)."""
+        if not self._accumulator.admit_output(size):
+            self._slots.pop(index, None)
+            return
+        block = self._slots[index] = _ServerBlock(self._accumulator.calls_opened(), member, start)
+        self._output.append(block)
+
+    def _call_at(self, index: int, fragment: Fragment) -> None:
+        """A call's fragment at ``index``: the index is the call's while a call kept is there."""
+        if self._accumulator.fragment(0, fragment) == REFUSED:
+            self._slots.pop(index, None)  # a call past Limits.max_calls: its index holds nothing now
+        else:
+            self._slots[index] = _CALL
 
     def _block_delta(self, index: int, delta: dict[str, Any], fields: Fields) -> None:
         """A tool use's input (nothing else of that delta is read), or text, or reasoning."""
-        server = self._blocks.get(index)
+        server = self._slots.get(index)
         if isinstance(server, _ServerBlock):
             self._server_delta(server, delta, fields)
             return
         tool = fields.mapping(delta, "toolUse", f"{_DELTA}.toolUse")
         if tool is not None:
             tool_input = fields.string(tool, "input", f"{_DELTA}.toolUse.input")
-            if tool_input is not None:
-                self._accumulator.fragment(0, Fragment(index, None, None, _CALL_TYPE, tool_input))
-                self._calls.add(index)
+            if tool_input is None:
+                return
+            if self._accumulator.output_is_over and index not in self._slots:
+                # The input of a server call left out, as far as anyone can tell: counted with it, never a call.
+                self._accumulator.admit_output(text_size(tool_input))
+                return
+            # Input for the index makes it a call's (its contentBlockStop ends the call), whatever came before.
+            self._call_at(index, Fragment(index, None, None, _CALL_TYPE, tool_input))
             return
         text = fields.string(delta, "text", f"{_DELTA}.text")
         if text is not None:
             self._accumulator.text(0, text)
-            block = self._block(index)
+            block = self._block(index, text_size(text))
             if block is not None:
                 block.text.append(text)
         reasoning = fields.mapping(delta, "reasoningContent", f"{_DELTA}.reasoningContent")
@@ -184,27 +212,46 @@ class BedrockDecoder:
             return
         reasoning_text = fields.string(reasoning, "text", f"{_DELTA}.reasoningContent.text")
         signature = fields.string(reasoning, "signature", f"{_DELTA}.reasoningContent.signature")
-        block = self._block(index)
+        redacted = reasoning.get("redactedContent")
+        size = sum(text_size(piece) for piece in (reasoning_text, signature) if piece is not None)
+        if redacted is not None:
+            size += whole_size(redacted, fields, f"{_DELTA}.reasoningContent.redactedContent")
+        block = self._block(index, size)
         if block is not None:
-            block.add_reasoning(reasoning_text, signature, reasoning.get("redactedContent"))
+            block.add_reasoning(reasoning_text, signature, redacted)
 
     def _server_delta(self, block: _ServerBlock, delta: dict[str, Any], fields: Fields) -> None:
         """A server block's delta: a ``toolUse`` input piece, or ``toolResult`` content items; nothing else is read."""
         tool = fields.mapping(delta, "toolUse", f"{_DELTA}.toolUse")
         tool_input = None if tool is None else fields.string(tool, "input", f"{_DELTA}.toolUse.input")
-        if tool_input is not None:
-            block.input = [*(block.input or []), tool_input]
+        if tool_input is not None and self._accumulator.admit_output(text_size(tool_input)):
+            block.input = _extended(block.input, tool_input)
         if delta.get("toolResult") is not None:
-            items = fields.sequence(delta, "toolResult", f"{_DELTA}.toolResult")
-            block.content = [*(block.content or []), *items]
+            for position, item in enumerate(fields.sequence(delta, "toolResult", f"{_DELTA}.toolResult")):
+                if self._accumulator.admit_output(whole_size(item, fields, f"{_DELTA}.toolResult[{position}]")):
+                    block.content = _extended(block.content, item)
 
-    def _block(self, index: int) -> _Block | None:
-        """The text or reasoning block at ``index``, made at its first delta; None for a tool use's index."""
-        if index in self._calls:
-            return None
-        block = self._blocks.get(index)
-        if isinstance(block, _ServerBlock):
-            return None
+    def _block(self, index: int, size: int) -> _Block | None:
+        """The text or reasoning block at ``index``, made at its first delta, when the output has room for ``size``.
+
+        ``size`` is what the delta brings (a new block counts its bookkeeping too); None at a tool use's or a server
+        block's index, or when the output has no room.
+        """
+        block = self._slots.get(index)
         if block is None:
-            block = self._blocks[index] = _Block(self._accumulator.calls_opened())
-        return block
+            if not self._accumulator.admit_output(BOOKKEEPING + size):
+                return None
+            block = self._slots[index] = _Block(self._accumulator.calls_opened())
+            self._output.append(block)
+            return block
+        if isinstance(block, _Block) and self._accumulator.admit_output(size):
+            return block
+        return None
+
+
+def _extended(items: list[Any] | None, *more: Any) -> list[Any]:
+    """``items`` with ``more`` appended (None until the first: a member no delta touched stays absent)."""
+    if items is None:
+        return list(more)
+    items.extend(more)
+    return items

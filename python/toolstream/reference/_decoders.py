@@ -32,6 +32,10 @@ class Decoder(Protocol):
         """The turn's pieces other than client calls, in order."""
         ...
 
+    def usage(self) -> Any:
+        """The usage the format assembles from several events (Anthropic), or None: the last one sent is the usage."""
+        ...
+
 
 _DECODERS: dict[str, Callable[[Accumulator], Decoder]] = {
     "openai-responses": ResponsesDecoder,

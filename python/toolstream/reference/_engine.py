@@ -238,6 +238,9 @@ class Engine:
     def result(self) -> StreamResult:
         """The result so far, with the turn's other pieces (``StreamResult.output``) and the format it was read as."""
         result = self._accumulator.result(output=() if self._decoder is None else self._decoder.output())
+        usage = None if self._decoder is None else self._decoder.usage()
+        if usage is not None:
+            result = dataclasses.replace(result, usage=usage)
         return dataclasses.replace(result, format=self._format)
 
     def take_progress(self) -> list[tuple[Any, ...]]:

@@ -3,7 +3,8 @@
 The rules are those of ``docs/semantics.md`` ("gemini"). A candidate's choice is its ``index``, else its position.
 Gemini sends ``STOP`` with calls, in the call's chunk or a later one (Q28), so ``STOP`` is neutral. With streamed
 arguments (Vertex ``streamFunctionCallArguments``), a part with ``willContinue`` opens a call that later parts'
-``partialArgs`` fill (``_partial_args``) until a part without ``willContinue`` closes it.
+``partialArgs`` fill (``_partial_args``) until a part without ``willContinue`` closes it. Other parts are kept within
+``Limits.max_output_bytes``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from toolstream._model import OutputItem, ViolationCode
 from toolstream.reference._accumulator import Accumulator, FinishKind, Fragment
 from toolstream.reference._fields import Fields
+from toolstream.reference._output import BOOKKEEPING, text_size, whole_size
 from toolstream.reference._partial_args import ArgumentsWriter, PathError, read_entry
 
 _CALL_TYPE = "function_call"
@@ -88,13 +90,17 @@ class GeminiDecoder:
         """Every part but the calls, in order, a streamed text's pieces joined into one part."""
         return tuple(part.item() for part in self._parts)
 
+    def usage(self) -> None:
+        """The usage is the last one sent (the accumulator keeps it)."""
+
     def _candidate(self, candidate: Any, position: int, fields: Fields) -> None:
         where = f"candidates[{position}]"
         fields.record(candidate, where)
         choice = fields.integer(candidate, "index", f"{where}.index")
         if choice is None:
             choice = position
-        self._accumulator.touch(choice)
+        if not self._accumulator.choice_entry(choice):
+            return  # a candidate past Limits.max_choices: counted, not read
         content = fields.mapping(candidate, "content", f"{where}.content")
         parts = [] if content is None else fields.sequence(content, "parts", f"{where}.content.parts")
         for part_position, part in enumerate(parts):
@@ -115,7 +121,7 @@ class GeminiDecoder:
         text = fields.string(part, "text", f"{at}.text")
         if text is not None and not thought:
             self._accumulator.text(choice, text)
-        self._keep(choice, part)
+        self._keep(choice, part, at, fields)
 
     def _call(self, choice: int, part: dict[str, Any], call: dict[str, Any], at: str, fields: Fields) -> None:
         """A ``functionCall`` part: a whole call, the opening or a continuation of a streamed one, or its end."""
@@ -186,15 +192,18 @@ class GeminiDecoder:
         if streamed is not None:
             self._accumulator.end_seq(streamed.seq)
 
-    def _keep(self, choice: int, part: dict[str, Any]) -> None:
+    def _keep(self, choice: int, part: dict[str, Any], at: str, fields: Fields) -> None:
         """A streamed text arrives as many parts: one that only continues the previous one is joined to it."""
         after_calls = self._accumulator.calls_opened()
         joinable = _joinable(part)
         last = self._parts[-1] if self._parts else None
         if joinable and last is not None and last.texts and _continues(last, choice, part, after_calls):
-            last.texts.append(part["text"])
+            if self._accumulator.admit_output(text_size(part["text"])):
+                last.texts.append(part["text"])
             return
-        self._parts.append(_Part(choice, after_calls, part, [part["text"]] if joinable else []))
+        size = BOOKKEEPING + text_size(part["text"]) if joinable else whole_size(part, fields, at)
+        if self._accumulator.admit_output(size):
+            self._parts.append(_Part(choice, after_calls, part, [part["text"]] if joinable else []))
 
 
 def _failing(fields: Fields, where: str) -> Callable[[str, str], Exception]:

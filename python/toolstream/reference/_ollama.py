@@ -50,6 +50,9 @@ class OllamaDecoder:
         """Ollama sends nothing but text and calls."""
         return ()
 
+    def usage(self) -> None:
+        """The usage is the last one sent (the accumulator keeps it)."""
+
     def _call(self, entry: Any, at: str, fields: Fields) -> None:
         fields.record(entry, at)
         call_id = fields.string(entry, "id", f"{at}.id")

@@ -31,7 +31,8 @@ def read_chunk(accumulator: Accumulator, chunk: Any, number: int) -> None:
         choice_number = reader.integer(choice, "index", f"{where}.index")
         if choice_number is None:
             choice_number = position
-        accumulator.touch(choice_number)
+        if not accumulator.choice_entry(choice_number):
+            continue  # a choice past Limits.max_choices: counted, not read
         delta = reader.get(choice, "delta")
         if delta is not None:
             reader.record(delta, f"{where}.delta")

@@ -3,7 +3,8 @@
 The rules are those of ``docs/semantics.md`` ("openai-responses"). Calls are matched by ``output_index``, never by
 the item id, which some servers rotate between events (Q27); ``.done`` events carry the authoritative text and end
 the call. A ``custom_tool_call`` item is a call whose input is free text, unless the response the stream echoes lists
-its tools without a custom tool of that name: then the provider ran it (xAI's ``x_search``), and it is output.
+its tools without a custom tool of that name: then the provider ran it (xAI's ``x_search``), and it is output. An
+output index holds something only for a call kept or (within ``Limits.max_output_bytes``) an item the provider ran.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolstream._model import OutputItem
-from toolstream.reference._accumulator import Accumulator, Fragment, value_or_none
+from toolstream.reference._accumulator import REFUSED, Accumulator, Fragment, value_or_none
 from toolstream.reference._fields import Fields
+from toolstream.reference._output import BOOKKEEPING, text_size, whole_size
 
 _CALL_TYPE = "function_call"
 _CUSTOM_TYPE = "custom_tool_call"
@@ -36,9 +38,11 @@ class ResponsesDecoder:
         """Feed ``accumulator``."""
         self._accumulator = accumulator
         self._output: list[OutputItem] = []
-        self._has_id: dict[int, bool] = {}  # per output index of a call: whether the call has its id
+        self._has_id: dict[int, bool] = {}  # per output index of a call kept: whether the call has its id
         self._custom_tools: set[str] | None = None  # the custom tools the echoed response lists, once it did
-        self._server_items: set[int] = set()  # output indexes of custom tool calls the provider ran
+        # Output indexes of custom tool calls the provider ran: each counts towards Limits.max_output_bytes (its
+        # bookkeeping), as the item it will be.
+        self._server_items: set[int] = set()
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one event; ``name`` is its server-sent event name, the type when the data has none."""
@@ -74,6 +78,9 @@ class ResponsesDecoder:
         """Every finished output item but the function calls, as sent."""
         return tuple(self._output)
 
+    def usage(self) -> None:
+        """The usage is the last one sent (the accumulator keeps it)."""
+
     # ------------------------------------------------------------------------------------------------- events
 
     def _read_tools(self, event: dict[str, Any], fields: Fields) -> None:
@@ -103,9 +110,9 @@ class ResponsesDecoder:
         kind = fields.string(item, "type", "item.type")
         custom = kind == _CUSTOM_TYPE and not self._ran_by_provider(item, fields)
         if kind != _CALL_TYPE and not custom:
-            if kind == _CUSTOM_TYPE:
+            if kind == _CUSTOM_TYPE and index not in self._server_items and self._accumulator.admit_output(BOOKKEEPING):
                 self._server_items.add(index)
-            if done:
+            if done and self._accumulator.admit_output(whole_size(item, fields, "item")):
                 self._output.append(OutputItem(self._accumulator.calls_opened(), item))
             return
         call_id = fields.string(item, "call_id", "item.call_id")
@@ -129,8 +136,11 @@ class ResponsesDecoder:
             extra=() if item_id is None else (("item_id", item_id),),
             free_text=custom,
         )
-        self._accumulator.fragment(0, fragment)  # at ``.done``, opens the call when no ``added`` came
-        self._has_id[index] = had_id or value_or_none(call_id) is not None
+        # At ``.done``, opens the call when no ``added`` came.
+        if self._accumulator.fragment(0, fragment) == REFUSED:
+            self._has_id.pop(index, None)  # a call past Limits.max_calls: its index holds nothing now
+        else:
+            self._has_id[index] = had_id or value_or_none(call_id) is not None
         if done:
             if arguments is not None:
                 self._final(index, arguments)
@@ -147,9 +157,10 @@ class ResponsesDecoder:
         """A function call's arguments delta, or (``custom``) a custom tool call's input delta."""
         index = fields.key(event, "output_index", "output_index")
         delta = fields.string(event, "delta", "delta")
-        if delta is not None and not (custom and index in self._server_items):
-            kind = _CUSTOM_TYPE if custom else _CALL_TYPE
-            self._accumulator.fragment(0, Fragment(index, None, None, kind, delta, free_text=custom))
+        if delta is None or (custom and not self._custom_input(index, delta)):
+            return
+        kind = _CUSTOM_TYPE if custom else _CALL_TYPE
+        if self._accumulator.fragment(0, Fragment(index, None, None, kind, delta, free_text=custom)) != REFUSED:
             self._has_id.setdefault(index, False)
 
     def _done(self, event: dict[str, Any], fields: Fields, *, custom: bool = False) -> None:
@@ -157,16 +168,30 @@ class ResponsesDecoder:
         index = fields.key(event, "output_index", "output_index")
         if custom:
             text = fields.string(event, "input", "input")
-            arguments = None if text is None or index in self._server_items else _Arguments(text, was_value=False)
+            arguments = None if text is None or not self._custom_input(index, text) else _Arguments(text, False)
         else:
             arguments = _arguments(event, "arguments", fields)
         if arguments is not None:
             if index not in self._has_id:
                 kind = _CUSTOM_TYPE if custom else _CALL_TYPE
-                self._accumulator.fragment(0, Fragment(index, None, None, kind, None, free_text=custom))
-                self._has_id[index] = False
+                opening = Fragment(index, None, None, kind, None, free_text=custom)
+                if self._accumulator.fragment(0, opening) != REFUSED:
+                    self._has_id[index] = False
             self._final(index, arguments)
             self._accumulator.end_call(0, index)
+
+    def _custom_input(self, index: int, text: str) -> bool:
+        """Whether an input event of a custom tool call at ``index`` is read.
+
+        Not when the provider ran that call, nor, once the output went past its limit, when nothing is kept at the
+        index (it may be such a call, left out: its input is counted with it).
+        """
+        if index in self._server_items:
+            return False
+        if self._accumulator.output_is_over and index not in self._has_id:
+            self._accumulator.admit_output(text_size(text))
+            return False
+        return True
 
     def _final(self, index: int, arguments: _Arguments) -> None:
         """The call's final arguments: a text wins over its deltas.

@@ -414,7 +414,6 @@ def anthropic_cases(
     reason = _reason(draw, finish, bool(calls), "tool_use" if calls else "end_turn", drawn)
     if reason is not None:
         output_tokens = rng.randrange(1, 500)
-        usage["output_tokens"] = output_tokens
         final = {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None}}
         steps.append(({**final, "usage": {"output_tokens": output_tokens}}, [("finish", 0, reason)]))
     steps.append(({"type": "message_stop"}, []))
@@ -422,7 +421,6 @@ def anthropic_cases(
         noise_steps: list[Step] = [({"type": "ping"}, []) for _ in range(rng.randrange(3))]
         noise_steps += [({"type": "future_event", "detail": {"index": 0}}, []) for _ in range(rng.randrange(2))]
         if rng.random() < 0.5:  # a usage-only message_delta (Anthropic sends usage updates alone)
-            usage["server_tool_use"] = {"web_search_requests": 1}
             alone = {"type": "message_delta", "delta": {}, "usage": {"server_tool_use": {"web_search_requests": 1}}}
             noise_steps.append((alone, []))
         steps = steps[:1] + _place(rng, steps[1:], noise_steps)
@@ -438,6 +436,9 @@ def anthropic_cases(
                     }
                     steps.insert(at, (unknown, []))
                     break
+    # Each message_delta's usage is cumulative: the latest one's members stand in for the start's.
+    deltas = [event["usage"] for event, _ in steps if event.get("type") == "message_delta" and "usage" in event]
+    usage |= deltas[-1] if deltas else {}
     return _case("anthropic-messages", steps, calls, usage, _stream_codes({0: reason}, _ANTHROPIC_FINISH, calls))
 
 

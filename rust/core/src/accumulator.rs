@@ -70,6 +70,12 @@ pub struct Limits {
     pub max_calls: usize,
     /// Violations kept per call, and for the stream itself; past it they are counted (`VIOLATIONS_OMITTED`).
     pub max_violations: usize,
+    /// Content text bytes kept per choice; past it they are counted (`TEXT_TOO_LARGE`).
+    pub max_text_bytes: usize,
+    /// Choices per stream; the entries of the ones past it are counted (`TOO_MANY_CHOICES`).
+    pub max_choices: usize,
+    /// What the output keeps, as [`Accumulator::admit_output`] counts it; past it, counted (`OUTPUT_TOO_LARGE`).
+    pub max_output_bytes: usize,
 }
 
 impl Default for Limits {
@@ -79,6 +85,9 @@ impl Default for Limits {
             max_depth: 128,
             max_calls: 256,
             max_violations: 1000,
+            max_text_bytes: 32 * 1024 * 1024,
+            max_choices: 128,
+            max_output_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -327,7 +336,8 @@ impl Call {
 }
 
 /// Where the one violation lives that a repeated finding grows instead of adding more (`TRAILING_DATA` for the
-/// arguments arriving after a call's end, `TOO_MANY_CALLS` for the fragments refused past the limit).
+/// arguments arriving after a call's end, and the finding of each limit that counts what came past it:
+/// `TOO_MANY_CALLS`, `TOO_MANY_CHOICES`, `TEXT_TOO_LARGE`, `OUTPUT_TOO_LARGE`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum Merged {
     /// Not found yet.
@@ -351,6 +361,8 @@ const REPLACED_WITH_THE_TEXT: [ViolationCode; 5] = [
 #[derive(Debug, Default)]
 struct Choice {
     text: Vec<u8>,
+    // The choice's `TEXT_TOO_LARGE`: once its text passed `Limits.max_text_bytes`, no more of it is kept.
+    text_over: Merged,
     finish_reason: Option<Vec<u8>>,
     finish_kind: Option<FinishKind>,
     cut: bool,
@@ -390,8 +402,12 @@ pub struct Accumulator {
     calls: Vec<Call>,
     ready: Vec<HandedOver>,
     stream_violations: Vec<Violation>,
-    // The stream's one `TOO_MANY_CALLS`.
+    // The stream's one `TOO_MANY_CALLS`, `TOO_MANY_CHOICES` and `OUTPUT_TOO_LARGE`.
     refusals: Merged,
+    choices_refused: Merged,
+    output_over: Merged,
+    // What the output kept, as `admit_output` counts it.
+    output_bytes: usize,
     log: Vec<Violation>,
     // Violations logged since the stream began, taken or not: the position of each in the order found.
     logged: usize,
@@ -412,6 +428,9 @@ impl Accumulator {
             ready: Vec::new(),
             stream_violations: Vec::new(),
             refusals: Merged::None,
+            choices_refused: Merged::None,
+            output_over: Merged::None,
+            output_bytes: 0,
             log: Vec::new(),
             logged: 0,
             steps: Vec::new(),
@@ -423,9 +442,12 @@ impl Accumulator {
 
     // ------------------------------------------------------------------------------------------------ input
 
-    /// Apply one tool-call delta of one choice; returns the seq of the call it went to.
+    /// Apply one tool-call delta of one choice; returns the seq of the call it went to (`REFUSED` for a call past
+    /// `Limits.max_calls`, or a choice past `Limits.max_choices`).
     pub fn fragment(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
-        self.choices.entry(choice).or_default();
+        if !self.admitted(choice) {
+            return REFUSED;
+        }
         let call = self.match_call(choice, fragment);
         self.hand_over_others(choice, call);
         self.apply(call, fragment);
@@ -435,7 +457,9 @@ impl Accumulator {
 
     /// A call that arrives whole (Gemini, Ollama): always a new call, over at once; returns its seq.
     pub fn whole_call(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
-        self.choices.entry(choice).or_default();
+        if !self.admitted(choice) {
+            return REFUSED;
+        }
         let call = self.open(choice, fragment);
         self.hand_over_others(choice, call);
         self.apply(call, fragment);
@@ -446,7 +470,9 @@ impl Accumulator {
     /// A call whose later fragments are addressed to it by seq (Gemini streamed arguments): always a new call, never
     /// matched to an earlier one (no `MISSING_INDEX`), open until [`Accumulator::end_seq`]; returns its seq.
     pub fn open_call(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
-        self.choices.entry(choice).or_default();
+        if !self.admitted(choice) {
+            return REFUSED;
+        }
         let call = self.open(choice, fragment);
         self.hand_over_others(choice, call);
         self.apply(call, fragment);
@@ -581,10 +607,22 @@ impl Accumulator {
         self.calls.len()
     }
 
-    /// Append content text to a choice.
+    /// Append content text to a choice: kept while the choice's text stays within `Limits.max_text_bytes`; the text
+    /// that would take it past, and all of the choice's text after, is counted by its `TEXT_TOO_LARGE`.
     pub fn text(&mut self, choice: i64, text: &[u8]) {
-        self.choices.entry(choice).or_default().text.extend_from_slice(text);
-        if self.config.log_steps && !text.is_empty() {
+        let limits = self.config.limits;
+        let Some(state) = admitted(&mut self.choices, choice, limits.max_choices) else {
+            return;
+        };
+        if text.is_empty() {
+            return;
+        }
+        if state.text_over != Merged::None || state.text.len() + text.len() > limits.max_text_bytes {
+            self.text_too_large(choice, text.len());
+            return;
+        }
+        state.text.extend_from_slice(text);
+        if self.config.log_steps {
             self.steps.push(Step::Text {
                 choice,
                 text: text.to_vec(),
@@ -592,9 +630,61 @@ impl Accumulator {
         }
     }
 
-    /// Note that a choice appeared, even with nothing in it.
+    /// Note that a choice appeared, even with nothing in it (a format of one choice).
     pub fn touch(&mut self, choice: i64) {
-        self.choices.entry(choice).or_default();
+        self.admitted(choice);
+    }
+
+    /// An entry of `choice` begins (a chunk's `choices` item, a Gemini candidate): whether it is read. It is not when
+    /// the choice is new and the stream has `Limits.max_choices` already: nothing of it is kept, and the stream's one
+    /// `TOO_MANY_CHOICES` counts its entries.
+    pub fn choice_entry(&mut self, choice: i64) -> bool {
+        if self.admitted(choice) {
+            return true;
+        }
+        let past = Past {
+            code: ViolationCode::TOO_MANY_CHOICES,
+            choice: None,
+            limit: self.config.limits.max_choices,
+            unit: "entries",
+        };
+        self.choices_refused = self.count(self.choices_refused, &past, 1, || {
+            format!(
+                "more than {} choices in one stream (Limits.max_choices): the entries of the choices past it are not \
+                 read; `data` counts them",
+                past.limit
+            )
+        });
+        false
+    }
+
+    /// Whether `bytes` more of output are kept (an item, a value or text a decoder would keep, counted as
+    /// `Limits.max_output_bytes` says): they are while the output stays within its limit. Once some did not fit,
+    /// nothing more is kept, and the stream's one `OUTPUT_TOO_LARGE` counts the bytes left out.
+    pub fn admit_output(&mut self, bytes: usize) -> bool {
+        let limit = self.config.limits.max_output_bytes;
+        if self.output_over == Merged::None && self.output_bytes.saturating_add(bytes) <= limit {
+            self.output_bytes += bytes;
+            return true;
+        }
+        let past = Past {
+            code: ViolationCode::OUTPUT_TOO_LARGE,
+            choice: None,
+            limit,
+            unit: "bytes",
+        };
+        self.output_over = self.count(self.output_over, &past, bytes as u64, || {
+            format!(
+                "the output passed {limit} bytes (Limits.max_output_bytes): what came after was counted, not kept; \
+                 `data` counts its bytes"
+            )
+        });
+        false
+    }
+
+    /// Whether some output was left out (`OUTPUT_TOO_LARGE`).
+    pub fn output_is_over(&self) -> bool {
+        self.output_over != Merged::None
     }
 
     /// A non-null `OpenAI` Chat Completions finish reason for a choice.
@@ -604,7 +694,9 @@ impl Accumulator {
 
     /// A non-null finish reason for a choice, of the class its decoder gives it.
     pub fn finish_as(&mut self, choice: i64, reason: &[u8], kind: FinishKind) {
-        let state = self.choices.entry(choice).or_default();
+        let Some(state) = admitted(&mut self.choices, choice, self.config.limits.max_choices) else {
+            return;
+        };
         if let Some(first) = &state.finish_reason {
             let message = format!(
                 "choice {choice} finished again with {:?} after {:?}; the first one stands",
@@ -730,6 +822,11 @@ impl Accumulator {
     /// Whether the stream has ended.
     pub fn is_ended(&self) -> bool {
         self.ended
+    }
+
+    /// Whether `choice` is one of the stream's (opened now if it is new and there is room for it).
+    fn admitted(&mut self, choice: i64) -> bool {
+        admitted(&mut self.choices, choice, self.config.limits.max_choices).is_some()
     }
 
     // --------------------------------------------------------------------------------------- call identity
@@ -877,30 +974,42 @@ impl Accumulator {
     /// A fragment of a refused call: counted by the stream's one `TOO_MANY_CALLS`.
     #[cold]
     fn refused_fragment(&mut self) {
-        let limit = self.config.limits.max_calls;
-        match self.refusals {
-            Merged::At { index, .. } => {
-                if let Some(Violation {
-                    data: Some(ViolationData::Refused { fragments, .. }),
-                    ..
-                }) = self.stream_violations.get_mut(index)
-                {
-                    *fragments += 1;
-                }
-            }
-            Merged::Omitted { .. } => {}
-            Merged::None => {
-                let message = format!(
-                    "more than {limit} calls in one stream (Limits.max_calls): the calls past it are refused and \
-                     nothing of them is kept; `data` counts their fragments"
-                );
-                let mut violation = Violation::new(ViolationCode::TOO_MANY_CALLS, message);
-                violation.data = Some(ViolationData::Refused { limit, fragments: 1 });
-                self.refusals = match self.push_stream(violation) {
-                    Some(index) => Merged::At { on_stream: true, index },
-                    None => Merged::Omitted { on_stream: true },
-                };
-            }
+        let past = Past {
+            code: ViolationCode::TOO_MANY_CALLS,
+            choice: None,
+            limit: self.config.limits.max_calls,
+            unit: "fragments",
+        };
+        self.refusals = self.count(self.refusals, &past, 1, || {
+            format!(
+                "more than {} calls in one stream (Limits.max_calls): the calls past it are refused and nothing of \
+                 them is kept; `data` counts their fragments",
+                past.limit
+            )
+        });
+    }
+
+    /// The choice's text passed `Limits.max_text_bytes`: `bytes` more counted by its `TEXT_TOO_LARGE`.
+    #[cold]
+    fn text_too_large(&mut self, choice: i64, bytes: usize) {
+        let Some(merged) = self.choices.get(&choice).map(|state| state.text_over) else {
+            return;
+        };
+        let past = Past {
+            code: ViolationCode::TEXT_TOO_LARGE,
+            choice: Some(choice),
+            limit: self.config.limits.max_text_bytes,
+            unit: "bytes",
+        };
+        let merged = self.count(merged, &past, bytes as u64, || {
+            format!(
+                "the text of choice {choice} passed {} bytes (Limits.max_text_bytes): the rest was counted, not kept; \
+                 `data` counts its bytes",
+                past.limit
+            )
+        });
+        if let Some(state) = self.choices.get_mut(&choice) {
+            state.text_over = merged;
         }
     }
 
@@ -1467,6 +1576,38 @@ impl Accumulator {
         log(&self.config, &mut self.log, &mut self.logged, found);
     }
 
+    /// Counts `count` more on the stream's one finding of a limit, where `merged` says it is, or files it (with
+    /// `message`) when it is not there yet; returns where it is now.
+    #[cold]
+    fn count(&mut self, merged: Merged, past: &Past, count: u64, message: impl FnOnce() -> String) -> Merged {
+        match merged {
+            Merged::At { index, .. } => {
+                if let Some(Violation {
+                    data: Some(ViolationData::Counted { count: counted, .. }),
+                    ..
+                }) = self.stream_violations.get_mut(index)
+                {
+                    *counted += count;
+                }
+                merged
+            }
+            Merged::Omitted { .. } => merged,
+            Merged::None => {
+                let mut violation = Violation::new(past.code, message());
+                violation.choice = past.choice;
+                violation.data = Some(ViolationData::Counted {
+                    limit: past.limit,
+                    unit: past.unit,
+                    count,
+                });
+                match self.push_stream(violation) {
+                    Some(index) => Merged::At { on_stream: true, index },
+                    None => Merged::Omitted { on_stream: true },
+                }
+            }
+        }
+    }
+
     #[cold]
     fn report_stream(
         &mut self,
@@ -1493,6 +1634,23 @@ impl Accumulator {
         log(&self.config, &mut self.log, &mut self.logged, found);
         filed.kept()
     }
+}
+
+/// The choice `choice` of `choices`, opened when it is new and fewer than `max` are; None when it cannot be.
+fn admitted(choices: &mut BTreeMap<i64, Choice>, choice: i64, max: usize) -> Option<&mut Choice> {
+    let room = choices.len() < max;
+    match choices.entry(choice) {
+        std::collections::btree_map::Entry::Occupied(entry) => Some(entry.into_mut()),
+        std::collections::btree_map::Entry::Vacant(entry) => room.then(|| entry.insert(Choice::default())),
+    }
+}
+
+/// A limit a stream went past, and what its one finding counts.
+struct Past {
+    code: ViolationCode,
+    choice: Option<i64>,
+    limit: usize,
+    unit: &'static str,
 }
 
 /// Logs a violation just found (with `Config.log_violations`, for an `on_violation` callback).
@@ -1776,6 +1934,7 @@ mod tests {
             max_depth: 2,
             max_calls: 2,
             max_violations: 8,
+            ..Limits::default()
         };
         let config = Config {
             emit: Emit::CallEnd,
@@ -1865,7 +2024,14 @@ mod tests {
             panic!("{:?}", stream.stream_violations());
         };
         assert_eq!(refused.code, ViolationCode::TOO_MANY_CALLS);
-        assert_eq!(refused.data, Some(ViolationData::Refused { limit: 2, fragments: 6 }));
+        assert_eq!(
+            refused.data,
+            Some(ViolationData::Counted {
+                limit: 2,
+                unit: "fragments",
+                count: 6
+            })
+        );
         assert_eq!(codes(&stream.take_log()), ["TOO_MANY_CALLS"], "found once");
     }
 
@@ -1909,6 +2075,121 @@ mod tests {
         assert_eq!(stream.stream_violations()[3].seq, None);
         // The log (on_violation) sees what was kept, and each VIOLATIONS_OMITTED once, when it was added.
         assert_eq!(codes(&stream.take_log()).len(), 8);
+    }
+
+    #[test]
+    fn text_past_its_limit_is_counted_by_one_finding_per_choice() {
+        let limits = Limits {
+            max_text_bytes: 8,
+            ..Limits::default()
+        };
+        let mut stream = with_limits(Emit::CallEnd, limits);
+        stream.text(0, "héllo ".as_bytes());
+        stream.text(1, b"12345678");
+        stream.text(0, b"world");
+        stream.text(0, b"!");
+        stream.text(1, b"9");
+        stream.finish(0, b"stop");
+        stream.finish(1, b"stop");
+        stream.end();
+        let texts: Vec<(i64, Vec<u8>)> = stream.choices().into_iter().map(|c| (c.choice, c.text)).collect();
+        assert_eq!(
+            texts,
+            [(0, "héllo ".as_bytes().to_vec()), (1, b"12345678".to_vec())],
+            "the text that would pass the limit is not kept, nor any after it: the text kept is a prefix"
+        );
+        let found: Vec<(&str, Option<i64>, Option<ViolationData>)> = stream
+            .stream_violations()
+            .iter()
+            .map(|v| (v.code.as_str(), v.choice, v.data.clone()))
+            .collect();
+        let counted = |count| {
+            Some(ViolationData::Counted {
+                limit: 8,
+                unit: "bytes",
+                count,
+            })
+        };
+        assert_eq!(
+            found,
+            [
+                ("TEXT_TOO_LARGE", Some(0), counted(6)),
+                ("TEXT_TOO_LARGE", Some(1), counted(1))
+            ]
+        );
+        assert_eq!(
+            codes(&stream.take_log()),
+            ["TEXT_TOO_LARGE", "TEXT_TOO_LARGE"],
+            "found once each"
+        );
+    }
+
+    #[test]
+    fn choices_past_the_limit_are_not_read_and_their_entries_are_counted() {
+        let limits = Limits {
+            max_choices: 2,
+            ..Limits::default()
+        };
+        let mut stream = with_limits(Emit::CallEnd, limits);
+        assert!(stream.choice_entry(5));
+        assert!(stream.choice_entry(0));
+        assert!(!stream.choice_entry(1), "a third choice");
+        assert!(stream.choice_entry(5), "a choice kept stays kept");
+        assert!(!stream.choice_entry(1));
+        // Whatever a reader would still send for a choice not kept leaves nothing behind.
+        assert_eq!(stream.fragment(1, &open(0, "a", "f", "{}")), REFUSED);
+        stream.text(1, b"x");
+        stream.finish(1, b"stop");
+        stream.finish(0, b"stop");
+        stream.finish(5, b"stop");
+        stream.end();
+        assert_eq!(stream.choices().iter().map(|c| c.choice).collect::<Vec<_>>(), [0, 5]);
+        assert_eq!(stream.calls_opened(), 0);
+        let [refused] = stream.stream_violations() else {
+            panic!("{:?}", stream.stream_violations());
+        };
+        assert_eq!(
+            (refused.code, refused.data.clone()),
+            (
+                ViolationCode::TOO_MANY_CHOICES,
+                Some(ViolationData::Counted {
+                    limit: 2,
+                    unit: "entries",
+                    count: 2
+                })
+            )
+        );
+    }
+
+    #[test]
+    fn output_past_its_limit_is_counted_and_nothing_after_it_is_kept() {
+        let limits = Limits {
+            max_output_bytes: 10,
+            ..Limits::default()
+        };
+        let mut stream = with_limits(Emit::CallEnd, limits);
+        assert!(stream.admit_output(4));
+        assert!(stream.admit_output(6), "up to the limit");
+        assert!(!stream.output_is_over());
+        assert!(!stream.admit_output(1));
+        assert!(stream.output_is_over());
+        assert!(!stream.admit_output(0), "once over, nothing more is kept");
+        assert!(!stream.admit_output(7));
+        let [over] = stream.stream_violations() else {
+            panic!("{:?}", stream.stream_violations());
+        };
+        assert_eq!(
+            (over.code, over.data.clone()),
+            (
+                ViolationCode::OUTPUT_TOO_LARGE,
+                Some(ViolationData::Counted {
+                    limit: 10,
+                    unit: "bytes",
+                    count: 8
+                })
+            )
+        );
+        assert_eq!(codes(&stream.take_log()), ["OUTPUT_TOO_LARGE"]);
     }
 
     #[test]

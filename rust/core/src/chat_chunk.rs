@@ -194,7 +194,9 @@ fn read_choice(
         Some(index) => integer(index, at(".index"))?,
         None => i64::try_from(position).unwrap_or(i64::MAX),
     };
-    accumulator.touch(number);
+    if !accumulator.choice_entry(number) {
+        return Ok(()); // a choice past `Limits.max_choices`: counted, not read
+    }
     match &choice.delta {
         None => {}
         Some(Field::Wrong(raw)) => return Err(wrong_type(raw, at(".delta"), MAPPING)),

@@ -6,9 +6,11 @@
 //! read as a JSON string or number, and only the argument text is taken. An event whose strings need a closer look
 //! (a control character, invalid UTF-8, a bad escape, in the taken string or an ignored one) does not match: it is
 //! read the full way, which reports what is wrong, so a template never changes what a stream gives.
+//!
+//! A template keeps the event's literal bytes only, never the values in its holes, and only events whose literal
+//! bytes are those of an envelope (`MAX_LITERAL`): what a stream's templates hold is bounded whatever its events carry.
 
 use std::borrow::Cow;
-use std::ops::Range;
 
 use crate::chat_chunk::unescape;
 
@@ -23,25 +25,38 @@ pub(crate) enum Hole {
     Counter,
 }
 
-/// An event's bytes, with its holes (each the raw value's span: quotes included for strings), in order.
+/// An event's literal bytes (a string hole's quotes included), with where each hole's value goes among them, in order.
 #[derive(Debug)]
 pub(crate) struct Template {
-    bytes: Vec<u8>,
-    holes: Vec<(Range<usize>, Hole)>,
+    literals: Vec<u8>,
+    holes: Vec<(usize, Hole)>,
 }
 
+/// The literal bytes a template keeps at most: an argument event's envelope is a few hundred (its type, ids, index,
+/// model, fingerprint); an event with more is read the full way.
+const MAX_LITERAL: usize = 4096;
+
 impl Template {
-    /// The template of `event`, whose values at `holes` (sub-slices of it) vary; None when a hole is not in it.
+    /// The template of `event`, whose values at `holes` (sub-slices of it) vary; None when a hole is not in it, or
+    /// when the rest of it is larger than an envelope.
     pub(crate) fn new(event: &[u8], holes: &[(&[u8], Hole)]) -> Option<Self> {
         let mut spans = holes
             .iter()
             .map(|(value, hole)| Some((span(event, value)?, *hole)))
             .collect::<Option<Vec<_>>>()?;
         spans.sort_by_key(|(range, _)| range.start);
-        Some(Self {
-            bytes: event.to_vec(),
-            holes: spans,
-        })
+        let mut literals = Vec::new();
+        let mut kept = Vec::with_capacity(spans.len());
+        let mut at = 0;
+        for (range, hole) in spans {
+            // A string's quotes are literal: only its content varies.
+            let quote = usize::from(hole != Hole::Counter);
+            literals.extend_from_slice(event.get(at..range.start + quote)?);
+            kept.push((literals.len(), hole));
+            at = range.end - quote;
+        }
+        literals.extend_from_slice(event.get(at..)?);
+        (literals.len() <= MAX_LITERAL).then_some(Self { literals, holes: kept })
     }
 
     /// The decoded text of the `Text` hole when `event` is this template with other values in its holes.
@@ -49,28 +64,26 @@ impl Template {
         let mut at_template = 0;
         let mut at_event = 0;
         let mut text = None;
-        for (range, hole) in &self.holes {
-            let is_string = *hole != Hole::Counter;
+        for (position, hole) in &self.holes {
             // The literal up to the hole, a string's opening quote included.
-            let literal = self.bytes.get(at_template..range.start + usize::from(is_string))?;
+            let literal = self.literals.get(at_template..*position)?;
             if event.get(at_event..at_event + literal.len())? != literal {
                 return None;
             }
             at_event += literal.len();
             let rest = event.get(at_event..)?;
-            let value = if is_string {
-                string_content(rest)?
-            } else {
+            let value = if *hole == Hole::Counter {
                 number(rest)?
+            } else {
+                string_content(rest)?
             };
             if *hole == Hole::Text {
                 text = Some(value);
             }
             at_event += value.len();
-            // A string's closing quote starts the next literal.
-            at_template = range.end - usize::from(is_string);
+            at_template = *position;
         }
-        if event.get(at_event..)? != self.bytes.get(at_template..)? {
+        if event.get(at_event..)? != self.literals.get(at_template..)? {
             return None;
         }
         let content = text?;
@@ -82,7 +95,7 @@ impl Template {
 }
 
 /// Where `part` (a slice of `whole`) lies in it.
-fn span(whole: &[u8], part: &[u8]) -> Option<Range<usize>> {
+fn span(whole: &[u8], part: &[u8]) -> Option<std::ops::Range<usize>> {
     let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
     (start + part.len() <= whole.len()).then_some(start..start + part.len())
 }
@@ -169,5 +182,62 @@ impl<K: Copy + PartialEq> Templates<K> {
     /// Forget the template of `key` (its call is no longer the one at that key).
     pub(crate) fn forget(&mut self, key: K) {
         self.kept.retain(|(kept, _, _)| *kept != key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delta(text: &str, counter: u32) -> String {
+        format!(r#"{{"type":"d","n":{counter},"delta":"{text}","pad":"xy"}}"#)
+    }
+
+    /// The raw value of `key` in `event` (no escapes in these tests): a string with its quotes, or a number.
+    fn value<'a>(event: &'a [u8], key: &str) -> Option<&'a [u8]> {
+        let key = format!("\"{key}\":");
+        let at = event.windows(key.len()).position(|window| window == key.as_bytes())? + key.len();
+        let rest = event.get(at..)?;
+        let length = if rest.first() == Some(&b'"') {
+            rest.get(1..)?.iter().position(|byte| *byte == b'"')? + 2
+        } else {
+            rest.iter().position(|byte| !byte.is_ascii_digit())?
+        };
+        rest.get(..length)
+    }
+
+    fn template(event: &str) -> Option<Template> {
+        let event = event.as_bytes();
+        let holes = [
+            (value(event, "delta")?, Hole::Text),
+            (value(event, "n")?, Hole::Counter),
+            (value(event, "pad")?, Hole::Padding),
+        ];
+        Template::new(event, &holes)
+    }
+
+    #[test]
+    fn a_template_keeps_the_literal_bytes_only_and_matches_other_values() {
+        let big = "x".repeat(1 << 20);
+        let kept = template(&delta(&big, 7)).expect("a template");
+        assert_eq!(
+            kept.literals, br#"{"type":"d","n":,"delta":"","pad":""}"#,
+            "no value of a hole is kept"
+        );
+        let other = delta("a\\nb", 12);
+        let text = kept.text_of(other.as_bytes()).expect("the same shape");
+        assert_eq!(&*text, b"a\nb");
+        assert!(kept.text_of(br#"{"type":"e","n":1,"delta":"a","pad":""}"#).is_none());
+        assert!(
+            kept.text_of(delta("a", 1).replace("\"n\":1", "\"n\":01").as_bytes())
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn an_event_larger_than_an_envelope_makes_no_template() {
+        let envelope = format!(r#"{{"id":"{}","n":1,"delta":"a","pad":""}}"#, "i".repeat(MAX_LITERAL));
+        assert!(template(&envelope).is_none());
+        assert!(template(&delta("a", 1)).is_some());
     }
 }

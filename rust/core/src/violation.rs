@@ -119,6 +119,9 @@ violation_codes! {
     UNRECOGNIZED_STREAM => (Stream, Error, false),
     VIOLATIONS_OMITTED => (CallOrStream, Error, false),
     VALIDATION_BUDGET_EXCEEDED => (Call, Error, false),
+    TEXT_TOO_LARGE => (Stream, Error, false),
+    TOO_MANY_CHOICES => (Stream, Error, false),
+    OUTPUT_TOO_LARGE => (Stream, Error, false),
 }
 
 /// A payload a violation must not lose.
@@ -139,13 +142,15 @@ pub enum ViolationData {
         /// The fragments they came in.
         fragments: u64,
     },
-    /// The fragments of the calls refused past `Limits.max_calls` (`TOO_MANY_CALLS`). In Python,
-    /// `{"limit", "fragments"}`.
-    Refused {
-        /// `Limits.max_calls`.
+    /// What a stream sent past one of its limits, counted instead of kept (`TOO_MANY_CALLS`: fragments,
+    /// `TOO_MANY_CHOICES`: entries, `TEXT_TOO_LARGE` and `OUTPUT_TOO_LARGE`: bytes). In Python, `{"limit", unit}`.
+    Counted {
+        /// The limit passed.
         limit: usize,
-        /// The fragments refused.
-        fragments: u64,
+        /// What `count` counts: `"fragments"`, `"entries"` or `"bytes"`.
+        unit: &'static str,
+        /// How many came past it.
+        count: u64,
     },
     /// How many violations were left out past `Limits.max_violations` (`VIOLATIONS_OMITTED`). In Python,
     /// `{"omitted"}`.
@@ -205,10 +210,10 @@ mod tests {
     #[test]
     fn every_code_is_listed_once_and_spelled_as_its_name() {
         let mut names: Vec<&str> = ViolationCode::ALL.iter().map(|code| code.as_str()).collect();
-        assert_eq!(names.len(), 37);
+        assert_eq!(names.len(), 40);
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 37);
+        assert_eq!(names.len(), 40);
         assert_eq!(ViolationCode::TRAILING_DATA.as_str(), "TRAILING_DATA");
     }
 

@@ -1,15 +1,15 @@
 //! Anthropic Messages events (`message_start`, `content_block_*`, `message_delta`, ...).
 //!
 //! A call's key is its content-block index, and `content_block_stop` is its explicit end. Server tool blocks and
-//! every other non-`tool_use` block are kept, completed from their deltas, for the next request.
-
-use std::borrow::Cow;
+//! every other non-`tool_use` block are kept, completed from their deltas, for the next request, within
+//! `Limits.max_output_bytes`. An index holds something only for a call kept or a block kept: a stream that opens blocks
+//! without end at new indexes holds no more than those.
 
 use rustc_hash::FxHashMap;
 
-use super::output::{OutputItem, object_from, object_with, quoted, string_of, upsert};
+use super::output::{OutputItem, Whole, object_from, object_with, quoted, string_of, upsert};
 use super::{EventExtras, event_type};
-use crate::accumulator::{Accumulator, FinishKind, Fragment};
+use crate::accumulator::{Accumulator, FinishKind, Fragment, REFUSED};
 use crate::chat_chunk::{Canonical, ChunkError};
 use crate::json_view::{Object, Path, object, string_inner};
 use crate::template::{Hole, Template, Templates};
@@ -23,7 +23,9 @@ pub(super) struct Anthropic {
     message_id: Option<Vec<u8>>,
     slots: FxHashMap<i64, Slot>,
     blocks: Vec<Block>,
-    usage: Option<Vec<(Vec<u8>, Vec<u8>)>>,
+    // The usage: the message's start's (raw), with the latest `message_delta`'s members in place (raw), merged only
+    // when asked for, so that a stream of deltas costs each one its own bytes.
+    usage: Option<(Vec<u8>, Option<Vec<u8>>)>,
 }
 
 #[derive(Debug)]
@@ -34,7 +36,8 @@ enum Slot {
     Block(usize),
 }
 
-/// A non-`tool_use` block: its start object, and what its deltas added (None: no delta of that kind came).
+/// A non-`tool_use` block: its start object (written compactly), and what its deltas added (None: no delta of that
+/// kind came).
 #[derive(Debug)]
 struct Block {
     after_calls: usize,
@@ -55,7 +58,9 @@ impl Anthropic {
         let Some((index, text)) = self.templates.find(name, data) else {
             return false;
         };
-        self.input_delta(accumulator, index, &text);
+        if !self.input_delta(accumulator, index, &text) {
+            self.templates.forget(index); // its call is no longer the one at the index
+        }
         true
     }
 
@@ -72,8 +77,8 @@ impl Anthropic {
         let kind = kind.as_deref().unwrap_or_default();
         match kind {
             b"message_start" => return self.message_start(accumulator, event),
-            b"content_block_start" => self.block_start(accumulator, event)?,
-            b"content_block_delta" => self.block_delta(accumulator, event, name, data)?,
+            b"content_block_start" => self.block_start(accumulator, event, canonical)?,
+            b"content_block_delta" => self.block_delta(accumulator, event, name, data, canonical)?,
             b"content_block_stop" => {
                 let index = block_index(event)?;
                 self.feed_start_input(accumulator, index, canonical)?;
@@ -90,12 +95,11 @@ impl Anthropic {
                     self.end(accumulator, canonical)?;
                     accumulator.finish_as(CHOICE, &reason, finish_kind(&reason));
                 }
-                if let Some(usage) = event.object("usage", &root)? {
-                    return Ok(EventExtras {
-                        error: None,
-                        usage: Some(Cow::Owned(self.update_usage(&usage))),
-                        finish: None,
-                    });
+                if let Some(usage) = event.raw("usage") {
+                    event.object("usage", &root)?;
+                    let (_, latest) = self.usage.get_or_insert_with(|| (b"{}".to_vec(), None));
+                    *latest = Some(usage.to_vec());
+                    return Ok(EventExtras::usage_held());
                 }
             }
             b"error" => {
@@ -150,26 +154,36 @@ impl Anthropic {
                 Some(_) => {}
             }
         }
-        let Some(usage) = message.object("usage", &at)? else {
+        let Some(usage) = message.raw("usage") else {
             return Ok(EventExtras::default());
         };
-        self.usage = Some(Vec::new());
-        Ok(EventExtras {
-            error: None,
-            usage: Some(Cow::Owned(self.update_usage(&usage))),
-            finish: None,
-        })
+        message.object("usage", &at)?;
+        // A message's usage starts with its `message_start`.
+        self.usage = Some((usage.to_vec(), None));
+        Ok(EventExtras::usage_held())
     }
 
-    fn update_usage(&mut self, usage: &Object<'_>) -> Vec<u8> {
-        let members = self.usage.get_or_insert_with(Vec::new);
-        for (key, value) in usage.members() {
-            upsert(members, key, value);
+    /// The usage as it stands: the start's members, each replaced by the latest delta's of the same name, then the
+    /// delta's others (a repeated key: the last one wins, in the first one's place, as in a decoded dict).
+    pub(super) fn usage(&self) -> Option<Vec<u8>> {
+        let (start, latest) = self.usage.as_ref()?;
+        let mut members: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for raw in std::iter::once(start).chain(latest) {
+            if let Ok(usage) = object(raw, &Path::ROOT) {
+                for (key, value) in usage.members() {
+                    upsert(&mut members, key, value);
+                }
+            }
         }
-        object_from(members)
+        Some(object_from(&members))
     }
 
-    fn block_start(&mut self, accumulator: &mut Accumulator, event: &Object<'_>) -> Result<(), ChunkError> {
+    fn block_start(
+        &mut self,
+        accumulator: &mut Accumulator,
+        event: &Object<'_>,
+        canonical: Canonical<'_>,
+    ) -> Result<(), ChunkError> {
         let root = Path::ROOT;
         let at = root.key("content_block");
         let index = block_index(event)?;
@@ -195,9 +209,13 @@ impl Anthropic {
                 extra,
                 ..Fragment::default()
             };
-            accumulator.fragment(CHOICE, &fragment);
-            let input = block.raw("input").map(<[u8]>::to_vec);
-            self.slots.insert(index, Slot::Call { input, fed: false });
+            if accumulator.fragment(CHOICE, &fragment) == REFUSED {
+                // A call past `Limits.max_calls` keeps nothing, its start input neither.
+                self.slots.remove(&index);
+            } else {
+                let input = block.raw("input").map(<[u8]>::to_vec);
+                self.slots.insert(index, Slot::Call { input, fed: false });
+            }
             return Ok(());
         }
         if kind.as_deref() == Some(b"text")
@@ -205,11 +223,15 @@ impl Anthropic {
         {
             accumulator.text(CHOICE, &text);
         }
+        let Some(start) = Whole::of(raw, &at, canonical)?.admitted(accumulator) else {
+            self.slots.remove(&index); // the block left out: its index holds nothing now
+            return Ok(());
+        };
         self.slots.insert(index, Slot::Block(self.blocks.len()));
         let takes_input = matches!(kind.as_deref(), Some(b"server_tool_use" | b"mcp_tool_use"));
         self.blocks.push(Block {
             after_calls: accumulator.calls_opened(),
-            start: raw.to_vec(),
+            start,
             text: None,
             thinking: None,
             signature: None,
@@ -226,6 +248,7 @@ impl Anthropic {
         event: &Object<'_>,
         name: Option<&[u8]>,
         data: &[u8],
+        canonical: Canonical<'_>,
     ) -> Result<(), ChunkError> {
         let root = Path::ROOT;
         let at = root.key("delta");
@@ -234,7 +257,8 @@ impl Anthropic {
             return Ok(());
         };
         let kind = delta.string("type", &at)?;
-        let block = match self.slots.get(&index) {
+        let slot = self.slots.get(&index);
+        let block = match slot {
             Some(Slot::Block(position)) => self.blocks.get_mut(*position),
             _ => None,
         };
@@ -244,13 +268,18 @@ impl Anthropic {
                     return Ok(());
                 };
                 if let Some(block) = block {
-                    if block.takes_input {
+                    if block.takes_input && accumulator.admit_output(text.len()) {
                         block.input.get_or_insert_with(Vec::new).extend_from_slice(&text);
                     }
                     return Ok(());
                 }
-                self.input_delta(accumulator, index, &text);
-                if let Some(raw) = delta.raw("partial_json")
+                if slot.is_none() && accumulator.output_is_over() {
+                    // The input of a server call left out, as far as anyone can tell: counted with it, never a call.
+                    accumulator.admit_output(text.len());
+                    return Ok(());
+                }
+                if self.input_delta(accumulator, index, &text)
+                    && let Some(raw) = delta.raw("partial_json")
                     && let Some(template) = Template::new(data, &[(raw, Hole::Text)])
                 {
                     self.templates.keep(index, name, template);
@@ -261,15 +290,18 @@ impl Anthropic {
                     return Ok(());
                 };
                 accumulator.text(CHOICE, &text);
-                if let Some(block) = block {
+                if let Some(block) = block
+                    && accumulator.admit_output(text.len())
+                {
                     let inner = escaped(&delta, "text");
                     let kept = block.text.get_or_insert_with(|| start_string(&block.start, "text"));
                     kept.extend_from_slice(inner);
                 }
             }
             b"thinking_delta" => {
-                if delta.string("thinking", &at)?.is_some()
+                if let Some(thinking) = delta.string("thinking", &at)?
                     && let Some(block) = block
+                    && accumulator.admit_output(thinking.len())
                 {
                     let inner = escaped(&delta, "thinking");
                     let kept = block
@@ -279,8 +311,9 @@ impl Anthropic {
                 }
             }
             b"signature_delta" => {
-                if delta.string("signature", &at)?.is_some()
+                if let Some(signature) = delta.string("signature", &at)?
                     && let Some(block) = block
+                    && accumulator.admit_output(signature.len())
                 {
                     let inner = escaped(&delta, "signature");
                     let kept = block
@@ -292,11 +325,12 @@ impl Anthropic {
             b"citations_delta" => {
                 if let Some(block) = block
                     && let Some(citation) = delta.raw("citation")
+                    && let Some(citation) = Whole::of(citation, &at.key("citation"), canonical)?.admitted(accumulator)
                 {
                     let kept = block
                         .citations
                         .get_or_insert_with(|| start_items(&block.start, "citations"));
-                    kept.push(citation.to_vec());
+                    kept.push(citation);
                 }
             }
             _ => {}
@@ -304,15 +338,17 @@ impl Anthropic {
         Ok(())
     }
 
-    /// Argument text for the call at block `index`.
-    fn input_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8]) {
+    /// Argument text for the call at block `index`; whether a call kept took it (not one past `Limits.max_calls`).
+    fn input_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8]) -> bool {
         let fragment = Fragment {
             index: Some(index),
             kind: Some(b"tool_use"),
             arguments: Some(text),
             ..Fragment::default()
         };
-        accumulator.fragment(CHOICE, &fragment);
+        if accumulator.fragment(CHOICE, &fragment) == REFUSED {
+            return false;
+        }
         let brought = !text.is_empty();
         if let Some(Slot::Call { fed, .. }) = self.slots.get_mut(&index) {
             *fed |= brought;
@@ -325,6 +361,7 @@ impl Anthropic {
                 },
             );
         }
+        true
     }
 
     fn feed_start_input(
@@ -357,6 +394,12 @@ impl Anthropic {
 
     pub(super) fn output(&self) -> Vec<OutputItem> {
         self.blocks.iter().map(Block::output).collect()
+    }
+
+    /// How many block indexes hold something (a call or a block kept).
+    #[cfg(test)]
+    pub(super) fn slots(&self) -> usize {
+        self.slots.len()
     }
 }
 

@@ -2,16 +2,17 @@
 //!
 //! A call's key is its `contentBlockIndex`; `contentBlockStop` is its explicit end. A `toolUse` block of type
 //! `server_tool_use` (Nova's built-in tools, run by Bedrock) and the `toolResult` block that answers it are kept in
-//! `output`, never handed over.
+//! `output`, never handed over. What `output` keeps is bounded by `Limits.max_output_bytes`, and an index holds
+//! something only for a call kept or a block kept.
 
 use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
 use super::EventExtras;
-use super::output::{OutputItem, object_with, quoted, string_of};
-use crate::accumulator::{Accumulator, FinishKind, Fragment};
-use crate::chat_chunk::ChunkError;
+use super::output::{BOOKKEEPING, OutputItem, Whole, object_with, quoted, string_of};
+use crate::accumulator::{Accumulator, FinishKind, Fragment, REFUSED};
+use crate::chat_chunk::{Canonical, ChunkError};
 use crate::json_view::{Object, Path, object, string_inner};
 
 const CHOICE: i64 = 0;
@@ -36,8 +37,8 @@ enum Kept {
     Server(ServerBlock),
 }
 
-/// A server tool's `toolUse` block, or the `toolResult` block that answers it: the start object (raw), with the
-/// `input` its deltas brought or the `content` items of its result deltas.
+/// A server tool's `toolUse` block, or the `toolResult` block that answers it: the start object (written compactly),
+/// with the `input` its deltas brought or the `content` items of its result deltas (each written compactly).
 #[derive(Debug)]
 struct ServerBlock {
     after_calls: usize,
@@ -67,6 +68,7 @@ impl Bedrock {
         accumulator: &mut Accumulator,
         event: &Object<'a>,
         data: &'a [u8],
+        canonical: Canonical<'_>,
     ) -> Result<EventExtras<'a>, ChunkError> {
         let root = Path::ROOT;
         if super::is_error(event) {
@@ -91,11 +93,14 @@ impl Bedrock {
                 None => false,
             };
             if let Some(raw) = begin.as_ref().and_then(|begin| begin.raw("toolResult")) {
-                object(raw, &start_at.key("toolResult"))?;
-                self.server_block(accumulator, index, "toolResult", raw);
+                let at = start_at.key("toolResult");
+                object(raw, &at)?;
+                let start = Whole::of(raw, &at, canonical)?;
+                self.server_block(accumulator, index, "toolResult", start);
             } else if server {
                 let raw = begin.as_ref().and_then(|begin| begin.raw("toolUse")).unwrap_or(b"{}");
-                self.server_block(accumulator, index, "toolUse", raw);
+                let start = Whole::of(raw, &start_at.key("toolUse"), canonical)?;
+                self.server_block(accumulator, index, "toolUse", start);
             } else if let Some(tool_use) = tool_use {
                 let tool_at = start_at.key("toolUse");
                 let id = tool_use.string("toolUseId", &tool_at)?;
@@ -107,15 +112,14 @@ impl Bedrock {
                     kind: Some(b"tool_use"),
                     ..Fragment::default()
                 };
-                accumulator.fragment(CHOICE, &fragment);
-                self.slots.insert(index, Slot::Call);
+                self.call_at(accumulator, index, &fragment);
             }
         }
         if let Some(delta_event) = event.object("contentBlockDelta", &root)? {
             let at = root.key("contentBlockDelta");
             let index = block_index(&delta_event, &at)?;
             if let Some(delta) = delta_event.object("delta", &at)? {
-                self.delta(accumulator, index, &delta, &at.key("delta"))?;
+                self.delta(accumulator, index, &delta, &at.key("delta"), canonical)?;
             }
         }
         if let Some(stop) = event.object("contentBlockStop", &root)? {
@@ -133,7 +137,7 @@ impl Bedrock {
             return Ok(EventExtras {
                 error: None,
                 usage: metadata.raw("usage").map(Cow::Borrowed),
-                finish: None,
+                ..EventExtras::default()
             });
         }
         Ok(EventExtras::default())
@@ -145,63 +149,92 @@ impl Bedrock {
         index: i64,
         delta: &Object<'_>,
         at: &Path<'_>,
+        canonical: Canonical<'_>,
     ) -> Result<(), ChunkError> {
         if let Some(Slot::Server(position)) = self.slots.get(&index).copied() {
-            return self.server_delta(position, delta, at);
+            return self.server_delta(accumulator, position, delta, at, canonical);
         }
         if let Some(tool_use) = delta.object("toolUse", at)? {
             if let Some(input) = tool_use.string("input", &at.key("toolUse"))? {
+                if accumulator.output_is_over() && !self.slots.contains_key(&index) {
+                    // The input of a server call left out, as far as anyone can tell: counted with it, never a call.
+                    accumulator.admit_output(input.len());
+                    return Ok(());
+                }
                 let fragment = Fragment {
                     index: Some(index),
                     kind: Some(b"tool_use"),
                     arguments: Some(&input),
                     ..Fragment::default()
                 };
-                accumulator.fragment(CHOICE, &fragment);
                 // Input for the index makes it a call's (its `contentBlockStop` ends the call), whatever came before.
-                self.slots.insert(index, Slot::Call);
+                self.call_at(accumulator, index, &fragment);
             }
             return Ok(());
         }
         if let Some(text) = delta.string("text", at)? {
             accumulator.text(CHOICE, &text);
             let inner = delta.raw("text").and_then(string_inner).unwrap_or_default();
-            if let Some(block) = self.block(accumulator, index) {
+            if let Some(block) = self.block(accumulator, index, text.len()) {
                 block.text.extend_from_slice(inner);
             }
         }
         if let Some(reasoning) = delta.object("reasoningContent", at)? {
             let at = at.key("reasoningContent");
-            let text = reasoning.string("text", &at)?.is_some();
-            let signature = reasoning.string("signature", &at)?.is_some();
-            let Some(block) = self.block(accumulator, index) else {
+            let text = reasoning.string("text", &at)?;
+            let signature = reasoning.string("signature", &at)?;
+            let redacted = reasoning
+                .raw("redactedContent")
+                .map(|raw| Whole::of(raw, &at.key("redactedContent"), canonical))
+                .transpose()?;
+            let size = text.as_ref().map_or(0, |text| text.len())
+                + signature.as_ref().map_or(0, |signature| signature.len())
+                + redacted.as_ref().map_or(0, |redacted| redacted.size);
+            let Some(block) = self.block(accumulator, index, size) else {
                 return Ok(());
             };
             let kept = block.reasoning.get_or_insert_with(Reasoning::default);
-            if text {
+            if text.is_some() {
                 block
                     .text
                     .extend_from_slice(reasoning.raw("text").and_then(string_inner).unwrap_or_default());
             }
-            if signature {
+            if signature.is_some() {
                 kept.signature
                     .get_or_insert_with(Vec::new)
                     .extend_from_slice(reasoning.raw("signature").and_then(string_inner).unwrap_or_default());
             }
-            if let Some(redacted) = reasoning.raw("redactedContent") {
-                kept.redacted = Some(redacted.to_vec());
+            if let Some(redacted) = redacted {
+                kept.redacted = Some(redacted.json);
             }
         }
         Ok(())
     }
 
-    /// The text or reasoning block at `index`, made on its first delta; None at a call's or a server block's index
-    /// (its text is text).
-    fn block(&mut self, accumulator: &Accumulator, index: i64) -> Option<&mut Block> {
+    /// A call's fragment at `index`: the index is the call's while a call kept is there (not one past
+    /// `Limits.max_calls`, which leaves it holding nothing).
+    fn call_at(&mut self, accumulator: &mut Accumulator, index: i64, fragment: &Fragment<'_>) {
+        if accumulator.fragment(CHOICE, fragment) == REFUSED {
+            self.slots.remove(&index);
+        } else {
+            self.slots.insert(index, Slot::Call);
+        }
+    }
+
+    /// The text or reasoning block at `index`, made on its first delta, when the output has room for the `size` more
+    /// bytes the delta brings (and a new block's bookkeeping); None at a call's or a server block's index (its text is
+    /// text).
+    fn block(&mut self, accumulator: &mut Accumulator, index: i64, size: usize) -> Option<&mut Block> {
         let position = match self.slots.get(&index) {
-            Some(Slot::Block(position)) => *position,
+            Some(Slot::Block(position)) => {
+                let position = *position;
+                accumulator.admit_output(size).then_some(position)?
+            }
             Some(Slot::Call | Slot::Server(_)) => return None,
             None => {
+                if !accumulator.admit_output(BOOKKEEPING + size) {
+                    return None;
+                }
                 self.slots.insert(index, Slot::Block(self.blocks.len()));
                 self.blocks.push(Kept::Block(Block {
                     after_calls: accumulator.calls_opened(),
@@ -217,37 +250,53 @@ impl Bedrock {
         }
     }
 
-    /// A server tool's block opens at `index` (`member` is `toolUse` or `toolResult`; `start` its raw object).
-    fn server_block(&mut self, accumulator: &Accumulator, index: i64, member: &'static str, start: &[u8]) {
+    /// A server tool's block opens at `index` (`member` is `toolUse` or `toolResult`), when the output has room for
+    /// its start; left out, the index holds nothing.
+    fn server_block(&mut self, accumulator: &mut Accumulator, index: i64, member: &'static str, start: Whole) {
+        let Some(start) = start.admitted(accumulator) else {
+            self.slots.remove(&index);
+            return;
+        };
         self.slots.insert(index, Slot::Server(self.blocks.len()));
         self.blocks.push(Kept::Server(ServerBlock {
             after_calls: accumulator.calls_opened(),
             member,
-            start: start.to_vec(),
+            start,
             input: None,
             content: None,
         }));
     }
 
-    /// A delta of a server block: a `toolUse` input piece, or `toolResult` content items; nothing else of it is read.
-    fn server_delta(&mut self, position: usize, delta: &Object<'_>, at: &Path<'_>) -> Result<(), ChunkError> {
+    /// A delta of a server block: a `toolUse` input piece, or `toolResult` content items (each kept whole); nothing
+    /// else of it is read.
+    fn server_delta(
+        &mut self,
+        accumulator: &mut Accumulator,
+        position: usize,
+        delta: &Object<'_>,
+        at: &Path<'_>,
+        canonical: Canonical<'_>,
+    ) -> Result<(), ChunkError> {
         let Some(Kept::Server(block)) = self.blocks.get_mut(position) else {
             return Ok(());
         };
         if let Some(tool_use) = delta.object("toolUse", at)?
             && let Some(input) = tool_use.raw("input")
+            && let Some(text) = tool_use.string("input", &at.key("toolUse"))?
+            && accumulator.admit_output(text.len())
         {
-            tool_use.string("input", &at.key("toolUse"))?;
             block
                 .input
                 .get_or_insert_with(Vec::new)
                 .extend_from_slice(string_inner(input).unwrap_or_default());
         }
         if let Some(items) = delta.list("toolResult", at)? {
-            block
-                .content
-                .get_or_insert_with(Vec::new)
-                .extend(items.into_iter().map(<[u8]>::to_vec));
+            let at = at.key("toolResult");
+            for (position, raw) in items.into_iter().enumerate() {
+                if let Some(item) = Whole::of(raw, &at.item(position), canonical)?.admitted(accumulator) {
+                    block.content.get_or_insert_with(Vec::new).push(item);
+                }
+            }
         }
         Ok(())
     }

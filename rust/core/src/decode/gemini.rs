@@ -3,14 +3,15 @@
 //! Calls arrive whole, one `functionCall` part each, with no index: each is a new call (Q28: parallel calls come in
 //! separate chunks, and the finish may come in a later chunk than the call). With streamed arguments (Vertex
 //! `streamFunctionCallArguments`), a part with `willContinue` opens a call that later parts' `partialArgs` fill
-//! (`partial_args`) until a part without `willContinue` closes it.
+//! (`partial_args`) until a part without `willContinue` closes it. Other parts are kept within
+//! `Limits.max_output_bytes`.
 
 use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
 use super::EventExtras;
-use super::output::{OutputItem, quoted};
+use super::output::{BOOKKEEPING, OutputItem, Whole, quoted};
 use super::partial_args::{ArgumentsWriter, OPENING, PathError, read_entry};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
 use crate::chat_chunk::{Canonical, ChunkError};
@@ -63,7 +64,9 @@ impl Gemini {
             let choice = candidate
                 .integer("index", &at)?
                 .unwrap_or_else(|| i64::try_from(position).unwrap_or(i64::MAX));
-            accumulator.touch(choice);
+            if !accumulator.choice_entry(choice) {
+                continue; // a candidate past `Limits.max_choices`: counted, not read
+            }
             if let Some(content) = candidate.object("content", &at)? {
                 let at = at.key("content");
                 let parts = content.list("parts", &at)?.unwrap_or_default();
@@ -80,7 +83,7 @@ impl Gemini {
         Ok(EventExtras {
             error: None,
             usage: event.raw("usageMetadata").map(Cow::Borrowed),
-            finish: None,
+            ..EventExtras::default()
         })
     }
 
@@ -105,35 +108,39 @@ impl Gemini {
         }
         let after_calls = accumulator.calls_opened();
         // `{"text"}` and `{"text", "thought": true}` parts in a row are one text; any other part stays as sent.
-        let plain =
-            text.is_some() && thought != Some(false) && part.members().len() == 1 + usize::from(thought.is_some());
-        if plain {
+        let plain = text
+            .as_ref()
+            .filter(|_| thought != Some(false) && part.members().len() == 1 + usize::from(thought.is_some()));
+        if let Some(plain) = plain {
             let inner = part.raw("text").and_then(string_inner).unwrap_or_default();
-            if let Some(Part::Text {
-                choice: previous_choice,
-                after_calls: previous,
-                thought: previous_thought,
-                text,
-            }) = self.parts.last_mut()
-                && *previous_choice == choice
-                && *previous == after_calls
-                && *previous_thought == thought
-            {
-                text.extend_from_slice(inner);
-                return Ok(());
+            let joined = match self.parts.last_mut() {
+                Some(Part::Text {
+                    choice: previous_choice,
+                    after_calls: previous,
+                    thought: previous_thought,
+                    text,
+                }) if *previous_choice == choice && *previous == after_calls && *previous_thought == thought => {
+                    Some(text)
+                }
+                _ => None,
+            };
+            if let Some(text) = joined {
+                if accumulator.admit_output(plain.len()) {
+                    text.extend_from_slice(inner);
+                }
+            } else if accumulator.admit_output(BOOKKEEPING + plain.len()) {
+                self.parts.push(Part::Text {
+                    choice,
+                    after_calls,
+                    thought,
+                    text: inner.to_vec(),
+                });
             }
-            self.parts.push(Part::Text {
-                choice,
-                after_calls,
-                thought,
-                text: inner.to_vec(),
-            });
             return Ok(());
         }
-        self.parts.push(Part::Other(OutputItem {
-            after_calls,
-            json: raw.to_vec(),
-        }));
+        if let Some(json) = Whole::of(raw, at, canonical)?.admitted(accumulator) {
+            self.parts.push(Part::Other(OutputItem { after_calls, json }));
+        }
         Ok(())
     }
 

@@ -77,6 +77,9 @@ pub struct EventExtras<'a> {
     /// A finish of choice 0 the caller applies after reporting `error` (a failed response: the error is the cause, so the cut
     /// is reported as the error's, not as a finish's).
     pub finish: Option<(Cow<'a, [u8]>, FinishKind)>,
+    /// The stream's usage is the one the format assembles from several events, as [`Decoder::usage`] gives it (Anthropic:
+    /// the start's, updated by the latest delta's), and this event changed it.
+    pub usage_held: bool,
 }
 
 impl<'a> EventExtras<'a> {
@@ -84,6 +87,14 @@ impl<'a> EventExtras<'a> {
     pub(crate) fn error(payload: &'a [u8]) -> Self {
         Self {
             error: Some(Cow::Borrowed(payload)),
+            ..Self::default()
+        }
+    }
+
+    /// An event that changed the usage the format assembles ([`Decoder::usage`]).
+    pub(crate) fn usage_held() -> Self {
+        Self {
+            usage_held: true,
             ..Self::default()
         }
     }
@@ -221,7 +232,7 @@ impl Decoder {
             State::Anthropic(state) => state.read(accumulator, &event, name, data, canonical),
             State::Gemini(state) => state.read(accumulator, &event, canonical),
             State::Ollama => ollama::read(accumulator, &event, data, canonical),
-            State::Bedrock(state) => state.read(accumulator, &event, data),
+            State::Bedrock(state) => state.read(accumulator, &event, data, canonical),
         }
     }
 
@@ -241,6 +252,14 @@ impl Decoder {
             );
         }
         Ok(())
+    }
+
+    /// The usage the format assembles from several events (see [`EventExtras::usage_held`]), as it stands.
+    pub fn usage(&self) -> Option<Vec<u8>> {
+        match &self.state {
+            State::Anthropic(state) => state.usage(),
+            _ => None,
+        }
     }
 
     /// The assistant turn's pieces other than client calls, in order, as they stand.
@@ -278,7 +297,7 @@ fn read_chat<'a>(
     Ok(EventExtras {
         error: extras.error.map(Cow::Borrowed),
         usage: extras.usage.map(Cow::Borrowed),
-        finish: None,
+        ..EventExtras::default()
     })
 }
 
@@ -377,6 +396,7 @@ fn undetected<'a>(event: &Object<'a>, data: &'a [u8]) -> EventExtras<'a> {
 mod tests {
     use super::*;
     use crate::accumulator::{Arguments, Config, Emit, HandedOver, Limits, ToolChoice};
+    use crate::violation::{ViolationCode, ViolationData};
 
     fn accumulator(emit: Emit) -> Accumulator {
         Accumulator::new(Config {
@@ -601,8 +621,115 @@ mod tests {
             output,
             [
                 br#"{"toolUse":{"name":"nova_code_interpreter","toolUseId":"s","type":"server_tool_use","input":{"snippet":"1 + 1"}}}"#.to_vec(),
-                br#"{"toolResult":{"toolUseId":"s","status":"success","content":[{"json": {"stdOut": "2"}}]}}"#.to_vec(),
+                br#"{"toolResult":{"toolUseId":"s","status":"success","content":[{"json":{"stdOut":"2"}}]}}"#.to_vec(),
             ]
+        );
+    }
+
+    fn limited(limits: Limits) -> Accumulator {
+        Accumulator::new(Config {
+            emit: Emit::CallEnd,
+            limits,
+            tool_choice: ToolChoice::default(),
+            log_violations: false,
+            validators: None,
+            log_steps: false,
+        })
+    }
+
+    fn left_out(stream: &Accumulator) -> Option<u64> {
+        stream
+            .stream_violations()
+            .iter()
+            .find_map(|violation| match violation.data {
+                Some(ViolationData::Counted { count, .. }) if violation.code == ViolationCode::OUTPUT_TOO_LARGE => {
+                    Some(count)
+                }
+                _ => None,
+            })
+    }
+
+    #[test]
+    fn anthropic_output_past_its_limit_is_counted_and_its_index_holds_nothing() {
+        // A thinking start of 48 compact bytes counts 256 + 48, its delta 2 more: 306. The server call's start (66
+        // compact bytes, 322 with its bookkeeping) does not fit in 400: left out, with its input, which is no call, and
+        // so is everything after it.
+        let mut decoder = Decoder::new(None);
+        let mut stream = limited(Limits {
+            max_output_bytes: 400,
+            ..Limits::default()
+        });
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}"#,
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "hm"}}"#,
+                r#"{"type": "content_block_start", "index": 1, "content_block": {"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}}"#,
+                r#"{"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"q\": 1}"}}"#,
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "more"}}"#,
+                r#"{"type": "content_block_stop", "index": 1}"#,
+            ],
+        );
+        assert!(ready.iter().all(Vec::is_empty), "the server call's input opens no call");
+        stream.end();
+        assert!(stream.take_ready().is_empty());
+        let output: Vec<Vec<u8>> = decoder.output().into_iter().map(|item| item.json).collect();
+        assert_eq!(
+            output,
+            [br#"{"type":"thinking","thinking":"hm","signature":""}"#.to_vec()]
+        );
+        assert_eq!(left_out(&stream), Some(256 + 66 + 8 + 4));
+    }
+
+    #[test]
+    fn anthropic_calls_past_max_calls_hold_no_start_input() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = limited(Limits {
+            max_calls: 1,
+            ..Limits::default()
+        });
+        let start = |index: usize| {
+            format!(
+                r#"{{"type": "content_block_start", "index": {index}, "content_block": {{"type": "tool_use", "id": "t{index}", "name": "f", "input": {{"k": {index}}}}}}}"#
+            )
+        };
+        let events: Vec<String> = (0..4).map(start).collect();
+        let events: Vec<&str> = events.iter().map(String::as_str).collect();
+        run(&mut decoder, &mut stream, &events);
+        let State::Anthropic(state) = &decoder.state else {
+            panic!("an Anthropic stream");
+        };
+        assert_eq!(
+            state.slots(),
+            1,
+            "only the call kept holds its index and its start input"
+        );
+        decoder.end(&mut stream, &mut compact).expect("the end");
+        stream.end();
+        let ready = stream.take_ready();
+        assert_eq!(ready.len(), 1);
+        assert_eq!(ready[0].arguments_json, br#"{"k":0}"#);
+    }
+
+    #[test]
+    fn anthropic_usage_is_the_start_s_with_the_latest_delta_s_members() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator(Emit::CallEnd);
+        let events = [
+            r#"{"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 9, "output_tokens": 1}}}"#,
+            r#"{"type": "message_delta", "delta": {}, "usage": {"output_tokens": 5, "server_tool_use": {"web_search_requests": 1}}}"#,
+            r#"{"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 7, "cache_read_input_tokens": 2}}"#,
+        ];
+        for event in events {
+            let extras = decoder
+                .read(&mut stream, None, event.as_bytes(), &mut compact)
+                .expect("an event");
+            assert!(extras.usage_held && extras.usage.is_none(), "{event}");
+        }
+        assert_eq!(
+            decoder.usage().as_deref(),
+            Some(&br#"{"input_tokens":9,"output_tokens":7,"cache_read_input_tokens":2}"#[..])
         );
     }
 

@@ -74,6 +74,6 @@ pub(super) fn read<'a>(
     Ok(EventExtras {
         error: None,
         usage: Some(Cow::Borrowed(data)),
-        finish: None,
+        ..EventExtras::default()
     })
 }

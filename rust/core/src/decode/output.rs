@@ -1,4 +1,62 @@
-//! The assistant turn's pieces other than client calls (`StreamResult.output`), written as JSON text.
+//! The assistant turn's pieces other than client calls (`StreamResult.output`), written as JSON text, and what each
+//! counts towards `Limits.max_output_bytes`.
+
+use crate::accumulator::Accumulator;
+use crate::chat_chunk::{Canonical, ChunkError};
+use crate::json_view::Path;
+
+/// What an item, and each value a delta adds whole to one, counts towards `Limits.max_output_bytes` besides its text:
+/// the bookkeeping it takes, so that a stream of tiny pieces is bounded as a stream of large ones is.
+pub(crate) const BOOKKEEPING: usize = 256;
+
+/// A value kept whole in the output (a block's start, an item, a part, a citation...): its JSON text written
+/// compactly, as Python's `json.dumps(..., separators=(",", ":"), ensure_ascii=False)` writes the decoded value, so that
+/// what it counts is the same whatever spacing or escapes it came with, and what the core holds is what it counts (an
+/// event's spacing, or a float's surplus digits, is not kept).
+#[derive(Debug)]
+pub(crate) struct Whole {
+    /// The compact text, a lone surrogate escaped (`\ud800`) so that it reads back.
+    pub(crate) json: Vec<u8>,
+    /// What it counts: its compact text's UTF-8 bytes (a lone surrogate as three) and `BOOKKEEPING`.
+    pub(crate) size: usize,
+}
+
+impl Whole {
+    /// The value `raw` (at `at` in its event), written compactly.
+    pub(crate) fn of(raw: &[u8], at: &Path<'_>, canonical: Canonical<'_>) -> Result<Self, ChunkError> {
+        let text = canonical(raw).map_err(|problem| at.fail(format!("the value is not JSON: {problem}")))?;
+        Ok(Self {
+            size: text.len() + BOOKKEEPING,
+            json: escape_surrogates(text),
+        })
+    }
+
+    /// The value, when the output has room for it (else it is counted as left out).
+    pub(crate) fn admitted(self, accumulator: &mut Accumulator) -> Option<Vec<u8>> {
+        accumulator.admit_output(self.size).then_some(self.json)
+    }
+}
+
+/// `text` with each lone surrogate (as `surrogatepass` writes it: ED A0..BF xx, which valid UTF-8 never holds) written
+/// as its `\u` escape, which every JSON reader reads back.
+fn escape_surrogates(text: Vec<u8>) -> Vec<u8> {
+    if !text.windows(2).any(|pair| matches!(pair, [0xED, 0xA0..=0xBF])) {
+        return text;
+    }
+    let mut out = Vec::with_capacity(text.len() + 8);
+    let mut rest = text.as_slice();
+    while let Some((&first, tail)) = rest.split_first() {
+        if let (0xED, [second @ 0xA0..=0xBF, third, after @ ..]) = (first, tail) {
+            let unit = 0xD000 | (u32::from(second & 0x3F) << 6) | u32::from(third & 0x3F);
+            out.extend_from_slice(format!("\\u{unit:04x}").as_bytes());
+            rest = after;
+        } else {
+            out.push(first);
+            rest = tail;
+        }
+    }
+    out
+}
 
 /// A block, item or part of the assistant turn that is not a client call, as the provider's JSON object.
 #[derive(Debug, Clone, PartialEq, Eq)]

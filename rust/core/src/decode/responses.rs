@@ -3,15 +3,16 @@
 //! A call's key is its `output_index` (never its item id, which some servers rotate: Q27). The `.done` text is
 //! authoritative, and the end of the call. A `custom_tool_call` item is a call whose input is free text (a custom
 //! tool's), unless the response the stream echoes lists its tools without a custom tool of that name: then the
-//! provider ran it (xAI's `x_search`) and it is kept in `output`.
+//! provider ran it (xAI's `x_search`) and it is kept in `output`. An output index holds something only for a call kept
+//! or (within `Limits.max_output_bytes`) an item the provider ran.
 
 use std::borrow::Cow;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::output::OutputItem;
+use super::output::{BOOKKEEPING, OutputItem, Whole};
 use super::{EventExtras, event_type};
-use crate::accumulator::{Accumulator, FinishKind, Fragment};
+use crate::accumulator::{Accumulator, FinishKind, Fragment, REFUSED};
 use crate::chat_chunk::{Canonical, ChunkError};
 use crate::json_view::{Object, Path};
 use crate::template::{Hole, Template, Templates};
@@ -23,12 +24,13 @@ pub(super) struct Responses {
     // Each call's last `.delta` event, keyed by output index: the next ones are matched, not parsed (their
     // `sequence_number` and `obfuscation` may differ).
     templates: Templates<i64>,
-    /// The output indexes of calls opened, and whether the call has its id.
+    /// The output indexes of calls kept, and whether the call has its id.
     calls: FxHashMap<i64, bool>,
     items: Vec<OutputItem>,
     // The names of the custom tools the echoed response lists (None until a response with `tools` came).
     custom_tools: Option<FxHashSet<Vec<u8>>>,
-    // The output indexes of custom tool calls the provider ran: their input events are not a call's.
+    // The output indexes of custom tool calls the provider ran: their input events are not a call's. Each counts towards
+    // `Limits.max_output_bytes` (its bookkeeping), as the item it will be.
     server_items: FxHashSet<i64>,
 }
 
@@ -39,12 +41,15 @@ impl Responses {
         let Some((index, text)) = self.templates.find(name, data) else {
             return false;
         };
-        self.arguments_delta(accumulator, index, &text, false);
+        if !self.arguments_delta(accumulator, index, &text, false) {
+            self.templates.forget(index); // its call is no longer the one at the index
+        }
         true
     }
 
-    /// A `.delta` of a function call's arguments, or (`custom`) of a custom tool call's input.
-    fn arguments_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8], custom: bool) {
+    /// A `.delta` of a function call's arguments, or (`custom`) of a custom tool call's input; whether a call kept
+    /// took it (not one past `Limits.max_calls`).
+    fn arguments_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8], custom: bool) -> bool {
         let fragment = Fragment {
             index: Some(index),
             kind: Some(call_kind(custom)),
@@ -52,8 +57,25 @@ impl Responses {
             free_text: custom,
             ..Fragment::default()
         };
-        accumulator.fragment(CHOICE, &fragment);
+        if accumulator.fragment(CHOICE, &fragment) == REFUSED {
+            return false;
+        }
         self.calls.entry(index).or_insert(false);
+        true
+    }
+
+    /// Whether an input event of a custom tool call at `index` is read: not when the provider ran that call, nor, once
+    /// the output went past its limit, when nothing is kept at the index (it may be such a call, left out: its input
+    /// is counted with it).
+    fn custom_input(&self, accumulator: &mut Accumulator, index: i64, input: &[u8]) -> bool {
+        if self.server_items.contains(&index) {
+            return false;
+        }
+        if accumulator.output_is_over() && !self.calls.contains_key(&index) {
+            accumulator.admit_output(input.len());
+            return false;
+        }
+        true
     }
 
     pub(super) fn read<'a>(
@@ -77,11 +99,11 @@ impl Responses {
             b"response.output_item.done" => self.item(accumulator, event, true, canonical)?,
             b"response.function_call_arguments.delta" => {
                 let index = output_index(event)?;
-                if let Some(delta) = event.string("delta", &root)? {
-                    self.arguments_delta(accumulator, index, &delta, false);
-                    if let Some(template) = delta_template(event, data) {
-                        self.templates.keep(index, name, template);
-                    }
+                if let Some(delta) = event.string("delta", &root)?
+                    && self.arguments_delta(accumulator, index, &delta, false)
+                    && let Some(template) = delta_template(event, data)
+                {
+                    self.templates.keep(index, name, template);
                 }
             }
             b"response.function_call_arguments.done" => {
@@ -93,7 +115,7 @@ impl Responses {
             b"response.custom_tool_call_input.delta" => {
                 let index = output_index(event)?;
                 if let Some(delta) = event.string("delta", &root)?
-                    && !self.server_items.contains(&index)
+                    && self.custom_input(accumulator, index, &delta)
                 {
                     self.arguments_delta(accumulator, index, &delta, true);
                 }
@@ -101,7 +123,7 @@ impl Responses {
             b"response.custom_tool_call_input.done" => {
                 let index = output_index(event)?;
                 if let Some(input) = event.string("input", &root)?
-                    && !self.server_items.contains(&index)
+                    && self.custom_input(accumulator, index, &input)
                 {
                     self.done(accumulator, index, &Arguments::Text(input), true);
                 }
@@ -131,8 +153,9 @@ impl Responses {
                 free_text: custom,
                 ..Fragment::default()
             };
-            accumulator.fragment(CHOICE, &fragment);
-            entry.insert(false);
+            if accumulator.fragment(CHOICE, &fragment) != REFUSED {
+                entry.insert(false);
+            }
         }
         arguments.done(accumulator, index);
         accumulator.end_call(CHOICE, index);
@@ -182,13 +205,19 @@ impl Responses {
             Some(b"function_call") => false,
             Some(b"custom_tool_call") if !self.ran_by_provider(&item, &at)? => true,
             kind => {
-                if kind == Some(b"custom_tool_call") {
+                if kind == Some(b"custom_tool_call")
+                    && !self.server_items.contains(&index)
+                    && accumulator.admit_output(BOOKKEEPING)
+                {
                     self.server_items.insert(index);
                 }
-                if done && let Some(raw) = event.raw("item") {
+                if done
+                    && let Some(raw) = event.raw("item")
+                    && let Some(json) = Whole::of(raw, &at, canonical)?.admitted(accumulator)
+                {
                     self.items.push(OutputItem {
                         after_calls: accumulator.calls_opened(),
-                        json: raw.to_vec(),
+                        json,
                     });
                 }
                 return Ok(());
@@ -222,9 +251,12 @@ impl Responses {
             extra,
             ..Fragment::default()
         };
-        accumulator.fragment(CHOICE, &fragment);
-        let has_id = has_id == Some(true) || call_id.as_deref().is_some_and(|id| !id.is_empty() && id != b"null");
-        self.calls.insert(index, has_id);
+        if accumulator.fragment(CHOICE, &fragment) == REFUSED {
+            self.calls.remove(&index); // a call past `Limits.max_calls`: its index holds nothing now
+        } else {
+            let has_id = has_id == Some(true) || call_id.as_deref().is_some_and(|id| !id.is_empty() && id != b"null");
+            self.calls.insert(index, has_id);
+        }
         if done {
             if let Some(arguments) = arguments {
                 arguments.done(accumulator, index);
@@ -277,13 +309,14 @@ fn finished<'a>(accumulator: &mut Accumulator, event: &Object<'a>, kind: &[u8]) 
             error: Some(Cow::Borrowed(error)),
             usage,
             finish: Some((Cow::Owned(status.into_owned()), finish_kind)),
+            ..EventExtras::default()
         });
     }
     accumulator.finish_as(CHOICE, &status, finish_kind);
     Ok(EventExtras {
         error: None,
         usage,
-        finish: None,
+        ..EventExtras::default()
     })
 }
 
