@@ -39,10 +39,10 @@ lint: install ## ruff, rustfmt --check and clippy -D warnings
 
 typecheck: build-dev ## mypy strict on the package, stubtest on the extension
 	$(VENV)/bin/mypy
-	$(VENV)/bin/python -m mypy.stubtest toolstream._core
+	$(VENV)/bin/python -m mypy.stubtest toolwire._core
 
 test-rust: ## cargo test of the core crate
-	cargo test --locked -p toolstream-core
+	cargo test --locked -p toolwire-core
 
 test-python: build-dev ## pytest (builds the extension first)
 	$(PY) -m pytest
@@ -56,7 +56,7 @@ bench: build-prod ## run the benchmarks for real on a release build
 	$(PY) -m pytest benches --benchmark-only --benchmark-columns=min,median,mean,rounds --benchmark-sort=name
 
 demo: build-dev ## reassemble the bundled recordings and print every call
-	$(PY) -m toolstream demo recordings
+	$(PY) -m toolwire demo recordings
 
 clean: ## remove build products and the virtualenv
 	cargo clean

@@ -18,7 +18,7 @@ those of the real captures in ``recordings/`` (compact JSON, the API's key order
   ``response.completed`` (every item once more, and usage). Every event carries its ``sequence_number``.
 
 ``interleaved`` opens every call first, then sends the fragments round-robin, then closes every call: the formats
-allow it (each event names its block index / output index) and both toolstream and the SDKs' accumulators key on
+allow it (each event names its block index / output index) and both toolwire and the SDKs' accumulators key on
 it, but the real APIs send calls one after the other; the interleaved cells are the same stress test as in the chat
 grid. Neither API ends with ``[DONE]``.
 
@@ -29,8 +29,8 @@ streams rendered stay cached.
 
 The contenders (``CONTENDERS[format]``), each a function of a ``FormatStream`` timed whole over its reads:
 
-- ``core-bytes``: ``toolstream.reassemble(reads, format=...)``, every call consumed;
-- ``reference-bytes``: ``toolstream.reference.reassemble``, the same in pure Python;
+- ``core-bytes``: ``toolwire.reassemble(reads, format=...)``, every call consumed;
+- ``reference-bytes``: ``toolwire.reference.reassemble``, the same in pure Python;
 - ``orjson-lines``: ``sse_data.orjson_lines``, the floor: split the reads into lines and ``orjson.loads`` each data
   line, nothing else;
 - ``orjson-accumulator``: the floor's framing and decoding and a minimal hand-written accumulator, correct for these
@@ -64,8 +64,8 @@ import orjson
 
 import grid
 import sse_data
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from grid import Call, Cell, size_label
 from implementations import check as check_calls
 
@@ -99,7 +99,7 @@ class FormatStream:
 
     format: str
     cell: Cell
-    calls: tuple[Call, ...]  # the grid's calls with this format's ids (``Call.id`` is what toolstream reports)
+    calls: tuple[Call, ...]  # the grid's calls with this format's ids (``Call.id`` is what toolwire reports)
     reads: tuple[bytes, ...]
     size: int
     events: int  # data lines
@@ -439,11 +439,11 @@ def stream(format: str, cell: Cell) -> FormatStream:
 
 
 def run_core_bytes(fs: FormatStream) -> Any:
-    return list(toolstream.reassemble(iter(fs.reads), format=fs.format))
+    return list(toolwire.reassemble(iter(fs.reads), format=fs.format))
 
 
 def run_reference_bytes(fs: FormatStream) -> Any:
-    return list(toolstream.reference.reassemble(iter(fs.reads), format=fs.format))
+    return list(toolwire.reference.reassemble(iter(fs.reads), format=fs.format))
 
 
 def run_orjson_lines(fs: FormatStream) -> Any:

@@ -17,26 +17,26 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from grid import Cell, Stream, feed_segments, size_label, to_langchain
 
 Result = Any
 
 
-# --- toolstream ------------------------------------------------------------------------------------------------
+# --- toolwire ------------------------------------------------------------------------------------------------
 
 
 def run_core(stream: Stream) -> Result:
-    return list(toolstream.reassemble(stream.feed()))
+    return list(toolwire.reassemble(stream.feed()))
 
 
 def run_core_sdk(stream: Stream) -> Result:
-    return list(toolstream.reassemble(stream.sdk_feed()))
+    return list(toolwire.reassemble(stream.sdk_feed()))
 
 
 def run_reference(stream: Stream) -> Result:
-    return list(toolstream.reference.reassemble(stream.feed()))
+    return list(toolwire.reference.reassemble(stream.feed()))
 
 
 # --- what a user writes by hand ----------------------------------------------------------------------------------

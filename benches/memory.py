@@ -5,7 +5,7 @@ statm``) before the stream and every 4096 chunks while feeding it, and its high-
 after set-up) at the end. The stream is fed warm from pools (``grid``), so the feed itself allocates nothing.
 Per stream, three runs, each in its own process:
 
-- ``core``: ``toolstream.reassemble``; the consumer drops each call as soon as it has it (dispatch and forget).
+- ``core``: ``toolwire.reassemble``; the consumer drops each call as soon as it has it (dispatch and forget).
 - ``control``: no reassembly; wherever the core hands calls over, it builds the same output (the arguments
   text as a ``str`` and its value parsed by jiter with the core's settings) and drops it: what any reassembler
   must allocate for its output.
@@ -88,10 +88,10 @@ def _text(call: grid.Call) -> str:
 
 
 def _run_core(stream: grid.Stream, sampler: _Sampler) -> list[int]:
-    import toolstream
+    import toolwire
 
     sizes = []
-    for call in toolstream.reassemble(sampler.feed(stream.feed())):
+    for call in toolwire.reassemble(sampler.feed(stream.feed())):
         sizes.append(len(call.arguments_json))
         del call
     return sizes

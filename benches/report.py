@@ -88,9 +88,9 @@ def _elf_sections(path: Path) -> set[str]:
 
 
 def build_info() -> dict[str, Any]:
-    import toolstream._core
+    import toolwire._core
 
-    path = Path(toolstream._core.__file__)
+    path = Path(toolwire._core.__file__)
     stat = path.stat()
     profile = "dev (has debug info)" if ".debug_info" in _elf_sections(path) else "release"
     return {"path": path, "profile": profile, "mtime": stat.st_mtime, "size": stat.st_size}
@@ -206,9 +206,9 @@ def _fmt(value: float | None, target: str | None = None) -> str:
 
 def breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
     """Per-chunk time of the ways to drive the core, over the floor's, on one cell."""
-    import toolstream
-    from toolstream import Limits, _core
-    from toolstream._choice import parse_tool_choice
+    import toolwire
+    from toolwire import Limits, _core
+    from toolwire._choice import parse_tool_choice
 
     stream = grid.stream(cell)
 
@@ -236,7 +236,7 @@ def breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
         return calls + core.end()
 
     def reassembler_feed() -> list[Any]:
-        reassembler = toolstream.Reassembler()
+        reassembler = toolwire.Reassembler()
         calls = []
         for chunk in stream.feed():
             calls += reassembler.feed(chunk)
@@ -247,8 +247,8 @@ def breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
         ("the warm feed alone (`for _ in feed: pass`)", feed_only),
         ("`_core.Engine.pull` (the chunk loop in Rust)", engine_pull),
         ("`_core.Engine.feed` per chunk from Python", engine_feed),
-        ("`toolstream.reassemble` (public API, drives `pull`)", lambda: list(toolstream.reassemble(stream.feed()))),
-        ("`toolstream.Reassembler().feed` per chunk", reassembler_feed),
+        ("`toolwire.reassemble` (public API, drives `pull`)", lambda: list(toolwire.reassemble(stream.feed()))),
+        ("`toolwire.Reassembler().feed` per chunk", reassembler_feed),
     ]
     best = {label: float("inf") for label, _ in ways}
     for _ in range(rounds):
@@ -276,12 +276,12 @@ def time_validation(load: validation_data.Workload, rounds: int, budget: float) 
 
 def time_tools(stream: grid.Stream, rounds: int, budget: float) -> dict[str, float]:
     """Best time of ``reassemble`` on one stream, plain (``core``) and with ``tools=`` (``core+tools``)."""
-    import toolstream
+    import toolwire
 
     registry = validation_data.grid_registry()
     runs: dict[str, Callable[[], object]] = {
-        "core": lambda: list(toolstream.reassemble(stream.feed())),
-        "core+tools": lambda: list(toolstream.reassemble(stream.feed(), tools=registry, on_invalid="yield")),
+        "core": lambda: list(toolwire.reassemble(stream.feed())),
+        "core+tools": lambda: list(toolwire.reassemble(stream.feed(), tools=registry, on_invalid="yield")),
     }
 
     def check_result(name: str, result: Any) -> None:
@@ -298,12 +298,12 @@ def validation_breakdown(load: validation_data.Workload, rounds: int) -> list[tu
 
     import orjson
 
-    import toolstream
-    from toolstream._validation import core_validators
+    import toolwire
+    from toolwire._validation import core_validators
 
     registry = validation_data.compiled().registry
     core = core_validators(registry)
-    any_object = core_validators(toolstream.ToolRegistry([{"name": "t", "parameters": {"type": "object"}}]))
+    any_object = core_validators(toolwire.ToolRegistry([{"name": "t", "parameters": {"type": "object"}}]))
     calls = load.calls
     valid = load.subset(valid=True)
     invalid = load.subset(valid=False)
@@ -326,9 +326,9 @@ def validation_breakdown(load: validation_data.Workload, rounds: int) -> list[tu
 
     ways: list[tuple[str, list[Any], Callable[[], object]]] = [
         (
-            "`toolstream.validate_many` (public API), all calls",
+            "`toolwire.validate_many` (public API), all calls",
             calls,
-            lambda: toolstream.validate_many(calls, registry),
+            lambda: toolwire.validate_many(calls, registry),
         ),
         (
             "`_core.ToolValidators.validate_many` (no Python wrapper), all calls",
@@ -400,7 +400,7 @@ def validation_report(
     say("")
     say(
         'What `tools=` (every call validated against `validation_data.GRID_PARAMETERS`, `on_invalid="yield"`) '
-        "adds to `toolstream.reassemble` on the grid's streams:"
+        "adds to `toolwire.reassemble` on the grid's streams:"
     )
     say("")
     say("| cell | chunks | core+tools / core - 1 | added ns per KiB of arguments |")
@@ -457,8 +457,8 @@ def bytes_breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
     """ns per chunk of the floor, its parts and the ways the core reads the same stream, on one cell."""
     import orjson
 
-    import toolstream
-    from toolstream import _core
+    import toolwire
+    from toolwire import _core
 
     floor_lines = sse_data.orjson_lines
     stream = grid.stream(cell)
@@ -482,13 +482,13 @@ def bytes_breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
         return count
 
     def bytes_of(source: Any) -> Callable[[], object]:
-        return lambda: list(toolstream.reassemble(iter(source)))
+        return lambda: list(toolwire.reassemble(iter(source)))
 
     ways: list[tuple[str, Callable[[], object]]] = [
         ("orjson-lines (the floor: split into lines, `orjson.loads` each data line)", lambda: floor_lines(reads)),
         ("the floor's line splitting alone", split_only),
         ("`orjson.loads` of each data line alone (lines split beforehand, untimed)", loads_only),
-        ("core-bytes (`toolstream.reassemble` over the 64 KiB reads)", bytes_of(reads)),
+        ("core-bytes (`toolwire.reassemble` over the 64 KiB reads)", bytes_of(reads)),
         ("core-bytes over one `bytes` object of the whole stream", bytes_of((whole,))),
         (
             f"core-bytes on the same stream with the envelope left out ({', '.join(sse_data.ENVELOPE)}; "
@@ -498,7 +498,7 @@ def bytes_breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
         ("`_core.frame` (framing alone, but two `bytes` objects built per event)", lambda: _core.frame(reads)),
         (
             "core on the same chunks already decoded (`reassemble(stream.feed())`, the warm dict feed)",
-            lambda: list(toolstream.reassemble(stream.feed())),
+            lambda: list(toolwire.reassemble(stream.feed())),
         ),
     ]
     for source in (reads, (whole,), bare):  # the core's variants give the ground truth
@@ -639,8 +639,8 @@ def format_breakdown(cell: grid.Cell, rounds: int) -> dict[str, list[tuple[str, 
     """ns per event of the floor, its parts, and the core, per format, on one cell."""
     import orjson
 
-    import toolstream
-    from toolstream import _core
+    import toolwire
+    from toolwire import _core
 
     ways_of: dict[str, list[tuple[str, float]]] = {}
     for fmt in format_data.FORMATS:
@@ -664,7 +664,7 @@ def format_breakdown(cell: grid.Cell, rounds: int) -> dict[str, list[tuple[str, 
             return count
 
         def core(source: tuple[bytes, ...], fmt: str = fmt) -> Callable[[], object]:
-            return lambda: list(toolstream.reassemble(iter(source), format=fmt))
+            return lambda: list(toolwire.reassemble(iter(source), format=fmt))
 
         ways: list[tuple[str, Callable[[], object]]] = [
             (
@@ -673,7 +673,7 @@ def format_breakdown(cell: grid.Cell, rounds: int) -> dict[str, list[tuple[str, 
             ),
             ("the floor's line splitting alone", split_only),
             ("`orjson.loads` of each data line alone (lines split beforehand, untimed)", loads_only),
-            ("core-bytes (`toolstream.reassemble(..., format=)` over the 64 KiB reads)", core(reads)),
+            ("core-bytes (`toolwire.reassemble(..., format=)` over the 64 KiB reads)", core(reads)),
             ("core-bytes over one `bytes` object of the whole stream", core((whole,))),
             (
                 "`_core.frame` (framing alone, but two `bytes` objects built per event)",
@@ -724,7 +724,7 @@ def formats_report(say: Callable[[str], None], target: Callable[[bool, str], Non
         "`output_item.added`, one `function_call_arguments.delta` per fragment with its `sequence_number` and "
         "`obfuscation`, `function_call_arguments.done` and `output_item.done` with the whole arguments, "
         "`response.completed` with every call again), in reads of "
-        f"{sse_data.READ // 1024} KiB; `toolstream.reassemble(reads, format=...)` against the same floor "
+        f"{sse_data.READ // 1024} KiB; `toolwire.reassemble(reads, format=...)` against the same floor "
         "(orjson-lines: split into lines, `orjson.loads` each data line, nothing else), orjson plus a minimal "
         "hand-written accumulator (Anthropic: fragments per `tool_use` block; Responses: each call from its "
         "`output_item.done`), and each SDK's own path from the bytes: anthropic-sdk-bytes is `anthropic.Stream` "

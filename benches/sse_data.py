@@ -10,8 +10,8 @@ streams.
 
 The contenders (``CONTENDERS``), each a function of a ``grid.Stream`` timed whole over the same reads:
 
-- ``core-bytes``: ``toolstream.reassemble`` over the reads, every call consumed;
-- ``reference-bytes``: ``toolstream.reference.reassemble``, the same in pure Python;
+- ``core-bytes``: ``toolwire.reassemble`` over the reads, every call consumed;
+- ``reference-bytes``: ``toolwire.reference.reassemble``, the same in pure Python;
 - ``orjson-lines``: the floor the target is relative to: split the reads into lines and ``orjson.loads`` each data
   line, nothing else (it returns the number of chunks decoded and the last one);
 - ``orjson-accumulator``: what a careful user writes by hand: the same framing and ``orjson.loads``, then the
@@ -37,8 +37,8 @@ from typing import Any
 
 import orjson
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from grid import Cell, Stream, size_label
 from implementations import _OPENAI_SDK_MAX, join_loop
 from implementations import check as check_chunks
@@ -109,11 +109,11 @@ def sse(stream: Stream) -> Sse:
 
 
 def run_core_bytes(stream: Stream) -> Any:
-    return list(toolstream.reassemble(iter(sse(stream).reads)))
+    return list(toolwire.reassemble(iter(sse(stream).reads)))
 
 
 def run_reference_bytes(stream: Stream) -> Any:
-    return list(toolstream.reference.reassemble(iter(sse(stream).reads)))
+    return list(toolwire.reference.reassemble(iter(sse(stream).reads)))
 
 
 def orjson_lines(reads: tuple[bytes, ...]) -> tuple[int, Any]:

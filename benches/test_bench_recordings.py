@@ -1,6 +1,6 @@
 """Replaying every stream in ``recordings/`` (real streams and their quirks) through the core and the reference.
 
-Only toolstream's implementations run here: the alternatives are not made for quirky streams (an index that is
+Only toolwire's implementations run here: the alternatives are not made for quirky streams (an index that is
 null, arguments sent as an object, a second call glued on the same index...). Each benchmark replays every
 recording once per round and asserts every result is the one its manifest expects.
 """
@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference
-from toolstream.recordings import describe_call, iter_recordings
+import toolwire
+import toolwire.reference
+from toolwire.recordings import describe_call, iter_recordings
 
 RECORDINGS = [(recording, recording.chunks()) for recording in iter_recordings()]
-MODULES = {"core": toolstream, "reference": toolstream.reference}
+MODULES = {"core": toolwire, "reference": toolwire.reference}
 
 
 def replay(module: Any) -> list[Any]:

@@ -1,9 +1,9 @@
 """Replay (issue 7, item 2): calls read from a JSONL call log and validated against the BFCL-sized schemas, one core.
 
-The workload is a call log as ``toolstream.CallLog`` writes it (``id``, ``name``, ``arguments`` as JSON text,
+The workload is a call log as ``toolwire.CallLog`` writes it (``id``, ``name``, ``arguments`` as JSON text,
 ``tool_fingerprint``, ``ts``, ``outcome``; plus ``kind``, what the call is by construction) against the 3462 tools of
 ``validation_data.tools()`` (every distinct BFCL v4 schema). Valid arguments are drawn with
-``toolstream.strategies.arguments`` (hypothesis, ``derandomize`` and a fixed seed: the same values every run) for a
+``toolwire.strategies.arguments`` (hypothesis, ``derandomize`` and a fixed seed: the same values every run) for a
 seeded sample of the tools, ``PER_TOOL`` values each, into a pool; the calls are drawn from the pool with a seeded
 ``random.Random``, and ``validation_data.INVALID_SHARE`` of them broken by ``validation_data``'s mutations (a number
 sent as a string, a required property left out, an enum near miss, an unexpected property). The log is written once
@@ -11,13 +11,13 @@ per size and seed into pytest's cache (``.pytest_cache``), untimed; drawing the 
 
 Contenders, each reading the file and judging every call (every error of every call, the first 20 failures kept):
 
-- ``toolstream``: ``toolstream.schema.replay_calls(path, registry)`` (orjson lines, batches through the core);
+- ``toolwire``: ``toolwire.schema.replay_calls(path, registry)`` (orjson lines, batches through the core);
 - ``orjson+jsonschema-rs``: a loop of ``orjson.loads`` and each tool's ``jsonschema_rs`` validator;
 - ``json+jsonschema``: a plain Python loop of ``json.loads`` and each tool's ``Draft202012Validator`` (compiled once).
 
 The process is pinned to one core (``os.sched_setaffinity``) for the timing, so the core's batch threads use one
 core too. Schemas are compiled beforehand, untimed. Sizes: ``SMALL`` calls (``bench-smoke``) and ``CALLS`` (``slow``).
-After timing, every contender's counts must equal the construction. Target: toolstream at least 200,000 calls/s.
+After timing, every contender's counts must equal the construction. Target: toolwire at least 200,000 calls/s.
 
 A second workload, ``words``, is the same call log made of ``validation_data.workload``'s calls (words, enum members
 and small numbers, as models write them; the workload of ``test_bench_validation``): hypothesis' values are far
@@ -79,8 +79,8 @@ def _draw(definition: dict[str, Any], strategy: Any, into: list[tuple[dict[str, 
 
 
 def _pool(tools: int) -> list[tuple[dict[str, Any], Any]]:
-    """``(definition, valid arguments)`` drawn with ``toolstream.strategies.arguments`` for a seeded sample of tools."""
-    from toolstream.strategies import UnsupportedSchemaError, arguments
+    """``(definition, valid arguments)`` drawn with ``toolwire.strategies.arguments`` for a seeded sample of tools."""
+    from toolwire.strategies import UnsupportedSchemaError, arguments
 
     rng = random.Random(SEED)
     definitions = list(validation_data.tools())
@@ -159,8 +159,8 @@ def log_folder(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     """pytest's cache (the logs outlive the run), or a temporary folder when the cache plugin is off."""
     cache = getattr(request.config, "cache", None)
     if cache is None:
-        return tmp_path_factory.mktemp("toolstream-bench-replay")
-    return Path(cache.mkdir("toolstream-bench-replay"))
+        return tmp_path_factory.mktemp("toolwire-bench-replay")
+    return Path(cache.mkdir("toolwire-bench-replay"))
 
 
 def call_log(folder: Path, n: int, workload: str = "strategies") -> Log:
@@ -200,8 +200,8 @@ def one_core() -> Iterator[int]:
 Result = tuple[int, int, list[tuple[str, list[Any]]]]  # calls, invalid, first failures (id, errors)
 
 
-def run_toolstream(path: Path) -> Result:
-    from toolstream.schema import _replay
+def run_toolwire(path: Path) -> Result:
+    from toolwire.schema import _replay
 
     report = _replay.replay_calls(path, validation_data.compiled().registry, limit_failures=KEEP)
     return report.calls, report.invalid, [(f.id or "", list(f.errors)) for f in report.failures]
@@ -237,7 +237,7 @@ def run_json_jsonschema(path: Path) -> Result:
 
 
 CONTENDERS: dict[str, Callable[[Path], Result]] = {
-    "toolstream": run_toolstream,
+    "toolwire": run_toolwire,
     "orjson+jsonschema-rs": run_orjson_jsonschema_rs,
     "json+jsonschema": run_json_jsonschema,
 }

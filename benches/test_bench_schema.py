@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from toolstream.schema import check_tools, lint_tools, load_tools
+from toolwire.schema import check_tools, lint_tools, load_tools
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "tool-schemas"
 

@@ -1,6 +1,6 @@
 """Honest snapshots after every fragment, against jiter's partial mode (issue 4 item 6).
 
-A UI that shows arguments as they stream asks for a snapshot after each fragment. toolstream builds the partial value
+A UI that shows arguments as they stream asks for a snapshot after each fragment. toolwire builds the partial value
 as bytes arrive (``Reassembler(snapshots=True).snapshot(seq)``: each snapshot costs what changed); the common
 alternative re-parses the whole buffer each time with ``jiter.from_json(buffer, partial_mode="trailing-strings")``,
 which is quadratic in the argument size (and shows ``{"n": 12`` as final ``12``). Seeded arguments of 1, 8 and 64 KiB,
@@ -17,8 +17,8 @@ from typing import Any
 import jiter
 import pytest
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 
 FRAGMENT = 16
 SIZES = {"1KiB": 1 << 10, "8KiB": 8 << 10, "64KiB": 64 << 10}
@@ -77,8 +77,8 @@ def jiter_partial(pieces: list[str]) -> Any:
 
 
 IMPLEMENTATIONS: dict[str, Callable[[list[str]], Any]] = {
-    "core": lambda pieces: with_snapshots(toolstream)(chunks(pieces)),
-    "reference": lambda pieces: with_snapshots(toolstream.reference)(chunks(pieces)),
+    "core": lambda pieces: with_snapshots(toolwire)(chunks(pieces)),
+    "reference": lambda pieces: with_snapshots(toolwire.reference)(chunks(pieces)),
     "jiter-partial": jiter_partial,
 }
 
@@ -95,6 +95,6 @@ def test_snapshot_after_every_fragment(benchmark: Any, implementation: str, size
     assert final == arguments(SIZES[size]), "every implementation ends on the whole arguments"
     if implementation == "core":
         stream = chunks(pieces)
-        benchmark(with_snapshots(toolstream), stream)
+        benchmark(with_snapshots(toolwire), stream)
     else:
         benchmark(IMPLEMENTATIONS[implementation], pieces)

@@ -2,7 +2,7 @@
 
 ``test_validation``: the workload of ``validation_data`` (calls against the real BFCL schemas, ~10% invalid) at
 2,000 calls (bench-smoke) and 100,000 (``slow``), for the contenders of ``validation_data.CONTENDERS``: ``core``
-(``toolstream.validate_many`` over the batch), ``core-loop`` (``toolstream.validate`` per call),
+(``toolwire.validate_many`` over the batch), ``core-loop`` (``toolwire.validate`` per call),
 ``orjson+jsonschema-rs`` and ``json+jsonschema``. Each produces the full list of errors of every call from its JSON
 text; schemas are compiled beforehand, untimed. ``json+jsonschema`` at 100,000 calls is timed with
 ``benchmark.pedantic`` for one round of the whole batch (one run takes ~5 s; the others take the usual rounds). After
@@ -18,7 +18,7 @@ one run (release build, min): core 21, 26, 38, 45, 65, 88, 108 us at depths 6, 8
 level), the reference 1.2, 1.6, 2.6, 3.1, 5.1, 6.7, 8.4 ms (0.21 ms a level), orjson+jsonschema-rs 1.7 ms, 9.2 ms and
 1.9 s at 6, 8 and 13; the valid tree 18 deep: core 9.1 us, orjson+jsonschema-rs 5.8 us, the reference 1.5 ms.
 
-``test_reassembly_tools``: every stream of the reassembly grid (``grid``) through ``toolstream.reassemble``, plain
+``test_reassembly_tools``: every stream of the reassembly grid (``grid``) through ``toolwire.reassemble``, plain
 and with ``tools=`` (``validation_data.grid_registry``, real schemas for the arguments the grid writes) and
 ``on_invalid="yield"``; the calls must be the ground truth and none may carry a violation. Compare the two rows
 of a group; ``benches/report.py`` prints the overhead.
@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 
 import grid
-import toolstream
+import toolwire
 import validation_data
 from implementations import check as check_reassembly
 
@@ -98,13 +98,13 @@ EXHAUSTIVE_DEPTHS = (6, 8, 13)
 
 
 def _union_core(arguments: str) -> list[Any]:
-    return toolstream.validate("tree", arguments, _union_registry())
+    return toolwire.validate("tree", arguments, _union_registry())
 
 
 def _union_reference(arguments: str) -> list[Any]:
-    import toolstream.reference
+    import toolwire.reference
 
-    return toolstream.reference.validate("tree", arguments, _union_registry())
+    return toolwire.reference.validate("tree", arguments, _union_registry())
 
 
 def _union_jsonschema_rs(arguments: str) -> list[Any]:
@@ -114,8 +114,8 @@ def _union_jsonschema_rs(arguments: str) -> list[Any]:
 
 
 @cache
-def _union_registry() -> toolstream.ToolRegistry:
-    return toolstream.ToolRegistry(validation_data.RECURSIVE_TOOLS)
+def _union_registry() -> toolwire.ToolRegistry:
+    return toolwire.ToolRegistry(validation_data.RECURSIVE_TOOLS)
 
 
 @cache
@@ -161,12 +161,12 @@ def _cells() -> list[object]:
     return [pytest.param(cell, id=cell.id, marks=() if cell.smallest else (pytest.mark.slow,)) for cell in grid.GRID]
 
 
-def run_plain(stream: grid.Stream) -> list[toolstream.ToolCall]:
-    return list(toolstream.reassemble(stream.feed()))
+def run_plain(stream: grid.Stream) -> list[toolwire.ToolCall]:
+    return list(toolwire.reassemble(stream.feed()))
 
 
-def run_with_tools(stream: grid.Stream) -> list[toolstream.ToolCall]:
-    return list(toolstream.reassemble(stream.feed(), tools=validation_data.grid_registry(), on_invalid="yield"))
+def run_with_tools(stream: grid.Stream) -> list[toolwire.ToolCall]:
+    return list(toolwire.reassemble(stream.feed(), tools=validation_data.grid_registry(), on_invalid="yield"))
 
 
 REASSEMBLY = {"core": run_plain, "core+tools": run_with_tools}
@@ -181,7 +181,7 @@ def test_reassembly_tools(benchmark, variant: str, cell: grid.Cell) -> None:
     benchmark.extra_info.update(chunks=stream.chunk_count, argument_bytes=stream.argument_bytes)
     result = benchmark(REASSEMBLY[variant], stream)
     check_reassembly("core", stream, result)
-    assert all(isinstance(call, toolstream.ToolCall) for call in result), result
+    assert all(isinstance(call, toolwire.ToolCall) for call in result), result
     if variant == "core+tools":  # validated against the registry's schema, and found valid
         registry = validation_data.grid_registry()
         assert all(call.tool_fingerprint == registry[call.name].fingerprint for call in result)

@@ -33,7 +33,7 @@ reassembly grid's calls (``grid_registry``) live here too, for the benchmarks an
 
 The recursive union of issue 15 (``RECURSIVE_TOOLS``, ``tree``): ``Node = anyOf[{kind: folder, children: [Node]},
 {kind: group, children: [Node]}]``, and a tree of it with one bad leaf. A search that lists every branch's errors
-(``jsonschema``, ``jsonschema-rs``) visits 2**depth pairs; ``toolstream`` judges each (subschema, value) pair once and
+(``jsonschema``, ``jsonschema-rs``) visits 2**depth pairs; ``toolwire`` judges each (subschema, value) pair once and
 follows the branch each node's tag names, so it finds the leaf in time linear in the depth (``leaf`` is its pointer).
 """
 
@@ -442,11 +442,11 @@ def compiled() -> Compiled:
     import jsonschema
     import jsonschema_rs
 
-    import toolstream
+    import toolwire
 
     definitions = tools()
-    registry = toolstream.ToolRegistry(list(definitions))
-    toolstream.validate_many([], registry)  # compiles the registry's schemas (cached on it)
+    registry = toolwire.ToolRegistry(list(definitions))
+    toolwire.validate_many([], registry)  # compiles the registry's schemas (cached on it)
     return Compiled(
         registry,
         {d["name"]: jsonschema.Draft202012Validator(d["parameters"]) for d in definitions},
@@ -455,17 +455,17 @@ def compiled() -> Compiled:
 
 
 def run_core(calls: Calls) -> list[list[Any]]:
-    """``toolstream.validate_many`` over the whole batch (the GIL released around it)."""
-    import toolstream
+    """``toolwire.validate_many`` over the whole batch (the GIL released around it)."""
+    import toolwire
 
-    return toolstream.validate_many(calls, compiled().registry)
+    return toolwire.validate_many(calls, compiled().registry)
 
 
 def run_core_loop(calls: Calls) -> list[list[Any]]:
-    """``toolstream.validate`` once per call, with the registry."""
-    import toolstream
+    """``toolwire.validate`` once per call, with the registry."""
+    import toolwire
 
-    validate = toolstream.validate
+    validate = toolwire.validate
     registry = compiled().registry
     return [validate(name, text, registry) for name, text in calls]
 
@@ -594,8 +594,8 @@ validation walks every value of the arguments."""
 def grid_registry() -> Any:
     """A registry declaring the grid's tool names with ``GRID_PARAMETERS``."""
     import grid
-    import toolstream
+    import toolwire
 
-    return toolstream.ToolRegistry(
+    return toolwire.ToolRegistry(
         [{"name": name, "description": f"grid tool {name}", "parameters": GRID_PARAMETERS} for name in grid._TOOLS]
     )

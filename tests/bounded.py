@@ -49,7 +49,7 @@ class Bounded:
 
 
 def run_bounded(
-    snippet: str, *, setup: str = "import toolstream", memory_mib: int = 2048, timeout_s: float = 120.0
+    snippet: str, *, setup: str = "import toolwire", memory_mib: int = 2048, timeout_s: float = 120.0
 ) -> Bounded:
     """Run ``snippet`` after ``setup`` in a child capped at ``memory_mib`` of address space and ``timeout_s``.
 

@@ -1,8 +1,8 @@
-"""Shared by the tests of ``toolstream.cases``: case files written on the fly, and turns read from real responses.
+"""Shared by the tests of ``toolwire.cases``: case files written on the fly, and turns read from real responses.
 
 Turns are never built by hand: each goes through ``turn_from_response`` from an OpenAI Chat Completions stream (chunk
 dicts or their raw SSE bytes, as the API sends them) or a buffered completion, so the reassembly, the schema checks and
-the contract report are toolstream's own.
+the contract report are toolwire's own.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from toolstream.cases import EXAMPLES, Case, Turn, load_cases, turn_from_response
-from toolstream.registry import ToolRegistry
+from toolwire.cases import EXAMPLES, Case, Turn, load_cases, turn_from_response
+from toolwire.registry import ToolRegistry
 
 SUPPORT_TOOLS_PATH = EXAMPLES / "support_tools.yaml"
 SUPPORT_TOOLS = ToolRegistry.from_file(SUPPORT_TOOLS_PATH)

@@ -1,4 +1,4 @@
-"""Shared by the end-to-end tests of ``toolstream matrix``: the two scripted models, what each does with the four
+"""Shared by the end-to-end tests of ``toolwire matrix``: the two scripted models, what each does with the four
 cases of ``examples/support.yaml``, and small loopback endpoints that answer in sequences (flaky, rate-limited)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from toolstream.cases import EXAMPLES
+from toolwire.cases import EXAMPLES
 
 SUPPORT = EXAMPLES / "support.yaml"
 MODELS_SCRIPT = Path(__file__).with_name("matrix_models.yaml")

@@ -1,12 +1,12 @@
-"""Requests and expectations shared by the tests of ``toolstream.server``."""
+"""Requests and expectations shared by the tests of ``toolwire.server``."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-import toolstream
-from toolstream.registry import ToolRegistry
+import toolwire
+from toolwire.registry import ToolRegistry
 
 WEATHER_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -104,7 +104,7 @@ def codes(violations: Any) -> list[str]:
     return sorted(violation.code.value for violation in violations)
 
 
-def reassembled(source: Any, **options: Any) -> tuple[list[Any], toolstream.StreamResult]:
-    stream = toolstream.reassemble(source, on_invalid="yield", **options)
+def reassembled(source: Any, **options: Any) -> tuple[list[Any], toolwire.StreamResult]:
+    stream = toolwire.reassemble(source, on_invalid="yield", **options)
     calls = list(stream)
     return calls, stream.result

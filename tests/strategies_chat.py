@@ -5,8 +5,8 @@ Used by ``tests/test_differential.py``. Four families:
 * ``chat_streams``: well-formed streams of valid calls (arbitrary JSON arguments rendered by ``json.dumps``, split
   anywhere, optionally interleaved, over one or two choices, with the noise docs/semantics.md says must not change
   the calls). Ground truth is exact: every call, its timing under each emission policy, every violation. The stream
-  is rendered by ``toolstream.strategies`` (``_chat.chat_cases``, the generator behind the public
-  ``toolstream.strategies.streams``); this module draws the calls and, now and then, turns chunks into SDK-like
+  is rendered by ``toolwire.strategies`` (``_chat.chat_cases``, the generator behind the public
+  ``toolwire.strategies.streams``); this module draws the calls and, now and then, turns chunks into SDK-like
   attribute objects.
 * ``hostile_streams``: sequential calls whose arguments, identity or stream ending break the contract. Ground truth
   is the verdict (which calls are valid, which codes appear where), computed by ``HostileCase.expect`` from
@@ -27,12 +27,12 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-import toolstream
-from toolstream.strategies._calls import CallSpec
-from toolstream.strategies._chat import ABSENT, CHUNK_HEAD, ChatCase, Item, TruthCall, chat_cases, pack
-from toolstream.strategies._chat import placeholder as _placeholder
-from toolstream.strategies._chat import put as _put
-from toolstream.strategies._json import (
+import toolwire
+from toolwire.strategies._calls import CallSpec
+from toolwire.strategies._chat import ABSENT, CHUNK_HEAD, ChatCase, Item, TruthCall, chat_cases, pack
+from toolwire.strategies._chat import placeholder as _placeholder
+from toolwire.strategies._chat import put as _put
+from toolwire.strategies._json import (
     arguments_objects,
     canonical,
     deep_values,
@@ -232,7 +232,7 @@ class HostileCase:
     chunks: list[Any]
     calls: list[HCall]  # by seq
     choices: dict[int, list[str]]  # choice -> finish reasons sent, in order
-    limits: toolstream.Limits | None
+    limits: toolwire.Limits | None
     tool_choice: Any
     error: Any  # the error event payload appended at the end, or None
     seen_choices: list[int]
@@ -331,7 +331,7 @@ def hostile_streams(draw: Any, *, allow_mutated: bool = True, max_calls: int = 4
     small = draw(st.integers(0, 4)) == 0
     limits = None
     if small:
-        limits = toolstream.Limits(
+        limits = toolwire.Limits(
             max_argument_bytes=draw(st.integers(1, 64)),
             max_depth=draw(st.integers(1, 5)),
             max_calls=draw(st.integers(1, 4)),
@@ -499,7 +499,7 @@ def _chat_recognised(chunk: Any) -> bool:
 
 def _expect(case: HostileCase, emit: str) -> Expect:
     """docs/semantics.md applied to a hostile stream (sequential calls per choice, finishes last, error at the end)."""
-    limits = case.limits or toolstream.Limits()
+    limits = case.limits or toolwire.Limits()
     valid: dict[int, bool] = {}
     codes: dict[int, set[tuple[str, str, str | None]]] = {}
     stream: Counter[tuple[str, str, int | None, int | None]] = Counter()
@@ -766,7 +766,7 @@ program_chunks = st.one_of(
 limit_options = st.one_of(
     st.none(),
     st.builds(
-        toolstream.Limits,
+        toolwire.Limits,
         max_argument_bytes=st.integers(1, 40),
         max_depth=st.integers(1, 4),
         max_calls=st.integers(1, 4),

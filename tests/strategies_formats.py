@@ -8,8 +8,8 @@ Used by ``tests/test_differential_formats.py``. Two families per format (``FORMA
   other, Responses output items interleaved by ``output_index``, Gemini candidates interleaved), with noise events
   that must change nothing (pings, unknown event types, keep-alives, usage-only events). Each event records what it
   does to the calls (``Action``), so that ``FormatCase`` can say, per emission policy, after which event each call is
-  handed over, and what the result must be. The streams are rendered by ``toolstream.strategies``
-  (``_formats.FORMAT_CASES``, the generators behind the public ``toolstream.strategies.streams``); this module draws
+  handed over, and what the result must be. The streams are rendered by ``toolwire.strategies``
+  (``_formats.FORMAT_CASES``, the generators behind the public ``toolwire.strategies.streams``); this module draws
   the calls.
 * ``hostile_streams(format)``: a well-formed stream then damaged at random (events dropped, duplicated, swapped,
   cut off; fields deleted or given values of the wrong JSON type; strings cut or spliced with JSON punctuation; a
@@ -32,8 +32,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from strategies_chat import NAMES, arguments_objects
-from toolstream.strategies._calls import CallSpec
-from toolstream.strategies._formats import FORMAT_CASES, Action, FormatCase, TruthCall
+from toolwire.strategies._calls import CallSpec
+from toolwire.strategies._formats import FORMAT_CASES, Action, FormatCase, TruthCall
 
 __all__ = [
     "FORMATS",

@@ -16,9 +16,9 @@ import anthropic
 import openai
 import pytest
 
-import toolstream
-from toolstream.contract import ContractReport, check_stream
-from toolstream.server import LocalEndpoint
+import toolwire
+from toolwire.contract import ContractReport, check_stream
+from toolwire.server import LocalEndpoint
 
 WEATHER = {
     "type": "object",
@@ -26,7 +26,7 @@ WEATHER = {
     "required": ["city"],
     "additionalProperties": False,
 }
-TOOLS = toolstream.ToolRegistry({"get_weather": {"description": "Current weather for a city.", "parameters": WEATHER}})
+TOOLS = toolwire.ToolRegistry({"get_weather": {"description": "Current weather for a city.", "parameters": WEATHER}})
 PARALLEL = "What is the weather in Paris and in Tokyo? Call get_weather once for each city."
 
 # One streamed request with tool_choice "required" and two calls due: what each quirk breaks there.
@@ -171,7 +171,7 @@ def test_an_openai_agent_loop_recovers_from_an_invalid_call() -> None:
                 tools=TOOLS.to_openai(),  # type: ignore[arg-type]
                 stream=True,
             )
-            calls = toolstream.reassemble(stream, tools=TOOLS, on_invalid="yield")
+            calls = toolwire.reassemble(stream, tools=TOOLS, on_invalid="yield")
             answers = [
                 {"role": "tool", "tool_call_id": call.id, "content": run_weather(call.arguments)}
                 if call.ok
@@ -207,7 +207,7 @@ def test_an_anthropic_agent_loop_recovers_from_an_invalid_call() -> None:
                 messages=messages,
                 tools=TOOLS.to_anthropic(),  # type: ignore[arg-type]
             ) as stream:
-                calls = toolstream.reassemble(stream, tools=TOOLS, on_invalid="yield")
+                calls = toolwire.reassemble(stream, tools=TOOLS, on_invalid="yield")
                 results = [
                     {"type": "tool_result", "tool_use_id": call.id, "content": run_weather(call.arguments)}
                     if call.ok

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference
-from toolstream import Limits, ViolationCode
-from toolstream._core import violation_table
-from toolstream._model import VIOLATION_TABLE
+import toolwire
+import toolwire.reference
+from toolwire import Limits, ViolationCode
+from toolwire._core import violation_table
+from toolwire._model import VIOLATION_TABLE
 
-IMPLEMENTATIONS = [toolstream, toolstream.reference]
+IMPLEMENTATIONS = [toolwire, toolwire.reference]
 
 
 @pytest.fixture(params=IMPLEMENTATIONS, ids=["core", "reference"])
@@ -87,7 +87,7 @@ def test_the_violation_tables_of_python_and_rust_are_equal() -> None:
 
 
 def test_version_comes_from_cargo() -> None:
-    assert toolstream.__version__.count(".") == 2
+    assert toolwire.__version__.count(".") == 2
 
 
 def test_reassemble_hands_over_calls_and_settles_the_result(ts: Any) -> None:
@@ -282,7 +282,7 @@ def test_reassembler_hands_over_at_finish_what_only_the_end_releases(ts: Any) ->
         ({"emit": "eventually"}, ValueError, "emit must be one of"),
         ({"on_invalid": "ignore"}, ValueError, "on_invalid must be"),
         ({"on_violation": 3}, TypeError, "on_violation must be a callable"),
-        ({"limits": {"max_depth": 3}}, TypeError, "limits must be a toolstream.Limits"),
+        ({"limits": {"max_depth": 3}}, TypeError, "limits must be a toolwire.Limits"),
         ({"tool_choice": "sometimes"}, TypeError, "tool_choice string must be"),
         ({"tool_choice": {"type": "function"}}, TypeError, "tool_choice must be"),
     ],

@@ -1,4 +1,4 @@
-"""toolstream.CallLog: the calls of real recorded streams logged and read back, secrets never on disk, whole lines."""
+"""toolwire.CallLog: the calls of real recorded streams logged and read back, secrets never on disk, whole lines."""
 
 from __future__ import annotations
 
@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import toolstream
+import toolwire
 from conftest import RECORDINGS
-from toolstream._calllog import RECORD_KEYS, CallLog
-from toolstream._redact import REDACTED
-from toolstream._secrets import find, is_secret_name
-from toolstream.recordings import iter_recordings
-from toolstream.schema._calls import ObservedCall, read_calls
+from toolwire._calllog import RECORD_KEYS, CallLog
+from toolwire._redact import REDACTED
+from toolwire._secrets import find, is_secret_name
+from toolwire.recordings import iter_recordings
+from toolwire.schema._calls import ObservedCall, read_calls
 
 # Credentials shaped like the real ones (each matches a built-in pattern), never real.
 OPENAI_KEY = "sk-proj-" + "Q7x2Lm9Vb4Nc8Zr1Tk6Wp3Hd5Fj0Gs"
@@ -32,10 +32,10 @@ GOOGLE_KEY = "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"
 BEARER = "Bearer " + "eyJhbGciOiJIUzI1NiJ9.payload.signature"
 
 
-def recorded_calls() -> list[toolstream.ToolCall | toolstream.InvalidToolCall]:
-    calls: list[toolstream.ToolCall | toolstream.InvalidToolCall] = []
+def recorded_calls() -> list[toolwire.ToolCall | toolwire.InvalidToolCall]:
+    calls: list[toolwire.ToolCall | toolwire.InvalidToolCall] = []
     for recording in iter_recordings(RECORDINGS):
-        stream = toolstream.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
+        stream = toolwire.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
         calls.extend(stream)
     return calls
 
@@ -77,8 +77,8 @@ def test_the_logged_calls_replay_to_the_verdicts_the_stream_gave(tmp_path: Path)
         options = recording.reassemble_options()
         if not options["tools"]:
             continue
-        registry = toolstream.ToolRegistry(options["tools"])
-        calls = [c for c in toolstream.reassemble(recording.source(), **options, on_invalid="yield") if c.name]
+        registry = toolwire.ToolRegistry(options["tools"])
+        calls = [c for c in toolwire.reassemble(recording.source(), **options, on_invalid="yield") if c.name]
         if not calls:
             continue
         path = tmp_path / f"{recording.name.replace('/', '_')}.jsonl"
@@ -86,14 +86,14 @@ def test_the_logged_calls_replay_to_the_verdicts_the_stream_gave(tmp_path: Path)
             for call in calls:
                 log.record(call)
         observed = [o for o in read_calls(path) if isinstance(o, ObservedCall)]
-        verdicts = toolstream.validate_many([(o.name, o.arguments) for o in observed], registry)
+        verdicts = toolwire.validate_many([(o.name, o.arguments) for o in observed], registry)
         for call, found in zip(calls, verdicts, strict=True):
-            errors = [v for v in found if v.severity is toolstream.Severity.ERROR]
+            errors = [v for v in found if v.severity is toolwire.Severity.ERROR]
             assert (not errors) == call.ok, (recording.name, call, found)
 
 
 def test_the_fingerprint_comes_from_the_call_else_from_tools(tmp_path: Path) -> None:
-    registry = toolstream.ToolRegistry(
+    registry = toolwire.ToolRegistry(
         [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]
     )
     tool = registry.get("get_weather")
@@ -103,7 +103,7 @@ def test_the_fingerprint_comes_from_the_call_else_from_tools(tmp_path: Path) -> 
         unknown = log.record({"id": "c2", "name": "not_declared", "arguments": "{}"})
         call = next(
             iter(
-                toolstream.reassemble(
+                toolwire.reassemble(
                     [
                         {
                             "choices": [
@@ -355,7 +355,7 @@ def test_concurrent_threads_with_a_buffer_lose_nothing(tmp_path: Path) -> None:
 def test_concurrent_processes_append_whole_lines(tmp_path: Path) -> None:
     path = tmp_path / "calls.jsonl"
     script = (
-        "import sys\nfrom toolstream._calllog import CallLog\n"
+        "import sys\nfrom toolwire._calllog import CallLog\n"
         "with CallLog(sys.argv[1]) as log:\n"
         "    for n in range(200):\n"
         "        log.record(name='p', id=f'{sys.argv[2]}-{n}', arguments={'pad': 'y' * 30000})\n"
@@ -431,7 +431,7 @@ def test_closed_log_refuses_and_an_existing_file_is_appended_to(tmp_path: Path) 
 def test_a_forgotten_buffered_log_is_written_at_exit(tmp_path: Path) -> None:
     path = tmp_path / "calls.jsonl"
     script = (
-        "import sys\nfrom toolstream._calllog import CallLog\n"
+        "import sys\nfrom toolwire._calllog import CallLog\n"
         "log = CallLog(sys.argv[1], buffer_bytes=1 << 20)\n"
         "for n in range(10):\n    log.record(name='t', id=str(n), arguments='{}')\n"
     )
@@ -443,14 +443,14 @@ def test_importing_the_module_is_cheap() -> None:
     # Beyond the package itself it loads the redaction rules and the standard library's datetime, nothing else:
     # no asyncio (only arecord needs it), no third-party JSON, no database or schema toolkit.
     script = (
-        "import sys, toolstream\nbefore = set(sys.modules)\nimport toolstream._calllog\n"
+        "import sys, toolwire\nbefore = set(sys.modules)\nimport toolwire._calllog\n"
         "print(sorted(set(sys.modules) - before))"
     )
     added = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True).stdout
     assert set(json.loads(added.replace("'", '"'))) <= {
-        "toolstream._calllog",
-        "toolstream._redact",
-        "toolstream._jsontree",
+        "toolwire._calllog",
+        "toolwire._redact",
+        "toolwire._jsontree",
         "datetime",
         "_datetime",
         "_strptime",
@@ -459,8 +459,8 @@ def test_importing_the_module_is_cheap() -> None:
     }
 
 
-def test_exported_as_toolstream_calllog() -> None:
-    assert toolstream.CallLog is CallLog
+def test_exported_as_toolwire_calllog() -> None:
+    assert toolwire.CallLog is CallLog
 
 
 def test_the_call_log_page_runs_as_written(
@@ -468,19 +468,19 @@ def test_the_call_log_page_runs_as_written(
 ) -> None:
     import shlex
 
-    from toolstream.cli import main
+    from toolwire.cli import main
 
     text = (RECORDINGS.parent / "docs" / "call-logs.md").read_text(encoding="utf-8")
     (tools,) = re.findall(r"^```yaml\n(.*?)^```", text, re.M | re.S)
     loop, sample, contract = re.findall(r"^```python\n(.*?)^```", text, re.M | re.S)
-    commands = re.findall(r"^\$ toolstream (.+)$", text, re.M)
+    commands = re.findall(r"^\$ toolwire (.+)$", text, re.M)
     assert [command.split()[0] for command in commands] == ["sample", "replay"]
     monkeypatch.chdir(tmp_path)
     (tmp_path / "recordings").symlink_to(RECORDINGS)
     (tmp_path / "tools.yaml").write_text(tools, encoding="utf-8")
     exec(compile(loop, "call-logs.md", "exec"), {"__name__": "docs"})
     written = lines(tmp_path / "calls.jsonl")
-    registry = toolstream.ToolRegistry.from_file(tmp_path / "tools.yaml")
+    registry = toolwire.ToolRegistry.from_file(tmp_path / "tools.yaml")
     assert [(line["name"], line["outcome"]) for line in written] == [("plus", "ok"), ("minus", "ok")]
     assert all(line["tool_fingerprint"] == registry.get(line["name"]).fingerprint for line in written)  # type: ignore[union-attr]
     assert all(isinstance(line["latency_ms"], float) for line in written)

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from toolstream import CallLog
-from toolstream.errors import CallLogWriteError, ToolstreamError
-from toolstream.schema import read_calls
-from toolstream.schema._calls import ObservedCall, UnreadableRecord
+from toolwire import CallLog
+from toolwire.errors import CallLogWriteError, ToolwireError
+from toolwire.schema import read_calls
+from toolwire.schema._calls import ObservedCall, UnreadableRecord
 
 REAL_WRITE = os.write
 
@@ -142,7 +142,7 @@ def test_the_error_names_the_file_the_records_and_the_fix(tmp_path: Path, disk: 
     with pytest.raises(CallLogWriteError) as raised:
         log.close()
     error = raised.value
-    assert isinstance(error, OSError) and isinstance(error, ToolstreamError)
+    assert isinstance(error, OSError) and isinstance(error, ToolwireError)
     assert error.errno == errno.ENOSPC and error.path == str(path)
     assert error.records == (first, second)
     assert str(error) == (

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-import toolstream.cases
+import toolwire.cases
 from cases_helpers import turn
 from conftest import REPO
-from toolstream.cases import (
+from toolwire.cases import (
     EXAMPLES,
     FAILURE_CODES,
     MATCHER_TYPES,
@@ -23,7 +23,7 @@ from toolstream.cases import (
     judge,
     load_cases,
 )
-from toolstream.registry import ToolRegistry
+from toolwire.registry import ToolRegistry
 
 DOC = (REPO / "docs" / "cases.md").read_text(encoding="utf-8")
 
@@ -126,7 +126,7 @@ def test_the_loader_sample_is_what_the_loader_prints(tmp_path: Path, monkeypatch
 
 
 def test_the_package_doctest_passes() -> None:
-    assert doctest.testmod(toolstream.cases).failed == 0
+    assert doctest.testmod(toolwire.cases).failed == 0
 
 
 def test_the_refused_import_shown_is_the_problem_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""The judge of toolstream.cases: every failure code from a real answer, the contract before the expectation, the
+"""The judge of toolwire.cases: every failure code from a real answer, the contract before the expectation, the
 closest alternative, the diffs, reading answers into turns and writing the next request; end to end against the local
 endpoint with two scripted models, through the official SDKs, in three wire formats, streamed and buffered."""
 
@@ -23,7 +23,7 @@ from cases_helpers import (
     sse,
     turn,
 )
-from toolstream.cases import (
+from toolwire.cases import (
     EXAMPLES,
     FAILURE_CODES,
     Case,
@@ -36,7 +36,7 @@ from toolstream.cases import (
     tool_choice_for,
     turn_from_response,
 )
-from toolstream.server import LocalEndpoint
+from toolwire.server import LocalEndpoint
 
 MODELS_SCRIPT = Path(__file__).with_name("cases_support_models.yaml")
 SUPPORT = load_cases(EXAMPLES / "support.yaml")

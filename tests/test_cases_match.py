@@ -1,4 +1,4 @@
-"""The matcher of toolstream.cases: argument values, matchers, bipartite matching and the five modes."""
+"""The matcher of toolwire.cases: argument values, matchers, bipartite matching and the five modes."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from cases_helpers import (
     turn,
     write_case_file,
 )
-from toolstream.cases import ExpectedCall, judge, load_cases, max_matching, turn_from_response
-from toolstream.cases._match import Received, fits, pair, passes
-from toolstream.cases._values import argument_problems, matches, same_value
+from toolwire.cases import ExpectedCall, judge, load_cases, max_matching, turn_from_response
+from toolwire.cases._match import Received, fits, pair, passes
+from toolwire.cases._values import argument_problems, matches, same_value
 
 # -- argument values -------------------------------------------------------------------------------------------------
 
@@ -162,7 +162,7 @@ def test_unpinned_arguments_are_free_unless_strict_args(tmp_path: Path) -> None:
 
 @given(json_values)
 def test_a_literal_pin_matches_the_value_itself(value: Any) -> None:
-    from toolstream.cases import Matcher
+    from toolwire.cases import Matcher
 
     assert matches(Matcher("literal", value), value)
 

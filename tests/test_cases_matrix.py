@@ -1,4 +1,4 @@
-"""``toolstream matrix`` end to end: the four cases of ``examples/support.yaml`` against two scripted models of the
+"""``toolwire matrix`` end to end: the four cases of ``examples/support.yaml`` against two scripted models of the
 local endpoint, in every wire format, streamed and buffered; repeats and thresholds, retries, the cache and
 ``--offline``, ``--compare`` on two real runs, the reports and the exit status."""
 
@@ -24,17 +24,17 @@ from matrix_helpers import (
     sequenced,
     write_flaky_cases,
 )
-from toolstream.cases import load_cases
-from toolstream.cases._compare import compare_reports, load_report
-from toolstream.cases._report import MatrixResult
-from toolstream.cases._report_junit import render_junit
-from toolstream.cases._report_markdown import render_markdown
-from toolstream.cases._report_text import MARKS, print_rich, render_text
-from toolstream.cases._run import RunProgress, run_matrix
-from toolstream.cases._run_progress import ProgressBar
-from toolstream.cases._spec import parse_spec
-from toolstream.cli import main
-from toolstream.server import LocalEndpoint
+from toolwire.cases import load_cases
+from toolwire.cases._compare import compare_reports, load_report
+from toolwire.cases._report import MatrixResult
+from toolwire.cases._report_junit import render_junit
+from toolwire.cases._report_markdown import render_markdown
+from toolwire.cases._report_text import MARKS, print_rich, render_text
+from toolwire.cases._run import RunProgress, run_matrix
+from toolwire.cases._run_progress import ProgressBar
+from toolwire.cases._spec import parse_spec
+from toolwire.cli import main
+from toolwire.server import LocalEndpoint
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic-messages")
 

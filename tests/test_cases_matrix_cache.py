@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolstream.cases._cache import CacheEntry, ResponseCache, request_key
+from toolwire.cases._cache import CacheEntry, ResponseCache, request_key
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True, "temperature": 0}
 
@@ -62,7 +62,7 @@ def test_a_damaged_entry_names_its_file_and_the_fix(tmp_path: Path) -> None:
     key = request_key("openai-chat", "http://h/v1", BODY, 1)
     cache.put(key, CacheEntry(b"{}", False, {}))
     cache.path(key).write_text(json.dumps({"version": 1, "stream": False}), encoding="utf-8")
-    with pytest.raises(ValueError, match=rf"{key}\.json: not a toolstream matrix cache entry .*delete the file"):
+    with pytest.raises(ValueError, match=rf"{key}\.json: not a toolwire matrix cache entry .*delete the file"):
         cache.get(key)
     cache.path(key).write_text("{", encoding="utf-8")
     with pytest.raises(ValueError, match="delete the file"):

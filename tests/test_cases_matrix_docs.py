@@ -13,14 +13,14 @@ import pytest
 
 from conftest import REPO
 from matrix_helpers import MODELS_SCRIPT
-from toolstream.cases import load_models, parse_spec
-from toolstream.cases._model import CaseResult
-from toolstream.cases._report import Cell, RunRecord, meets, percent
-from toolstream.cli import build_parser, main
-from toolstream.server import LocalEndpoint
+from toolwire.cases import load_models, parse_spec
+from toolwire.cases._model import CaseResult
+from toolwire.cases._report import Cell, RunRecord, meets, percent
+from toolwire.cli import build_parser, main
+from toolwire.server import LocalEndpoint
 
 DOC = (REPO / "docs" / "matrix.md").read_text(encoding="utf-8")
-SUPPORT = "python/toolstream/cases/examples/support.yaml"
+SUPPORT = "python/toolwire/cases/examples/support.yaml"
 
 
 def block_after(marker: str, fence: str = "text") -> str:
@@ -106,7 +106,7 @@ def test_the_offline_error_shown_is_the_one_printed(
 ) -> None:
     example = block_after("the case, the model, the turn and the repeat:", "console").strip().splitlines()
     command = example[0].removeprefix("$ ").split()
-    assert command[:2] == ["toolstream", "matrix"]
+    assert command[:2] == ["toolwire", "matrix"]
     argv = [part.replace("http://127.0.0.1:8321/v1", endpoint.url) for part in command[1:]]
     assert main(argv) == 2
     assert capsys.readouterr().err.strip() == example[1]
@@ -207,7 +207,7 @@ def test_the_unreachable_line_shown_is_the_one_printed(
     endpoint: LocalEndpoint, in_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shown = block_after("### A model that cannot be reached").strip()
-    label = re.match(r"toolstream matrix: model '([^']+)' is unreachable: (http://[^/]+/v1)", shown)
+    label = re.match(r"toolwire matrix: model '([^']+)' is unreachable: (http://[^/]+/v1)", shown)
     assert label is not None
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))

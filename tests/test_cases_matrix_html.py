@@ -1,4 +1,4 @@
-"""The HTML report of ``toolstream matrix``: read back with ``html.parser`` (the grid, a failure's details), and opened
+"""The HTML report of ``toolwire matrix``: read back with ``html.parser`` (the grid, a failure's details), and opened
 in headless Chromium, whose DOM after the script ran must show the grid and the failure the address points to."""
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from matrix_helpers import MODELS_SCRIPT, SUPPORT, VERDICTS
-from toolstream.cases import load_cases
-from toolstream.cases._html import cell_id, render_html
-from toolstream.cases._report import MatrixResult
-from toolstream.cases._run import run_matrix
-from toolstream.cases._spec import parse_spec
-from toolstream.server import LocalEndpoint
+from toolwire.cases import load_cases
+from toolwire.cases._html import cell_id, render_html
+from toolwire.cases._report import MatrixResult
+from toolwire.cases._run import run_matrix
+from toolwire.cases._spec import parse_spec
+from toolwire.server import LocalEndpoint
 
 _VOID = {"meta", "link", "br", "hr", "img", "input", "wbr", "col", "source"}
 

@@ -17,10 +17,10 @@ import pytest
 
 from conftest import loopback
 from server_helpers import TOOLS
-from toolstream.cases._run_http import RetryPolicy, fetch, render_request, request_headers, retry_after
-from toolstream.cases._spec import parse_spec
-from toolstream.registry import ToolRegistry
-from toolstream.server import LocalEndpoint
+from toolwire.cases._run_http import RetryPolicy, fetch, render_request, request_headers, retry_after
+from toolwire.cases._spec import parse_spec
+from toolwire.registry import ToolRegistry
+from toolwire.server import LocalEndpoint
 
 FORMATS = ("openai-chat", "openai-responses", "anthropic-messages")
 SYSTEM = {"role": "system", "content": "You are the weather desk."}

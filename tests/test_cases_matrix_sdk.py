@@ -12,11 +12,11 @@ import openai
 import pytest
 
 from matrix_helpers import MODELS_SCRIPT, SUPPORT, VERDICTS
-from toolstream.cases import Case, CaseResult, judge, load_cases, next_messages, turn_from_response
-from toolstream.cases._run import run_matrix
-from toolstream.cases._run_http import render_request
-from toolstream.cases._spec import parse_spec
-from toolstream.server import LocalEndpoint
+from toolwire.cases import Case, CaseResult, judge, load_cases, next_messages, turn_from_response
+from toolwire.cases._run import run_matrix
+from toolwire.cases._run_http import render_request
+from toolwire.cases._spec import parse_spec
+from toolwire.server import LocalEndpoint
 
 CASES = load_cases(SUPPORT).cases
 

@@ -1,4 +1,4 @@
-"""Model specs of ``toolstream matrix``: the compact form, models files in YAML, TOML and JSON, and labels."""
+"""Model specs of ``toolwire matrix``: the compact form, models files in YAML, TOML and JSON, and labels."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolstream.cases._spec import SPEC_FORMATS, ModelSpec, assign_labels, load_models, parse_spec
+from toolwire.cases._spec import SPEC_FORMATS, ModelSpec, assign_labels, load_models, parse_spec
 
 
 def test_the_documented_examples_read_as_documented() -> None:

@@ -1,4 +1,4 @@
-"""``toolstream matrix`` with models that cannot be reached: a closed port, an unknown model, a base URL without
+"""``toolwire matrix`` with models that cannot be reached: a closed port, an unknown model, a base URL without
 ``/v1``. Their cells are ``unreachable`` (not ``fail``: the model was never asked) in every report, each such model
 is named once with its URL and why, and the run exits 3 whatever ``--fail-on`` says."""
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from matrix_helpers import CASE_NAMES, MODELS_SCRIPT, SUPPORT
-from toolstream.cases._compare import compare_reports, load_report
-from toolstream.cases._report import TIMES
-from toolstream.cli import main
-from toolstream.server import LocalEndpoint
+from toolwire.cases._compare import compare_reports, load_report
+from toolwire.cases._report import TIMES
+from toolwire.cli import main
+from toolwire.server import LocalEndpoint
 
 DOWN = ("closed", "unknown", "nov1")
 
@@ -63,9 +63,9 @@ def test_unreachable_models_are_a_cell_state_of_their_own_in_every_report(
     # stderr: one line per unreachable model, its URL and why.
     lines = captured.err.splitlines()
     assert len(lines) == 3
-    assert lines[0].startswith("toolstream matrix: model 'closed' is unreachable: http://127.0.0.1:")
+    assert lines[0].startswith("toolwire matrix: model 'closed' is unreachable: http://127.0.0.1:")
     assert "/v1/chat/completions: unreachable: cannot connect (" in lines[0]
-    assert lines[1].startswith(f"toolstream matrix: model 'unknown' is unreachable: {endpoint.url}/chat/completions")
+    assert lines[1].startswith(f"toolwire matrix: model 'unknown' is unreachable: {endpoint.url}/chat/completions")
     assert "HTTP 404 (no such path or model): model: the model 'no-such-model' does not exist" in lines[1]
     assert lines[2].endswith("is /v1 missing?") and "HTTP 404 (no such path or model): no such endpoint" in lines[2]
 
@@ -151,6 +151,6 @@ def test_a_model_that_never_answers_is_unreachable_after_the_timeout(
         assert main([*argv, "--timeout", "0.5", "--attempts", "1", "--case", "opening hours"]) == 3
     err = capsys.readouterr().err
     assert err == (
-        f"toolstream matrix: model 'silent' is unreachable: {url}/chat/completions: unreachable: "
+        f"toolwire matrix: model 'silent' is unreachable: {url}/chat/completions: unreachable: "
         "no answer within 0.5 s (after 1 attempt)\n"
     )

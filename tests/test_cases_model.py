@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cases_helpers import SUPPORT_TOOLS, SUPPORT_TOOLS_PATH, turn, write_case_file
-from toolstream._core import ToolValidators, schema_problems
-from toolstream.cases import (
+from toolwire._core import ToolValidators, schema_problems
+from toolwire.cases import (
     EXAMPLES,
     SCHEMA_PATH,
     CaseFileError,
@@ -22,8 +22,8 @@ from toolstream.cases import (
     case_file_schema,
     load_cases,
 )
-from toolstream.errors import ToolstreamError
-from toolstream.registry import ToolRegistry
+from toolwire.errors import ToolwireError
+from toolwire.registry import ToolRegistry
 
 EXAMPLE = EXAMPLES / "support.yaml"
 
@@ -164,7 +164,7 @@ def test_defaults_apply_where_a_case_sets_nothing(tmp_path: Path) -> None:
 
 def test_tools_from_an_import_path_inline_and_the_argument(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "my_tools.py").write_text(
-        "from toolstream import ToolRegistry\n"
+        "from toolwire import ToolRegistry\n"
         "TOOLS = ToolRegistry({'ping': {'type': 'object', 'properties': {'host': {'type': 'string'}}}})\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -193,7 +193,7 @@ def test_tools_from_an_import_path_inline_and_the_argument(tmp_path: Path, monke
 
 IMPORTED_MODULE = """
 from pathlib import Path
-from toolstream import ToolRegistry
+from toolwire import ToolRegistry
 Path(__file__).with_name("imported.marker").write_text("the module ran")
 TOOLS = ToolRegistry({"ping": {"type": "object"}})
 """
@@ -225,8 +225,8 @@ def test_a_case_file_cannot_import_code_unless_allowed(importable: Path) -> None
     assert case_level.startswith(f"{path}:6: case 0 ('own tools') at /cases/0/tools: 'case_tools_probe:TOOLS'")
     for problem in (file_level, case_level):
         assert "would import 'case_tools_probe' and run its code" in problem
-        assert "fix: if you trust the file, allow imports (toolstream matrix --allow-imports" in problem
-        assert "allow-imports = true under [tool.toolstream.cases]" in problem
+        assert "fix: if you trust the file, allow imports (toolwire matrix --allow-imports" in problem
+        assert "allow-imports = true under [tool.toolwire.cases]" in problem
         assert "load_cases(..., allow_imports=True)" in problem
         assert "\n" not in problem
     assert not (importable / "imported.marker").exists()
@@ -244,8 +244,8 @@ def test_an_import_path_the_caller_gives_needs_no_opt_in(importable: Path) -> No
 def test_matrix_allows_imports_by_flag_or_config(
     importable: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from toolstream.cli import main
-    from toolstream.server import LocalEndpoint
+    from toolwire.cli import main
+    from toolwire.server import LocalEndpoint
 
     path = write_yaml(
         importable, "tools: case_tools_probe:TOOLS\ncases: [{name: c, prompt: p, expect: {calls: [ping]}}]\n"
@@ -257,26 +257,26 @@ def test_matrix_allows_imports_by_flag_or_config(
         argv = ["matrix", str(path), "--model", f"openai-chat:clean@{endpoint.url}", "--no-progress"]
         assert main(argv) == 2
         refused = capsys.readouterr().err.splitlines()
-        assert refused[0] == f"toolstream matrix: {path}: 1 problem in the case file"
+        assert refused[0] == f"toolwire matrix: {path}: 1 problem in the case file"
         assert refused[1].startswith(f"  {path}:1: at /tools: 'case_tools_probe:TOOLS' is a Python import path")
         assert not (importable / "imported.marker").exists()
         assert main([*argv, "--allow-imports"]) == 1
         assert (importable / "imported.marker").read_text() == "the module ran"
         (importable / "imported.marker").unlink()
         monkeypatch.delitem(__import__("sys").modules, "case_tools_probe")
-        pyproject.write_text("[tool.toolstream.cases]\nallow-imports = true\n", encoding="utf-8")
+        pyproject.write_text("[tool.toolwire.cases]\nallow-imports = true\n", encoding="utf-8")
         assert main(argv) == 1
         assert (importable / "imported.marker").exists()
         capsys.readouterr()
         for table, message in (
-            ("allow-imports = 'yes'", "[tool.toolstream.cases].allow-imports: true or false; got 'yes'"),
-            ("allow_imports = true", "[tool.toolstream.cases]: unknown key(s) allow_imports; known: allow-imports"),
+            ("allow-imports = 'yes'", "[tool.toolwire.cases].allow-imports: true or false; got 'yes'"),
+            ("allow_imports = true", "[tool.toolwire.cases]: unknown key(s) allow_imports; known: allow-imports"),
         ):
-            pyproject.write_text(f"[tool.toolstream.cases]\n{table}\n", encoding="utf-8")
+            pyproject.write_text(f"[tool.toolwire.cases]\n{table}\n", encoding="utf-8")
             assert main(argv) == 2
-            assert capsys.readouterr().err == f"toolstream matrix: {pyproject}: {message}\n"
+            assert capsys.readouterr().err == f"toolwire matrix: {pyproject}: {message}\n"
         other = importable / "elsewhere.toml"
-        other.write_text("[tool.toolstream.cases]\nallow-imports = true\n", encoding="utf-8")
+        other.write_text("[tool.toolwire.cases]\nallow-imports = true\n", encoding="utf-8")
         assert main([*argv, "--config", str(other)]) == 1
 
 
@@ -501,7 +501,7 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     with pytest.raises(CaseFileError) as caught:
         load_cases(path)
     error = caught.value
-    assert isinstance(error, ValueError) and isinstance(error, ToolstreamError)
+    assert isinstance(error, ValueError) and isinstance(error, ToolwireError)
     assert [(p.case, p.pointer) for p in error.problems] == [
         (0, "/cases/0/expect/calls/0"),
         (1, "/cases/1/name"),

@@ -1,4 +1,4 @@
-"""toolstream.contract: the checks of each format, buffered and streamed, on quirks, recordings and hostile input."""
+"""toolwire.contract: the checks of each format, buffered and streamed, on quirks, recordings and hostile input."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from toolstream.contract import (
+from toolwire.contract import (
     CheckStatus,
     ContractReport,
     assert_completion,
@@ -18,7 +18,7 @@ from toolstream.contract import (
     check_completion,
     check_stream,
 )
-from toolstream.recordings import Recording, iter_recordings
+from toolwire.recordings import Recording, iter_recordings
 
 GET_WEATHER = {
     "type": "function",
@@ -206,7 +206,7 @@ def test_schema_violations_fail_arguments_valid_with_the_pointer() -> None:
     assert "ENUM_OUT_OF_RANGE at /unit" in evidence
     assert "MISSING_REQUIRED_ARGUMENT at /city" in evidence
     assert "UNEXPECTED_ARGUMENT at /town" in evidence
-    assert "call 'call_1'" in evidence and "toolstream.validate" in evidence
+    assert "call 'call_1'" in evidence and "toolwire.validate" in evidence
 
 
 def test_evidence_names_the_choice_index_call_and_chunk() -> None:
@@ -866,6 +866,6 @@ def test_another_id_at_a_taken_index_is_read_as_reassemble_reads_it() -> None:
 def test_the_module_docstring_runs() -> None:
     import doctest
 
-    import toolstream.contract
+    import toolwire.contract
 
-    assert doctest.testmod(toolstream.contract).failed == 0
+    assert doctest.testmod(toolwire.contract).failed == 0

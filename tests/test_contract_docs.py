@@ -8,8 +8,8 @@ import pytest
 
 from conftest import REPO
 from test_probe import EXPECTED
-from toolstream.contract import _anthropic, _chat, _responses
-from toolstream.server import QUIRKS
+from toolwire.contract import _anthropic, _chat, _responses
+from toolwire.server import QUIRKS
 
 DOC = (REPO / "docs" / "contract.md").read_text(encoding="utf-8")
 
@@ -47,8 +47,8 @@ def test_the_limits_table_is_the_endpoints_limits_and_flags() -> None:
     import argparse
     from dataclasses import fields
 
-    from toolstream.server import EndpointLimits
-    from toolstream.server._cli import add_parser
+    from toolwire.server import EndpointLimits
+    from toolwire.server._cli import add_parser
 
     parser = argparse.ArgumentParser()
     add_parser(parser.add_subparsers(dest="command"))
@@ -64,9 +64,9 @@ def test_the_limits_table_is_the_endpoints_limits_and_flags() -> None:
 
 
 def test_the_unreachable_statuses_and_the_line_shown_are_the_probes(capsys: pytest.CaptureFixture[str]) -> None:
-    from toolstream.cli import main
-    from toolstream.contract import UNREACHABLE_STATUSES
-    from toolstream.server import LocalEndpoint
+    from toolwire.cli import main
+    from toolwire.contract import UNREACHABLE_STATUSES
+    from toolwire.server import LocalEndpoint
 
     section = DOC.split("| answer | means |", 1)[1].split("\n\n", 1)[0]
     documented = {int(code) for row in re.findall(r"^\| ([\d, ]+) \|", section, re.M) for code in row.split(", ")}

@@ -1,4 +1,4 @@
-"""toolstream.contract reports: text, Markdown, JSON and JUnit XML renderings, and report semantics."""
+"""toolwire.contract reports: text, Markdown, JSON and JUnit XML renderings, and report semantics."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from toolstream.contract import Check, CheckStatus, ContractReport, assert_stream, check_stream, render_reports
+from toolwire.contract import Check, CheckStatus, ContractReport, assert_stream, check_stream, render_reports
 
 PASSED = Check("finish_reason", "calls end with 'tool_calls'", CheckStatus.PASSED, "choice 0: 'tool_calls'")
 NOTED = Check(
@@ -103,7 +103,7 @@ def test_junit_parses_and_counts() -> None:
     assert (second.get("tests"), second.get("failures"), second.get("skipped")) == ("3", "0", "1")
     cases = {case.get("name"): case for case in first.findall("testcase")}
     assert list(cases) == ["finish_reason", "content_type", "arguments_json", "calls_contiguous", "forced_tool"]
-    assert all(case.get("classname") == "toolstream.contract.openai-chat streamed" for case in cases.values())
+    assert all(case.get("classname") == "toolwire.contract.openai-chat streamed" for case in cases.values())
     failure = cases["arguments_json"].find("failure")
     assert failure is not None and failure.get("message", "").startswith("choice 0, call 'call_1' (chunks 2-5)")
     assert failure.text is not None and "<xml> & \\u0000 control" in failure.text

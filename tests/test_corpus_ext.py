@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import CORPORA
-from toolstream.recordings import decode_jsonl, decode_sse
+from toolwire.recordings import decode_jsonl, decode_sse
 
 EXT = CORPORA / "provider-streams-ext"
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 # Finish reasons that cut a stream (docs/semantics.md): the only error finding a real response may bring.
 CUTTING = {"incomplete", "failed", "cancelled", "max_tokens", "length", "MAX_TOKENS", "SAFETY"}
 
@@ -83,7 +83,7 @@ def server_label(wire_format: str, item: dict[str, Any]) -> str:
     return str(item["name"])
 
 
-def check(entry: dict[str, Any], result: toolstream.StreamResult) -> None:
+def check(entry: dict[str, Any], result: toolwire.StreamResult) -> None:
     every = sorted([*result.calls, *result.invalid_calls], key=lambda call: (call.choice, call.seq))
     expected = entry["expected_calls"]
     assert [(call.name, call.arguments) for call in every] == [(call["name"], call["arguments"]) for call in expected]
@@ -111,17 +111,17 @@ def check(entry: dict[str, Any], result: toolstream.StreamResult) -> None:
     assert errors == ({"STREAM_CUT"} if entry["expected_finish"] in CUTTING else set())
 
 
-def run(implementation: Any, source: Any, **options: Any) -> toolstream.StreamResult:
+def run(implementation: Any, source: Any, **options: Any) -> toolwire.StreamResult:
     stream = implementation.reassemble(source, on_invalid="yield", **options)
     handed_over = list(stream)
-    result: toolstream.StreamResult = stream.result
+    result: toolwire.StreamResult = stream.result
     assert sorted(handed_over, key=lambda call: (call.choice, call.seq)) == sorted(
         [*result.calls, *result.invalid_calls], key=lambda call: (call.choice, call.seq)
     )
     return result
 
 
-def essence(result: toolstream.StreamResult) -> tuple[Any, ...]:
+def essence(result: toolwire.StreamResult) -> tuple[Any, ...]:
     """What two readings of one response must share: calls, finish, text, usage, output and findings."""
     return (
         [(call.id, call.name, call.arguments, call.index, dict(call.extra)) for call in result.calls],

@@ -22,13 +22,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import CORPORA
-from toolstream.recordings import decode_jsonl, decode_sse
+from toolwire.recordings import decode_jsonl, decode_sse
 
 STREAMS = CORPORA / "provider-streams" / "streams"
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 FORMATS = ("anthropic-messages", "openai-responses")
 
 
@@ -62,10 +62,10 @@ def events_of(entry: dict[str, Any]) -> list[Any]:
     return decode(path.read_bytes(), str(path))
 
 
-def check(entry: dict[str, Any], source: Any, implementation: Any) -> toolstream.StreamResult:
+def check(entry: dict[str, Any], source: Any, implementation: Any) -> toolwire.StreamResult:
     stream = implementation.reassemble(source, on_invalid="yield")
     handed_over = list(stream)
-    result: toolstream.StreamResult = stream.result
+    result: toolwire.StreamResult = stream.result
     every = sorted([*result.calls, *result.invalid_calls], key=lambda call: (call.choice, call.seq))
     assert sorted(handed_over, key=lambda call: (call.choice, call.seq)) == every
     assert len(every) == len(entry["expected_calls"])

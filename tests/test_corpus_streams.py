@@ -18,13 +18,13 @@ import pytest
 from openai._models import construct_type
 from openai.types.chat import ChatCompletionChunk
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import CORPORA
-from toolstream.recordings import decode_jsonl, decode_sse
+from toolwire.recordings import decode_jsonl, decode_sse
 
 STREAMS = CORPORA / "provider-streams" / "streams"
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 
 def chat_manifests() -> list[dict[str, Any]]:
@@ -74,21 +74,21 @@ def check(entry: dict[str, Any], chunks: list[Any], raw: list[Any], implementati
             assert call.id == wanted["id"]
         else:
             assert call.id == f"ts_{call.choice}_{call.seq}"
-            assert toolstream.ViolationCode.MISSING_ID in codes
+            assert toolwire.ViolationCode.MISSING_ID in codes
         assert json.loads(call.arguments_json or "{}") == call.arguments
 
     stream_codes = [violation.code for violation in result.violations]
     assert result.finish_reason == first_finish(raw)
     if entry["expected_finish"] != result.finish_reason:
-        assert toolstream.ViolationCode.MULTIPLE_FINISH_REASONS in stream_codes
+        assert toolwire.ViolationCode.MULTIPLE_FINISH_REASONS in stream_codes
     if "expected_error" in entry:
-        assert toolstream.ViolationCode.PROVIDER_ERROR in stream_codes
-        error = next(v for v in result.violations if v.code is toolstream.ViolationCode.PROVIDER_ERROR)
+        assert toolwire.ViolationCode.PROVIDER_ERROR in stream_codes
+        error = next(v for v in result.violations if v.code is toolwire.ViolationCode.PROVIDER_ERROR)
         assert error.data == next(chunk["error"] for chunk in raw if "error" in chunk)
     if result.finish_reason == "stop" and result.calls:
-        mismatch = next(v for v in result.violations if v.code is toolstream.ViolationCode.FINISH_REASON_MISMATCH)
+        mismatch = next(v for v in result.violations if v.code is toolwire.ViolationCode.FINISH_REASON_MISMATCH)
         forced = isinstance(entry.get("request_tool_choice"), dict)
-        assert mismatch.severity is (toolstream.Severity.INFO if forced else toolstream.Severity.WARNING)
+        assert mismatch.severity is (toolwire.Severity.INFO if forced else toolwire.Severity.WARNING)
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)

@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import CORPORA
-from toolstream import Severity, ToolRegistry
-from toolstream.recordings import decode_jsonl, decode_sse
+from toolwire import Severity, ToolRegistry
+from toolwire.recordings import decode_jsonl, decode_sse
 
 PROVIDER_STREAMS = CORPORA / "provider-streams"
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 # The manifests' error texts: "<where>: <value> is not of type '<type>'" and "<where>: '<member>' is a required
 # property", where <where> is "<root>" or a dotted path.
@@ -36,7 +36,7 @@ def _pointer(where: str) -> str:
 
 
 def expected_errors(messages: list[str]) -> list[tuple[str, str]]:
-    """The manifest's error messages as (code, pointer), sorted as toolstream sorts them."""
+    """The manifest's error messages as (code, pointer), sorted as toolwire sorts them."""
     errors = []
     for message in messages:
         if required := _REQUIRED.match(message):

@@ -17,18 +17,18 @@ from openai.types.responses import (
     ResponseOutputItemDoneEvent,
 )
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import CORPORA, REPO
-from toolstream.recordings import load_recording
+from toolwire.recordings import load_recording
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 EXT = CORPORA / "provider-streams-ext"
 TOOLS = [{"type": "custom", "name": "code_exec", "description": "Executes Python."}]
 CODE = 'print("hi")\n'
 
 
-def run(implementation: str, source: Any, **options: Any) -> toolstream.StreamResult:
+def run(implementation: str, source: Any, **options: Any) -> toolwire.StreamResult:
     stream = IMPLEMENTATIONS[implementation].reassemble(source, on_invalid="yield", **options)
     list(stream)
     return stream.result  # type: ignore[no-any-return]

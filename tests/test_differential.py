@@ -1,6 +1,6 @@
 """Differential and ground-truth property tests: the Rust core against the pure-Python reference and docs/semantics.md.
 
-Every generated stream is reassembled by ``toolstream`` (the core) and ``toolstream.reference`` under each emission
+Every generated stream is reassembled by ``toolwire`` (the core) and ``toolwire.reference`` under each emission
 policy with ``on_invalid="yield"``, through ``reassemble`` and through ``Reassembler``. The two must hand over the
 same objects in the same order at the same chunk, produce the same ``StreamResult`` and report the same violations
 to ``on_violation`` (violations are compared by every field but the message). Where the stream's ground truth is
@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-import toolstream
-import toolstream.reference as reference
+import toolwire
+import toolwire.reference as reference
 from strategies_chat import (
     ABSENT,
     CHUNK_HEAD,
@@ -40,9 +40,9 @@ from strategies_chat import (
     split_text,
     strict_json_loads,
 )
-from toolstream import ChoiceResult, InvalidToolCall, MalformedChunkError, ToolCall, Violation
+from toolwire import ChoiceResult, InvalidToolCall, MalformedChunkError, ToolCall, Violation
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 POLICIES = ("complete", "call_end", "stream_end")
 
 
@@ -102,7 +102,7 @@ def nc(c: Any) -> tuple[Any, ...]:
     )
 
 
-def nr(r: toolstream.StreamResult | None) -> Any:
+def nr(r: toolwire.StreamResult | None) -> Any:
     if r is None:
         return None
     return {
@@ -129,7 +129,7 @@ class Outcome:
 
     handed: list[Any] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)  # chunk after which each call came out; n = the end
-    result: toolstream.StreamResult | None = None
+    result: toolwire.StreamResult | None = None
     seen: list[Violation] = field(default_factory=list)  # on_violation, in order
     error: BaseException | None = None
     feed_log: list[Any] = field(default_factory=list)  # Reassembler: per chunk, violations seen so far and error
@@ -216,7 +216,7 @@ def differential(
     chunks: list[Any], emit: str, *, tool_choice: Any = None, limits: Any = None, reassembler: bool = True
 ) -> tuple[Outcome, Outcome]:
     """Run both implementations and assert they agree in every respect; return (core, reference)."""
-    core = run(toolstream, chunks, emit, tool_choice=tool_choice, limits=limits)
+    core = run(toolwire, chunks, emit, tool_choice=tool_choice, limits=limits)
     ref = run(reference, chunks, emit, tool_choice=tool_choice, limits=limits)
     # A source whose first item is bytes is raw: a later item that is not bytes is a TypeError (semantics.md).
     allowed = (*ALLOWED_ERRORS, TypeError) if chunks and isinstance(chunks[0], (bytes, bytearray)) else ALLOWED_ERRORS
@@ -226,7 +226,7 @@ def differential(
     assert core.normalized() == ref.normalized(), f"core and reference disagree under emit={emit!r}"
     if reassembler:
         driven = {}
-        for name, module, outcome in (("core", toolstream, core), ("reference", reference, ref)):
+        for name, module, outcome in (("core", toolwire, core), ("reference", reference, ref)):
             driven[name] = run_reassembler(module, chunks, emit, tool_choice=tool_choice, limits=limits)
             if outcome.error is None:
                 assert driven[name].comparable() == outcome.comparable(), (
@@ -285,7 +285,7 @@ def check_verdicts(case: HostileCase, emit: str, out: Outcome) -> None:
     assert out.result is not None
     calls = {c.seq: c for c in out.handed}
     # Calls past Limits.max_calls are refused: nothing of them is handed over (the stream's TOO_MANY_CALLS says so).
-    kept = [c for c in case.calls if c.seq < (case.limits or toolstream.Limits()).max_calls]
+    kept = [c for c in case.calls if c.seq < (case.limits or toolwire.Limits()).max_calls]
     assert sorted(calls) == [c.seq for c in kept], "every call within the limit is handed over exactly once"
     assert len(out.handed) == len(kept)
     result_calls = {c.seq: c for c in (*out.result.calls, *out.result.invalid_calls)}
@@ -737,8 +737,8 @@ def _raise_outcome(module: Any, chunks: list[Any], emit: str, **options: Any) ->
     try:
         for call in module.reassemble(iter(chunks), emit=emit, on_invalid="raise", **options):
             handed.append(nc(call))
-    except (toolstream.InvalidToolCallError, toolstream.StreamContractError) as exc:
-        extra = nc(exc.call) if isinstance(exc, toolstream.InvalidToolCallError) else tuple(map(nv, exc.violations))
+    except (toolwire.InvalidToolCallError, toolwire.StreamContractError) as exc:
+        extra = nc(exc.call) if isinstance(exc, toolwire.InvalidToolCallError) else tuple(map(nv, exc.violations))
         return handed, type(exc).__name__, extra, nr(exc.result)
     return handed, None, None, None
 
@@ -749,7 +749,7 @@ def test_on_invalid_raise(case: HostileCase) -> None:
     """Under on_invalid="raise" both stop at the same call with the same error and the same result so far."""
     for emit in POLICIES:
         options = {"tool_choice": case.tool_choice, "limits": case.limits}
-        core = _raise_outcome(toolstream, case.chunks, emit, **options)
+        core = _raise_outcome(toolwire, case.chunks, emit, **options)
         ref = _raise_outcome(reference, case.chunks, emit, **options)
         assert core == ref, emit
         yielded = run(reference, case.chunks, emit, **options)
@@ -794,7 +794,7 @@ def test_raise_yields_the_valid_calls_handed_over_before_the_invalid_one() -> No
     ]
     for name, module in IMPLEMENTATIONS.items():
         got = []
-        with pytest.raises(toolstream.InvalidToolCallError) as info:
+        with pytest.raises(toolwire.InvalidToolCallError) as info:
             for call in module.reassemble(chunks, on_invalid="raise"):
                 got.append(call.seq)
         assert info.value.call.seq == 1, name

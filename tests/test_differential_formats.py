@@ -1,7 +1,7 @@
 """Differential and ground-truth property tests of the five event formats: the Rust core against the reference.
 
-Every generated stream (tests/strategies_formats.py) is reassembled by ``toolstream`` (the core) and
-``toolstream.reference`` with ``on_invalid="yield"`` under each emission policy, fed as Python dicts and as the raw
+Every generated stream (tests/strategies_formats.py) is reassembled by ``toolwire`` (the core) and
+``toolwire.reference`` with ``on_invalid="yield"`` under each emission policy, fed as Python dicts and as the raw
 bytes a provider sends (re-split at random), with ``format=`` named or left to detection. The two must hand over the
 same calls in the same order after the same event, see the same violations through ``on_violation``, produce the same
 ``StreamResult`` and raise the same ``MalformedChunkError`` (chunk number and path). Violations are compared by
@@ -25,12 +25,12 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-import toolstream
-import toolstream.reference as reference
+import toolwire
+import toolwire.reference as reference
 from strategies_formats import FORMATS, FormatCase, format_streams, hostile_streams, render_bytes, split_bytes
-from toolstream import InvalidToolCall, MalformedChunkError, StreamResult, ToolCall, Violation
+from toolwire import InvalidToolCall, MalformedChunkError, StreamResult, ToolCall, Violation
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 POLICIES = ("complete", "call_end", "stream_end")
 # Half the profile's examples per format and family: this file takes about 25 s under the ci profile.
 EXAMPLES = max(10, settings().max_examples // 2)
@@ -193,12 +193,12 @@ def differential(
 
     ``options`` go to both as they are (``limits``, ``tool_choice``).
     """
-    core = run(toolstream, items, emit, format, **options)
+    core = run(toolwire, items, emit, format, **options)
     ref = run(reference, items, emit, format, **options)
     assert core.form(by_key) == ref.form(by_key), f"core and reference disagree under emit={emit!r}"
     assert core.form(every_field) == ref.form(every_field), f"violation details disagree under emit={emit!r}"
     if reassembler:
-        driven = [run_reassembler(module, items, emit, format, **options) for module in (toolstream, reference)]
+        driven = [run_reassembler(module, items, emit, format, **options) for module in (toolwire, reference)]
         assert driven[0] == driven[1], f"Reassembler: core and reference disagree under emit={emit!r}"
     return core, ref
 
@@ -329,13 +329,13 @@ TOOL_CHOICES = [None, "auto", "required", {"type": "any"}, {"type": "tool", "nam
 
 
 @st.composite
-def small_limits(draw: Any) -> toolstream.Limits:
-    return toolstream.Limits(
+def small_limits(draw: Any) -> toolwire.Limits:
+    return toolwire.Limits(
         max_argument_bytes=draw(st.integers(1, 64)),
         max_depth=draw(st.integers(1, 6)),
         max_calls=draw(st.integers(1, 4)),
         max_violations=draw(st.integers(1, 8)),
-        max_event_bytes=draw(st.sampled_from([toolstream.Limits().max_event_bytes, 64, 400])),
+        max_event_bytes=draw(st.sampled_from([toolwire.Limits().max_event_bytes, 64, 400])),
         max_text_bytes=draw(st.integers(1, 32)),
         max_choices=draw(st.integers(1, 3)),
         max_output_bytes=draw(st.integers(1, 1200)),

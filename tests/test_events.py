@@ -19,12 +19,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import toolstream
-import toolstream.reference
-from toolstream import Pending
-from toolstream.recordings import Recording, iter_recordings
+import toolwire
+import toolwire.reference
+from toolwire import Pending
+from toolwire.recordings import Recording, iter_recordings
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 RECORDINGS = [pytest.param(recording, id=recording.name) for recording in iter_recordings()]
 
 
@@ -45,7 +45,7 @@ def described(call: Any) -> tuple[Any, ...]:
     )
 
 
-def summary(result: toolstream.StreamResult) -> tuple[Any, ...]:
+def summary(result: toolwire.StreamResult) -> tuple[Any, ...]:
     calls = [described(call) for call in (*result.calls, *result.invalid_calls)]
     violations = [violation.key() for violation in result.violations]
     return (calls, violations, result.finish_reason, result.text, result.usage, result.output, result.format)
@@ -107,7 +107,7 @@ def test_events_tell_what_reassemble_hands_over(recording: Recording, implementa
 
 @pytest.mark.parametrize("recording", RECORDINGS)
 def test_core_and_reference_give_the_same_events_and_snapshots(recording: Recording) -> None:
-    assert replayed(toolstream, recording) == replayed(toolstream.reference, recording)
+    assert replayed(toolwire, recording) == replayed(toolwire.reference, recording)
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
@@ -222,7 +222,7 @@ def test_snapshots_are_honest_after_every_fragment(
 
 
 def test_a_number_still_arriving_is_never_shown_as_final() -> None:
-    reassembler = toolstream.Reassembler(snapshots=True)
+    reassembler = toolwire.Reassembler(snapshots=True)
     chunk = {
         "choices": [
             {
@@ -238,4 +238,4 @@ def test_a_number_still_arriving_is_never_shown_as_final() -> None:
     reassembler.feed(chunk)
     assert reassembler.snapshot(0) == {"n": Pending("number", "12")}
     with pytest.raises(ValueError, match="snapshots=True"):
-        toolstream.Reassembler().snapshot(0)
+        toolwire.Reassembler().snapshot(0)

@@ -14,11 +14,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-import toolstream
-import toolstream.reference as reference
-from toolstream import MalformedChunkError
+import toolwire
+import toolwire.reference as reference
+from toolwire import MalformedChunkError
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 
 OPEN = json.dumps(
     {
@@ -61,7 +61,7 @@ def test_argument_chunks_after_a_template_read_as_the_reference_reads_them(piece
     events = [OPEN, PIECE % ('{\\"k\\": \\"', "pad")]
     events += [PIECE % (text, padding) for text, padding in pieces]
     events.append(FINISH)
-    assert outcome(toolstream, events) == outcome(reference, events)
+    assert outcome(toolwire, events) == outcome(reference, events)
 
 
 def test_a_bad_escape_in_the_padding_is_malformed_after_a_template_too() -> None:

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessageChunk
 
-import toolstream
-import toolstream.reference
-from toolstream.recordings import iter_recordings
+import toolwire
+import toolwire.reference
+from toolwire.recordings import iter_recordings
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 
 def representable(chunks: list[dict[str, Any]]) -> bool:

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from bounded import run_bounded
 from conftest import CORPORA
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 EXT = CORPORA / "provider-streams-ext"
 PARTIAL_ARGS = [
     "vertex-gemini__partial-args-two-calls",
@@ -45,7 +45,7 @@ def as_sse(events: list[dict[str, Any]]) -> bytes:
     return b"".join(b"data: " + json.dumps(event).encode() + b"\r\n\r\n" for event in events)
 
 
-def run(implementation: str, source: Any, **options: Any) -> toolstream.StreamResult:
+def run(implementation: str, source: Any, **options: Any) -> toolwire.StreamResult:
     stream = IMPLEMENTATIONS[implementation].reassemble(source, on_invalid="yield", **options)
     list(stream)
     return stream.result  # type: ignore[no-any-return]
@@ -126,13 +126,11 @@ def test_core_and_reference_give_the_same_events_and_fragments(name: str) -> Non
             if not isinstance(event, module.Finished)
         ]
 
-    core, reference = seen(toolstream), seen(toolstream.reference)
+    core, reference = seen(toolwire), seen(toolwire.reference)
     assert core == reference
     result = run("core", events)
     for call in result.calls:
-        fragments = [
-            event.fragment for event in toolstream.events(events) if isinstance(event, toolstream.ArgumentsDelta)
-        ]
+        fragments = [event.fragment for event in toolwire.events(events) if isinstance(event, toolwire.ArgumentsDelta)]
         assert call.arguments_json is not None and call.arguments_json in "".join(fragments)
 
 
@@ -154,7 +152,7 @@ def test_a_snapshot_shows_the_string_still_arriving(implementation: str) -> None
             ready.append(event.call)
     assert snapshots == [
         "{}",
-        json.dumps({"location": repr(toolstream.Pending("string", "Bos"))}),
+        json.dumps({"location": repr(toolwire.Pending("string", "Bos"))}),
         json.dumps({"location": "Boston"}),
         json.dumps({"location": "Boston", "days": 3}),
     ]
@@ -369,7 +367,7 @@ def test_whole_args_on_a_streamed_call_are_not_merged(implementation: str) -> No
 def test_a_field_of_the_wrong_type_names_its_path(
     part: dict[str, Any], path: str, problem: str, implementation: str
 ) -> None:
-    with pytest.raises(toolstream.MalformedChunkError) as raised:
+    with pytest.raises(toolwire.MalformedChunkError) as raised:
         run(implementation, [chunk(opening()), chunk(part)])
     assert raised.value.path == f"candidates[0].content.parts[0].functionCall.{path}"
     assert problem in raised.value.problem
@@ -384,7 +382,7 @@ def test_memory_stays_bounded_for_a_hostile_streamed_call() -> None:
             {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "willContinue": True}}]}}]},
             {"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": parts}}]}}]},
         ]
-        stream = toolstream.reassemble(events, on_invalid="yield", limits=toolstream.Limits(max_argument_bytes=65536))
+        stream = toolwire.reassemble(events, on_invalid="yield", limits=toolwire.Limits(max_argument_bytes=65536))
         list(stream)
         outcome = [e.code.value for e in stream.result.invalid_calls[0].errors]
         """,

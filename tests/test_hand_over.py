@@ -27,13 +27,13 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-import toolstream
-import toolstream.reference as reference
+import toolwire
+import toolwire.reference as reference
 from strategies_chat import HostileCase, chat_streams, hostile_streams
 from test_differential import nc, nr, nv
-from toolstream import InvalidToolCallError, Limits, MalformedChunkError, ToolCall, Violation, ViolationCode
+from toolwire import InvalidToolCallError, Limits, MalformedChunkError, ToolCall, Violation, ViolationCode
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 POLICIES = ("complete", "call_end", "stream_end")
 BIG = "1" * 4301  # an integer Python will not convert (sys.get_int_max_str_digits): INVALID_JSON at hand-over
 WITH_BIG = '{"n": ' + BIG + "}"
@@ -376,7 +376,7 @@ def test_a_signal_landing_anywhere_in_a_large_read_loses_no_call() -> None:
     (The reference is plain Python: a handler may run anywhere in it, even halfway through applying an event, so it
     makes no such promise.)
     """
-    module = toolstream
+    module = toolwire
     calls = 400
     chunks = [chunk([call(k, f"c{k}", f'{{"k": {k}}}')]) for k in range(calls)]
     data = sse([*chunks, chunk(finish="tool_calls")])

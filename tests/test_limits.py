@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference as reference
+import toolwire
+import toolwire.reference as reference
 from bounded import run_bounded
-from toolstream import Limits, Violation, ViolationCode
+from toolwire import Limits, Violation, ViolationCode
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": reference}
-MODULES = {"core": "toolstream", "reference": "toolstream.reference"}
+IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
+MODULES = {"core": "toolwire", "reference": "toolwire.reference"}
 
 
 def chunk(tool_calls: list[dict[str, Any]] | None = None, finish: str | None = None) -> dict[str, Any]:
@@ -149,7 +149,7 @@ def test_text_past_the_limit_is_counted_for_its_choice_and_never_kept(implementa
     assert [(v.code, v.data) for v in seen] == [(ViolationCode.TEXT_TOO_LARGE, {"limit": 9, "bytes": 5})]
     # Events show the text kept, nothing of what was counted.
     events = list(module.events(source, limits=Limits(max_text_bytes=9)))
-    assert [(e.choice, e.text) for e in events if isinstance(e, toolstream.TextDelta)] == [(0, "héllo "), (1, "x")]
+    assert [(e.choice, e.text) for e in events if isinstance(e, toolwire.TextDelta)] == [(0, "héllo "), (1, "x")]
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["chunks", "bytes"])
@@ -250,7 +250,7 @@ outcome = [len(calls), trailing.code.value, len(trailing.data["text"]), trailing
 
 SETUP = """
 import {module} as module
-from toolstream import Limits
+from toolwire import Limits
 def chunk(tool_calls=None, finish=None):
     delta = {{"tool_calls": tool_calls}} if tool_calls is not None else {{}}
     return {{"choices": [{{"index": 0, "delta": delta, "finish_reason": finish}}]}}
@@ -357,7 +357,7 @@ def test_a_million_finish_reasons_and_error_events_keep_a_thousand_findings(impl
 KEPT_SETUP = """
 import json
 import {module} as module
-from toolstream import Limits
+from toolwire import Limits
 RAW = {raw}
 def encoded(event):
     return b"data: " + json.dumps(event).encode() + b"\\n\\n"

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference as reference
+import toolwire
+import toolwire.reference as reference
 from bounded import run_bounded
-from toolstream import Limits, ViolationCode
+from toolwire import Limits, ViolationCode
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 
 
 def whole(value: Any) -> int:
@@ -31,7 +31,7 @@ def whole(value: Any) -> int:
     return 256 + len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-def left_out(result: toolstream.StreamResult) -> Any:
+def left_out(result: toolwire.StreamResult) -> Any:
     return [(v.code, v.data) for v in result.violations if v.code is ViolationCode.OUTPUT_TOO_LARGE]
 
 
@@ -40,7 +40,7 @@ def sse(events: list[dict[str, Any]]) -> bytes:
     return b"".join(b"data: " + json.dumps(e, indent=1).replace("\n", "").encode() + b"\n\n" for e in events)
 
 
-def run(module: Any, source: Any, limit: int) -> toolstream.StreamResult:
+def run(module: Any, source: Any, limit: int) -> toolwire.StreamResult:
     stream = module.reassemble(source, on_invalid="yield", limits=Limits(max_output_bytes=limit))
     list(stream)
     return stream.result
@@ -218,11 +218,11 @@ def test_bedrock_server_input_at_an_index_left_out_is_no_call(implementation: st
 
 # -------------------------------------------------------------------------------------------- hostile, measured
 
-MODULES = {"core": "toolstream", "reference": "toolstream.reference"}
+MODULES = {"core": "toolwire", "reference": "toolwire.reference"}
 SETUP = """
 import json
 import {module} as module
-from toolstream import Limits
+from toolwire import Limits
 RAW = {raw}
 def encoded(event):
     return (b"data: " + json.dumps(event).encode() + b"\\n\\n") if SSE else json.dumps(event).encode() + b"\\n"

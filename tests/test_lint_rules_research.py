@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from toolstream.registry import Tool
-from toolstream.schema._lint import LINT_RULES, lint_tools
+from toolwire.registry import Tool
+from toolwire.schema._lint import LINT_RULES, lint_tools
 
 RESEARCH = Path(__file__).resolve().parents[1].parent / "shared" / "research" / "provider-schema-rules.md"
 

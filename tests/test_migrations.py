@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from toolstream.schema import _migrations
-from toolstream.schema._calls import ObservedCall
-from toolstream.schema._history import RegistryHistory
-from toolstream.schema._history_cli import load_migrations
-from toolstream.schema._history_replay import replay_history
-from toolstream.schema._migrations import Migration, MigrationError, Migrations, default_migrations, migration
+from toolwire.schema import _migrations
+from toolwire.schema._calls import ObservedCall
+from toolwire.schema._history import RegistryHistory
+from toolwire.schema._history_cli import load_migrations
+from toolwire.schema._history_replay import replay_history
+from toolwire.schema._migrations import Migration, MigrationError, Migrations, default_migrations, migration
 
 
 def schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -329,13 +329,13 @@ def test_load_migrations_imports_a_module_and_takes_a_collection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_default: Migrations
 ) -> None:
     (tmp_path / "mig_decorated.py").write_text(
-        "from toolstream.schema._migrations import migration\n\n"
+        "from toolwire.schema._migrations import migration\n\n"
         "@migration('create_ticket', from_='v1', to='v2')\n"
         "def upgrade(arguments):\n    return arguments\n",
         encoding="utf-8",
     )
     (tmp_path / "mig_collection.py").write_text(
-        "from toolstream.schema._migrations import Migrations\n\n"
+        "from toolwire.schema._migrations import Migrations\n\n"
         "MIGRATIONS = Migrations()\n\n"
         "@MIGRATIONS.migration('create_ticket', from_='v2', to='v3')\n"
         "def upgrade(arguments):\n    return arguments\n\n"
@@ -349,7 +349,7 @@ def test_load_migrations_imports_a_module_and_takes_a_collection(
         found = load_migrations(["mig_decorated", "mig_collection:MIGRATIONS"])
         assert {(m.from_, m.to) for m in found} == {("v1", "v2"), ("v2", "v3")}
         assert str(tmp_path) not in sys.path, "the working directory is on sys.path only while importing"
-        with pytest.raises(ValueError, match=r"dict is not a toolstream\.Migrations collection"):
+        with pytest.raises(ValueError, match=r"dict is not a toolwire\.Migrations collection"):
             load_migrations(["mig_collection:NOT_MIGRATIONS"])
         with pytest.raises(ValueError, match=r"cannot import 'no_such_module_here'"):
             load_migrations(["no_such_module_here"])

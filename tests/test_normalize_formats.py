@@ -23,12 +23,12 @@ from anthropic.types import MessageParam
 from openai.types.responses import ResponseInputParam
 from pydantic import TypeAdapter
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import CORPORA
-from toolstream.recordings import Recording, iter_recordings
+from toolwire.recordings import Recording, iter_recordings
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 BUFFERED = CORPORA / "provider-streams" / "buffered"
 FORMATS = ("anthropic-messages", "openai-responses")
 
@@ -160,15 +160,15 @@ def test_gemini_ollama_and_bedrock_responses_normalize(implementation: str) -> N
 
 def test_a_response_of_no_known_shape_names_the_formats() -> None:
     with pytest.raises(TypeError, match="pass format="):
-        toolstream.normalize({"hello": "world"})
+        toolwire.normalize({"hello": "world"})
     with pytest.raises(ValueError, match="'gemini'"):
-        toolstream.normalize(GEMINI, format="palm")
+        toolwire.normalize(GEMINI, format="palm")
 
 
 # ------------------------------------------------------------------------------------------- back into history
 
 
-def as_buffered(result: toolstream.StreamResult, turn: Any) -> Any:
+def as_buffered(result: toolwire.StreamResult, turn: Any) -> Any:
     """The turn a result wrote back, as the buffered response of its format that would have carried it."""
     finish = result.finish_reason
     return {
@@ -220,9 +220,9 @@ def test_a_turn_round_trips_in_its_own_format(recording: Recording, implementati
         ]
 
 
-@pytest.mark.parametrize("format", toolstream.WIRE_FORMATS)
+@pytest.mark.parametrize("format", toolwire.WIRE_FORMATS)
 def test_invalid_calls_answer_in_every_format(format: str) -> None:
-    stream = toolstream.reassemble(
+    stream = toolwire.reassemble(
         [
             {
                 "choices": [

@@ -25,14 +25,14 @@ from pydantic import TypeAdapter
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import CORPORA
 from test_corpus_validation import expected_errors
-from toolstream import MalformedChunkError, Severity, ToolRegistry, ViolationCode
-from toolstream.recordings import iter_recordings
+from toolwire import MalformedChunkError, Severity, ToolRegistry, ViolationCode
+from toolwire.recordings import iter_recordings
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 BUFFERED = CORPORA / "provider-streams" / "buffered"
 
 

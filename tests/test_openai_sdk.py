@@ -14,10 +14,10 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionChunk
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import loopback, replay_handler
-from toolstream.recordings import iter_recordings
+from toolwire.recordings import iter_recordings
 
 SSE_RECORDINGS = [recording for recording in iter_recordings(format="openai-chat") if recording.path.suffix == ".sse"]
 SERVED: dict[str, bytes] = {}
@@ -41,7 +41,7 @@ def expected(recording: Any) -> list[tuple[str, str | None, Any]]:
 
 
 @pytest.mark.parametrize("recording", SSE_RECORDINGS, ids=[recording.name for recording in SSE_RECORDINGS])
-@pytest.mark.parametrize("implementation", [toolstream, toolstream.reference], ids=["core", "reference"])
+@pytest.mark.parametrize("implementation", [toolwire, toolwire.reference], ids=["core", "reference"])
 def test_the_sdk_stream_object_is_a_source(base_url: str, recording: Any, implementation: Any) -> None:
     if any("error" in chunk for chunk in recording.chunks()):
         pytest.skip("the openai SDK raises APIError on an error event instead of yielding a chunk")
@@ -70,7 +70,7 @@ def test_breaking_out_closes_the_sdk_stream(base_url: str) -> None:
     SERVED["body"] = recording.read_bytes()
     with openai.OpenAI(base_url=base_url, api_key="test", max_retries=0) as client:
         stream = request(client)
-        for call in toolstream.reassemble(stream):
+        for call in toolwire.reassemble(stream):
             assert call.name == "plus"
             break
         assert stream.response.is_closed
@@ -84,7 +84,7 @@ def test_the_async_sdk_stream_is_a_source(base_url: str) -> None:
         async with openai.AsyncOpenAI(base_url=base_url, api_key="test", max_retries=0) as client:
             stream = await request(client)
             assert isinstance(stream, openai.AsyncStream)
-            names = [call.name async for call in toolstream.areassemble(stream)]
+            names = [call.name async for call in toolwire.areassemble(stream)]
             return names, stream.response.is_closed
 
     names, closed = asyncio.run(run())

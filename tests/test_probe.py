@@ -1,4 +1,4 @@
-"""``toolstream probe`` against the local endpoint: the clean model keeps the contract, each quirk breaks its check.
+"""``toolwire probe`` against the local endpoint: the clean model keeps the contract, each quirk breaks its check.
 
 The quirk table is the contract between the endpoint (which renders each quirk) and the checks (which must catch
 it): every quirk must fail exactly the checks listed here, in every probe of the suite, and nothing else.
@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from conftest import loopback
-from toolstream.cli import main
-from toolstream.contract import UNREACHABLE_STATUSES, EndpointUnreachableError, ProbeResult, probe
-from toolstream.recordings import load
-from toolstream.server import QUIRKS, LocalEndpoint
+from toolwire.cli import main
+from toolwire.contract import UNREACHABLE_STATUSES, EndpointUnreachableError, ProbeResult, probe
+from toolwire.recordings import load
+from toolwire.server import QUIRKS, LocalEndpoint
 
 # The team's own tools for `tools_accepted`: one uses anyOf, which `quirk/reject_keywords` refuses.
 OWN_TOOLS = [
@@ -148,7 +148,7 @@ def silent_listener() -> Iterator[str]:
 
 UNREACHABLE = [
     pytest.param(lambda ep: f"http://127.0.0.1:{closed_port()}/v1", "clean", "cannot connect (", id="refused"),
-    pytest.param(lambda ep: "http://toolstream-probe.invalid/v1", "clean", "cannot connect (", id="dns"),
+    pytest.param(lambda ep: "http://toolwire-probe.invalid/v1", "clean", "cannot connect (", id="dns"),
     pytest.param(
         lambda ep: ep.url.removesuffix("/v1"),
         "clean",
@@ -178,8 +178,8 @@ def test_an_endpoint_that_cannot_be_reached_is_one_line_and_exit_2(
     assert main(["probe", "--base-url", base, "--model", model, "--timeout", "5"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"toolstream probe: {raised.value}; no probe was judged\n"
-    assert captured.err.startswith(f"toolstream probe: {base.rstrip('/')}/chat/completions: unreachable: {cause}")
+    assert captured.err == f"toolwire probe: {raised.value}; no probe was judged\n"
+    assert captured.err.startswith(f"toolwire probe: {base.rstrip('/')}/chat/completions: unreachable: {cause}")
 
 
 def test_no_scheme_is_a_usage_error_naming_the_url(capsys: pytest.CaptureFixture[str]) -> None:
@@ -187,7 +187,7 @@ def test_no_scheme_is_a_usage_error_naming_the_url(capsys: pytest.CaptureFixture
         probe("127.0.0.1:8000/v1", "clean")
     assert main(["probe", "--base-url", "localhost:8000/v1", "--model", "m"]) == 2
     assert capsys.readouterr().err == (
-        "toolstream probe: localhost:8000/v1: the base URL needs an http:// or https:// scheme, "
+        "toolwire probe: localhost:8000/v1: the base URL needs an http:// or https:// scheme, "
         "e.g. http://localhost:8000/v1\n"
     )
 
@@ -198,7 +198,7 @@ def test_an_endpoint_that_never_answers_is_unreachable_after_the_timeout(capsys:
         assert main(["probe", "--base-url", base, "--model", "m", "--timeout", "0.5"]) == 2
         assert time.monotonic() - started < 10
     assert capsys.readouterr().err.startswith(
-        f"toolstream probe: {base}/chat/completions: unreachable: no answer within 0.5 s"
+        f"toolwire probe: {base}/chat/completions: unreachable: no answer within 0.5 s"
     )
 
 
@@ -249,7 +249,7 @@ def test_probe_records_every_stream(endpoint: LocalEndpoint, tmp_path: Path) -> 
         assert recording.manifest["model"] == "clean"
     # What was recorded replays to the same verdict.
     parallel = load(tmp_path / "openai-chat" / "parallel_required.sse")
-    from toolstream.contract import check_stream
+    from toolwire.contract import check_stream
 
     assert check_stream(parallel).ok
 

@@ -21,15 +21,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from bounded import run_bounded
 from test_raw_bytes import core_frame, reference_frame
-from toolstream import Limits, MalformedChunkError, StreamContractError
-from toolstream._choice import parse_tool_choice
-from toolstream.reference._framed import shown
+from toolwire import Limits, MalformedChunkError, StreamContractError
+from toolwire._choice import parse_tool_choice
+from toolwire.reference._framed import shown
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 RECORDINGS = Path(__file__).resolve().parents[1] / "recordings"
 
 
@@ -115,7 +115,7 @@ def test_aws_exceptions_and_errors_are_provider_errors() -> None:
         assert (handed, finish) == ([], None)
         assert ("PROVIDER_ERROR", "error") in codes
     start = aws_event(*CONVERSE[0])
-    stream = toolstream.reassemble(start + failed, on_invalid="yield")
+    stream = toolwire.reassemble(start + failed, on_invalid="yield")
     list(stream)
     (error,) = [v for v in stream.result.violations if v.code.value == "PROVIDER_ERROR"]
     assert error.data == {"error": {"code": "InternalFailure", "message": "boom"}}
@@ -293,7 +293,7 @@ def test_json_lines_fail_line_by_line(implementation: str) -> None:
 def test_a_body_of_no_framing_names_its_first_bytes(body: bytes) -> None:
     raised = both(body)
     assert raised[:3] == ("raised", 0, "")
-    assert raised[3].startswith("the body is none of the framings toolstream reads")
+    assert raised[3].startswith("the body is none of the framings toolwire reads")
     assert raised[3].endswith(shown(body[:32]))
 
 
@@ -303,7 +303,7 @@ def test_a_failed_body_never_ends_clean(implementation: str) -> None:
 
     Once the end has begun no more input is taken (a usage error), and every later end raises the framing error again.
     """
-    engine_class = toolstream._core.Engine if implementation == "core" else toolstream.reference.Engine
+    engine_class = toolwire._core.Engine if implementation == "core" else toolwire.reference.Engine
     engine = engine_class(tool_choice=parse_tool_choice(None), emit="call_end", limits=Limits(), on_violation=None)
     with pytest.raises(MalformedChunkError):
         engine.feed_bytes(b"<html>" + b" " * 40)
@@ -339,7 +339,7 @@ def samples() -> dict[str, bytes]:
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 def test_each_format_read_as_another_is_never_ok(implementation: str) -> None:
     """Every sample under its own format is understood; under any other named format, it is not."""
-    formats = list(toolstream.WIRE_FORMATS)
+    formats = list(toolwire.WIRE_FORMATS)
     for name, body in samples().items():
         own = name.split(" ")[0]
         _, codes, _ = outcome(implementation, body, format=own)
@@ -442,7 +442,7 @@ def test_memory_stays_bounded_in_every_framing(body: str, implementation: str) -
             rest = b"x" * MIB
             for _ in range({SIZES.get(body, 1024) - 1}):
                 yield rest
-        limits = toolstream.Limits(max_event_bytes=8 * MIB)
+        limits = toolwire.Limits(max_event_bytes=8 * MIB)
         try:
             if {via!r} == "reads":
                 machine = module.Reassembler(on_invalid="yield", limits=limits)
@@ -452,11 +452,11 @@ def test_memory_stays_bounded_in_every_framing(body: str, implementation: str) -
             else:
                 list(module.reassemble(pieces(), on_invalid="yield", limits=limits))
             outcome = "read"
-        except toolstream.MalformedChunkError as error:
+        except toolwire.MalformedChunkError as error:
             outcome = error.problem
         """,
-        setup="import zlib, toolstream, toolstream.reference\n"
-        + f"module = {'toolstream' if implementation == 'core' else 'toolstream.reference'}",
+        setup="import zlib, toolwire, toolwire.reference\n"
+        + f"module = {'toolwire' if implementation == 'core' else 'toolwire.reference'}",
         memory_mib=1024,
         timeout_s=120,
     )

@@ -25,17 +25,17 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-import toolstream
-import toolstream.reference as reference
+import toolwire
+import toolwire.reference as reference
 from conftest import CORPORA, loopback
 from strategies_chat import chat_streams, junk_streams
 from test_differential import nc, nr, nv
-from toolstream import MalformedChunkError
-from toolstream._core import frame
-from toolstream.recordings import decode_jsonl, decode_sse, describe_call, iter_recordings
-from toolstream.reference._framing import Framer, FramingError
+from toolwire import MalformedChunkError
+from toolwire._core import frame
+from toolwire.recordings import decode_jsonl, decode_sse, describe_call, iter_recordings
+from toolwire.reference._framing import Framer, FramingError
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 
 
 def _utf8(text: str) -> bool:
@@ -120,9 +120,9 @@ def test_bytes_reassemble_as_their_chunks(case: Any, rng: random.Random) -> None
     if not jsonable(case.chunks):
         return
     chunks = json.loads(json.dumps(case.chunks))
-    expected = outcome(toolstream, chunks)
+    expected = outcome(toolwire, chunks)
     data = sse(chunks, rng)
-    for module in (toolstream, reference):
+    for module in (toolwire, reference):
         assert outcome(module, iter(split(data, rng))) == expected, module.__name__
 
 
@@ -131,8 +131,8 @@ def test_malformed_chunks_fail_alike_as_bytes(chunks: list[Any], rng: random.Ran
     if not jsonable(chunks) or (chunks and isinstance(chunks[0], str)):
         return  # a string first is read as raw event-stream text when it looks like one: not a chunk source
     chunks = json.loads(json.dumps(chunks))
-    expected = outcome(toolstream, chunks)
-    for module in (toolstream, reference):
+    expected = outcome(toolwire, chunks)
+    for module in (toolwire, reference):
         assert outcome(module, iter(split(sse(chunks, rng), rng))) == expected, module.__name__
 
 
@@ -173,9 +173,9 @@ def test_corpus_streams_from_their_bytes(entry: dict[str, Any]) -> None:
     raw = path.read_bytes()
     chunks = decode_jsonl(raw) if path.suffix == ".jsonl" else decode_sse(raw, str(path))
     data = sse(chunks) if path.suffix == ".jsonl" else raw
-    expected = outcome(toolstream, chunks)
+    expected = outcome(toolwire, chunks)
     rng = random.Random(entry["file"])
-    for module in (toolstream, reference):
+    for module in (toolwire, reference):
         assert outcome(module, data) == expected
         assert outcome(module, iter(split(data, rng))) == expected
 
@@ -197,7 +197,7 @@ def test_bad_bytes_are_malformed_chunks_with_their_number(implementation: str) -
     with pytest.raises(MalformedChunkError, match="not UTF-8"):
         list(impl.reassemble(good + b'data: {"choices": [], "x": "\xff"}\n\n'))
     with pytest.raises(MalformedChunkError, match="max_event_bytes"):
-        list(impl.reassemble(b"data: " + b"x" * 100, limits=toolstream.Limits(max_event_bytes=64)))
+        list(impl.reassemble(b"data: " + b"x" * 100, limits=toolwire.Limits(max_event_bytes=64)))
     with pytest.raises(TypeError, match="encode it"):
         impl.reassemble('data: {"choices": []}\n\n')
     with pytest.raises(TypeError, match="must be bytes"):
@@ -294,13 +294,13 @@ def server() -> Iterator[str]:
 def test_httpx_bytes_straight_into_the_core(server: str) -> None:
     recording = next(r for r in RECORDINGS if r.name == "openai-chat/q9-interleaved-parallel-calls")
     with httpx.stream("POST", server, json={}) as response:
-        calls = [describe_call(call) for call in toolstream.reassemble(response.iter_bytes(), on_invalid="yield")]
+        calls = [describe_call(call) for call in toolwire.reassemble(response.iter_bytes(), on_invalid="yield")]
     expected = sorted(recording.expected["calls"], key=lambda call: (call["choice"], call["seq"]))
     assert sorted(calls, key=lambda call: (call["choice"], call["seq"])) == expected
 
     async def collect() -> list[Any]:
         async with httpx.AsyncClient() as client, client.stream("POST", server, json={}) as response:
-            return [describe_call(c) async for c in toolstream.areassemble(response.aiter_bytes(), on_invalid="yield")]
+            return [describe_call(c) async for c in toolwire.areassemble(response.aiter_bytes(), on_invalid="yield")]
 
     assert sorted(asyncio.run(collect()), key=lambda call: (call["choice"], call["seq"])) == expected
 

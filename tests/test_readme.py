@@ -31,7 +31,7 @@ def test_readme_block_runs(block: str, monkeypatch: pytest.MonkeyPatch) -> None:
         linecache.cache.pop(filename, None)
 
 
-COMMANDS = re.findall(r"^\$ toolstream (.+?)(?: &)?$", (REPO / "README.md").read_text(encoding="utf-8"), re.M)
+COMMANDS = re.findall(r"^\$ toolwire (.+?)(?: &)?$", (REPO / "README.md").read_text(encoding="utf-8"), re.M)
 
 
 def test_the_readme_documents_commands() -> None:
@@ -40,7 +40,7 @@ def test_the_readme_documents_commands() -> None:
 
 @pytest.mark.parametrize("line", COMMANDS)
 def test_every_documented_command_line_parses(line: str) -> None:
-    from toolstream.cli import build_parser
+    from toolwire.cli import build_parser
 
     build_parser().parse_args(shlex.split(line.split("  #")[0]))
 
@@ -53,7 +53,7 @@ def test_every_documented_script_loads(text: str, tmp_path: Path) -> None:
     import yaml
 
     if "cases" in yaml.safe_load(text):  # a case file, beside the example's tools it names
-        from toolstream.cases import EXAMPLES, load_cases
+        from toolwire.cases import EXAMPLES, load_cases
 
         (tmp_path / "support_tools.yaml").write_bytes((EXAMPLES / "support_tools.yaml").read_bytes())
         path = tmp_path / "cases.yaml"
@@ -64,7 +64,7 @@ def test_every_documented_script_loads(text: str, tmp_path: Path) -> None:
         assert [case.name for case in shown.cases] == [case.name for case in bundled.cases]
         assert [case.expect for case in shown.cases] == [case.expect for case in bundled.cases]
         return
-    from toolstream.server import load_script
+    from toolwire.server import load_script
 
     path = tmp_path / "agent.yaml"
     path.write_text(text, encoding="utf-8")
@@ -72,7 +72,7 @@ def test_every_documented_script_loads(text: str, tmp_path: Path) -> None:
 
 
 TABLES = re.findall(
-    r"^```text\n(toolstream matrix .*?)^```", (REPO / "README.md").read_text(encoding="utf-8"), re.M | re.S
+    r"^```text\n(toolwire matrix .*?)^```", (REPO / "README.md").read_text(encoding="utf-8"), re.M | re.S
 )
 
 
@@ -87,7 +87,7 @@ CONFIGS = re.findall(r"^```toml\n(.*?)^```", (REPO / "README.md").read_text(enco
 
 @pytest.mark.parametrize("text", CONFIGS)
 def test_every_documented_configuration_loads(text: str, tmp_path: Path) -> None:
-    from toolstream.schema import load_config
+    from toolwire.schema import load_config
 
     path = tmp_path / "pyproject.toml"
     path.write_text(text, encoding="utf-8")

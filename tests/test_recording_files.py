@@ -1,4 +1,4 @@
-"""Integrity of recordings/ and of toolstream.recordings (no reassembly here: these files are the oracle)."""
+"""Integrity of recordings/ and of toolwire.recordings (no reassembly here: these files are the oracle)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGE = REPO / "python" / "toolstream"
+PACKAGE = REPO / "python" / "toolwire"
 RECORDINGS = REPO / "recordings"
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
@@ -29,13 +29,13 @@ def _load_by_path(name: str, path: Path) -> ModuleType:
 
 # The package imports its compiled core; these two modules are pure Python and must work without it.
 try:
-    from toolstream import recordings as rec_mod
+    from toolwire import recordings as rec_mod
 except ImportError:
-    rec_mod = _load_by_path("_toolstream_recordings_standalone", PACKAGE / "recordings.py")
+    rec_mod = _load_by_path("_toolwire_recordings_standalone", PACKAGE / "recordings.py")
 try:
-    from toolstream import _model as model_mod
+    from toolwire import _model as model_mod
 except ImportError:
-    model_mod = _load_by_path("_toolstream_model_standalone", PACKAGE / "_model.py")
+    model_mod = _load_by_path("_toolwire_model_standalone", PACKAGE / "_model.py")
 
 ViolationCode = model_mod.ViolationCode
 VIOLATION_TABLE = model_mod.VIOLATION_TABLE

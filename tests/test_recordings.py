@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-import toolstream
-import toolstream.reference
-from toolstream.recordings import Recording, describe_call, iter_recordings
+import toolwire
+import toolwire.reference
+from toolwire.recordings import Recording, describe_call, iter_recordings
 
 RECORDINGS = list(iter_recordings())
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 
-def codes(violations: tuple[toolstream.Violation, ...]) -> list[str]:
+def codes(violations: tuple[toolwire.Violation, ...]) -> list[str]:
     return sorted(violation.code.value for violation in violations)
 
 

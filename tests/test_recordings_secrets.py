@@ -23,16 +23,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from bounded import run_bounded
-from toolstream import _stream_pieces
-from toolstream._core import frame_body
-from toolstream.recordings import Recorder, decode_eventstream, load, write
-from toolstream.server import LocalEndpoint
+from toolwire import _stream_pieces
+from toolwire._core import frame_body
+from toolwire.recordings import Recorder, decode_eventstream, load, write
+from toolwire.server import LocalEndpoint
 
 WINDOW = 4
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 _RNG = random.Random(15)
 
 
@@ -446,7 +446,7 @@ def test_no_piece_of_a_secret_is_written_and_the_recording_replays_masked(
     if format == "bedrock-converse":
         events = botocore_events(data)
         assert events == recording.chunks() and len(events) == len(chunks)
-        sdk = toolstream.reassemble(events, format="bedrock-converse", on_invalid="yield")
+        sdk = toolwire.reassemble(events, format="bedrock-converse", on_invalid="yield")
         assert [(call.name, call.arguments) for call in sdk] == [("login", masked(ARGUMENTS))]
         assert sdk.result.text == masked(TEXT)
 
@@ -496,7 +496,7 @@ def test_the_request_body_keeps_no_secret(tmp_path: Path) -> None:
     assert body["messages"][0]["content"] == masked(request["messages"][0]["content"])
     # A JSON schema naming a property "password" holds no password: the tools stay as they were.
     assert body["tools"] == request["tools"]
-    assert manifest["tools_fingerprint"] == toolstream.ToolRegistry(request["tools"]).fingerprint
+    assert manifest["tools_fingerprint"] == toolwire.ToolRegistry(request["tools"]).fingerprint
 
 
 def test_expected_calls_read_as_the_masked_recording_replays(tmp_path: Path) -> None:
@@ -531,7 +531,7 @@ def test_a_masked_recording_is_served_to_the_sdk(tmp_path: Path) -> None:
             sdk = client.chat.completions.create(
                 model="recording:openai-chat/secrets", messages=[{"role": "user", "content": "hi"}], stream=True
             )
-            calls = toolstream.reassemble(sdk)
+            calls = toolwire.reassemble(sdk)
             assert [(call.name, call.arguments) for call in calls] == [("login", masked(ARGUMENTS))]
     assert calls.result.text == masked(TEXT)
 
@@ -616,9 +616,9 @@ def test_a_body_whose_framing_breaks_is_masked_as_far_as_it_frames_and_kept_as_i
         assert sum(size for _, size in recording.manifest["transport"]["chunks"]) == len(expected)
         for implementation in IMPLEMENTATIONS.values():
             # The recording breaks where the body broke, with the same error, after the same events.
-            with pytest.raises(toolstream.MalformedChunkError) as received:
+            with pytest.raises(toolwire.MalformedChunkError) as received:
                 list(implementation.reassemble(body))
-            with pytest.raises(toolstream.MalformedChunkError) as replayed:
+            with pytest.raises(toolwire.MalformedChunkError) as replayed:
                 list(implementation.reassemble(load(recording.path)))
             assert str(replayed.value) == str(received.value), name
 
@@ -672,7 +672,7 @@ def test_a_recorder_stopped_early_writes_the_cut_array_masked(tmp_path: Path) ->
     ]
     body = ("[" + ",\r\n".join(json.dumps(element) for element in elements) + "]").encode()
     with Recorder(tmp_path, "gemini/stopped", format="gemini") as recorder:
-        stream = toolstream.reassemble(recorder.tee(reads(body, 7)))
+        stream = toolwire.reassemble(recorder.tee(reads(body, 7)))
         assert next(stream).arguments == arguments  # the consumer has its call and stops reading
         stream.close()
     recording = load(tmp_path / "gemini" / "stopped.json-array")
@@ -683,7 +683,7 @@ def test_a_recorder_stopped_early_writes_the_cut_array_masked(tmp_path: Path) ->
     masked_arguments = {"user": "ann", "password": "*******", "note": "key " + "*" * len(KEY)}
     for implementation in IMPLEMENTATIONS.values():
         calls = []
-        with pytest.raises(toolstream.MalformedChunkError, match="ended inside its JSON array"):
+        with pytest.raises(toolwire.MalformedChunkError, match="ended inside its JSON array"):
             for replayed_call in implementation.reassemble(load(recording.path)):
                 calls.append(replayed_call.arguments)
         assert calls == [masked_arguments]
@@ -706,7 +706,7 @@ def test_a_masked_aws_recording_is_served_to_boto3(tmp_path: Path) -> None:
         with closing(client):
             stream = client.converse_stream(modelId="recording:bedrock-converse/secrets", messages=messages)["stream"]
             with closing(stream):
-                calls = toolstream.reassemble(list(stream))
+                calls = toolwire.reassemble(list(stream))
         assert [(call.name, call.arguments) for call in calls] == [("login", masked(ARGUMENTS))]
     assert calls.result.text == masked(TEXT)
 
@@ -771,7 +771,7 @@ def test_whole_arguments_that_are_an_array_are_placed_leaf_for_leaf(tmp_path: Pa
     ]
     recording = write(tmp_path, "array", [wire("ollama", chunks, False)], format="ollama")
     assert b"hunter2" not in recording.read_bytes()
-    calls = toolstream.reassemble(load(recording.path), on_invalid="yield")
+    calls = toolwire.reassemble(load(recording.path), on_invalid="yield")
     assert [call.arguments_json for call in calls] == ['["ann",{"password":"*******","n":1}]']
 
 
@@ -845,8 +845,8 @@ def test_any_split_of_any_spelling_masks_the_secret(
 
 HOSTILE_SETUP = """
 import json, time, zlib
-from toolstream._redact import Redactor
-from toolstream._redact_stream import redact_stream
+from toolwire._redact import Redactor
+from toolwire._redact_stream import redact_stream
 
 def aws(events):
     out = []

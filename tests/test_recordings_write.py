@@ -16,9 +16,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionChunk
 
-import toolstream
-from toolstream._secrets import find
-from toolstream.recordings import (
+import toolwire
+from toolwire._secrets import find
+from toolwire.recordings import (
     RAW_SUFFIXES,
     Recorder,
     Recording,
@@ -77,7 +77,7 @@ def test_write_load_round_trip_keeps_bytes_and_reads(tmp_path: Path) -> None:
     assert manifest["transport"]["status"] is None
     assert manifest["transport"]["content_type"] == "text/event-stream"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", manifest["recorded_at"])
-    assert [call.name for call in toolstream.reassemble(loaded)] == ["get_weather"]
+    assert [call.name for call in toolwire.reassemble(loaded)] == ["get_weather"]
 
 
 def test_manifest_is_sorted_indented_utf8_with_trailing_newline(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_bundled_recording_copied_with_write_reassembles_to_its_expected_calls(
         assert list(copy) == [recording.read_bytes()]
     else:
         assert list(copy) == recording.chunks()
-    stream = toolstream.reassemble(load(copy.path), **copy.reassemble_options(), on_invalid="yield")
+    stream = toolwire.reassemble(load(copy.path), **copy.reassemble_options(), on_invalid="yield")
     calls = sorted(stream, key=lambda call: (call.choice, call.seq))
     assert [describe_call(call) for call in calls] == recording.expected["calls"]
     assert stream.result.finish_reason == recording.expected["finish_reason"]
@@ -175,12 +175,12 @@ def test_a_recorder_keeps_an_aws_body_and_its_reads(tmp_path: Path) -> None:
     async def main() -> list[Any]:
         closed: list[bool] = []
         async with Recorder(tmp_path, "bedrock-converse/live", format="bedrock-converse") as recorder:
-            return [call.arguments async for call in toolstream.areassemble(recorder.atee(arrive(reads, closed)))]
+            return [call.arguments async for call in toolwire.areassemble(recorder.atee(arrive(reads, closed)))]
 
     assert asyncio.run(main()) == [{"city": "Lyon", "days": 1}]
     recording = load(tmp_path / "bedrock-converse" / "live.eventstream")
     assert list(recording) == reads and recording.manifest["complete"] is True
-    assert [call.arguments for call in toolstream.reassemble(recording)] == [{"city": "Lyon", "days": 1}]
+    assert [call.arguments for call in toolwire.reassemble(recording)] == [{"city": "Lyon", "days": 1}]
 
 
 def test_single_bytes_object_and_empty_reads(tmp_path: Path) -> None:
@@ -200,7 +200,7 @@ def test_nested_names_and_overwrite(tmp_path: Path) -> None:
 
 
 def test_tools_fingerprint_model_and_tools_in_request(tmp_path: Path) -> None:
-    registry = toolstream.ToolRegistry([WEATHER])
+    registry = toolwire.ToolRegistry([WEATHER])
     from_request = write(
         tmp_path, "req", SSE, format="openai-chat", request={"model": "gpt-x", "tools": [WEATHER], "stream": True}
     )
@@ -234,7 +234,7 @@ def slow(reads: list[bytes], pause: float, closed: list[bool]) -> Iterator[bytes
 def test_recorder_tee_keeps_reads_and_their_times(tmp_path: Path) -> None:
     closed: list[bool] = []
     recorder = Recorder(tmp_path, "live", format="openai-chat", request={"tools": [WEATHER]})
-    calls = list(toolstream.reassemble(recorder.tee(slow(SSE, 0.01, closed)), tools=[WEATHER]))
+    calls = list(toolwire.reassemble(recorder.tee(slow(SSE, 0.01, closed)), tools=[WEATHER]))
     assert [call.arguments for call in calls] == [{"city": "Paris"}]
     assert recorder.recording is not None, "written when the tee ran out"
     recording = load(tmp_path / "live.sse")
@@ -307,7 +307,7 @@ def test_recorder_atee_whole_stream(tmp_path: Path) -> None:
     async def main() -> list[Any]:
         closed: list[bool] = []
         recorder = Recorder(tmp_path, "async", format="openai-chat")
-        return [call.name async for call in toolstream.areassemble(recorder.atee(arrive(SSE, closed)))]
+        return [call.name async for call in toolwire.areassemble(recorder.atee(arrive(SSE, closed)))]
 
     assert asyncio.run(main()) == ["get_weather"]
     recording = load(tmp_path / "async.sse")
@@ -513,14 +513,14 @@ def test_recorder_tee_of_sdk_chunks(tmp_path: Path) -> None:
     raw = load(RECORDINGS_DIR / "openai-chat" / "parallel-calls.sse").chunks()
     chunks = [ChatCompletionChunk.model_validate(chunk) for chunk in raw]
     with Recorder(tmp_path, "sdk", format="openai-chat") as recorder:
-        assert [call.name for call in toolstream.reassemble(recorder.tee(chunks))] == ["plus", "minus"]
+        assert [call.name for call in toolwire.reassemble(recorder.tee(chunks))] == ["plus", "minus"]
     recording = load(tmp_path / "sdk.jsonl")
     assert recording.manifest["complete"] is True
-    assert [call.name for call in toolstream.reassemble(recording)] == ["plus", "minus"]
+    assert [call.name for call in toolwire.reassemble(recording)] == ["plus", "minus"]
     assert len(list(recording)) == len(raw)
 
 
 def test_star_import_serves_the_writing_names() -> None:
     namespace: dict[str, Any] = {}
-    exec("from toolstream.recordings import *", namespace)
+    exec("from toolwire.recordings import *", namespace)
     assert namespace["write"] is write and namespace["Recorder"] is Recorder and namespace["load"] is load

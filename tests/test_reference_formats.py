@@ -2,7 +2,7 @@
 
 Real recorded Anthropic Messages and OpenAI Responses streams (../shared/corpora/provider-streams) must give their
 manifests' calls, finish, server calls and output items; small hand-written event lists pin each decoder's rules,
-format detection and the SSE/NDJSON framing of raw bytes. Only ``toolstream.reference`` runs here: the differential
+format detection and the SSE/NDJSON framing of raw bytes. Only ``toolwire.reference`` runs here: the differential
 tests hold the Rust core to the same results.
 """
 
@@ -19,12 +19,12 @@ import pytest
 from anthropic._models import construct_type
 from anthropic.types import RawMessageStreamEvent
 
-from toolstream._choice import ToolChoice, parse_tool_choice
-from toolstream._model import InvalidToolCall, Limits, Severity, StreamResult, ToolCall, Violation, ViolationCode
-from toolstream.errors import MalformedChunkError
-from toolstream.reference._detect import detect
-from toolstream.reference._engine import Engine
-from toolstream.reference._sse import SseFramer
+from toolwire._choice import ToolChoice, parse_tool_choice
+from toolwire._model import InvalidToolCall, Limits, Severity, StreamResult, ToolCall, Violation, ViolationCode
+from toolwire.errors import MalformedChunkError
+from toolwire.reference._detect import detect
+from toolwire.reference._engine import Engine
+from toolwire.reference._sse import SseFramer
 
 STREAMS = Path(__file__).parents[2] / "shared" / "corpora" / "provider-streams" / "streams"
 CORPUS_FORMATS = ("anthropic-messages", "openai-responses")

@@ -1,4 +1,4 @@
-"""The pure-Python tool-argument validator (``toolstream.reference._validator``), the twin of the core's.
+"""The pure-Python tool-argument validator (``toolwire.reference._validator``), the twin of the core's.
 
 Two parts:
 - the official JSON Schema Test Suite (``../shared/corpora/json-schema-test-suite``, drafts 2020-12 and 7, required
@@ -19,14 +19,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import toolstream.reference._validator as _validator
+import toolwire.reference._validator as _validator
 from conftest import CORPORA
-from toolstream._model import VIOLATION_TABLE, Violation, ViolationCode
-from toolstream.errors import SchemaError
-from toolstream.reference._error_search import find
-from toolstream.reference._numbers import loads_arguments
-from toolstream.reference._patterns import matches
-from toolstream.reference._validator import Validators
+from toolwire._model import VIOLATION_TABLE, Violation, ViolationCode
+from toolwire.errors import SchemaError
+from toolwire.reference._error_search import find
+from toolwire.reference._numbers import loads_arguments
+from toolwire.reference._patterns import matches
+from toolwire.reference._validator import Validators
 
 SUITE = CORPORA / "json-schema-test-suite"
 DRAFTS = {
@@ -86,7 +86,7 @@ def suite_cases() -> list[Any]:
             for number, case in enumerate(json.loads(path.read_text(encoding="utf-8"))):
                 schema = case["schema"]
                 if isinstance(schema, dict) and "$schema" not in schema:
-                    # A draft-7 case is a draft-7 schema; toolstream's default dialect is 2020-12.
+                    # A draft-7 case is a draft-7 schema; toolwire's default dialect is 2020-12.
                     schema = {"$schema": dialect, **schema}
                 where = (draft, path.stem, case["description"])
                 network = NEEDS_NETWORK.get((draft, path.stem, "*")) or NEEDS_NETWORK.get(where)

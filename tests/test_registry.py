@@ -1,4 +1,4 @@
-"""toolstream.registry: loading every tool shape into one canonical form with stable fingerprints."""
+"""toolwire.registry: loading every tool shape into one canonical form with stable fingerprints."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
 from conftest import CORPORA
-from toolstream.registry import ServerTool, Tool, ToolRegistry
+from toolwire.registry import ServerTool, Tool, ToolRegistry
 
 WEATHER_PARAMS = {
     "type": "object",

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-import toolstream
-from toolstream import Limits, ViolationCode
+import toolwire
+from toolwire import Limits, ViolationCode
 
 
 def chunk(tool_calls: list[dict[str, Any]] | None = None, finish: str | None = None) -> dict[str, Any]:
@@ -35,7 +35,7 @@ def test_arguments_past_the_limit_are_scanned_not_kept() -> None:
     # 256 MiB of arguments against a 1 MiB limit: the call is invalid, and the process does not grow by the
     # amount streamed (peak RSS is monotonic, so the bound is on growth during this stream).
     before = peak_rss_mib()
-    stream = toolstream.reassemble(
+    stream = toolwire.reassemble(
         giant_call(4096, "x" * 65536), on_invalid="yield", limits=Limits(max_argument_bytes=1 << 20)
     )
     (call,) = list(stream)
@@ -51,7 +51,7 @@ def test_streams_leave_nothing_behind() -> None:
     probe = Chunk(chunk([{"index": 0, "id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]))
     alive = weakref.ref(probe)
     for _ in range(3):
-        list(toolstream.reassemble([probe, chunk(finish="tool_calls")]))
+        list(toolwire.reassemble([probe, chunk(finish="tool_calls")]))
     del probe
     gc.collect()
     assert alive() is None
@@ -59,7 +59,7 @@ def test_streams_leave_nothing_behind() -> None:
     gc.collect()
     before = len(gc.get_objects())
     for _ in range(200):
-        stream = toolstream.reassemble(giant_call(3, "abc"), on_invalid="yield")
+        stream = toolwire.reassemble(giant_call(3, "abc"), on_invalid="yield")
         list(stream)
         del stream
     gc.collect()
@@ -73,17 +73,17 @@ def test_a_stream_dropped_early_releases_its_source() -> None:
 
     source = Source()
     alive = weakref.ref(source)
-    for _call in toolstream.reassemble(source, emit="complete"):
+    for _call in toolwire.reassemble(source, emit="complete"):
         break
     del source
     assert alive() is None
 
 
 def test_reentrant_use_of_an_engine_is_an_exception() -> None:
-    def feed_again(violation: toolstream.Violation) -> None:
+    def feed_again(violation: toolwire.Violation) -> None:
         reassembler.feed(chunk())
 
-    reassembler = toolstream.Reassembler(on_violation=feed_again)
+    reassembler = toolwire.Reassembler(on_violation=feed_again)
     with pytest.raises(RuntimeError):
         reassembler.feed(chunk([{"function": {"name": "f", "arguments": "{}"}}]))
 

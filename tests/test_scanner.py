@@ -1,4 +1,4 @@
-"""The Rust scanner (``toolstream._core.scan``) agrees with the reference scanner byte for byte.
+"""The Rust scanner (``toolwire._core.scan``) agrees with the reference scanner byte for byte.
 
 Same verdict, offset, error kind, root kind and duplicate keys, on JSONTestSuite fed whole and split, and on
 hypothesis-generated and mutated text split at random points. (Each is held to a strict parser on its own:
@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import corpus
-from toolstream._core import scan
-from toolstream.reference._scanner import COMPLETE, INVALID, Scanner
+from toolwire._core import scan
+from toolwire.reference._scanner import COMPLETE, INVALID, Scanner
 
 
 def reference_scan(fragments: list[bytes], max_depth: int = 128) -> tuple[Any, ...]:

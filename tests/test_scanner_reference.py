@@ -1,4 +1,4 @@
-"""The pure-Python scanner (``toolstream.reference._scanner``): the table shared with the Rust unit
+"""The pure-Python scanner (``toolwire.reference._scanner``): the table shared with the Rust unit
 tests, JSONTestSuite against a strict ``json.loads``, and hypothesis properties (rendered values,
 arbitrary and mutated bytes, splits, duplicate keys)."""
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import toolstream.reference._scanner as _scanner
+import toolwire.reference._scanner as _scanner
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpora" / "json-test-suite"

@@ -1,6 +1,6 @@
 """Observed calls from databases: SQLite (standard library, and through SQLAlchemy) and a real PostgreSQL server.
 
-PostgreSQL: ``TOOLSTREAM_TEST_POSTGRES_URL`` names a server (``.ci/run`` starts one with ``.ci/postgres``); when it is
+PostgreSQL: ``TOOLWIRE_TEST_POSTGRES_URL`` names a server (``.ci/run`` starts one with ``.ci/postgres``); when it is
 set and the server cannot be reached, the tests fail. Without it, a throwaway cluster is made with ``initdb`` in a
 temporary directory (as user ``postgres`` when running as root), listening on 127.0.0.1 on a free port, and stopped
 at the end; when that is not possible the tests skip, saying why.
@@ -28,10 +28,10 @@ from typing import Any
 
 import pytest
 
-import toolstream
-from toolstream.cli import main
-from toolstream.schema._calls import ObservedCall, UnreadableRecord, read_calls
-from toolstream.schema._replay import replay_calls
+import toolwire
+from toolwire.cli import main
+from toolwire.schema._calls import ObservedCall, UnreadableRecord, read_calls
+from toolwire.schema._replay import replay_calls
 
 WEATHER = {
     "name": "get_weather",
@@ -52,7 +52,7 @@ START = datetime(2025, 5, 1, 12, tzinfo=timezone.utc)
 def rows(n: int) -> list[tuple[Any, ...]]:
     """``n`` calls of get_weather: every 7th sends ``days`` as a string (invalid), every 11th is below its minimum;
     the fingerprint of the current tool on even rows, an older one on odd rows; one row without a tool name."""
-    fingerprint = toolstream.ToolRegistry([WEATHER]).get("get_weather")
+    fingerprint = toolwire.ToolRegistry([WEATHER]).get("get_weather")
     assert fingerprint is not None
     found = []
     for seq in range(n):
@@ -110,7 +110,7 @@ def test_sqlite_replay_counts_and_fingerprints(tmp_path: Path) -> None:
     # The codes counted per failing call are those validate finds call by call.
     codes: Counter[str] = Counter()
     for row in rows(200)[:-1]:
-        codes.update({v.code.value for v in toolstream.validate("get_weather", row[3], [WEATHER])})
+        codes.update({v.code.value for v in toolwire.validate("get_weather", row[3], [WEATHER])})
     assert report.by_code == dict(codes) and set(codes) == {"TYPE_MISMATCH", "CONSTRAINT_VIOLATION"}
 
 
@@ -235,7 +235,7 @@ def test_database_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.
                 continue
             assert status == 2, (url, query)
             assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
-            assert captured.err.startswith(f"toolstream: {url}: ") and message in captured.err, captured.err
+            assert captured.err.startswith(f"toolwire: {url}: ") and message in captured.err, captured.err
     status = main(["replay", f"sqlite:///{tmp_path / 'absent.db'}", "--tools", str(tools), "--query", select])
     assert status == 2 and capsys.readouterr().err.count("\n") == 1
     assert not (tmp_path / "absent.db").exists()
@@ -254,7 +254,7 @@ def reachable(url: str) -> None:
             connection.execute(sqlalchemy.text("SELECT 1"))
         engine.dispose()
     except Exception as error:  # any failure to connect is the same verdict: the configured server is not there
-        pytest.fail(f"TOOLSTREAM_TEST_POSTGRES_URL is set but the server cannot be reached: {error}")
+        pytest.fail(f"TOOLWIRE_TEST_POSTGRES_URL is set but the server cannot be reached: {error}")
 
 
 def _initdb() -> str | None:
@@ -272,7 +272,7 @@ def _free_port() -> int:
 def postgres_url() -> Iterator[str]:
     pytest.importorskip("sqlalchemy")
     pytest.importorskip("psycopg")
-    url = os.environ.get("TOOLSTREAM_TEST_POSTGRES_URL")
+    url = os.environ.get("TOOLWIRE_TEST_POSTGRES_URL")
     if url:
         reachable(url)
         yield url
@@ -280,7 +280,7 @@ def postgres_url() -> Iterator[str]:
     initdb = _initdb()
     if initdb is None:
         pytest.skip(
-            "no PostgreSQL: TOOLSTREAM_TEST_POSTGRES_URL is not set and initdb is not installed "
+            "no PostgreSQL: TOOLWIRE_TEST_POSTGRES_URL is not set and initdb is not installed "
             "(apt-get install postgresql, or run bash .ci/postgres and export its URL)"
         )
     prefix: list[str] = []
@@ -292,7 +292,7 @@ def postgres_url() -> Iterator[str]:
         if shutil.which("runuser") is None:
             pytest.skip("no PostgreSQL: running as root without runuser to start the server as user postgres")
         prefix = ["runuser", "-u", "postgres", "--"]
-    folder = Path(tempfile.mkdtemp(prefix="toolstream-pg-"))
+    folder = Path(tempfile.mkdtemp(prefix="toolwire-pg-"))
     if prefix:
         os.chown(folder, user.pw_uid, user.pw_gid)
     bin_dir = Path(initdb).parent

@@ -1,4 +1,4 @@
-"""``toolstream check`` and ``toolstream.schema.check_tools``: every rule failing and passing, pointers, the
+"""``toolwire check`` and ``toolwire.schema.check_tools``: every rule failing and passing, pointers, the
 similarity measure, the meta-schema binding, output formats, exit codes and project configuration."""
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from xml.etree import ElementTree
 
 import pytest
 
-from toolstream import _secrets
-from toolstream._core import schema_problems
-from toolstream.cli import main
-from toolstream.registry import ToolRegistry
-from toolstream.schema import OUTPUT_FORMATS, _check, _similarity, load_tools
-from toolstream.schema._check import CHECK_RULES, DEFAULT_SIMILARITY_THRESHOLD, check_tools, sources_of
-from toolstream.schema._findings import FindingReport
-from toolstream.schema._similarity import similar_pairs, similarity, tool_text
+from toolwire import _secrets
+from toolwire._core import schema_problems
+from toolwire.cli import main
+from toolwire.registry import ToolRegistry
+from toolwire.schema import OUTPUT_FORMATS, _check, _similarity, load_tools
+from toolwire.schema._check import CHECK_RULES, DEFAULT_SIMILARITY_THRESHOLD, check_tools, sources_of
+from toolwire.schema._findings import FindingReport
+from toolwire.schema._similarity import similar_pairs, similarity, tool_text
 
 TODAY = datetime.date(2026, 6, 1)
 DESCRIPTION = "Get the current weather for a city, in Celsius or Fahrenheit."
@@ -585,9 +585,9 @@ def test_every_output_format(fmt: str, project: Path, capsys: pytest.CaptureFixt
     elif fmt == "github":
         assert "::warning file=" in out and "title=name-not-portable" in out and "::notice" in out
     elif fmt == "markdown":
-        assert out.startswith("### toolstream check") and "`name-not-portable`" in out
+        assert out.startswith("### toolwire check") and "`name-not-portable`" in out
     else:
-        assert "name-not-portable" in out and "toolstream check: 3 checked; 0 errors, 1 warning, 1 info" in out
+        assert "name-not-portable" in out and "toolwire check: 3 checked; 0 errors, 1 warning, 1 info" in out
 
 
 def test_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -609,12 +609,12 @@ def test_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_project_configuration(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "pyproject.toml").write_text(
         """
-[tool.toolstream]
+[tool.toolwire]
 tools = ["tools.json"]
 fail-on = "warning"
 similarity-threshold = 0.3
 
-[tool.toolstream.rules]
+[tool.toolwire.rules]
 description-too-short = "error"
 name-not-portable = "off"
 """,

@@ -1,4 +1,4 @@
-"""The four schema commands through ``toolstream.cli.main``: exit 0 clean, 1 at --fail-on, 2 on usage errors."""
+"""The four schema commands through ``toolwire.cli.main``: exit 0 clean, 1 at --fail-on, 2 on usage errors."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from toolstream import cli
-from toolstream.cli import main
+from toolwire import cli
+from toolwire.cli import main
 
 TOOL = {
     "name": "get_weather",
@@ -92,23 +92,23 @@ def test_a_command_whose_extra_is_missing_says_what_to_install(
     real = importlib.import_module
 
     def without_rich(name: str, package: str | None = None) -> Any:
-        if name == "toolstream.schema._lint_cli":
+        if name == "toolwire.schema._lint_cli":
             raise ModuleNotFoundError("No module named 'yaml'", name="yaml")
         return real(name, package)
 
     monkeypatch.setattr(cli.importlib, "import_module", without_rich)
     status, out = run(["lint", "tools.yaml", "--target", "all"], capsys)
     assert status == 2
-    assert "needs yaml: pip install 'toolstream[schema]'" in out
+    assert "needs yaml: pip install 'toolwire[schema]'" in out
 
 
 def test_the_rule_reference_is_current() -> None:
     from conftest import REPO
-    from toolstream.schema import CHECK_RULES, DRIFT_RULES, EXAMPLE_RULES, LINT_RULES
-    from toolstream.schema._rule_docs import rule_reference
+    from toolwire.schema import CHECK_RULES, DRIFT_RULES, EXAMPLE_RULES, LINT_RULES
+    from toolwire.schema._rule_docs import rule_reference
 
     generated = rule_reference()
     committed = (REPO / "docs" / "schema-rules.md").read_text(encoding="utf-8")
-    assert committed == generated, "docs/schema-rules.md is stale: python -m toolstream.schema._rule_docs > it"
+    assert committed == generated, "docs/schema-rules.md is stale: python -m toolwire.schema._rule_docs > it"
     for rule in (*CHECK_RULES, *DRIFT_RULES, *EXAMPLE_RULES, *LINT_RULES):
         assert f"`{rule.id}`" in generated, rule.id

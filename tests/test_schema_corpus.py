@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from conftest import corpus
-from toolstream.schema import FindingReport, ToolSource, load_tools
-from toolstream.schema._check import check_tools
+from toolwire.schema import FindingReport, ToolSource, load_tools
+from toolwire.schema._check import check_tools
 
 JSON_TYPES = {"null", "boolean", "object", "array", "number", "integer", "string"}
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from conftest import corpus
-from toolstream.schema import FindingReport, ToolSource, load_tools
-from toolstream.schema._lint import LINT_TARGETS, lint_tools
+from toolwire.schema import FindingReport, ToolSource, load_tools
+from toolwire.schema._lint import LINT_TARGETS, lint_tools
 
 CASSETTES = (
     "pydantic-ai_cassettes.jsonl",
@@ -55,7 +55,7 @@ def run(request: pytest.FixtureRequest) -> tuple[list[ToolSource], FindingReport
     # Shown even under output capture, so every run reports the time (it is not asserted).
     capture = request.config.pluginmanager.getplugin("capturemanager")
     with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
-        print(f"\n[toolstream] {timing}")
+        print(f"\n[toolwire] {timing}")
     return sources, report
 
 

@@ -1,4 +1,4 @@
-"""``diff_tools`` and ``toolstream diff``: sources (files, directories, git), the report, handlers, policy, the CLI.
+"""``diff_tools`` and ``toolwire diff``: sources (files, directories, git), the report, handlers, policy, the CLI.
 
 The rubric's rows are in ``test_schema_diff_rubric.py``, the normaliser in ``test_schema_diff_normalize.py``, the
 evidence in ``test_schema_diff_evidence.py``.
@@ -17,13 +17,13 @@ from xml.etree import ElementTree
 
 import pytest
 
-import toolstream
-from toolstream.cli import main
-from toolstream.schema import render
-from toolstream.schema._diff import CHANGE_KINDS, Change, DiffReport, diff_tools
-from toolstream.schema._diff_policy import load_policy_file, parse_policy
-from toolstream.schema._diff_sources import read_git
-from toolstream.schema._sources import load_tools
+import toolwire
+from toolwire.cli import main
+from toolwire.schema import render
+from toolwire.schema._diff import CHANGE_KINDS, Change, DiffReport, diff_tools
+from toolwire.schema._diff_policy import load_policy_file, parse_policy
+from toolwire.schema._diff_sources import read_git
+from toolwire.schema._sources import load_tools
 
 TODAY = datetime.date(2026, 1, 15)
 
@@ -93,7 +93,7 @@ def test_every_form_of_a_side_gives_the_same_diff(tmp_path: Path) -> None:
     forms = [
         (old_file, new_file),
         (str(old_file), folder),
-        (OLD, toolstream.ToolRegistry(new_version())),
+        (OLD, toolwire.ToolRegistry(new_version())),
         (load_tools([old_file]), [new_file]),
     ]
     for old, new in forms:
@@ -193,7 +193,7 @@ def test_the_report_carries_checks_verdicts_and_every_format() -> None:
     text = report.render("text")
     assert text.splitlines()[0].endswith("BREAKING (4 breaking, 0 risky, 0 compatible)")
     assert "diff/enum-value-removed" in text and '["urgent"] no longer allowed' in text
-    assert report.render("markdown").startswith("### toolstream diff\n\n**<list> -> <list>: BREAKING")
+    assert report.render("markdown").startswith("### toolwire diff\n\n**<list> -> <list>: BREAKING")
     github = report.render("github").splitlines()
     assert sum(line.startswith("::error ") for line in github) == 4
     suite = ElementTree.fromstring(report.render("junit")).find("testsuite")
@@ -349,7 +349,7 @@ def test_rules_files_in_toml_yaml_json(tmp_path: Path) -> None:
                                          "waivers": [{"tool": "t", "path": "*", "reason": "r", "expires": "2026-02-01"}]})  # fmt: skip
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text(
-        '[tool.toolstream.diff.severity]\nbound-added = "risky"\n\n[[tool.toolstream.diff.waivers]]\ntool = "t"\n'
+        '[tool.toolwire.diff.severity]\nbound-added = "risky"\n\n[[tool.toolwire.diff.waivers]]\ntool = "t"\n'
         'path = "*"\nreason = "r"\nexpires = 2026-02-01\n',
         encoding="utf-8",
     )
@@ -463,7 +463,7 @@ def test_the_command_reads_the_project_policy_and_handlers(
     # Without a handler: RISKY, which passes at the default --fail-on breaking.
     assert run(["diff", str(old), str(new)], capsys)[0] == 0
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.toolstream.handlers]\nt = "handlers_for_diff:t"\n\n[tool.toolstream.diff]\nfail-on = "risky"\n',
+        '[tool.toolwire.handlers]\nt = "handlers_for_diff:t"\n\n[tool.toolwire.diff]\nfail-on = "risky"\n',
         encoding="utf-8",
     )
     status, out, _ = run(["diff", str(old), str(new)], capsys)
@@ -471,7 +471,7 @@ def test_the_command_reads_the_project_policy_and_handlers(
     rules = write(tmp_path / "rules.json", {"severity": {"type-widened": "compatible"}, "fail-on": "never"})
     status, out, _ = run(["diff", str(old), str(new), "--rules", str(rules)], capsys)
     assert status == 0 and "policy: BREAKING -> COMPATIBLE" in out
-    (tmp_path / "pyproject.toml").write_text('[tool.toolstream.diff]\nseverity = {nope = "risky"}\n', encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.toolwire.diff]\nseverity = {nope = "risky"}\n', encoding="utf-8")
     status, _, err = run(["diff", str(old), str(new)], capsys)
     assert status == 2 and "unknown change kind 'nope'" in err
 

@@ -1,9 +1,9 @@
-"""``toolstream diff`` against an outside oracle: the schema pairs of three JSON Schema compatibility suites.
+"""``toolwire diff`` against an outside oracle: the schema pairs of three JSON Schema compatibility suites.
 
 ``../shared/corpora/schema-diff/cases.jsonl`` holds 407 pairs from Confluent Schema Registry, Sentry's
 json-schema-diff and Atlassian's json-schema-diff, each one tool in two versions with the oracle's verdict: breaking
 (some call OLD accepts, NEW refuses; the case carries one, its witness) or not. Every pair goes through
-``diff_tools``, as ``toolstream diff`` runs it:
+``diff_tools``, as ``toolwire diff`` runs it:
 
 - a breaking pair gets a BREAKING verdict, and its witness is valid under OLD and invalid under NEW by ``jsonschema``
   (an independent validator: this checks the corpus as much as the diff);
@@ -22,7 +22,7 @@ import jsonschema
 import pytest
 
 from conftest import CORPORA, REPO
-from toolstream.schema import ObservedCall, diff_tools
+from toolwire.schema import ObservedCall, diff_tools
 
 CASES_FILE = CORPORA / "schema-diff" / "cases.jsonl"
 DOC = (REPO / "docs" / "diff.md").read_text(encoding="utf-8")

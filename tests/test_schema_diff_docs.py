@@ -1,8 +1,8 @@
 """docs/diff.md says what the code does: its change-kind table is ``CHANGE_KINDS``, and its examples are real runs.
 
 The example files of the document (code blocks with a ``title``) are written into a fresh git repository (the file
-titled "committed" is committed first), each ``$ toolstream diff ...`` command of a ``console`` block is run there
-through ``toolstream.cli.main`` with the date the document states, and its output must be the block's text.
+titled "committed" is committed first), each ``$ toolwire diff ...`` command of a ``console`` block is run there
+through ``toolwire.cli.main`` with the date the document states, and its output must be the block's text.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from toolstream.cli import main
-from toolstream.schema import _diff_cli
-from toolstream.schema._diff import CHANGE_KINDS, diff_tools
+from toolwire.cli import main
+from toolwire.schema import _diff_cli
+from toolwire.schema._diff import CHANGE_KINDS, diff_tools
 
 DOC = (REPO / "docs" / "diff.md").read_text(encoding="utf-8")
 BLOCK = re.compile(r"^```(\w+)(?: title=\"([^\"]+)\")?\n(.*?)^```$", re.M | re.S)
@@ -49,13 +49,13 @@ def test_the_change_kind_table_is_change_kinds() -> None:
 
 
 def test_the_policy_keys_documented_are_the_policy_keys() -> None:
-    from toolstream.schema._diff_policy import POLICY_KEYS
+    from toolwire.schema._diff_policy import POLICY_KEYS
 
     section = DOC[DOC.index("## Policy") :]
     block = next(body for lang, title, body in BLOCK.findall(section) if lang == "toml")
     keys = re.findall(r"^([a-z-]+) = ", block, re.M)
     assert set(keys) >= set(POLICY_KEYS) - {"severity", "waivers"}
-    assert "[tool.toolstream.diff.severity]" in block and "[[tool.toolstream.diff.waivers]]" in block
+    assert "[tool.toolwire.diff.severity]" in block and "[[tool.toolwire.diff.waivers]]" in block
 
 
 @pytest.fixture
@@ -85,7 +85,7 @@ def project(tmp_path: Path) -> Path:
 def runs() -> list[tuple[str, str]]:
     found = []
     for lang, _, body in BLOCK.findall(DOC):
-        if lang == "console" and body.startswith("$ toolstream diff "):
+        if lang == "console" and body.startswith("$ toolwire diff "):
             command, _, output = body.partition("\n")
             found.append((command[2:], output))
     return found

@@ -14,12 +14,12 @@ from typing import Any
 import jsonschema
 import pytest
 
-from toolstream.cli import main
-from toolstream.schema._calls import ObservedCall, read_calls
-from toolstream.schema._diff import diff_tools
-from toolstream.schema._diff_evidence import Evidence, apply_evidence
-from toolstream.schema._diff_sources import read_side
-from toolstream.schema._diff_tools import side_of
+from toolwire.cli import main
+from toolwire.schema._calls import ObservedCall, read_calls
+from toolwire.schema._diff import diff_tools
+from toolwire.schema._diff_evidence import Evidence, apply_evidence
+from toolwire.schema._diff_sources import read_side
+from toolwire.schema._diff_tools import side_of
 
 
 def tool(name: str, properties: dict[str, Any], required: list[str], **extra: Any) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 A proof the differ relies on must never be wrong: when ``includes(narrow, wide)`` is True, no instance may be valid
 under ``narrow`` and invalid under ``wide``. Hypothesis draws pairs of schemas over the whole vocabulary the proof
 reads (and keywords it does not), related in the ways a schema evolves, and values from the small ranges their
-constants come from; ``jsonschema`` (not toolstream) decides validity. ``accepts_nothing`` and ``member`` are held to
+constants come from; ``jsonschema`` (not toolwire) decides validity. ``accepts_nothing`` and ``member`` are held to
 the same oracle.
 """
 
@@ -17,8 +17,8 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from strategies_schema import schema_versions, small_values, vocabulary_schemas
-from toolstream.schema._diff_inclusion import accepts_nothing, includes, key_schemas, matches, member
-from toolstream.schema._diff_normalize import normalise
+from toolwire.schema._diff_inclusion import accepts_nothing, includes, key_schemas, matches, member
+from toolwire.schema._diff_normalize import normalise
 
 
 def proven(narrow: Any, wide: Any) -> bool:

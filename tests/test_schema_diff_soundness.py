@@ -1,7 +1,7 @@
 """The walk against an independent oracle: no call that OLD accepts and NEW refuses goes unexplained.
 
 Hypothesis draws an OLD schema and a NEW one (an edit of OLD, or another schema altogether) and argument objects
-near both. ``jsonschema`` (not toolstream) says which instances each accepts. Whenever some instance is valid under
+near both. ``jsonschema`` (not toolwire) says which instances each accepts. Whenever some instance is valid under
 OLD and invalid under NEW, the diff must contain a change whose replay check can fail (``fail``, ``unknown`` or
 ``caution``): a diff that calls such a pair COMPATIBLE or only RISKY by its checks would let a breaking change
 through. And whenever the two accept different instances at all, the diff must not be empty. A second draw covers
@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from strategies_schema import NAMES, leaf_schemas, near, schema_versions, small_values, tool_schemas
-from toolstream.schema._diff_normalize import normalise
-from toolstream.schema._diff_walk import walk_parameters
+from toolwire.schema._diff_normalize import normalise
+from toolwire.schema._diff_walk import walk_parameters
 
 CAN_FAIL = {"fail", "unknown", "caution"}
 

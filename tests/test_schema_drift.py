@@ -1,4 +1,4 @@
-"""Handler drift: `check_handler`, `tool_from_function` and `toolstream drift`."""
+"""Handler drift: `check_handler`, `tool_from_function` and `toolwire drift`."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ import pytest
 import yaml
 from typing_extensions import NotRequired, Required, TypedDict
 
-import toolstream
-from toolstream.schema import OUTPUT_FORMATS, FindingReport, load_tools, render
-from toolstream.schema._drift import DRIFT_RULES, check_handler, tool_from_function
-from toolstream.schema._drift_cli import add_parser, run
+import toolwire
+from toolwire.schema import OUTPUT_FORMATS, FindingReport, load_tools, render
+from toolwire.schema._drift import DRIFT_RULES, check_handler, tool_from_function
+from toolwire.schema._drift_cli import add_parser, run
 
 # -- handlers of every kind, module-level so that their (string) annotations resolve -------------------------------
 
@@ -657,7 +657,7 @@ AGREEMENT = [
 def test_a_generated_tool_never_drifts_from_its_function(function, examples):
     generated = tool_from_function(function)
     for example in examples:  # the examples really are valid for the generated schema
-        assert toolstream.validate(generated.name, example, [generated]) == []
+        assert toolwire.validate(generated.name, example, [generated]) == []
     report = check_handler(generated, function, examples=examples)
     assert report.findings == ()
     assert report.extra["handlers"][0]["examples_built"] == len(examples)
@@ -830,7 +830,7 @@ def project(tmp_path, monkeypatch):
 
 
 def drift(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="toolstream")
+    parser = argparse.ArgumentParser(prog="toolwire")
     add_parser(parser.add_subparsers(dest="command", required=True))
     return run(parser.parse_args(["drift", *argv]))
 
@@ -850,8 +850,8 @@ def test_cli_clean_and_drifting(project, capsys):
 def test_cli_handlers_from_the_config(project, capsys):
     folder, module = project
     (folder / "pyproject.toml").write_text(
-        f'[tool.toolstream]\ntools = ["tools.json"]\n[tool.toolstream.handlers]\nrefund = "{module}:strict_refund"\n'
-        '[tool.toolstream.rules]\n"type-mismatch" = "off"\n"enum-mismatch" = "off"\n"default-mismatch" = "info"\n'
+        f'[tool.toolwire]\ntools = ["tools.json"]\n[tool.toolwire.handlers]\nrefund = "{module}:strict_refund"\n'
+        '[tool.toolwire.rules]\n"type-mismatch" = "off"\n"enum-mismatch" = "off"\n"default-mismatch" = "info"\n'
     )
     assert drift(["--format", "markdown"]) == 0
     assert "`default-mismatch`" in capsys.readouterr().out

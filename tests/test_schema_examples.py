@@ -1,4 +1,4 @@
-"""Prompt examples: `check_examples`, the shapes it finds, and `toolstream examples`."""
+"""Prompt examples: `check_examples`, the shapes it finds, and `toolwire examples`."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from xml.etree import ElementTree
 import pytest
 import yaml
 
-from toolstream import ToolRegistry
-from toolstream.schema import OUTPUT_FORMATS, FindingReport, load_tools, render
-from toolstream.schema._examples import EXAMPLE_RULES, check_examples
-from toolstream.schema._examples_cli import add_parser, run
-from toolstream.schema._examples_find import find_examples
+from toolwire import ToolRegistry
+from toolwire.schema import OUTPUT_FORMATS, FindingReport, load_tools, render
+from toolwire.schema._examples import EXAMPLE_RULES, check_examples
+from toolwire.schema._examples_cli import add_parser, run
+from toolwire.schema._examples_find import find_examples
 
 REFUND = {
     "name": "refund",
@@ -308,7 +308,7 @@ def test_every_output_format(fmt):
 
 
 def examples(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="toolstream")
+    parser = argparse.ArgumentParser(prog="toolwire")
     add_parser(parser.add_subparsers(dest="command", required=True))
     return run(parser.parse_args(["examples", *argv]))
 
@@ -331,7 +331,7 @@ def test_cli(project, capsys):
     assert document["subjects"] == ["good.json", "bad.txt"]
     assert [(f["rule"], f["origin"]) for f in document["findings"]] == [("example-invalid-arguments", "bad.txt:1")]
     assert [(r["file"], r["valid"]) for r in document["examples"]] == [("good.json", True), ("bad.txt", False)]
-    (project / "pyproject.toml").write_text('[tool.toolstream]\ntools = ["tools.json"]\nfail-on = "never"\n')
+    (project / "pyproject.toml").write_text('[tool.toolwire]\ntools = ["tools.json"]\nfail-on = "never"\n')
     assert examples(["bad.txt"]) == 0
 
 
@@ -346,7 +346,7 @@ def test_duplicate_tools_and_bad_jsonl_lines(tmp_path):
     path = tmp_path / "tools.yaml"
     second = dict(REFUND, parameters={"type": "object", "properties": {}})
     path.write_text(yaml.safe_dump([REFUND, second]))
-    # The first declaration is used (the duplicate is `toolstream check`'s finding, not a reason to stop).
+    # The first declaration is used (the duplicate is `toolwire check`'s finding, not a reason to stop).
     (finding,) = check_examples(chat("refund", {"order_id": "A"}), load_tools([path])).findings
     assert finding.pointer == "/amount"
     prompt = tmp_path / "prompt.jsonl"

@@ -1,5 +1,5 @@
 """Registry histories (a directory, a manifest, a git repository made here), version resolution by fingerprint and
-by time, the replay report, ``toolstream replay --history``, and docs/history.md run as written."""
+by time, the replay report, ``toolwire replay --history``, and docs/history.md run as written."""
 
 from __future__ import annotations
 
@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-import toolstream
+import toolwire
 from conftest import REPO
-from toolstream.cli import main
-from toolstream.schema import _history
-from toolstream.schema._calls import ObservedCall, UnreadableRecord
-from toolstream.schema._history import RegistryHistory, RegistryVersion
-from toolstream.schema._history_replay import PROBLEM_KINDS, replay_history
-from toolstream.schema._migrations import Migrations, default_migrations
+from toolwire.cli import main
+from toolwire.schema import _history
+from toolwire.schema._calls import ObservedCall, UnreadableRecord
+from toolwire.schema._history import RegistryHistory, RegistryVersion
+from toolwire.schema._history_replay import PROBLEM_KINDS, replay_history
+from toolwire.schema._migrations import Migrations, default_migrations
 
 UTC = timezone.utc
 
@@ -166,7 +166,7 @@ def test_versions_given_directly_are_checked(tmp_path: Path) -> None:
         RegistryHistory([("", [tool()])])
     with pytest.raises(ValueError, match=r"versions\[1\] \(v2\)"):
         RegistryHistory([("v1", [tool()]), ("v2", [tool(), tool()])])
-    registry = toolstream.ToolRegistry([tool()])
+    registry = toolwire.ToolRegistry([tool()])
     with pytest.raises(ValueError, match="'a' and 'b' are both called 'x'"):
         RegistryHistory(
             [RegistryVersion("a", registry, aliases=("x",)), RegistryVersion("b", registry, aliases=("x",))]
@@ -417,7 +417,7 @@ def test_the_three_formats_say_the_same() -> None:
     for kind in PROBLEM_KINDS:
         for problem in report.problems[kind]:
             assert problem.origin in text and problem.origin in markdown
-    assert "### toolstream replay --history fails" in markdown
+    assert "### toolwire replay --history fails" in markdown
     assert text.splitlines()[-1] == markdown.splitlines()[-1]
     with pytest.raises(ValueError, match="renders as text, json, markdown"):
         report.render("junit")
@@ -439,13 +439,13 @@ def test_a_report_lists_the_first_failures_and_counts_them_all() -> None:
 def test_validation_goes_in_batches_per_version_and_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
     history = three()
     batches: list[int] = []
-    original = toolstream.validate_many
+    original = toolwire.validate_many
 
     def counting(calls: Any, tools: Any, **options: Any) -> Any:
         batches.append(len(calls))
         return original(calls, tools, **options)
 
-    monkeypatch.setattr(toolstream, "validate_many", counting)
+    monkeypatch.setattr(toolwire, "validate_many", counting)
     calls = [observed('{"title": "x"}', ts=at(day)) for day in ["2026-01-10"] * 40 + ["2026-02-10"] * 60]
     seen: list[int] = []
     report = replay_history(history, calls, Migrations(), chunk_size=30, on_progress=seen.append)
@@ -465,7 +465,7 @@ def test_the_chunk_size_changes_nothing_in_the_report() -> None:
 def test_a_replay_without_migrations_uses_the_decorated_ones(clean_default: None) -> None:
     history = three()
 
-    @toolstream.schema._migrations.migration("create_ticket", from_="v1", to="v2")
+    @toolwire.schema._migrations.migration("create_ticket", from_="v1", to="v2")
     def add_title(arguments: dict[str, Any]) -> dict[str, Any]:
         return {"title": "(none)", **arguments}
 
@@ -497,7 +497,7 @@ def test_replay_history_from_the_command_line(project: Path, capsys: pytest.Capt
     assert main(["replay", "calls.jsonl", "--history", "tickets", "--fail-on", "never"]) == 0
     assert "1 cannot be migrated" in capsys.readouterr().out
     assert main(["replay", "calls.jsonl", "--history", "tickets", "--format", "markdown"]) == 1
-    assert capsys.readouterr().out.startswith("### toolstream replay --history fails")
+    assert capsys.readouterr().out.startswith("### toolwire replay --history fails")
 
 
 @pytest.mark.parametrize(
@@ -558,9 +558,9 @@ def test_the_two_step_way_to_add_a_required_field_runs_as_written(
     commands = 0
     for block in CONSOLES:
         lines = block.splitlines()
-        starts = [n for n, line in enumerate(lines) if line.startswith("$ toolstream ")]
+        starts = [n for n, line in enumerate(lines) if line.startswith("$ toolwire ")]
         for position, start in enumerate(starts):
-            command = re.fullmatch(r"\$ toolstream (.+?)\s+# exit (\d)", lines[start])
+            command = re.fullmatch(r"\$ toolwire (.+?)\s+# exit (\d)", lines[start])
             assert command is not None, lines[start]
             expected = lines[start + 1 : starts[position + 1] if position + 1 < len(starts) else len(lines)]
             assert main(shlex.split(command[1])) == int(command[2]), command[1]

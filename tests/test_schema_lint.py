@@ -1,4 +1,4 @@
-"""``toolstream lint`` / ``lint_tools``: every rule of every target's data file, the matrix, levels and pointers."""
+"""``toolwire lint`` / ``lint_tools``: every rule of every target's data file, the matrix, levels and pointers."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from xml.etree import ElementTree
 
 import pytest
 
-from toolstream.registry import Tool, ToolRegistry
-from toolstream.schema import FindingReport, load_tools
-from toolstream.schema._lint import LINT_RULES, LINT_TARGETS, lint_tools, resolve_targets, target_rules
-from toolstream.schema._lint_cli import add_parser, run
-from toolstream.schema._lint_matrix import REQUEST_ROW, render_matrix
-from toolstream.schema._lint_rules import EFFECT_LEVELS, parse_rules_yaml, read_target_rules
-from toolstream.schema._lint_walk import SchemaFacts, regex_features
+from toolwire.registry import Tool, ToolRegistry
+from toolwire.schema import FindingReport, load_tools
+from toolwire.schema._lint import LINT_RULES, LINT_TARGETS, lint_tools, resolve_targets, target_rules
+from toolwire.schema._lint_cli import add_parser, run
+from toolwire.schema._lint_matrix import REQUEST_ROW, render_matrix
+from toolwire.schema._lint_rules import EFFECT_LEVELS, parse_rules_yaml, read_target_rules
+from toolwire.schema._lint_walk import SchemaFacts, regex_features
 
 # --- building tools ------------------------------------------------------------------------------------------------
 
@@ -608,7 +608,7 @@ def test_data_file_yaml_errors() -> None:
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="toolstream")
+    parser = argparse.ArgumentParser(prog="toolwire")
     add_parser(parser.add_subparsers(dest="command"))
     return parser.parse_args(["lint", *argv])
 
@@ -633,7 +633,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"name": "bad", "parameters": prop(oneOf=[{"type": "string"}])}]), encoding="utf-8")
     config = tmp_path / "pyproject.toml"
-    config.write_text('[tool.toolstream]\ntargets = ["openai-strict"]\n', encoding="utf-8")
+    config.write_text('[tool.toolwire]\ntargets = ["openai-strict"]\n', encoding="utf-8")
     return {"clean": clean, "bad": bad, "config": config}
 
 
@@ -653,14 +653,14 @@ def test_command_targets_default_from_the_config_and_unknown_ones_are_usage_erro
     with pytest.raises(ValueError, match="unknown lint target 'gpt-5'; known: openai"):
         command([str(files["bad"]), "--target", "gpt-5"])
     empty = files["config"].with_name("empty.toml")
-    empty.write_text("[tool.toolstream]\n", encoding="utf-8")
+    empty.write_text("[tool.toolwire]\n", encoding="utf-8")
     with pytest.raises(ValueError, match="no lint target: pass --target"):
         command([str(files["bad"]), "--config", str(empty)])
 
 
 def test_command_rule_levels_from_the_config_reach_the_matrix(files: dict[str, Path], command: Command) -> None:
     files["config"].write_text(
-        '[tool.toolstream]\n[tool.toolstream.rules]\n"openai-strict/one-of" = "off"\n', encoding="utf-8"
+        '[tool.toolwire]\n[tool.toolwire.rules]\n"openai-strict/one-of" = "off"\n', encoding="utf-8"
     )
     argv = [str(files["bad"]), "--config", str(files["config"]), "--target", "openai-strict,gemini", "--format", "json"]
     status, out = command(argv)
@@ -689,4 +689,4 @@ def test_command_every_output_format(files: dict[str, Path], fmt: str, command: 
         assert "::error file=" in out and "title=openai-strict/one-of::" in out and "#### tool" not in out
     else:
         suite = ElementTree.fromstring(out.split("\n", 1)[1]).find("testsuite")
-        assert suite is not None and suite.get("name") == "toolstream.lint" and suite.get("failures") == "1"
+        assert suite is not None and suite.get("name") == "toolwire.lint" and suite.get("failures") == "1"

@@ -9,8 +9,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from toolstream.schema import Finding, FindingReport, load_config, render
-from toolstream.schema._findings import level_reaches, sorted_findings
+from toolwire.schema import Finding, FindingReport, load_config, render
+from toolwire.schema._findings import level_reaches, sorted_findings
 
 FINDINGS = (
     Finding("duplicate-name", "error", "declared twice", tool="get_weather", origin="tools.yaml#1"),
@@ -67,10 +67,9 @@ def test_text_is_a_table_with_a_summary() -> None:
     lines = text.splitlines()
     assert lines[0].split() == ["level", "rule", "where", "finding"]
     assert "refund /properties/meta [openai-strict]" in text
-    assert lines[-1] == "toolstream check: 3 checked; 1 error, 1 warning, 1 info"
+    assert lines[-1] == "toolwire check: 3 checked; 1 error, 1 warning, 1 info"
     assert (
-        render(FindingReport("check", (), ("a",)), "text")
-        == "toolstream check: 1 checked; 0 errors, 0 warnings, 0 infos"
+        render(FindingReport("check", (), ("a",)), "text") == "toolwire check: 1 checked; 0 errors, 0 warnings, 0 infos"
     )
 
 
@@ -102,7 +101,7 @@ def test_json_holds_everything() -> None:
 def test_markdown_escapes_pipes() -> None:
     report = FindingReport("check", (Finding("r", "error", "a | b", tool="t"),))
     markdown = render(report, "markdown", extra_sections=["matrix here"])
-    assert markdown.startswith("matrix here\n\n### toolstream check")
+    assert markdown.startswith("matrix here\n\n### toolwire check")
     assert "| error | `r` | `t` | a \\| b |" in markdown
 
 
@@ -138,14 +137,14 @@ def test_unknown_format() -> None:
 def test_project_configuration(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         """
-[tool.toolstream]
+[tool.toolwire]
 tools = ["tools.yaml", "app.tools:TOOLS"]
 targets = ["openai-strict", "gemini"]
 fail-on = "warning"
 similarity-threshold = 0.7
-[tool.toolstream.rules]
+[tool.toolwire.rules]
 "gemini/*" = "off"
-[tool.toolstream.handlers]
+[tool.toolwire.handlers]
 refund = "app.handlers:refund"
 """,
         encoding="utf-8",
@@ -168,19 +167,19 @@ refund = "app.handlers:refund"
         ('fail-on = "loud"', "fail-on: one of info, warning, error or never"),
         ('colour = "red"', "unknown key(s) colour"),
         ("similarity-threshold = 2", "similarity-threshold: a number in"),
-        ('[tool.toolstream.rules]\nx = "fatal"', "rules.x: one of"),
+        ('[tool.toolwire.rules]\nx = "fatal"', "rules.x: one of"),
         ("tools = 3", "tools: expected a string or a list of strings"),
     ],
 )
 def test_configuration_errors_name_the_key(tmp_path: Path, table: str, message: str) -> None:
     path = tmp_path / "pyproject.toml"
-    path.write_text(f"[tool.toolstream]\n{table}\n", encoding="utf-8")
+    path.write_text(f"[tool.toolwire]\n{table}\n", encoding="utf-8")
     with pytest.raises(ValueError, match=re.escape(message)):
         load_config(path)
 
 
 def test_no_configuration_means_defaults(tmp_path: Path) -> None:
-    from toolstream.schema._config import find_pyproject
+    from toolwire.schema._config import find_pyproject
 
     if find_pyproject(tmp_path) is not None:
         pytest.skip("a pyproject.toml above the temporary folder")

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-import toolstream
+import toolwire
 from conftest import RECORDINGS, corpus
-from toolstream.schema._calls import ObservedCall, UnreadableRecord, read_calls
-from toolstream.schema._replay import ReplayReport, registry_of, replay_calls
-from toolstream.schema._replay_output import REPLAY_FORMATS, render_replay
+from toolwire.schema._calls import ObservedCall, UnreadableRecord, read_calls
+from toolwire.schema._replay import ReplayReport, registry_of, replay_calls
+from toolwire.schema._replay_output import REPLAY_FORMATS, render_replay
 
 TOOLS = [
     {
@@ -68,8 +68,8 @@ def write(path: Path, records: list[dict[str, Any]]) -> Path:
 
 
 def oracle(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """What replay must report, worked out call by call with ``toolstream.validate``."""
-    registry = toolstream.ToolRegistry(TOOLS)
+    """What replay must report, worked out call by call with ``toolwire.validate``."""
+    registry = toolwire.ToolRegistry(TOOLS)
     calls = Counter[str]()
     failed = Counter[str]()
     codes = Counter[str]()
@@ -83,7 +83,7 @@ def oracle(records: list[dict[str, Any]]) -> dict[str, Any]:
         name = record["name"]
         arguments = record["arguments"]
         text = arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"))
-        violations = toolstream.validate(name, text, registry)
+        violations = toolwire.validate(name, text, registry)
         calls[name] += 1
         errors = {v.code.value for v in violations if v.severity.value == "error"}
         notes.update({v.code.value for v in violations if v.severity.value != "error"})
@@ -147,11 +147,11 @@ def test_observed_calls_and_sources_mix(tmp_path: Path) -> None:
 
 
 def test_fingerprints_of_other_schema_versions_are_counted() -> None:
-    registry = toolstream.ToolRegistry(TOOLS)
+    registry = toolwire.ToolRegistry(TOOLS)
     current = registry.get("create_ticket")
     assert current is not None
     old = {**TOOLS[0], "parameters": {**TOOLS[0]["parameters"], "required": ["title"]}}
-    old_print = toolstream.ToolRegistry([old]).get("create_ticket")
+    old_print = toolwire.ToolRegistry([old]).get("create_ticket")
     assert old_print is not None and old_print.fingerprint != current.fingerprint
     text = '{"title": "abc", "priority": "low"}'
     calls = [
@@ -196,7 +196,7 @@ def test_replaying_the_bundled_recordings_against_their_own_tools() -> None:
     path = RECORDINGS / "anthropic-messages" / "schema-bool-as-string.sse"
     manifest = json.loads(path.with_suffix(".json").read_text())
     report = replay_calls(path, manifest["request"]["tools"])
-    reassembled = list(toolstream.reassemble(path.read_bytes(), tools=manifest["request"]["tools"], on_invalid="yield"))
+    reassembled = list(toolwire.reassemble(path.read_bytes(), tools=manifest["request"]["tools"], on_invalid="yield"))
     assert report.calls == len(reassembled) > 0
     assert report.invalid == sum(1 for call in reassembled if not call.ok)
     assert report.fingerprint_mismatches == 0  # recorded under the very same tools

@@ -1,4 +1,4 @@
-"""``toolstream replay`` end to end through ``toolstream.cli.main`` (and once as a real process reading stdin)."""
+"""``toolwire replay`` end to end through ``toolwire.cli.main`` (and once as a real process reading stdin)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from typing import Any, TextIO
 import pytest
 
 from conftest import RECORDINGS, REPO
-from toolstream.cli import build_parser, main
-from toolstream.schema import _replay_cli
-from toolstream.schema._replay import replay_calls
+from toolwire.cli import build_parser, main
+from toolwire.schema import _replay_cli
+from toolwire.schema._replay import replay_calls
 
 TOOLS = [
     {
@@ -85,7 +85,7 @@ def test_usage_and_io_errors_exit_2(tmp_path: Path, files: dict[str, Path], caps
 
 def test_tools_default_from_the_project(tmp_path: Path, files: dict[str, Path], capsys: Any) -> None:
     project = tmp_path / "pyproject.toml"
-    project.write_text(f'[tool.toolstream]\ntools = ["{files["tools"].name}"]\n')
+    project.write_text(f'[tool.toolwire]\ntools = ["{files["tools"].name}"]\n')
     status, out, _ = run(["replay", str(files["bad"]), "--config", str(project), "--format", "json"], capsys)
     assert status == 1 and json.loads(out)["tools"] == ["get_weather"]
 
@@ -100,7 +100,7 @@ def test_formats_carry_the_same_report(files: dict[str, Path], capsys: pytest.Ca
     _, text, _ = run([*argv, "--format", "text", "--no-color"], capsys)
     assert f"{files['bad']}:6" in text and "b1" in text and "first 1 of 2 failing calls" in text
     _, markdown, _ = run([*argv, "--format", "markdown"], capsys)
-    assert markdown.startswith("### toolstream replay") and "| TYPE_MISMATCH | 1 |" in markdown
+    assert markdown.startswith("### toolwire replay") and "| TYPE_MISMATCH | 1 |" in markdown
     assert "| ENUM_OUT_OF_RANGE | 1 |" in markdown
     _, colour, _ = run([*argv, "--color"], capsys)
     assert "\x1b[" in colour
@@ -132,7 +132,7 @@ def test_recordings_and_conversations_from_the_command_line(tmp_path: Path, caps
 
 def test_stdin_in_a_real_process(files: dict[str, Path]) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "toolstream", "replay", "-", "--tools", str(files["tools"]), "--format", "json"],
+        [sys.executable, "-m", "toolwire", "replay", "-", "--tools", str(files["tools"]), "--format", "json"],
         input=files["bad"].read_bytes(),
         capture_output=True,
         cwd=REPO,
@@ -161,7 +161,7 @@ def test_progress_line() -> None:
 def test_history_is_handed_to_the_history_command(
     files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
-    history_cli = pytest.importorskip("toolstream.schema._history_cli")
+    history_cli = pytest.importorskip("toolwire.schema._history_cli")
     seen: dict[str, Any] = {}
 
     def fake_run(options: argparse.Namespace, calls: Any, out: TextIO) -> int:
@@ -177,14 +177,14 @@ def test_history_is_handed_to_the_history_command(
 
 
 def test_the_documented_command_lines_parse() -> None:
-    """Every ``$ toolstream replay ...`` of docs/replay.md is a command line the parser takes."""
+    """Every ``$ toolwire replay ...`` of docs/replay.md is a command line the parser takes."""
     import shlex
 
     text = (REPO / "docs" / "replay.md").read_text(encoding="utf-8")
     commands = []
     lines = iter(text.splitlines())
     for line in lines:
-        if line.startswith("$ toolstream replay"):
+        if line.startswith("$ toolwire replay"):
             while line.endswith("\\"):
                 line = line[:-1] + next(lines)
             commands.append(shlex.split(line[2:])[1:])

@@ -1,4 +1,4 @@
-"""toolstream sample: covering, deterministic, scrubbed fixtures of observed calls, read back by replay."""
+"""toolwire sample: covering, deterministic, scrubbed fixtures of observed calls, read back by replay."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import toolstream
+import toolwire
 from conftest import RECORDINGS, corpus
-from toolstream._calllog import CallLog
-from toolstream.cli import main
-from toolstream.recordings import iter_recordings
-from toolstream.schema._calls import ObservedCall, UnreadableRecord, read_calls
-from toolstream.schema._sample import SampleResult, sample_calls
-from toolstream.schema._sample_scrub import Scrub
-from toolstream.strategies import arguments
+from toolwire._calllog import CallLog
+from toolwire.cli import main
+from toolwire.recordings import iter_recordings
+from toolwire.schema._calls import ObservedCall, UnreadableRecord, read_calls
+from toolwire.schema._sample import SampleResult, sample_calls
+from toolwire.schema._sample_scrub import Scrub
+from toolwire.strategies import arguments
 
 # ----------------------------------------------------------------------------------------------------------------
 # Helpers
@@ -70,18 +70,18 @@ def json_object(text: str) -> Any:
         return None
 
 
-def recorded_calls() -> list[toolstream.ToolCall | toolstream.InvalidToolCall]:
-    calls: list[toolstream.ToolCall | toolstream.InvalidToolCall] = []
+def recorded_calls() -> list[toolwire.ToolCall | toolwire.InvalidToolCall]:
+    calls: list[toolwire.ToolCall | toolwire.InvalidToolCall] = []
     for recording in iter_recordings(RECORDINGS):
-        stream = toolstream.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
+        stream = toolwire.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
         calls.extend(stream)
     return calls
 
 
-def bfcl_tools(count: int) -> list[toolstream.Tool]:
+def bfcl_tools(count: int) -> list[toolwire.Tool]:
     """BFCL tools with enums, optional members and nesting (no combinators, which the test's reading skips)."""
     path = corpus("tool-schemas") / "bfcl_v4_jsonschema.jsonl"
-    tools: dict[str, toolstream.Tool] = {}
+    tools: dict[str, toolwire.Tool] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         definition = json.loads(line)
         parameters = definition["parameters"]
@@ -93,16 +93,16 @@ def bfcl_tools(count: int) -> list[toolstream.Tool]:
         optional = [k for k in properties if k not in parameters.get("required", [])]
         nested = any(isinstance(v, dict) and v.get("type") in ("object", "array") for v in properties.values())
         if enums and len(optional) >= 2 and nested and definition["name"] not in tools:
-            tools[definition["name"]] = toolstream.ToolRegistry([definition]).get(definition["name"])  # type: ignore[assignment]
+            tools[definition["name"]] = toolwire.ToolRegistry([definition]).get(definition["name"])  # type: ignore[assignment]
         if len(tools) == count:
             break
     return list(tools.values())
 
 
-def bfcl_identifier_tools(count: int) -> list[toolstream.Tool]:
+def bfcl_identifier_tools(count: int) -> list[toolwire.Tool]:
     """BFCL tools with id-like members (user_id, email, phone...), which the default rules scrub."""
     path = corpus("tool-schemas") / "bfcl_v4_jsonschema.jsonl"
-    tools: dict[str, toolstream.Tool] = {}
+    tools: dict[str, toolwire.Tool] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         definition = json.loads(line)
         parameters = definition["parameters"]
@@ -111,7 +111,7 @@ def bfcl_identifier_tools(count: int) -> list[toolstream.Tool]:
         properties = parameters.get("properties", {})
         scrubbed = [k for k, v in properties.items() if re.fullmatch(r"(.*_)?(id|email|phone)", k) and "enum" not in v]
         if scrubbed and definition["name"] not in tools:
-            tools[definition["name"]] = toolstream.ToolRegistry([definition]).get(definition["name"])  # type: ignore[assignment]
+            tools[definition["name"]] = toolwire.ToolRegistry([definition]).get(definition["name"])  # type: ignore[assignment]
         if len(tools) == count:
             break
     return list(tools.values())
@@ -133,7 +133,7 @@ BFCL = bfcl_tools(4) if (RECORDINGS.parent.parent / "shared" / "corpora" / "tool
 def test_every_declared_enum_value_and_optional_member_seen_is_in_the_sample(
     data: st.DataObject, per_tool: int, seed: int
 ) -> None:
-    registry = toolstream.ToolRegistry(BFCL)
+    registry = toolwire.ToolRegistry(BFCL)
     drawn = data.draw(
         st.lists(
             st.one_of(*(arguments(tool).map(lambda a, t=tool: (t.name, a)) for tool in BFCL)), min_size=1, max_size=30
@@ -159,7 +159,7 @@ def test_every_declared_enum_value_and_optional_member_seen_is_in_the_sample(
 @settings(max_examples=30)
 @given(data=st.data(), seed=st.integers(0, 1000))
 def test_scrubbed_samples_of_valid_calls_stay_valid_and_hide_the_identifiers(data: st.DataObject, seed: int) -> None:
-    registry = toolstream.ToolRegistry(BFCL_IDS)
+    registry = toolwire.ToolRegistry(BFCL_IDS)
     drawn = data.draw(
         st.lists(
             st.one_of(*(arguments(tool, extra_keys=False).map(lambda a, t=tool: (t.name, a)) for tool in BFCL_IDS)),
@@ -170,8 +170,8 @@ def test_scrubbed_samples_of_valid_calls_stay_valid_and_hide_the_identifiers(dat
     calls = observed(drawn)
     result = sample_calls(calls, per_tool=2, seed=seed, tools=registry)
     assert result.dropped == () and result.features_missed == ()
-    verdicts = toolstream.validate_many([(c.name, c.arguments) for c in result.calls], registry)
-    assert all(not [v for v in found if v.severity is toolstream.Severity.ERROR] for found in verdicts)
+    verdicts = toolwire.validate_many([(c.name, c.arguments) for c in result.calls], registry)
+    assert all(not [v for v in found if v.severity is toolwire.Severity.ERROR] for found in verdicts)
     for call, original in zip(result.calls, originals(result, calls), strict=True):
         before, after = json.loads(original.arguments), json.loads(call.arguments)
         assert after.keys() == before.keys()
@@ -372,7 +372,7 @@ def test_scrub_rules_are_configurable() -> None:
         Scrub(patterns=("(",))
 
 
-ORDERS = toolstream.ToolRegistry(
+ORDERS = toolwire.ToolRegistry(
     [
         {
             "name": "refund_order",
@@ -411,7 +411,7 @@ def test_with_tools_scrubbed_calls_stay_valid_or_are_left_out_and_reported() -> 
     second = next(t for t in texts if t["reason"].startswith("for "))
     assert second["reason"] == f"for {first['order_id']} too"
     assert {t["status_id"] for t in texts} == {"open", "closed"}  # pinned by the schema's enum: never scrubbed
-    verdicts = toolstream.validate_many([(c.name, c.arguments) for c in result.calls], ORDERS)
+    verdicts = toolwire.validate_many([(c.name, c.arguments) for c in result.calls], ORDERS)
     assert verdicts == [[] for _ in result.calls]
     # The username call cannot be scrubbed into anything its pattern accepts: left out, reported, exit 1.
     assert not any("username" in t for t in texts)
@@ -462,7 +462,7 @@ def write_tools(tmp_path: Path) -> Path:
     tools: dict[str, Any] = {}
     for recording in iter_recordings(RECORDINGS):
         for definition in recording.reassemble_options()["tools"] or []:
-            registry = toolstream.ToolRegistry([definition])
+            registry = toolwire.ToolRegistry([definition])
             for name in registry.names:
                 tool = registry.get(name)
                 if tool is not None and name not in tools:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolstream.schema import load_tools
+from toolwire.schema import load_tools
 
 WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 

@@ -7,7 +7,7 @@ resource of its own (an ``$id`` under ``$defs``), so its ``#`` references, ancho
 exactly as they would at the root. The verdict (no error-severity violation) must equal the suite's ``valid``.
 
 Skipped: cases whose schema cannot compile without the suite's remote documents (``refRemote`` and the others
-that reference ``http://localhost:1234``), which toolstream never fetches: they must raise ``SchemaError``.
+that reference ``http://localhost:1234``), which toolwire never fetches: they must raise ``SchemaError``.
 Expected failures, each with its reason, are listed in ``KNOWN_FAILURES``.
 
 The findings of the core and the reference, (code, severity, path, data) sorted, agree on every case too (unions
@@ -23,19 +23,19 @@ from urllib.parse import urljoin
 
 import pytest
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import CORPORA
-from toolstream import SchemaError, Severity, ToolRegistry
+from toolwire import SchemaError, Severity, ToolRegistry
 
 SUITE = CORPORA / "json-schema-test-suite"
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 DRAFTS = {
     "draft2020-12": ("https://json-schema.org/draft/2020-12/schema", "$defs"),
     "draft7": ("http://json-schema.org/draft-07/schema#", "definitions"),
 }
-CASE_BASE = "https://toolstream.invalid/case.json"
-REMOTE = "needs http://localhost:1234 (the suite's remote documents); toolstream never fetches"
+CASE_BASE = "https://toolwire.invalid/case.json"
+REMOTE = "needs http://localhost:1234 (the suite's remote documents); toolwire never fetches"
 UNICODE_PROPERTIES = (
     "RE2, the reference's pattern engine, knows Unicode properties by their short names (\\p{L}), not \\p{Letter} "
     "(a regex dialect difference the issue allows)"
@@ -163,14 +163,14 @@ def groups() -> list[Any]:
 def test_suite_case_findings_agree(draft: str, group: dict[str, Any]) -> None:
     try:
         registry = ToolRegistry({"case": wrapped(group["schema"], draft)})
-        toolstream.reference.validate("case", '{"value": null}', registry)
+        toolwire.reference.validate("case", '{"value": null}', registry)
     except SchemaError:
         pytest.skip("the schema does not compile in one implementation (see test_suite_case)")
     wrong = []
     for test in group["tests"]:
         arguments = json.dumps({"value": test["data"]})
-        core = findings(toolstream.validate("case", arguments, registry))
-        reference = findings(toolstream.reference.validate("case", arguments, registry))
+        core = findings(toolwire.validate("case", arguments, registry))
+        reference = findings(toolwire.reference.validate("case", arguments, registry))
         if core != reference:
             wrong.append((test["description"], core, reference))
     assert wrong == []

@@ -19,12 +19,12 @@ import httpx
 import openai
 import pytest
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import loopback, replay_handler
-from toolstream.recordings import Recording, iter_recordings
+from toolwire.recordings import Recording, iter_recordings
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 SERVED: dict[str, bytes] = {}
 
 
@@ -97,7 +97,7 @@ def test_anthropic_stream_helper(base_url: str, recording: Recording, implementa
 
 def recording_output(recording: Recording) -> tuple[Any, ...]:
     return tuple(
-        toolstream.OutputItem(item["after_calls"], item["value"]) for item in recording.expected.get("output", [])
+        toolwire.OutputItem(item["after_calls"], item["value"]) for item in recording.expected.get("output", [])
     )
 
 

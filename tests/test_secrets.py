@@ -1,4 +1,4 @@
-"""The one set of secret detectors (``toolstream._secrets``): what each finds, what it leaves alone, and that nothing
+"""The one set of secret detectors (``toolwire._secrets``): what each finds, what it leaves alone, and that nothing
 ordinary in real streams, recordings and tool definitions is taken for a secret."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-import toolstream
+import toolwire
 from conftest import CORPORA, RECORDINGS
-from toolstream import _secrets
-from toolstream._masking import units
-from toolstream._redact import Redactor
-from toolstream._secrets import DETECTORS, find, find_secrets, is_secret_name, masked_text
-from toolstream.recordings import decode_jsonl, iter_recordings, load, write
+from toolwire import _secrets
+from toolwire._masking import units
+from toolwire._redact import Redactor
+from toolwire._secrets import DETECTORS, find, find_secrets, is_secret_name, masked_text
+from toolwire.recordings import decode_jsonl, iter_recordings, load, write
 
 # One of each kind, in the text a model or a person writes around it.
 FOUND = {
@@ -169,8 +169,8 @@ def test_real_streams_keep_everything_but_their_secrets(tmp_path: Path) -> None:
         if entry["format"] != "jsonl-chunks":
             suffixes = {"sse": ".sse", "json-array": ".json-array", "raw": ".eventstream"}
             assert recording.path.suffix == suffixes[entry["format"]], path.name
-        before = toolstream.reassemble(source, format=format, on_invalid="yield")
-        after = toolstream.reassemble(load(recording.path), format=format, on_invalid="yield")
+        before = toolwire.reassemble(source, format=format, on_invalid="yield")
+        after = toolwire.reassemble(load(recording.path), format=format, on_invalid="yield")
         calls = [(call.name, call.arguments, call.ok) for call in before]
         replayed = [(call.name, call.arguments, call.ok) for call in after]
         assert replayed == [(name, redactor.mask_value(arguments), ok) for name, arguments, ok in calls], path.name
@@ -210,7 +210,7 @@ def test_call_logs_keep_no_piece_of_any_kind(tmp_path: Path, kind: str) -> None:
     arguments = '{"note": ' + json.dumps(text) + ', "escaped": "' + escaped + '", "password": "hunter2"}'
     for buffer_bytes in (0, 1 << 16):
         path = tmp_path / f"calls-{buffer_bytes}.jsonl"
-        with toolstream.CallLog(path, buffer_bytes=buffer_bytes) as log:
+        with toolwire.CallLog(path, buffer_bytes=buffer_bytes) as log:
             log.record(name="deploy", arguments=arguments, trace={"header": text, "clientSecret": "s3cr3t-v4lue"})
         data = path.read_text(encoding="utf-8")
         baseline = data.replace("[REDACTED]", "")
@@ -223,9 +223,9 @@ def test_call_logs_keep_no_piece_of_any_kind(tmp_path: Path, kind: str) -> None:
 
 @pytest.mark.parametrize("kind", FOUND)
 def test_samples_keep_no_piece_of_any_kind(kind: str) -> None:
-    from toolstream.schema._calls import ObservedCall
-    from toolstream.schema._sample import sample_calls
-    from toolstream.schema._sample_scrub import Scrub
+    from toolwire.schema._calls import ObservedCall
+    from toolwire.schema._sample import sample_calls
+    from toolwire.schema._sample_scrub import Scrub
 
     secret = FOUND[kind]
     text = CONTEXT.get(kind, "{}").format(secret)

@@ -1,7 +1,7 @@
-"""``toolstream.server`` over real HTTP: the official SDKs and raw httpx against the bundled script and recordings.
+"""``toolwire.server`` over real HTTP: the official SDKs and raw httpx against the bundled script and recordings.
 
 One endpoint per module (the bundled script plus every recording of ``recordings/``); each test sends real requests
-and checks what the clients parse, what toolstream reassembles from it, and the bytes themselves.
+and checks what the clients parse, what toolwire reassembles from it, and the bytes themselves.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ import httpx
 import openai
 import pytest
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import RECORDINGS, REPO
 from server_helpers import FORMATS, PARALLEL, SCRIPTED, TOOLS, codes, events, named, reassembled, request, tools_for
-from toolstream.recordings import Recording, iter_recordings, load_recording
-from toolstream.server import LocalEndpoint, serve
-from toolstream.server._replay import REPLAYED_FORMATS, SERVED_FORMATS
+from toolwire.recordings import Recording, iter_recordings, load_recording
+from toolwire.server import LocalEndpoint, serve
+from toolwire.server._replay import REPLAYED_FORMATS, SERVED_FORMATS
 
 WEATHER_OPENAI = TOOLS.to_openai()
 WEATHER_RESPONSES = TOOLS.to_openai_responses()
@@ -77,7 +77,7 @@ def test_openai_chat_streamed_async(url: str) -> None:
             stream = await client.chat.completions.create(
                 model="clean", messages=MESSAGES, tools=WEATHER_OPENAI, stream=True
             )
-            calls = toolstream.areassemble(stream, tools=TOOLS)
+            calls = toolwire.areassemble(stream, tools=TOOLS)
             return [call async for call in calls], calls.result
 
     calls, result = asyncio.run(run())
@@ -104,7 +104,7 @@ def test_openai_chat_buffered(url: str) -> None:
     with openai.OpenAI(base_url=url, api_key="test", max_retries=0) as client:
         completion = client.chat.completions.create(model="clean", messages=MESSAGES, tools=WEATHER_OPENAI)
     assert completion.choices[0].finish_reason == "tool_calls"
-    result = toolstream.normalize(completion, tools=TOOLS)
+    result = toolwire.normalize(completion, tools=TOOLS)
     assert named(result.calls) == SCRIPTED
     assert result.invalid_calls == () and result.violations == ()
 
@@ -114,7 +114,7 @@ def test_openai_chat_buffered_async(url: str) -> None:
         async with openai.AsyncOpenAI(base_url=url, api_key="test", max_retries=0) as client:
             return await client.chat.completions.create(model="clean", messages=MESSAGES, tools=WEATHER_OPENAI)
 
-    assert named(toolstream.normalize(asyncio.run(run()), tools=TOOLS).calls) == SCRIPTED
+    assert named(toolwire.normalize(asyncio.run(run()), tools=TOOLS).calls) == SCRIPTED
 
 
 def test_openai_responses_streamed(url: str) -> None:
@@ -144,18 +144,18 @@ def test_openai_responses_async_and_buffered(url: str) -> None:
     async def run() -> tuple[list[Any], Any]:
         async with openai.AsyncOpenAI(base_url=url, api_key="test", max_retries=0) as client:
             stream = await client.responses.create(model="clean", input=PARALLEL, tools=WEATHER_RESPONSES, stream=True)
-            calls = [call async for call in toolstream.areassemble(stream, tools=TOOLS)]
+            calls = [call async for call in toolwire.areassemble(stream, tools=TOOLS)]
             response = await client.responses.create(model="clean", input=PARALLEL, tools=WEATHER_RESPONSES)
             return calls, response
 
     calls, response = asyncio.run(run())
     assert named(calls) == SCRIPTED
     assert response.status == "completed"
-    result = toolstream.normalize(response, tools=TOOLS)
+    result = toolwire.normalize(response, tools=TOOLS)
     assert named(result.calls) == SCRIPTED and result.violations == ()
     with openai.OpenAI(base_url=url, api_key="test", max_retries=0) as client:
         buffered = client.responses.create(model="clean", input=PARALLEL, tools=WEATHER_RESPONSES)
-    assert named(toolstream.normalize(buffered, tools=TOOLS).calls) == SCRIPTED
+    assert named(toolwire.normalize(buffered, tools=TOOLS).calls) == SCRIPTED
 
 
 def anthropic_client(url: str) -> anthropic.Anthropic:
@@ -193,11 +193,11 @@ def test_anthropic_async_and_buffered(url: str) -> None:
             stream = await client.messages.create(
                 model="clean", max_tokens=256, messages=MESSAGES, tools=WEATHER_ANTHROPIC, stream=True
             )
-            calls = [call async for call in toolstream.areassemble(stream, tools=TOOLS)]
+            calls = [call async for call in toolwire.areassemble(stream, tools=TOOLS)]
             async with client.messages.stream(
                 model="clean", max_tokens=256, messages=MESSAGES, tools=WEATHER_ANTHROPIC
             ) as helper:
-                helped = [call async for call in toolstream.areassemble(helper, tools=TOOLS)]
+                helped = [call async for call in toolwire.areassemble(helper, tools=TOOLS)]
             message = await client.messages.create(
                 model="clean", max_tokens=256, messages=MESSAGES, tools=WEATHER_ANTHROPIC
             )
@@ -206,7 +206,7 @@ def test_anthropic_async_and_buffered(url: str) -> None:
     calls, helped, message = asyncio.run(run())
     assert named(calls) == named(helped) == SCRIPTED
     assert message.stop_reason == "tool_use"
-    result = toolstream.normalize(message, tools=TOOLS)
+    result = toolwire.normalize(message, tools=TOOLS)
     assert named(result.calls) == SCRIPTED and result.violations == ()
 
 
@@ -258,7 +258,7 @@ def test_text_replies_in_every_format(url: str, fmt: str) -> None:
     assert result.text == "I will answer this without calling a tool."
     assert result.violations == ()
     _, buffered = request(fmt, choice="none", stream=False)
-    normalized = toolstream.normalize(post(url, path, buffered).json(), tools=TOOLS)
+    normalized = toolwire.normalize(post(url, path, buffered).json(), tools=TOOLS)
     assert normalized.calls == () and normalized.text == result.text
 
 
@@ -284,7 +284,7 @@ def test_text_before_calls(fmt: str) -> None:
         raw = post(base, path, body).content
         calls, result = reassembled(raw, tools=TOOLS)
         _, buffered = request(fmt, "chatty", stream=False)
-        normalized = toolstream.normalize(post(base, path, buffered).json(), tools=TOOLS)
+        normalized = toolwire.normalize(post(base, path, buffered).json(), tools=TOOLS)
     assert named(calls) == named(normalized.calls) == [("get_weather", {"city": "Oslo"})]
     assert result.text == normalized.text == "Let me look that up."
     assert result.violations == normalized.violations == ()
@@ -338,7 +338,7 @@ def test_models_list_in_both_sdks(endpoint: LocalEndpoint, url: str) -> None:
             client.models.retrieve("nope")
     assert ids == list(endpoint.models)
     assert ids[0] == "clean"
-    assert {f"quirk/{quirk}" for quirk in toolstream.server.QUIRKS} <= set(ids)
+    assert {f"quirk/{quirk}" for quirk in toolwire.server.QUIRKS} <= set(ids)
     assert "recording:openai-chat/parallel-calls" in ids
     assert "recording:gemini/json-array-thought-then-call" in ids  # replayed on Gemini's own path
     assert not any(name.startswith("recording:ollama/") for name in ids)  # a format the endpoint does not speak
@@ -524,7 +524,7 @@ def test_unknown_paths_are_404(url: str) -> None:
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_reject_keywords_refuses_in_the_formats_shape(url: str, fmt: str) -> None:
-    tools = toolstream.ToolRegistry(
+    tools = toolwire.ToolRegistry(
         {
             "get_weather": {"parameters": {"type": "object", "properties": {"city": {"type": "string"}}}},
             "refund": {
@@ -544,7 +544,7 @@ def test_reject_keywords_refuses_in_the_formats_shape(url: str, fmt: str) -> Non
     if fmt != "anthropic-messages":
         assert error["error"]["param"] == "tools[1]" and error["error"]["code"] == "invalid_function_parameters"
     # A property merely *named* like a refused keyword is accepted; so is the same request on the clean model.
-    named_like = toolstream.ToolRegistry({"f": {"type": "object", "properties": {"oneOf": {"type": "string"}}}})
+    named_like = toolwire.ToolRegistry({"f": {"type": "object", "properties": {"oneOf": {"type": "string"}}}})
     assert post(url, *request(fmt, "quirk/reject_keywords", tools=named_like)).status_code == 200
     assert post(url, *request(fmt, "clean", tools=tools)).status_code == 200
 
@@ -557,7 +557,7 @@ def test_scripted_errors_and_unsynthesizable_tools(fmt: str) -> None:
             "auto": {},
         }
     }
-    pattern = toolstream.ToolRegistry(
+    pattern = toolwire.ToolRegistry(
         {
             "lookup": {
                 "type": "object",
@@ -586,7 +586,7 @@ def test_scripted_errors_and_unsynthesizable_tools(fmt: str) -> None:
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_auto_calls_the_forced_tool_with_synthesized_arguments(url: str, fmt: str) -> None:
-    tools = toolstream.ToolRegistry(
+    tools = toolwire.ToolRegistry(
         {
             "book": {
                 "type": "object",
@@ -734,7 +734,7 @@ def test_gemini_recordings_read_as_sent_and_chunks_as_alt_asks(url: str, recordi
         response = post(url.removesuffix("/v1"), replayed_path(recording, query), {"contents": []})
         if recording.path.suffix == ".jsonl":
             assert response.headers["content-type"].startswith(framing)
-        for implementation in (toolstream, toolstream.reference):
+        for implementation in (toolwire, toolwire.reference):
             calls = implementation.reassemble(response.content, on_invalid="yield")
             assert [(call.id, call.name, call.arguments) for call in calls] == expected
             assert calls.result.finish_reason == recording.expected["finish_reason"]
@@ -750,7 +750,7 @@ def test_boto3_reads_every_bedrock_recording(url: str, recording: Recording) -> 
         with pytest.raises(EventStreamError, match=next(iter(recording.chunks()[-1]))):
             converse_stream(url, model)
         return
-    calls = toolstream.reassemble(converse_stream(url, model), on_invalid="yield")
+    calls = toolwire.reassemble(converse_stream(url, model), on_invalid="yield")
     assert [(call.id, call.name, call.arguments) for call in calls] == [
         (call["id"], call["name"], call["arguments"]) for call in recording.expected["calls"]
     ]
@@ -767,7 +767,7 @@ def test_bedrock_events_are_framed_as_the_messages_bedrock_sends(tmp_path: Path)
         {"error": {"code": "InternalFailure", "message": "it broke"}},
         {"error": {"code": None, "message": "no code"}},
     ]
-    recording = toolstream.recordings.write(tmp_path, "bedrock-converse/errors", events, format="bedrock-converse")
+    recording = toolwire.recordings.write(tmp_path, "bedrock-converse/errors", events, format="bedrock-converse")
     with LocalEndpoint(recordings=tmp_path) as running:
         body = post(running.url.removesuffix("/v1"), replayed_path(recording), {}).content
     buffer = EventStreamBuffer()
@@ -780,8 +780,8 @@ def test_bedrock_events_are_framed_as_the_messages_bedrock_sends(tmp_path: Path)
         ({":message-type": "error", ":error-code": "InternalFailure", ":error-message": "it broke"}, b""),
         ({":message-type": "error", ":error-message": "no code"}, b""),
     ]  # fmt: skip
-    assert toolstream.recordings.decode_eventstream(body) == events
-    result = toolstream.reassemble(body, format="bedrock-converse", on_invalid="yield")
+    assert toolwire.recordings.decode_eventstream(body) == events
+    result = toolwire.reassemble(body, format="bedrock-converse", on_invalid="yield")
     assert list(result) == [] and [v.code.value for v in result.result.violations].count("PROVIDER_ERROR") == 3
 
 
@@ -810,12 +810,12 @@ def test_replayed_routes_answer_errors_in_their_own_shape(url: str) -> None:
 def test_a_recording_written_without_status_or_content_type_is_served(tmp_path: Path) -> None:
     """``write`` keeps ``"status": null`` when none was given: the endpoint then answers 200, in the framing's type."""
     chunks = load_recording(RECORDINGS / "openai-chat" / "parallel-calls.sse").chunks()
-    written = toolstream.recordings.write(tmp_path, "openai-chat/written", chunks, format="openai-chat")
+    written = toolwire.recordings.write(tmp_path, "openai-chat/written", chunks, format="openai-chat")
     assert written.manifest["transport"] == {"status": None, "content_type": None}
     with LocalEndpoint(recordings=tmp_path) as running:
         response = post(running.url, *request("openai-chat", "recording:openai-chat/written", tools=None))
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
-    assert [call.name for call in toolstream.reassemble(response.content)] == ["plus", "minus"]
+    assert [call.name for call in toolwire.reassemble(response.content)] == ["plus", "minus"]
 
 
 def test_recorded_network_reads_are_kept(tmp_path: Path) -> None:
@@ -929,7 +929,7 @@ def test_agent_loop_gets_a_final_answer_after_tool_results(url: str) -> None:
     with openai.OpenAI(base_url=url, api_key="test", max_retries=0) as client:
         messages: list[Any] = list(MESSAGES)
         stream = client.chat.completions.create(model="clean", messages=messages, tools=WEATHER_OPENAI, stream=True)
-        calls = toolstream.reassemble(stream, tools=TOOLS)
+        calls = toolwire.reassemble(stream, tools=TOOLS)
         ran = [(call.id, f"18 degrees in {call.arguments['city']}") for call in calls]
         messages.append(calls.result.to_history("openai-chat"))
         messages += [{"role": "tool", "tool_call_id": call_id, "content": text} for call_id, text in ran]
@@ -945,7 +945,7 @@ def test_agent_loop_gets_a_final_answer_after_tool_results(url: str) -> None:
 def test_the_serve_command_parses_its_options() -> None:
     import argparse
 
-    from toolstream.server import _cli
+    from toolwire.server import _cli
 
     parser = argparse.ArgumentParser()
     _cli.add_parser(parser.add_subparsers(dest="command"))
@@ -964,7 +964,7 @@ def test_run_serves_until_interrupted(tmp_path: Path) -> None:
     import argparse
     import io
 
-    from toolstream.server import _cli
+    from toolwire.server import _cli
 
     script = tmp_path / "script.json"
     script.write_text('{"models": {"only": {"otherwise": {"text": "hi"}}}}', encoding="utf-8")
@@ -974,7 +974,7 @@ def test_run_serves_until_interrupted(tmp_path: Path) -> None:
 
     def wait() -> None:
         base = out.getvalue().splitlines()[0].split(": ", 1)[1]
-        answers.append(toolstream.normalize(post(base, *request("openai-chat", "only", stream=False)).json()).text)
+        answers.append(toolwire.normalize(post(base, *request("openai-chat", "only", stream=False)).json()).text)
         raise KeyboardInterrupt
 
     assert _cli.run(options, out, wait) == 0
@@ -982,11 +982,11 @@ def test_run_serves_until_interrupted(tmp_path: Path) -> None:
     assert "1 models: only" in out.getvalue() and out.getvalue().endswith("stopped\n")
 
 
-def test_toolstream_serve_from_a_shell() -> None:
-    """``python -m toolstream serve --port 0`` prints its URL, answers, and stops cleanly on Ctrl-C."""
+def test_toolwire_serve_from_a_shell() -> None:
+    """``python -m toolwire serve --port 0`` prints its URL, answers, and stops cleanly on Ctrl-C."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolstream", "serve", "--port", "0"],
+        [sys.executable, "-m", "toolwire", "serve", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -995,7 +995,7 @@ def test_toolstream_serve_from_a_shell() -> None:
     try:
         assert process.stdout is not None
         first = process.stdout.readline()
-        assert first.startswith("toolstream serve: http://127.0.0.1:"), first + (
+        assert first.startswith("toolwire serve: http://127.0.0.1:"), first + (
             process.stderr.read() if process.stderr else ""
         )
         base = first.split(": ", 1)[1].strip()
@@ -1024,7 +1024,7 @@ def test_tools_of_every_shape_are_read(url: str) -> None:
 def test_a_bug_in_a_renderer_is_a_500_and_the_server_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
     import dataclasses
 
-    from toolstream.server import _app
+    from toolwire.server import _app
 
     def broken(turn: Any, context: Any) -> dict[str, Any]:
         raise KeyError("oops")
@@ -1035,7 +1035,7 @@ def test_a_bug_in_a_renderer_is_a_500_and_the_server_goes_on(monkeypatch: pytest
         response = post(base, *request("openai-chat", stream=False))
         assert response.status_code == 500
         assert response.json()["error"] == {
-            "message": "internal error of the toolstream endpoint: KeyError: 'oops'",
+            "message": "internal error of the toolwire endpoint: KeyError: 'oops'",
             "type": "server_error",
             "param": None,
             "code": None,

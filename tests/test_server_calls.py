@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from conftest import CORPORA
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 EXT = CORPORA / "provider-streams-ext"
 needs_corpus = pytest.mark.skipif(not EXT.is_dir(), reason="the shared provider-streams-ext corpus is not present")
 
 
-def run(implementation: str, source: Any, **options: Any) -> toolstream.StreamResult:
+def run(implementation: str, source: Any, **options: Any) -> toolwire.StreamResult:
     stream = IMPLEMENTATIONS[implementation].reassemble(source, on_invalid="yield", **options)
     list(stream)
     return stream.result  # type: ignore[no-any-return]

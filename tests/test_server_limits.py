@@ -1,7 +1,7 @@
-"""``toolstream serve`` under hostile clients: bodies too large or not JSON, half-sent requests, many connections, and
+"""``toolwire serve`` under hostile clients: bodies too large or not JSON, half-sent requests, many connections, and
 a request log that stays bounded.
 
-The resource tests run the endpoint as its own process (``python -m toolstream serve``), started here and stopped by
+The resource tests run the endpoint as its own process (``python -m toolwire serve``), started here and stopped by
 its PID, and talk to it over real sockets on 127.0.0.1; memory is the server process's own (``/proc/PID/status``).
 Time bounds are generous safety margins (10x what was measured), not benchmarks.
 """
@@ -26,7 +26,7 @@ import pytest
 
 from conftest import REPO
 from server_helpers import FORMATS, request
-from toolstream.server import EndpointLimits, LocalEndpoint
+from toolwire.server import EndpointLimits, LocalEndpoint
 
 MIB = 1024 * 1024
 
@@ -131,14 +131,14 @@ import resource, runpy, sys
 files = {files}
 if files:
     resource.setrlimit(resource.RLIMIT_NOFILE, (files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-sys.argv = ["toolstream", "serve", "--port", "0", *{flags!r}]
-runpy.run_module("toolstream", run_name="__main__")
+sys.argv = ["toolwire", "serve", "--port", "0", *{flags!r}]
+runpy.run_module("toolwire", run_name="__main__")
 """
 
 
 @contextmanager
 def served(*flags: str, files: int | None = None) -> Iterator[Served]:
-    """``toolstream serve --port 0 FLAGS`` in its own process (open files capped at ``files``), stopped by its PID."""
+    """``toolwire serve --port 0 FLAGS`` in its own process (open files capped at ``files``), stopped by its PID."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     code = _LAUNCH.format(files=files, flags=list(flags))
     process = subprocess.Popen(
@@ -147,7 +147,7 @@ def served(*flags: str, files: int | None = None) -> Iterator[Served]:
     try:
         assert process.stdout is not None
         first = process.stdout.readline()
-        if not first.startswith("toolstream serve: http://"):
+        if not first.startswith("toolwire serve: http://"):
             process.kill()
             raise AssertionError(f"the server did not start: {first}{process.communicate()[1]}")
         yield Served(first.split(": ", 1)[1].strip(), process.pid)
@@ -364,7 +364,7 @@ def test_every_limit_has_a_serve_flag() -> None:
     import argparse
     from dataclasses import fields
 
-    from toolstream.server import _cli
+    from toolwire.server import _cli
 
     parser = argparse.ArgumentParser()
     _cli.add_parser(parser.add_subparsers(dest="command"))

@@ -1,4 +1,4 @@
-"""Each quirk of ``toolstream.server.QUIRKS``, as it shows on the wire and in what toolstream makes of it.
+"""Each quirk of ``toolwire.server.QUIRKS``, as it shows on the wire and in what toolwire makes of it.
 
 The request is the probe's parallel one (two ``get_weather`` calls, ``tool_choice: required``) sent to
 ``quirk/<id>`` of the bundled script; the raw SSE events are inspected, then reassembled (``on_invalid="yield"``).
@@ -14,10 +14,10 @@ import httpx
 import openai
 import pytest
 
-import toolstream
+import toolwire
 from server_helpers import FORMATS, SCRIPTED, TOOLS, codes, events, named, reassembled, request
-from toolstream.server import QUIRKS, LocalEndpoint
-from toolstream.server._quirks import PROSE
+from toolwire.server import QUIRKS, LocalEndpoint
+from toolwire.server._quirks import PROSE
 
 PARIS, TOKYO = '{"city":"Paris","unit":"celsius"}', '{"city":"Tokyo","unit":"celsius"}'
 
@@ -60,7 +60,7 @@ def finishes(raw: bytes) -> list[Any]:
 
 
 def test_every_quirk_has_its_model_and_a_description() -> None:
-    script = toolstream.server.default_script()
+    script = toolwire.server.default_script()
     assert set(script.models) == {"clean", *(f"quirk/{quirk}" for quirk in QUIRKS)}
     for quirk in QUIRKS:
         assert script.models[f"quirk/{quirk}"].quirks.enabled == (quirk,)
@@ -68,7 +68,7 @@ def test_every_quirk_has_its_model_and_a_description() -> None:
     assert script.models["clean"].quirks.enabled == ()
     assert script.models["quirk/delay"].quirks.delay == 0.01
     assert script.models["quirk/reject_keywords"].quirks.reject_keywords == ("anyOf", "oneOf")
-    assert set(QUIRKS) == set(toolstream.server.Quirks.__dataclass_fields__)
+    assert set(QUIRKS) == set(toolwire.server.Quirks.__dataclass_fields__)
 
 
 def test_clean_chat_stream_shape(url: str) -> None:
@@ -96,7 +96,7 @@ def test_arguments_object(url: str) -> None:
     calls, _ = reassembled(raw, tools=TOOLS)
     assert named(calls) == SCRIPTED
     assert [codes(call.violations) for call in calls] == [["ARGUMENTS_NOT_STRING"]] * 2
-    buffered = toolstream.normalize(
+    buffered = toolwire.normalize(
         httpx.post(
             url + "/chat/completions", json=request("openai-chat", "quirk/arguments_object", stream=False)[1]
         ).json(),
@@ -186,7 +186,7 @@ def test_prose_when_forced(url: str, fmt: str) -> None:
         assert calls == [] and result.text == PROSE
         assert result.finish_reason in ("stop", "completed", "end_turn")
     path, body = request(fmt, "quirk/prose_when_forced", choice="required")
-    forced = toolstream.reassemble(
+    forced = toolwire.reassemble(
         httpx.post(url + path, json=body).content, tool_choice=body["tool_choice"], on_invalid="yield"
     )
     assert list(forced) == [] and codes(forced.result.violations) == ["TOOL_CHOICE_IGNORED"]
@@ -214,7 +214,7 @@ def test_trailing_data(url: str, fmt: str) -> None:
     if fmt == "openai-responses":  # the .done text agrees with the deltas: no ARGUMENTS_MISMATCH hides it
         done = [data["arguments"] for name, data in events(raw) if name == "response.function_call_arguments.done"]
         assert done == [PARIS + "}", TOKYO + "}"]
-    buffered = toolstream.normalize(
+    buffered = toolwire.normalize(
         httpx.post(url + request(fmt)[0], json=request(fmt, "quirk/trailing_data", stream=False)[1]).json(), tools=TOOLS
     )
     if fmt == "anthropic-messages":  # a buffered input is an object: nothing can trail it
@@ -240,7 +240,7 @@ def test_truncate(url: str, fmt: str) -> None:
     else:
         assert last["delta"]["type"] == "input_json_delta"
     path, body = request(fmt, "quirk/truncate", stream=False)
-    buffered = toolstream.normalize(httpx.post(url + path, json=body).json(), tools=TOOLS)
+    buffered = toolwire.normalize(httpx.post(url + path, json=body).json(), tools=TOOLS)
     assert (
         buffered.finish_reason
         == {"openai-chat": "length", "openai-responses": "incomplete", "anthropic-messages": "max_tokens"}[fmt]

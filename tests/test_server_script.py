@@ -1,4 +1,4 @@
-"""Scripts of ``toolstream.server``: loading and its errors, rule matching over the three request shapes, and the
+"""Scripts of ``toolwire.server``: loading and its errors, rule matching over the three request shapes, and the
 arguments ``otherwise: auto`` synthesizes from a schema (against the real tool schemas of the shared corpus)."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-import toolstream
+import toolwire
 from conftest import corpus
 from server_helpers import request
-from toolstream.registry import ToolRegistry
-from toolstream.server import Model, Quirks, Reply, Script, ScriptedCall, default_script, load_script
-from toolstream.server._match import AUTO_TEXT, Turn, answer
-from toolstream.server._request import PARSERS, ParsedRequest
-from toolstream.server._synth import NotSynthesizableError, synthesize
+from toolwire.registry import ToolRegistry
+from toolwire.server import Model, Quirks, Reply, Script, ScriptedCall, default_script, load_script
+from toolwire.server._match import AUTO_TEXT, Turn, answer
+from toolwire.server._request import PARSERS, ParsedRequest
+from toolwire.server._synth import NotSynthesizableError, synthesize
 
 # --- Loading ---------------------------------------------------------------------------------------------------------
 
@@ -475,7 +475,7 @@ def test_synthesized_arguments(schema: dict[str, Any], expected: dict[str, Any])
     tools = ToolRegistry({"t": schema})
     arguments = synthesize("t", tools)
     assert arguments == expected
-    assert toolstream.validate("t", arguments, tools) == []
+    assert toolwire.validate("t", arguments, tools) == []
 
 
 UNSYNTHESIZABLE = [
@@ -532,7 +532,7 @@ def test_synthesis_over_the_real_tool_schemas() -> None:
                 continue
             made += 1
             assert [
-                v for v in toolstream.validate(definition["name"], arguments, tools) if v.severity.value == "error"
+                v for v in toolwire.validate(definition["name"], arguments, tools) if v.severity.value == "error"
             ] == []
     assert made + refused + unloadable == 7270
     assert made >= 3700 and refused <= 20

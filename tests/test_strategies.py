@@ -1,4 +1,4 @@
-"""toolstream.strategies: valid and hostile arguments from tool schemas, and quirky streams of given calls.
+"""toolwire.strategies: valid and hostile arguments from tool schemas, and quirky streams of given calls.
 
 ``arguments`` must only ever produce what the validator accepts, over hand-written schemas exercising every
 supported keyword, generated schemas (tests/strategies_schema.py) and a sample of real ones from
@@ -30,13 +30,13 @@ from hypothesis.errors import HypothesisWarning
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-import toolstream
-import toolstream.reference as reference
-import toolstream.strategies
+import toolwire
+import toolwire.reference as reference
+import toolwire.strategies
 from conftest import CORPORA
 from strategies_schema import tool_schemas
-from toolstream import ToolCall
-from toolstream.strategies import (
+from toolwire import ToolCall
+from toolwire.strategies import (
     HOSTILE_CATEGORIES,
     STREAM_FORMATS,
     UnsupportedSchemaError,
@@ -46,7 +46,7 @@ from toolstream.strategies import (
     hostile_arguments,
     streams,
 )
-from toolstream.strategies._json import arguments_objects
+from toolwire.strategies._json import arguments_objects
 
 EXAMPLES = settings().max_examples
 # A third of the profile's examples per schema: recursive and hostile schemas draw large values (the whole file
@@ -70,7 +70,7 @@ def tool(name: str, parameters: dict[str, Any]) -> dict[str, Any]:
 def assert_valid(definition: Any, value: Any) -> None:
     assert isinstance(value, dict)
     json.dumps(value, allow_nan=False)  # plain JSON: what a provider could send
-    assert toolstream.validate(definition["name"], value, [definition]) == []
+    assert toolwire.validate(definition["name"], value, [definition]) == []
 
 
 # ------------------------------------------------------------------------------------------------ schemas
@@ -467,13 +467,13 @@ def test_unsupported_schemas_name_the_place(parameters: dict[str, Any], pointer:
 def test_misuse() -> None:
     with pytest.raises(ValueError, match="holds 2 function tools"):
         arguments([tool("a", {}), tool("b", {})])
-    with pytest.raises(toolstream.SchemaError):
+    with pytest.raises(toolwire.SchemaError):
         arguments(tool("bfcl", {"type": "object", "properties": {"x": {"type": "float"}}}))
     with pytest.raises(ValueError, match="unknown hostile categories"):
         hostile_arguments(tool("a", {}), categories=["sql", "path_traversal"])
     with pytest.raises(TypeError, match="collection of strings"):
         hostile_arguments(tool("a", {}), allowed_hosts="api.example.com")
-    registry = toolstream.ToolRegistry(
+    registry = toolwire.ToolRegistry(
         [tool("a", {}), tool("b", {"type": "object", "properties": {"x": {"type": "integer"}}})]
     )
     assert_valid(tool("b", registry["b"].parameters), first(arguments(registry["b"]), lambda v: "x" in v))
@@ -726,17 +726,17 @@ def expected(calls: list[Any]) -> list[tuple[Any, ...]]:
     return sorted(out, key=lambda c: c[0])  # by choice, in the given order within one
 
 
-def reassembled(module: Any, chunks: list[Any], format: str | None) -> toolstream.StreamResult:
+def reassembled(module: Any, chunks: list[Any], format: str | None) -> toolwire.StreamResult:
     stream = module.reassemble(chunks, on_invalid="yield", format=format)
     handed = list(stream)
     assert all(type(call).__name__ == "ToolCall" for call in handed), handed
-    result: toolstream.StreamResult = stream.result
+    result: toolwire.StreamResult = stream.result
     return result
 
 
 def check_round_trip(calls: list[Any], chunks: list[Any], format: str, named: bool) -> None:
     truth = expected(calls)
-    for module in (toolstream, reference):
+    for module in (toolwire, reference):
         result = reassembled(module, chunks, format if named else None)
         assert result.format == format
         assert result.invalid_calls == ()
@@ -768,7 +768,7 @@ def test_streams_reassemble_into_the_given_calls(format: str, data: st.DataObjec
 def test_tool_calls_re_render_into_any_format(format: str, data: st.DataObject) -> None:
     """The calls of one stream, as ``ToolCall`` objects, render into another format's stream."""
     calls = data.draw(call_lists("anthropic-messages"), label="calls")
-    first = reassembled(toolstream, data.draw(streams(calls, format="anthropic-messages")), None).calls
+    first = reassembled(toolwire, data.draw(streams(calls, format="anthropic-messages")), None).calls
     assert all(isinstance(call, ToolCall) for call in first)
     again = reassembled(reference, data.draw(streams(list(first), format=format)), None).calls
     assert [(c.id, c.name, strict(c.arguments)) for c in again] == [(c.id, c.name, strict(c.arguments)) for c in first]
@@ -778,7 +778,7 @@ def test_text_is_streamed_exactly_as_given() -> None:
     text = '{ "city" : "Par\\u00eds", "days":3 }'
     for format in TEXT_FORMATS:
         chunks = first(streams([("get_weather", text)], format=format, noise=False), lambda c: True)
-        (call,) = reassembled(toolstream, chunks, format).calls
+        (call,) = reassembled(toolwire, chunks, format).calls
         assert call.arguments == {"city": "París", "days": 3}
         assert call.arguments_json in (text, '{"city":"París","days":3}'), format  # Anthropic may send it whole
 
@@ -863,23 +863,21 @@ def test_stream_misuse() -> None:
 
 
 def test_docstring_examples_run() -> None:
-    for module in (toolstream.strategies, _streams):
+    for module in (toolwire.strategies, _streams):
         failures, tried = doctest.testmod(module, raise_on_error=False)
         assert tried and not failures, module.__name__
 
 
-def test_import_toolstream_needs_no_hypothesis() -> None:
-    code = (
-        "import sys, toolstream; assert 'hypothesis' not in sys.modules and 'toolstream.strategies' not in sys.modules"
-    )
+def test_import_toolwire_needs_no_hypothesis() -> None:
+    code = "import sys, toolwire; assert 'hypothesis' not in sys.modules and 'toolwire.strategies' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_the_project_tests_use_these_renderers() -> None:
-    """tests/strategies_*.py draw their streams from toolstream.strategies: one generator, not two."""
+    """tests/strategies_*.py draw their streams from toolwire.strategies: one generator, not two."""
     import strategies_chat
     import strategies_formats
-    from toolstream.strategies import _chat, _formats
+    from toolwire.strategies import _chat, _formats
 
     assert strategies_chat.ChatCase is _chat.ChatCase and strategies_chat.pack is _chat.pack
     assert strategies_formats.FormatCase is _formats.FormatCase

@@ -18,11 +18,11 @@ from openai.types.responses import ResponseInputParam
 from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
-import toolstream
-import toolstream.reference
-from toolstream import InvalidToolCall, Severity, Violation, ViolationCode
+import toolwire
+import toolwire.reference
+from toolwire import InvalidToolCall, Severity, Violation, ViolationCode
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 TOOLS = {
     "get_weather": {
         "type": "object",

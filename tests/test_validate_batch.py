@@ -14,8 +14,8 @@ import pyarrow as pa
 import pytest
 
 from conftest import CORPORA
-from toolstream import Severity, ToolRegistry, Violation, _batch, validate_many
-from toolstream._batch import result_schema, validate_batch
+from toolwire import Severity, ToolRegistry, Violation, _batch, validate_many
+from toolwire._batch import result_schema, validate_batch
 
 TOOLS = ToolRegistry(
     {
@@ -149,7 +149,7 @@ def test_empty_columns_give_an_empty_table_of_the_schema() -> None:
 
 
 def test_limits_reach_the_core() -> None:
-    from toolstream import Limits
+    from toolwire import Limits
 
     deep = '{"x": ' * 5 + "1" + "}" * 5
     table = validate_batch(["ping"], [deep], TOOLS, limits=Limits(max_depth=3))
@@ -193,7 +193,7 @@ def test_without_pyarrow_the_error_says_what_to_install(monkeypatch: pytest.Monk
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", refuse)
-    with pytest.raises(ModuleNotFoundError, match=r"pip install 'toolstream\[arrow\]'") as caught:
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'toolwire\[arrow\]'") as caught:
         validate_batch(["ping"], ["{}"], TOOLS)
     assert caught.value.name == "pyarrow"
 

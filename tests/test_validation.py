@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference
-from toolstream import InvalidToolCall, SchemaError, ToolCall, ToolRegistry, Violation, ViolationCode
+import toolwire
+import toolwire.reference
+from toolwire import InvalidToolCall, SchemaError, ToolCall, ToolRegistry, Violation, ViolationCode
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 WEATHER = {
     "type": "object",
@@ -120,7 +120,7 @@ def test_an_invalid_call_raises_under_the_default_policy(impl: ModuleType) -> No
     chunks = stream_of(("a", "get_weather", '{"city": "Paris"}'), ("b", "get_weather", '{"city": 3}'))
     stream = impl.reassemble(chunks, tools=ToolRegistry(TOOLS))
     assert next(stream).id == "a"
-    with pytest.raises(toolstream.InvalidToolCallError) as raised:
+    with pytest.raises(toolwire.InvalidToolCallError) as raised:
         next(stream)
     assert codes(raised.value.violations) == [("TYPE_MISMATCH", "/city")]
 
@@ -239,7 +239,7 @@ def test_validate_many_lets_other_threads_run() -> None:
     counter.start()
     try:
         before = ticks
-        toolstream.validate_many(batch, registry)
+        toolwire.validate_many(batch, registry)
         during = ticks - before
     finally:
         done.set()
@@ -360,7 +360,7 @@ def test_a_number_of_over_4300_integer_digits_is_invalid_json_in_streams_validat
 
 
 def test_replay_applies_the_same_rule() -> None:
-    from toolstream.schema import ObservedCall, replay_calls
+    from toolwire.schema import ObservedCall, replay_calls
 
     calls = [
         ObservedCall("get_weather", f'{{"city": "x", "days": {BIG}}}'),

@@ -21,13 +21,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from bounded import run_bounded
 from strategies_schema import near_object, tool_schemas
-from toolstream import Limits, ToolRegistry
+from toolwire import Limits, ToolRegistry
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 
 def branch(kind: str, *, children_first: bool = False, unmodelled: bool = False) -> dict[str, Any]:
@@ -96,7 +96,7 @@ def test_a_deep_bad_leaf_under_a_recursive_union_is_found_where_it_is(implementa
         "",
         {"limit": BUDGET},
     )
-    assert violation.severity is toolstream.Severity.ERROR
+    assert violation.severity is toolwire.Severity.ERROR
     assert not violation.recoverable
     assert "100000 steps (Limits.max_validation_steps)" in violation.message
     assert codes(impl.validate("t", tree(3, "file"), UNMODELLED)) == [("CONSTRAINT_VIOLATION", "/root")]
@@ -238,15 +238,15 @@ COUNTED = [
 
 @pytest.mark.parametrize(("schema", "arguments"), COUNTED)
 def test_the_core_and_the_reference_count_the_same_steps(schema: Any, arguments: str) -> None:
-    assert toolstream.validate("t", arguments, ToolRegistry({"t": schema})), "the case must be invalid"
-    assert least_budget(toolstream, schema, arguments) == least_budget(toolstream.reference, schema, arguments)
+    assert toolwire.validate("t", arguments, ToolRegistry({"t": schema})), "the case must be invalid"
+    assert least_budget(toolwire, schema, arguments) == least_budget(toolwire.reference, schema, arguments)
 
 
 def test_the_count_grows_with_the_depth_of_a_recursive_union_not_with_its_branches() -> None:
-    counts = [least_budget(toolstream, tree_schema(), tree(depth, "file")) for depth in range(8)]
+    counts = [least_budget(toolwire, tree_schema(), tree(depth, "file")) for depth in range(8)]
     assert len({later - earlier for earlier, later in itertools.pairwise(counts)}) == 1, counts
     # Where the libraries search themselves, every branch is counted again at every level.
-    counts = [least_budget(toolstream, tree_schema(unmodelled=True), tree(depth, "file")) for depth in range(8)]
+    counts = [least_budget(toolwire, tree_schema(unmodelled=True), tree(depth, "file")) for depth in range(8)]
     assert all(later > 2 * earlier for earlier, later in itertools.pairwise(counts)), counts
 
 
@@ -256,8 +256,8 @@ def test_generated_calls_agree_under_any_budget(case: tuple[dict[str, Any], Any]
     registry = ToolRegistry({"t": schema})
     limits = Limits(max_validation_steps=budget)
     text = json.dumps(arguments)
-    core = toolstream.validate("t", text, registry, limits=limits)
-    reference = toolstream.reference.validate("t", text, registry, limits=limits)
+    core = toolwire.validate("t", text, registry, limits=limits)
+    reference = toolwire.reference.validate("t", text, registry, limits=limits)
     assert [(*v.key(), v.data) for v in core] == [(*v.key(), v.data) for v in reference]
 
 
@@ -289,9 +289,9 @@ def test_limits_check_the_budget() -> None:
 DEPTHS = (8, 16, 24, 32, 40)
 SETUP = f"""
 import json
-import toolstream
-import toolstream.reference
-from toolstream import ToolRegistry
+import toolwire
+import toolwire.reference
+from toolwire import ToolRegistry
 TOOLS = ToolRegistry({{"t": {tree_schema()!r}}})
 UNMODELLED = ToolRegistry({{"t": {tree_schema(unmodelled=True)!r}}})
 DEEP = {{{", ".join(f"{depth}: {tree(depth, 'file')!r}" for depth in DEPTHS)}}}
@@ -300,7 +300,7 @@ DEEP = {{{", ".join(f"{depth}: {tree(depth, 'file')!r}" for depth in DEPTHS)}}}
 
 @pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
 def test_a_bad_leaf_8_to_40_levels_deep_is_found_in_bounded_time_and_memory(implementation: str) -> None:
-    impl = "toolstream" if implementation == "core" else "toolstream.reference"
+    impl = "toolwire" if implementation == "core" else "toolwire.reference"
     snippet = f"""
 outcome = [[(v.code.value, v.path) for v in {impl}.validate("t", DEEP[depth], TOOLS)] for depth in {DEPTHS!r}]
 """
@@ -316,11 +316,11 @@ outcome = [[(v.code.value, v.path) for v in {impl}.validate("t", DEEP[depth], TO
 def test_a_long_array_of_failed_unions_is_judged_in_time_linear_in_its_length(implementation: str, items: int) -> None:
     # Each item fails both branches on its type alone: one TYPE_MISMATCH per item, each union listing its branches'
     # types. 32 000 items are 96 001 pairs, within the budget; the reference, ~100 times slower, judges fewer.
-    impl = "toolstream" if implementation == "core" else "toolstream.reference"
+    impl = "toolwire" if implementation == "core" else "toolwire.reference"
     setup = f"""
 import json
 import {impl}
-from toolstream import ToolRegistry
+from toolwire import ToolRegistry
 TOOLS = ToolRegistry({{"t": {{"properties": {{"a": {{"items": {{"anyOf": [{{"type": "string"}}, {{"type": "integer"}}]}}}}}}}}}})
 TEXT = json.dumps({{"a": [1.5] * {items}}})
 """
@@ -343,7 +343,7 @@ outcome = [len(found), sorted({{(v.code.value, str(v.data)) for v in found}})]
 def test_a_hostile_recursive_union_is_judged_in_bounded_time_and_memory(
     implementation: str, through: str, registry: str
 ) -> None:
-    impl = "toolstream" if implementation == "core" else "toolstream.reference"
+    impl = "toolwire" if implementation == "core" else "toolwire.reference"
     calls = {
         "validate": f"found = [{impl}.validate('t', DEEP[24], {registry})]",
         "validate_many": f"found = {impl}.validate_many([('t', DEEP[24])] * 3, {registry})",
@@ -373,14 +373,14 @@ found = [call.errors for call in {impl}.reassemble(chunks, tools={registry}, on_
 def test_the_reference_decides_validity_without_exploring_every_branch(children_first: bool) -> None:
     """``jsonschema`` alone judges a recursive ``$ref`` target again under each branch above it: 2**depth times."""
     setup = f"""
-import toolstream.reference
-from toolstream import ToolRegistry
+import toolwire.reference
+from toolwire import ToolRegistry
 TOOLS = ToolRegistry({{"t": {tree_schema(children_first=children_first)!r}}})
 """
     snippet = f"""
 outcome = [
-    [v.code.value for v in toolstream.reference.validate("t", {tree(40, "folder")!r}, TOOLS)],
-    [v.code.value for v in toolstream.reference.validate("t", {tree(40, "file")!r}, TOOLS)],
+    [v.code.value for v in toolwire.reference.validate("t", {tree(40, "folder")!r}, TOOLS)],
+    [v.code.value for v in toolwire.reference.validate("t", {tree(40, "file")!r}, TOOLS)],
 ]
 """
     ran = run_bounded(snippet, setup=setup, memory_mib=1024, timeout_s=60)
@@ -393,8 +393,8 @@ def test_a_schema_whose_references_cannot_be_read_fails_closed() -> None:
     """Never seen once a schema compiled, but if the count cannot be made, no search is taken to be bounded."""
     import referencing.jsonschema
 
-    from toolstream.reference._search_cost import SearchGraph
-    from toolstream.reference._validator import _OFFLINE_WITH_METASCHEMAS
+    from toolwire.reference._search_cost import SearchGraph
+    from toolwire.reference._validator import _OFFLINE_WITH_METASCHEMAS
 
     unreadable = SearchGraph(
         {"items": {"$id": "http://[x"}}, referencing.jsonschema.DRAFT202012, _OFFLINE_WITH_METASCHEMAS

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-import toolstream
-import toolstream.reference as reference
+import toolwire
+import toolwire.reference as reference
 from strategies_schema import near_object, scalars, tool_schemas
-from toolstream import ToolRegistry, Violation
+from toolwire import ToolRegistry, Violation
 
 
 def keys(violations: list[Violation] | tuple[Violation, ...]) -> list[tuple[Any, ...]]:
@@ -41,7 +41,7 @@ def cases(draw: st.DrawFn, *, unions: bool = False) -> tuple[dict[str, Any], str
 def test_validate_agrees(case: tuple[dict[str, Any], str]) -> None:
     schema, text = case
     registry = ToolRegistry({"t": schema})
-    core = toolstream.validate("t", text, registry)
+    core = toolwire.validate("t", text, registry)
     ref = reference.validate("t", text, registry)
     assert keys(core) == keys(ref), (schema, text)
 
@@ -50,7 +50,7 @@ def test_validate_agrees(case: tuple[dict[str, Any], str]) -> None:
 def test_validate_agrees_below_unions(case: tuple[dict[str, Any], str]) -> None:
     schema, text = case
     registry = ToolRegistry({"t": schema})
-    assert keys(toolstream.validate("t", text, registry)) == keys(reference.validate("t", text, registry)), (
+    assert keys(toolwire.validate("t", text, registry)) == keys(reference.validate("t", text, registry)), (
         schema,
         text,
     )
@@ -72,11 +72,11 @@ def test_streams_agree_and_judge_as_validate(case: tuple[dict[str, Any], str], c
         chunks.append({"choices": [{"index": 0, "delta": delta}]})
     chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
 
-    (core,) = toolstream.reassemble(chunks, tools=registry, on_invalid="yield")
+    (core,) = toolwire.reassemble(chunks, tools=registry, on_invalid="yield")
     (ref,) = reference.reassemble(chunks, tools=registry, on_invalid="yield")
     assert core == ref
     found = core.violations if core.ok else (*core.errors, *core.violations)
-    expected = toolstream.validate("t", text, registry)
+    expected = toolwire.validate("t", text, registry)
     # The stream places the call (choice, seq, index) and orders errors before warnings; validate does neither.
     assert sorted(keys([v for v in expected])) == sorted(
         (code, severity, None, None, path, data) for code, severity, _, _, path, data in keys(found)

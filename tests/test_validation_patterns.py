@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference
+import toolwire
+import toolwire.reference
 from bounded import run_bounded
-from toolstream import SchemaError
+from toolwire import SchemaError
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 
 def one(keyword: str, pattern: str) -> dict[str, Any]:
@@ -90,7 +90,7 @@ HOSTILE = [
 @pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
 @pytest.mark.parametrize(("pattern", "text"), HOSTILE)
 def test_a_hostile_string_is_matched_in_bounded_time_and_memory(implementation: str, pattern: str, text: str) -> None:
-    impl = "toolstream" if implementation == "core" else "toolstream.reference"
+    impl = "toolwire" if implementation == "core" else "toolwire.reference"
     snippet = f"""
 import json
 tools = {{"t": {one("pattern", pattern)!r}}}
@@ -107,7 +107,7 @@ outcome = [v.code.value for v in {impl}.validate("t", arguments, tools)]
 
 @pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
 def test_a_hostile_member_name_against_pattern_properties_is_bounded(implementation: str) -> None:
-    impl = "toolstream" if implementation == "core" else "toolstream.reference"
+    impl = "toolwire" if implementation == "core" else "toolwire.reference"
     snippet = f"""
 import json
 tools = {{"t": {one("patternProperties", "^(a+)+$")!r}}}

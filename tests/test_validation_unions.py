@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-import toolstream
-import toolstream.reference
-from toolstream import ToolRegistry, Violation
+import toolwire
+import toolwire.reference
+from toolwire import ToolRegistry, Violation
 
-IMPLEMENTATIONS = {"core": toolstream, "reference": toolstream.reference}
+IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 PET = {
     "oneOf": [
@@ -199,7 +199,7 @@ def test_findings_reported_in_a_unions_place_keep_their_own_severity_and_recover
         "/address/street",
         "expected string, got integer",
     )
-    assert violation.severity is toolstream.Severity.ERROR
+    assert violation.severity is toolwire.Severity.ERROR
     assert violation.recoverable
 
 

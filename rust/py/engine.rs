@@ -1,6 +1,6 @@
 //! The `Engine` class: one stream's accumulator, fed chunk by chunk or pulling from an iterator in Rust.
 //!
-//! `toolstream/_api.py` drives it (the same interface as the reference engine); `pull` keeps the whole chunk
+//! `toolwire/_api.py` drives it (the same interface as the reference engine); `pull` keeps the whole chunk
 //! loop in Rust, so Python code runs once per call handed over, not once per chunk.
 
 use std::ops::Not as _;
@@ -12,9 +12,9 @@ use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple, PyType};
 use rustc_hash::FxHashMap;
-use toolstream_core::chat_chunk::ChunkError;
-use toolstream_core::framing::{Event, Framer, FramingError};
-use toolstream_core::{Accumulator, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
+use toolwire_core::chat_chunk::ChunkError;
+use toolwire_core::framing::{Event, Framer, FramingError};
+use toolwire_core::{Accumulator, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
 
 use crate::errors::{is_malformed_chunk, malformed_chunk};
 use crate::handover::HandOver;
@@ -23,8 +23,8 @@ use crate::output;
 use crate::snapshot::Partial;
 use crate::validators::ToolValidators;
 
-/// Reassembles one stream (the engine behind `toolstream.reassemble`).
-#[pyclass(module = "toolstream._core")]
+/// Reassembles one stream (the engine behind `toolwire.reassemble`).
+#[pyclass(module = "toolwire._core")]
 pub(crate) struct Engine {
     accumulator: Accumulator,
     decoder: Decoder,
@@ -209,7 +209,7 @@ impl Engine {
         self.progress.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
-    /// The arguments of call `seq` as they stand (see `toolstream.Pending`); None before any arrived or without
+    /// The arguments of call `seq` as they stand (see `toolwire.Pending`); None before any arrived or without
     /// `progress`.
     fn snapshot(&mut self, py: Python<'_>, seq: usize) -> PyResult<Option<Py<PyAny>>> {
         match self.partials.get_mut(&seq) {
@@ -222,7 +222,7 @@ impl Engine {
     fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         static RESULT_CLASSES: PyOnceLock<(Py<PyType>, Py<PyType>, Py<PyType>)> = PyOnceLock::new();
         let (result_class, choice_class, item_class) = RESULT_CLASSES.get_or_try_init(py, || {
-            let model = py.import("toolstream._model")?;
+            let model = py.import("toolwire._model")?;
             Ok::<_, PyErr>((
                 model.getattr("StreamResult")?.cast_into::<PyType>()?.unbind(),
                 model.getattr("ChoiceResult")?.cast_into::<PyType>()?.unbind(),
@@ -414,7 +414,7 @@ impl Engine {
     fn read_object_event(&mut self, chunk: &Bound<'_, PyAny>, number: u64) -> PyResult<()> {
         static EVENT_JSON: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
         let py = chunk.py();
-        let event_json = EVENT_JSON.import(py, "toolstream._formats", "event_json")?;
+        let event_json = EVENT_JSON.import(py, "toolwire._formats", "event_json")?;
         let data = match event_json.call1((chunk,)) {
             Ok(data) => data,
             Err(error) if error.is_instance_of::<PyTypeError>(py) => {

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use toolstream_core::{Accumulator, Arguments, HandedOver, Violation};
+use toolwire_core::{Accumulator, Arguments, HandedOver, Violation};
 
 use crate::output;
 use crate::validators::ToolValidators;

@@ -2,7 +2,7 @@
 //! attributes) straight into the accumulator, without building intermediate Python or Rust values.
 //!
 //! Reading order and type rules are those of `docs/semantics.md` ("Reading a chunk"), the same as
-//! `python/toolstream/reference/_openai_chat.py`. This is the per-chunk hot path: field paths for error messages
+//! `python/toolwire/reference/_openai_chat.py`. This is the per-chunk hot path: field paths for error messages
 //! are formatted only when something is wrong, and how a container is read is decided once per type.
 
 use std::borrow::Cow;
@@ -12,8 +12,8 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
-use toolstream_core::chat_chunk::At;
-use toolstream_core::{Accumulator, Fragment};
+use toolwire_core::chat_chunk::At;
+use toolwire_core::{Accumulator, Fragment};
 
 use crate::errors::malformed_chunk;
 

@@ -1,4 +1,4 @@
-//! `toolstream._core`: the thin binding between Python and the `toolstream-core` crate.
+//! `toolwire._core`: the thin binding between Python and the `toolwire-core` crate.
 //!
 //! It converts Python values in (`input`), drives the core (`engine`), converts results out (`output`) and maps
 //! errors (`errors`); the algorithms live in the core crate.
@@ -15,7 +15,7 @@ mod validators;
 #[pyo3::pymodule(gil_used = false)]
 mod _core {
     use pyo3::prelude::*;
-    use toolstream_core::ViolationCode;
+    use toolwire_core::ViolationCode;
 
     #[pymodule_export]
     use crate::engine::Engine;

@@ -1,4 +1,4 @@
-//! Core → Python: builds the value classes of `toolstream/_model.py` from the core's results.
+//! Core → Python: builds the value classes of `toolwire/_model.py` from the core's results.
 //!
 //! Python objects are created only here, when a call or a finding is handed to the user. A call's `arguments`
 //! are built straight from its bytes by jiter, as pydantic-core does.
@@ -8,9 +8,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
-use toolstream_core::kept::{self, Scope};
-use toolstream_core::validator::number_too_long;
-use toolstream_core::{Arguments, HandedOver, Severity, Violation, ViolationCode, ViolationData};
+use toolwire_core::kept::{self, Scope};
+use toolwire_core::validator::number_too_long;
+use toolwire_core::{Arguments, HandedOver, Severity, Violation, ViolationCode, ViolationData};
 
 /// How JSON becomes Python objects: strict (no `NaN`), exact integers, floats as `float`, keys interned, the last of a
 /// repeated key kept — what `json.loads` gives.
@@ -22,7 +22,7 @@ const PARSER: PythonParse = PythonParse {
     float_mode: FloatMode::Float,
 };
 
-/// The classes of `toolstream._model`, imported once.
+/// The classes of `toolwire._model`, imported once.
 struct Classes {
     tool_call: Py<PyType>,
     invalid_tool_call: Py<PyType>,
@@ -35,7 +35,7 @@ static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
 
 fn classes(py: Python<'_>) -> PyResult<&Classes> {
     CLASSES.get_or_try_init(py, || {
-        let model = py.import("toolstream._model")?;
+        let model = py.import("toolwire._model")?;
         let code_enum = model.getattr("ViolationCode")?;
         let codes = ViolationCode::ALL
             .iter()

@@ -5,8 +5,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
-use toolstream_core::framing::{self, Event, Framer, FramingError};
-use toolstream_core::scanner::{ScanState, Scanner, ValueKind};
+use toolwire_core::framing::{self, Event, Framer, FramingError};
+use toolwire_core::scanner::{ScanState, Scanner, ValueKind};
 
 /// The outcome of scanning: `(state, end_or_offset, error_kind, root_kind, duplicate_keys)`.
 type ScanOutcome = (

@@ -1,6 +1,6 @@
 //! Honest partial arguments: a call's arguments as they stand, built as its bytes arrive.
 //!
-//! Complete values are Python values; the value still arriving is a `toolstream.Pending` (its kind and its text so
+//! Complete values are Python values; the value still arriving is a `toolwire.Pending` (its kind and its text so
 //! far), never shown as final: `{"n": 12` is `{"n": Pending("number", "12")}`, not `{"n": 12}`. A member whose key
 //! has arrived but whose value has not started is `Pending("value", "")`; a key still arriving is not shown.
 //!
@@ -13,7 +13,7 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
-use toolstream_core::json_view::{Path, string};
+use toolwire_core::json_view::{Path, string};
 
 use crate::output;
 
@@ -163,7 +163,7 @@ impl Partial {
                 // Lone surrogates a `\u` escape made come back as the string held them (`surrogatepass`).
                 let text = output::text(py, &decoded_prefix(raw))?;
                 PENDING
-                    .import(py, "toolstream._model", "Pending")?
+                    .import(py, "toolwire._model", "Pending")?
                     .call1(("string", text))
                     .map(Some)
             }
@@ -386,6 +386,6 @@ fn high_surrogate(digits: &[u8]) -> bool {
 }
 
 fn pending_value<'py>(py: Python<'py>, kind: &str, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    let class = PENDING.import(py, "toolstream._model", "Pending")?;
+    let class = PENDING.import(py, "toolwire._model", "Pending")?;
     class.call1((kind, text))
 }

@@ -1,5 +1,5 @@
 //! The `ToolValidators` class: a registry's parameter schemas compiled once by the core, shared by every stream
-//! that declares those tools and by `toolstream.validate`.
+//! that declares those tools and by `toolwire.validate`.
 
 use std::sync::Arc;
 
@@ -8,17 +8,17 @@ use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use rustc_hash::FxHashMap;
-use toolstream_core::validator::DEFAULT_MAX_STEPS;
-use toolstream_core::{MetaDraft, SchemaError, Violation};
+use toolwire_core::validator::DEFAULT_MAX_STEPS;
+use toolwire_core::{MetaDraft, SchemaError, Violation};
 
 use crate::errors;
 use crate::input::utf8;
 use crate::output;
 
 /// Compiled parameter schemas of a set of tools, with each tool's fingerprint. Immutable and thread-safe.
-#[pyclass(frozen, module = "toolstream._core")]
+#[pyclass(frozen, module = "toolwire._core")]
 pub(crate) struct ToolValidators {
-    core: Arc<toolstream_core::ToolValidators>,
+    core: Arc<toolwire_core::ToolValidators>,
     fingerprints: FxHashMap<String, Py<PyString>>,
 }
 
@@ -26,7 +26,7 @@ pub(crate) struct ToolValidators {
 impl ToolValidators {
     /// Compile `tools`, `(name, parameters schema as JSON text, fingerprint)` triples; calls named in `server_names`
     /// are declared but not checked; `max_depth` and `max_steps` are `Limits.max_depth` and
-    /// `Limits.max_validation_steps`. Raises `toolstream.errors.SchemaError` naming the tool and the pointer.
+    /// `Limits.max_validation_steps`. Raises `toolwire.errors.SchemaError` naming the tool and the pointer.
     #[new]
     #[pyo3(signature = (tools, server_names, max_depth, max_steps = DEFAULT_MAX_STEPS))]
     #[expect(clippy::needless_pass_by_value, reason = "pyo3 extracts arguments into owned values")]
@@ -37,7 +37,7 @@ impl ToolValidators {
         max_depth: u32,
         max_steps: u64,
     ) -> PyResult<Self> {
-        let compiled = toolstream_core::ToolValidators::compile(
+        let compiled = toolwire_core::ToolValidators::compile(
             tools.iter().map(|(name, schema, _)| (name.as_str(), schema.as_bytes())),
         )
         .map_err(|error| schema_error(py, &error))?
@@ -156,7 +156,7 @@ impl AsRef<[u8]> for Text {
 
 impl ToolValidators {
     /// The compiled validators, for an engine to share.
-    pub(crate) fn core(&self) -> Arc<toolstream_core::ToolValidators> {
+    pub(crate) fn core(&self) -> Arc<toolwire_core::ToolValidators> {
         Arc::clone(&self.core)
     }
 
@@ -180,8 +180,8 @@ pub(crate) fn schema_problems(schema_json: &[u8], draft: &str) -> PyResult<Vec<(
             MetaDraft::NAMES.join(", ")
         )));
     };
-    let problems = toolstream_core::schema_problems(schema_json, meta)
-        .map_err(|error| PyValueError::new_err(error.to_string()))?;
+    let problems =
+        toolwire_core::schema_problems(schema_json, meta).map_err(|error| PyValueError::new_err(error.to_string()))?;
     Ok(problems
         .into_iter()
         .map(|problem| (problem.pointer, problem.message))

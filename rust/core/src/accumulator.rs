@@ -1,6 +1,6 @@
 //! The accumulator: tool calls in progress, their identity, their arguments and when they are handed over.
 //!
-//! The rules are those of `docs/semantics.md`, the same as `python/toolstream/reference/_accumulator.py`;
+//! The rules are those of `docs/semantics.md`, the same as `python/toolwire/reference/_accumulator.py`;
 //! the differential tests hold the two together. Nothing here knows a wire format: decoders call
 //! [`Accumulator::fragment`], [`Accumulator::text`], [`Accumulator::finish`], [`Accumulator::provider_error`]
 //! and [`Accumulator::end`].

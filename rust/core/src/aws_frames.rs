@@ -232,7 +232,7 @@ impl AwsFrames {
     }
 }
 
-/// The headers toolstream reads, from a message's header bytes (each of the others is skipped by its type).
+/// The headers toolwire reads, from a message's header bytes (each of the others is skipped by its type).
 #[derive(Default)]
 struct Headers<'a> {
     message_type: Option<&'a str>,

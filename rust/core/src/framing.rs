@@ -68,7 +68,7 @@ pub enum FramingError {
         /// The limit, in bytes.
         limit: usize,
     },
-    /// The body opens with bytes of no framing toolstream reads.
+    /// The body opens with bytes of no framing toolwire reads.
     Unrecognized {
         /// Its first bytes (at most 32, after a BOM and whitespace).
         opening: Vec<u8>,
@@ -95,7 +95,7 @@ impl fmt::Display for FramingError {
             Self::TooLarge { what, limit } => write!(f, "{what} is larger than {limit} bytes (Limits.max_event_bytes)"),
             Self::Unrecognized { opening } => write!(
                 f,
-                "the body is none of the framings toolstream reads (server-sent events, JSON lines, a JSON array, AWS \
+                "the body is none of the framings toolwire reads (server-sent events, JSON lines, a JSON array, AWS \
                  event-stream messages); it opens with {}",
                 shown(opening)
             ),
@@ -615,7 +615,7 @@ mod tests {
         let error = reads(b"Internal Server Error").expect_err("refused");
         assert_eq!(
             error.to_string(),
-            "the body is none of the framings toolstream reads (server-sent events, JSON lines, a JSON array, AWS \
+            "the body is none of the framings toolwire reads (server-sent events, JSON lines, a JSON array, AWS \
              event-stream messages); it opens with b\"Internal Server Error\""
         );
     }

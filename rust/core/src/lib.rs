@@ -1,4 +1,4 @@
-//! The engine of toolstream: incremental JSON scanner, decoders and the tool-call accumulator.
+//! The engine of toolwire: incremental JSON scanner, decoders and the tool-call accumulator.
 //!
 //! This crate knows nothing of Python; the binding crate converts in and out.
 

@@ -20,7 +20,7 @@ pub enum MetaDraft {
     Draft7,
     /// Draft 2019-09.
     Draft201909,
-    /// Draft 2020-12, the default of toolstream and of the providers that document one.
+    /// Draft 2020-12, the default of toolwire and of the providers that document one.
     Draft202012,
 }
 

@@ -11,7 +11,7 @@
 //! of the objects currently open, kept for duplicate-key detection until
 //! [`Scanner::stop_tracking_keys`].
 //!
-//! `python/toolstream/reference/_scanner.py` is the same state machine in plain Python; the two must
+//! `python/toolwire/reference/_scanner.py` is the same state machine in plain Python; the two must
 //! agree on every verdict, error kind and offset.
 
 use std::collections::HashMap;
@@ -336,7 +336,7 @@ fn to_u64(n: usize) -> u64 {
 /// An incremental, strict RFC 8259 JSON scanner fed fragments of one value's bytes.
 ///
 /// ```
-/// use toolstream_core::scanner::{ScanState, Scanner};
+/// use toolwire_core::scanner::{ScanState, Scanner};
 ///
 /// let mut scanner = Scanner::new(128);
 /// assert_eq!(scanner.feed(br#"{"city": "Par"#), ScanState::Incomplete);

@@ -2,7 +2,7 @@
 //!
 //! Lines end with CR, LF or CRLF (a CRLF split across two reads is one line end); a line starting with `:` is a
 //! comment; `field: value` loses one space after the colon; `data` values are joined with LF; a blank line
-//! dispatches the event (none when no `data` came). `id` and `retry` are read and ignored: toolstream never
+//! dispatches the event (none when no `data` came). `id` and `retry` are read and ignored: toolwire never
 //! reconnects. A BOM opening the body is dropped by the [`Framer`](crate::framing::Framer) that chose this framing.
 //!
 //! Three tolerances for what real servers send (each seen in the recorded corpus), where the standard would lose

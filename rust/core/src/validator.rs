@@ -479,7 +479,7 @@ fn too_deep(text: &[u8], max_depth: u32) -> bool {
     false
 }
 
-/// One complete JSON value; duplicate keys keep the last value, as everywhere in toolstream.
+/// One complete JSON value; duplicate keys keep the last value, as everywhere in toolwire.
 fn parse(text: &[u8]) -> Result<Value, serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_slice(text);
     // Depth is bounded by `too_deep`, at the caller's limit rather than serde_json's fixed 127.

@@ -1,6 +1,6 @@
 //! Violation codes, their severities, and violations as data.
 //!
-//! Mirrors `python/toolstream/_model.py` (`ViolationCode`, `VIOLATION_TABLE`); a Python test asserts that the
+//! Mirrors `python/toolwire/_model.py` (`ViolationCode`, `VIOLATION_TABLE`); a Python test asserts that the
 //! two tables are equal, so a code added on one side only fails CI.
 
 /// How bad a violation is.
@@ -49,7 +49,7 @@ impl Level {
 
 macro_rules! violation_codes {
     ($($code:ident => ($level:ident, $severity:ident, $recoverable:expr)),+ $(,)?) => {
-        /// Every contract violation toolstream reports (design.md's table).
+        /// Every contract violation toolwire reports (design.md's table).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[allow(non_camel_case_types, clippy::upper_case_acronyms, reason = "the codes are spelled as in Python and the docs")]
         pub enum ViolationCode { $(#[doc = stringify!($code)] $code),+ }

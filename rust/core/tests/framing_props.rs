@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::Value;
-use toolstream_core::framing::{Event, Framer, FramingError};
+use toolwire_core::framing::{Event, Framer, FramingError};
 
 /// Each event's kind and data.
 type Events = Vec<(Vec<u8>, Vec<u8>)>;

@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolstream_core::chat_chunk::Canonical;
-use toolstream_core::framing::{Event, Framer, FramingError};
-use toolstream_core::{
+use toolwire_core::chat_chunk::Canonical;
+use toolwire_core::framing::{Event, Framer, FramingError};
+use toolwire_core::{
     Accumulator, Arguments, Config, Decoder, Emit, HandedOver, Limits, Severity, ToolChoice, ToolValidators,
 };
 
-/// The data files a manifest may sit beside, as `toolstream.recordings.DATA_SUFFIXES` lists them.
+/// The data files a manifest may sit beside, as `toolwire.recordings.DATA_SUFFIXES` lists them.
 const DATA_EXTENSIONS: [&str; 4] = ["sse", "jsonl", "json-array", "eventstream"];
 
 fn recordings() -> PathBuf {

@@ -9,8 +9,8 @@ use std::error::Error;
 use std::fs;
 use std::path::PathBuf;
 
-use toolstream_core::scanner::ScanErrorKind::{InvalidUtf8, LoneSurrogate, TooDeep, UnexpectedByte};
-use toolstream_core::scanner::{ScanErrorKind, ScanState, Scanner};
+use toolwire_core::scanner::ScanErrorKind::{InvalidUtf8, LoneSurrogate, TooDeep, UnexpectedByte};
+use toolwire_core::scanner::{ScanErrorKind, ScanState, Scanner};
 
 const MAX_DEPTH: u32 = 128;
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::Value;
-use toolstream_core::scanner::{ScanErrorKind, ScanState, Scanner};
+use toolwire_core::scanner::{ScanErrorKind, ScanState, Scanner};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {

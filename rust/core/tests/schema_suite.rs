@@ -13,8 +13,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolstream_core::validator::ToolValidators;
-use toolstream_core::violation::{Severity, ViolationCode};
+use toolwire_core::validator::ToolValidators;
+use toolwire_core::violation::{Severity, ViolationCode};
 
 /// The drafts run, with the `$schema` a case gets when it names none.
 const DRAFTS: &[(&str, &str)] = &[

@@ -1,7 +1,7 @@
 //! Decoders: one per wire format, each mapping its provider's events onto the accumulator.
 //!
 //! The rules are those of `docs/semantics.md` ("Every wire format"), the same as the reference's decoders in
-//! `python/toolstream/reference/`. Every provider quirk is handled here and nowhere else. An event is one JSON
+//! `python/toolwire/reference/`. Every provider quirk is handled here and nowhere else. An event is one JSON
 //! object (a server-sent event's data, an NDJSON line, or the JSON a Python object serializes to); the format is
 //! named by the caller or detected from the first event that identifies one.
 

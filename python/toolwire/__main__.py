@@ -1,0 +1,5 @@
+"""Run the ``toolwire`` command: ``python -m toolwire``."""
+
+from toolwire.cli import main
+
+raise SystemExit(main())

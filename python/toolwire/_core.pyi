@@ -1,0 +1,173 @@
+"""The Rust extension behind toolwire (hand-written stub with the docstrings of the Rust objects)."""
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Final, final
+
+from toolwire._choice import ToolChoice
+from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+
+__all__ = [
+    "Engine",
+    "ToolValidators",
+    "__version__",
+    "frame",
+    "frame_body",
+    "framing_of",
+    "scan",
+    "schema_problems",
+    "violation_table",
+]
+
+__version__: Final[str]
+
+@final
+class Engine:
+    """Reassembles one stream; the engine behind ``toolwire.reassemble`` (driven by ``toolwire._api``).
+
+    A stream object is single-consumer: using one engine from two threads at once raises ``RuntimeError``.
+    """
+
+    def __new__(
+        cls,
+        *,
+        tool_choice: ToolChoice,
+        emit: str,
+        limits: Limits,
+        on_violation: Callable[[Violation], object] | None = None,
+        validators: ToolValidators | None = None,
+        format: str | None = None,
+        progress: bool = False,
+    ) -> Engine: ...
+    def take_progress(self) -> list[tuple[Any, ...]]:
+        """The stream's progress since the last take (with ``progress``), in order.
+
+        ``("text", choice, text)``, ``("started", seq, choice, index, id, name)``, ``("arguments", seq, choice,
+        fragment)``, ``("ready", call)``.
+        """
+    def snapshot(self, seq: int) -> Any:
+        """The arguments of call ``seq`` as they stand (with ``progress``; see ``toolwire.Pending``)."""
+    def feed(self, chunk: Any) -> list[ToolCall | InvalidToolCall]:
+        """Read one chunk; return the calls it made ready (after those an exception kept an earlier step from returning).
+
+        Raises:
+            toolwire.MalformedChunkError: the chunk does not have the shape of its wire format.
+            ValueError: the stream has already ended.
+        """
+    def pull(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
+        """Read chunks in Rust until at least one call is ready; None once ``chunks`` is exhausted."""
+    def feed_bytes(self, data: bytes | bytearray | memoryview) -> list[ToolCall | InvalidToolCall]:
+        """Read a raw body's next bytes (split anywhere); return the calls they made ready.
+
+        Raises:
+            toolwire.MalformedChunkError: the body is of no framing toolwire reads or breaks its framing, an
+                event's data is not a JSON event of its wire format, or an event is larger than
+                ``Limits.max_event_bytes``.
+        """
+    def feed_item(self, item: bytes | bytearray | memoryview | str) -> list[ToolCall | InvalidToolCall]:
+        """Read one item of a raw source (a read or a line, as the stream tells); return the calls it made ready.
+
+        Raises:
+            toolwire.MalformedChunkError: as ``feed_bytes``.
+            TypeError: the item is neither bytes nor text.
+        """
+    def pull_items(self, items: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
+        """``pull`` over the items of a raw source (bytes or text); None once ``items`` is exhausted."""
+    def end(self) -> list[ToolCall | InvalidToolCall]:
+        """End the stream; return the calls that only the end made ready.
+
+        After an exception, calling it again finishes what is left of the end and returns the calls no step returned.
+        """
+    def result(self) -> StreamResult:
+        """The result so far (final after ``end``): every call handed over, whatever exception came in between."""
+    def amend(self, call: ToolCall | InvalidToolCall) -> None:
+        """Replace the handed-over call with the same ``(choice, seq)`` by ``call`` (a repaired one)."""
+
+@final
+class ToolValidators:
+    """Compiled parameter schemas of a set of tools, with each tool's fingerprint. Immutable and thread-safe."""
+
+    def __new__(
+        cls,
+        tools: Sequence[tuple[str, str, str]],
+        server_names: Sequence[str],
+        max_depth: int,
+        max_steps: int = ...,
+    ) -> ToolValidators:
+        """Compile ``(name, parameters schema as JSON text, fingerprint)`` triples.
+
+        ``max_depth`` and ``max_steps`` are ``Limits.max_depth`` and ``Limits.max_validation_steps``.
+
+        Raises:
+            toolwire.SchemaError: a schema does not compile (naming the tool and the JSON pointer).
+        """
+    @property
+    def names(self) -> list[str]:
+        """The function tools' names, in declaration order."""
+    def fingerprint(self, name: str) -> str | None:
+        """The fingerprint of the function tool ``name``, or None."""
+    def unknown_tool(self, name: str) -> Violation | None:
+        """``UNKNOWN_TOOL`` when ``name`` is neither a function tool nor a server tool, else None."""
+    def validate(self, name: str, arguments: str | bytes, *, call: bool = True) -> list[Violation]:
+        """Every problem of ``arguments`` (JSON text) for the tool ``name``; with ``call``, judged as a call's."""
+    def validate_many(self, calls: Sequence[tuple[str, str | bytes]]) -> list[list[Violation]]:
+        """``validate`` for each pair, with the GIL released while the batch is checked."""
+
+def scan(
+    fragments: Sequence[bytes], *, max_depth: int = 128, finish: bool = True
+) -> tuple[str, int | None, str | None, str | None, list[tuple[str, int]]]:
+    """Scan ``fragments`` in order with the incremental JSON scanner.
+
+    Returns:
+        ``(state, end_or_offset, error_kind, root_kind, duplicate_keys)``: state is ``"incomplete"``,
+        ``"complete"`` (with the end offset) or ``"invalid"`` (with the offset of the offending byte and its kind);
+        duplicate keys as ``(json_pointer, offset)``.
+    """
+
+def frame(pieces: Sequence[bytes], *, limit: int = ..., items: bool = False) -> list[tuple[bytes, bytes]]:
+    """The ``(event, data)`` pairs of a raw body given as reads, or with ``items`` as a raw source's items.
+
+    For tests comparing the framer with the reference's.
+
+    Raises:
+        ValueError: the body does not frame (the message is the framing error's).
+    """
+
+def frame_body(body: bytes, limit: int) -> tuple[str | None, list[bytes], str | None]:
+    """A whole raw body as the engine frames it, for the recording writer.
+
+    Args:
+        body: The body.
+        limit: ``Limits.max_event_bytes`` for the framing.
+
+    Returns:
+        ``(framing, events, error)``: the framing its opening tells (``"sse"``, ``"json-lines"``, ``"json-array"``,
+        ``"aws-event-stream"``; None when it tells none, or the body ends before it tells), each event's data up to
+        where the framing broke, and the framing error's message (None when the whole body frames).
+    """
+
+def framing_of(body: bytes) -> str | None:
+    """The framing a raw body's opening tells, as the engine tells it.
+
+    Returns:
+        ``"sse"``, ``"json-lines"``, ``"json-array"`` or ``"aws-event-stream"``; None when the opening tells none or
+        the body ends before it tells.
+    """
+
+def schema_problems(schema_json: bytes, draft: str = "2020-12") -> list[tuple[str, str]]:
+    """Every way a schema breaks the meta-schema of its draft, for ``toolwire check``.
+
+    Args:
+        schema_json: The schema as JSON text (UTF-8 bytes).
+        draft: ``"2020-12"`` (the default), ``"2019-09"``, ``"7"``, ``"6"`` or ``"4"``; the schema's own
+            ``$schema`` is not read: the caller names the draft. The bundled meta-schemas are used; nothing is fetched.
+
+    Returns:
+        ``(pointer, message)`` pairs: the JSON pointer inside the schema and what the meta-schema says is wrong there,
+        sorted by pointer then message; empty when the schema is valid.
+
+    Raises:
+        ValueError: ``schema_json`` is not JSON, or ``draft`` is not one of the names above.
+    """
+
+def violation_table() -> list[tuple[str, str, str, bool]]:
+    """``(code, level, severity, recoverable)`` for every violation code the core knows, in order."""

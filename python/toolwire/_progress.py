@@ -1,0 +1,265 @@
+"""The events API, for interfaces that show a stream's calls as they form (``toolwire.events``).
+
+Each event names the call's ``seq``: ``ToolCallStarted`` when a call opens, ``ArgumentsDelta`` for each piece of its
+arguments (``snapshot()`` gives the arguments as they stand, honestly: a value still arriving is a ``Pending``),
+``ToolCallReady`` / ``ToolCallInvalid`` when it is handed over, ``TextDelta`` for content text, and ``Finished`` with
+the ``StreamResult`` at the end. Every call is handed over (an invalid one as ``ToolCallInvalid``): nothing is
+raised for a call, only for a source that is not a stream.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolwire._frameworks import framework_adapter
+from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall
+from toolwire._protocol import Emit, Engine, EngineFactory, OnViolation
+from toolwire._sources import aclose_source, chunks_of, close_source, is_raw
+from toolwire._validation import CompileTools
+
+__all__ = [
+    "ArgumentsDelta",
+    "Event",
+    "Finished",
+    "TextDelta",
+    "ToolCallInvalid",
+    "ToolCallReady",
+    "ToolCallStarted",
+    "make_event_entry_points",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """Content text of a choice, as it arrived."""
+
+    choice: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """A call opened; its id and name as they stand then (a name may still come later: see ``ToolCallReady``)."""
+
+    seq: int
+    choice: int
+    index: int | None
+    id: str | None
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentsDelta:
+    """A piece of a call's arguments text, as it arrived."""
+
+    seq: int
+    choice: int
+    fragment: str
+    _snapshot: Callable[[int], Any] = field(repr=False, compare=False)
+
+    def snapshot(self) -> Any:
+        """The call's arguments as they stand now.
+
+        Complete values are values, the value still arriving a ``toolwire.Pending``. The live value, updated in
+        place by later fragments: copy it to keep one.
+        """
+        return self._snapshot(self.seq)
+
+
+class _HandOver:
+    """What the hand-over events share: the call, and its seq."""
+
+    __slots__ = ()
+    call: ToolCall | InvalidToolCall
+
+    @property
+    def seq(self) -> int:
+        """The call's seq."""
+        return self.call.seq
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallReady(_HandOver):
+    """A whole, valid call, handed over."""
+
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallInvalid(_HandOver):
+    """An invalid call, handed over (answer it with ``call.to_tool_result(format)``)."""
+
+    call: InvalidToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """The stream ended."""
+
+    result: StreamResult
+
+
+_END = object()
+
+Event = TextDelta | ToolCallStarted | ArgumentsDelta | ToolCallReady | ToolCallInvalid | Finished
+
+
+def _events(engine: Engine) -> Iterator[Event]:
+    """The events of the engine's progress since the last call."""
+    for step in engine.take_progress():
+        kind = step[0]
+        if kind == "text":
+            yield TextDelta(step[1], step[2])
+        elif kind == "started":
+            yield ToolCallStarted(*step[1:])
+        elif kind == "arguments":
+            yield ArgumentsDelta(step[1], step[2], step[3], engine.snapshot)
+        elif isinstance(step[1], ToolCall):
+            yield ToolCallReady(step[1])
+        else:
+            yield ToolCallInvalid(step[1])
+
+
+class EventStream(Iterator[Event]):
+    """The events of one stream; the source is closed at the end, on an error, or when this is closed early."""
+
+    def __init__(self, source: Iterable[Any], engine: Engine) -> None:
+        """Wrap an engine around a source (use ``toolwire.events`` rather than this)."""
+        self._engine = engine
+        self._events = _run(chunks_of(source), source, engine)
+
+    def __iter__(self) -> EventStream:
+        """Return self."""
+        return self
+
+    def __next__(self) -> Event:
+        """The next event."""
+        return next(self._events)
+
+    def snapshot(self, seq: int) -> Any:
+        """The arguments of call ``seq`` as they stand (see ``ArgumentsDelta.snapshot``); None before any came."""
+        return self._engine.snapshot(seq)
+
+    def close(self) -> None:
+        """Stop reading and close the source (idempotent)."""
+        self._events.close()
+
+
+def _run(chunks: Iterator[Any], source: Any, engine: Engine) -> Generator[Event, None, None]:
+    try:
+        first = next(chunks, _END)
+        if first is not _END:
+            rest: Iterator[Any] = itertools.chain((first,), chunks)
+            if is_raw(first):
+                for item in rest:
+                    engine.feed_item(item)
+                    yield from _events(engine)
+            else:
+                adapt = framework_adapter(first)
+                for chunk in rest:
+                    engine.feed(chunk if adapt is None else adapt(chunk))
+                    yield from _events(engine)
+        engine.end()
+        yield from _events(engine)
+        yield Finished(engine.result())
+    finally:
+        close_source(source)
+
+
+class AsyncEventStream:
+    """The async twin of ``EventStream``: ``async for event in ...``."""
+
+    def __init__(self, source: AsyncIterable[Any], engine: Engine) -> None:
+        """Wrap an engine around an async source (use ``toolwire.aevents`` rather than this)."""
+        if not hasattr(source, "__aiter__"):
+            raise TypeError(f"source must be an async iterable of chunks; got {type(source).__name__}")
+        self._engine = engine
+        self._events = _arun(source, engine)
+
+    def __aiter__(self) -> AsyncEventStream:
+        """Return self."""
+        return self
+
+    async def __anext__(self) -> Event:
+        """The next event."""
+        return await self._events.__anext__()
+
+    def snapshot(self, seq: int) -> Any:
+        """The arguments of call ``seq`` as they stand; None before any came."""
+        return self._engine.snapshot(seq)
+
+    async def aclose(self) -> None:
+        """Stop reading and close the source (idempotent)."""
+        await self._events.aclose()
+
+
+async def _arun(source: AsyncIterable[Any], engine: Engine) -> AsyncGenerator[Event, None]:
+    try:
+        raw = False
+        adapt: Callable[[Any], Any] | None = None
+        first = True
+        async for chunk in source:
+            if first:
+                first = False
+                raw = is_raw(chunk)
+                adapt = None if raw else framework_adapter(chunk)
+            if raw:
+                engine.feed_item(chunk)
+            else:
+                engine.feed(chunk if adapt is None else adapt(chunk))
+            for event in _events(engine):
+                yield event
+        engine.end()
+        for event in _events(engine):
+            yield event
+        yield Finished(engine.result())
+    finally:
+        await aclose_source(source)
+
+
+def make_event_entry_points(
+    factory: EngineFactory, compile_tools: CompileTools
+) -> tuple[Callable[..., EventStream], Callable[..., AsyncEventStream]]:
+    """Build ``events`` and ``aevents`` over one engine implementation."""
+    from toolwire._api import _Options  # the options every entry point shares
+
+    def events(
+        source: Iterable[Any],
+        *,
+        tools: Any = None,
+        tool_choice: Any = None,
+        emit: Emit = "call_end",
+        on_violation: OnViolation | None = None,
+        limits: Limits | None = None,
+        format: str | None = None,
+    ) -> EventStream:
+        """The stream's progress as events, for interfaces that show calls as they form.
+
+        Takes every source and keyword ``reassemble`` takes (``on_invalid`` aside: an invalid call is an event, as
+        a valid one is). Yields ``TextDelta``, ``ToolCallStarted``, ``ArgumentsDelta`` (with ``snapshot()``),
+        ``ToolCallReady``/``ToolCallInvalid`` and, last, ``Finished`` with the ``StreamResult``.
+
+        Raises:
+            MalformedChunkError: An event that does not have the shape of its wire format (while iterating).
+        """
+        options = _Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format)
+        return EventStream(source, options.engine(factory, compile_tools, progress=True))
+
+    def aevents(
+        source: AsyncIterable[Any],
+        *,
+        tools: Any = None,
+        tool_choice: Any = None,
+        emit: Emit = "call_end",
+        on_violation: OnViolation | None = None,
+        limits: Limits | None = None,
+        format: str | None = None,
+    ) -> AsyncEventStream:
+        """``events`` over an async iterable (the SDKs' async streams, httpx's ``aiter_bytes()``...)."""
+        options = _Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format)
+        return AsyncEventStream(source, options.engine(factory, compile_tools, progress=True))
+
+    return events, aevents

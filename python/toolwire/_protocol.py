@@ -1,0 +1,85 @@
+"""What an engine is: the interface the Rust core and the pure-Python reference both provide to ``_api``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Literal, Protocol
+
+from toolwire._choice import ToolChoice
+from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+
+__all__ = ["Emit", "Emitted", "Engine", "EngineFactory", "OnInvalid", "OnViolation"]
+
+Emit = Literal["complete", "call_end", "stream_end"]
+OnInvalid = Literal["raise", "yield"]
+Emitted = ToolCall | InvalidToolCall
+OnViolation = Callable[[Violation], object]
+
+
+class Engine(Protocol):
+    """What the Rust core and the reference both provide."""
+
+    def feed(self, chunk: Any) -> list[Emitted]:
+        """Read one chunk; return the calls it made ready."""
+        ...
+
+    def pull(self, chunks: Iterator[Any]) -> list[Emitted] | None:
+        """Read chunks until at least one call is ready; None once ``chunks`` is exhausted."""
+        ...
+
+    def feed_bytes(self, data: Any) -> list[Emitted]:
+        """Read a raw body's next bytes (any split); return the calls they made ready."""
+        ...
+
+    def feed_item(self, item: Any) -> list[Emitted]:
+        """Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls."""
+        ...
+
+    def pull_items(self, items: Iterator[Any]) -> list[Emitted] | None:
+        """``pull`` over the items of a raw source."""
+        ...
+
+    def end(self) -> list[Emitted]:
+        """End the stream; return the calls that only the end made ready."""
+        ...
+
+    def result(self) -> StreamResult:
+        """The result so far."""
+        ...
+
+    def take_progress(self) -> list[tuple[Any, ...]]:
+        """The stream's progress since the last take (with ``progress``), in order.
+
+        Text, calls started, argument pieces, calls handed over.
+        """
+        ...
+
+    def snapshot(self, seq: int) -> Any:
+        """The arguments of call ``seq`` as they stand (with ``progress``); None before any arrived."""
+        ...
+
+    def amend(self, call: Emitted) -> None:
+        """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""
+        ...
+
+
+class EngineFactory(Protocol):
+    """Builds an engine for one stream."""
+
+    def __call__(
+        self,
+        *,
+        tool_choice: ToolChoice,
+        emit: Emit,
+        limits: Limits,
+        on_violation: OnViolation | None,
+        validators: Any,
+        format: str | None,
+        progress: bool,
+    ) -> Engine:
+        """Build the engine.
+
+        ``validators`` is its own implementation's ``CompiledTools``, or None; ``format`` the wire format, or None to
+        detect it; ``progress`` keeps the stream's steps and each call's partial arguments (the events API).
+        """
+        ...

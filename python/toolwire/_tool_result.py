@@ -1,0 +1,85 @@
+"""The message that tells a model its tool call was invalid, so it gets another turn (``to_tool_result``).
+
+The content is a compact JSON object a model can act on: what was wrong and where (JSON pointer), what is allowed
+there, the available tool names for an unknown tool, and one plain sentence of instruction. It is wrapped in each
+wire format's tool-result shape with the call's id echoed exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+if TYPE_CHECKING:
+    from toolwire._model import InvalidToolCall, Violation
+
+__all__ = ["ResultFormat", "tool_result"]
+
+ResultFormat = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama", "bedrock-converse"]
+_FORMATS: Final = ("openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama", "bedrock-converse")
+
+#: Problems listed in one payload; a call with more says how many were left out (a model fixes the first ones,
+#: and the next turn reports the rest).
+MAX_PROBLEMS: Final = 20
+
+#: Keys of a violation's data that say what is allowed, copied into the problem as they are.
+_ALLOWED_KEYS: Final = ("expected", "allowed", "keyword", "limit")
+
+
+def _problem(violation: Violation) -> dict[str, Any]:
+    problem: dict[str, Any] = {"code": violation.code.value}
+    if violation.path is not None:
+        problem["path"] = violation.path
+    problem["message"] = violation.message
+    if isinstance(violation.data, dict):
+        problem.update((key, violation.data[key]) for key in _ALLOWED_KEYS if key in violation.data)
+    return problem
+
+
+def _instruction(call: InvalidToolCall, codes: set[str], closest: str | None) -> str:
+    if "MISSING_NAME" in codes:
+        return "The call carried no tool name; call the tool again, giving its name and its arguments."
+    if "UNKNOWN_TOOL" in codes:
+        hint = f" (did you mean {closest!r}?)" if closest else ""
+        return f"There is no tool named {call.name!r}{hint}; call one of the available tools instead."
+    if codes & {"TRUNCATED", "STREAM_CUT", "ARGUMENTS_TOO_LARGE"}:
+        return f"This call to {call.name!r} did not arrive complete; if it is still needed, call it again."
+    return f"Call {call.name!r} again with arguments that fix every problem listed; do not repeat the same arguments."
+
+
+def payload(call: InvalidToolCall) -> dict[str, Any]:
+    """The JSON object sent back to the model for an invalid call."""
+    codes = {violation.code.value for violation in call.errors}
+    body: dict[str, Any] = {"error": "invalid_tool_call", "tool": call.name}
+    body["problems"] = [_problem(violation) for violation in call.errors[:MAX_PROBLEMS]]
+    if len(call.errors) > MAX_PROBLEMS:
+        body["more_problems"] = len(call.errors) - MAX_PROBLEMS
+    closest = None
+    for violation in call.errors:
+        if violation.code.value == "UNKNOWN_TOOL" and isinstance(violation.data, dict):
+            body["available_tools"] = violation.data.get("available", [])
+            closest = violation.data.get("closest")
+    body["instruction"] = _instruction(call, codes, closest)
+    return body
+
+
+def tool_result(call: InvalidToolCall, format: str) -> dict[str, Any]:
+    """``call``'s error message in ``format``'s tool-result shape (see ``InvalidToolCall.to_tool_result``)."""
+    if format == "gemini":
+        response = {"name": call.name or "", "response": {"error": payload(call)}}
+        if not any(violation.code.value == "MISSING_ID" for violation in call.violations):
+            response["id"] = call.id
+        return {"functionResponse": response}
+    if format == "bedrock-converse":
+        return {"toolResult": {"toolUseId": call.id, "content": [{"json": payload(call)}], "status": "error"}}
+    content = json.dumps(payload(call), ensure_ascii=False, separators=(",", ":"))
+    if format == "ollama":
+        return {"role": "tool", "tool_name": call.name or "", "content": content}
+    if format == "openai-chat":
+        return {"role": "tool", "tool_call_id": call.id, "content": content}
+    if format == "openai-responses":
+        kind = "custom_tool_call_output" if call.input is not None else "function_call_output"
+        return {"type": kind, "call_id": call.id, "output": content}
+    if format == "anthropic-messages":
+        return {"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": True}
+    raise ValueError(f"format must be one of {', '.join(map(repr, _FORMATS))}; got {format!r}")

@@ -1,0 +1,62 @@
+"""The Ollama ``/api/chat`` decoder (NDJSON, choice 0): each ``message.tool_calls`` entry is a whole call.
+
+The rules are those of ``docs/semantics.md`` ("ollama"). Ollama sends ``done_reason: "stop"`` with calls, so only
+``length`` means anything: the stream was cut.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolwire._model import OutputItem
+from toolwire.reference._accumulator import Accumulator, Fragment
+from toolwire.reference._fields import Fields
+
+_CALL_TYPE = "function"
+
+
+class OllamaDecoder:
+    """The state of one Ollama stream."""
+
+    def __init__(self, accumulator: Accumulator) -> None:
+        """Feed ``accumulator``."""
+        self._accumulator = accumulator
+
+    def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
+        """Apply one line: an error, or the message's calls and text, then the finish of a ``done`` line."""
+        fields = Fields(number)
+        error = event.get("error")
+        if error is not None:
+            self._accumulator.provider_error(error)
+            return
+        self._accumulator.touch(0)
+        message = fields.mapping(event, "message", "message")
+        if message is not None:
+            for position, entry in enumerate(fields.sequence(message, "tool_calls", "message.tool_calls")):
+                self._call(entry, f"message.tool_calls[{position}]", fields)
+            content = fields.string(message, "content", "message.content")
+            if content:
+                self._accumulator.text(0, content)
+        if fields.boolean(event, "done", "done"):
+            reason = fields.string(event, "done_reason", "done_reason")
+            self._accumulator.usage(event)
+            if reason is not None:
+                self._accumulator.finish(0, reason, "cut" if reason == "length" else "neutral")
+
+    def end(self) -> None:
+        """Nothing is held back in this format."""
+
+    def output(self) -> tuple[OutputItem, ...]:
+        """Ollama sends nothing but text and calls."""
+        return ()
+
+    def usage(self) -> None:
+        """The usage is the last one sent (the accumulator keeps it)."""
+
+    def _call(self, entry: Any, at: str, fields: Fields) -> None:
+        fields.record(entry, at)
+        call_id = fields.string(entry, "id", f"{at}.id")
+        function = fields.mapping(entry, "function", f"{at}.function") or {}
+        call_name = fields.string(function, "name", f"{at}.function.name")
+        arguments = fields.arguments(function, "arguments", f"{at}.function.arguments")
+        self._accumulator.whole_call(0, Fragment(None, call_id, call_name, _CALL_TYPE, arguments))

@@ -1,0 +1,123 @@
+"""The OpenAI Chat Completions decoder: reads one chunk (a dict or an SDK object) into accumulator calls.
+
+Reading order and type rules are those of ``docs/semantics.md`` ("Reading a chunk").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from toolwire.errors import MalformedChunkError
+from toolwire.reference._accumulator import Accumulator, Fragment
+
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
+_SCALARS = (str, bytes, bytearray, int, float, list, tuple)
+
+
+def read_chunk(accumulator: Accumulator, chunk: Any, number: int) -> None:
+    """Feed one Chat Completions chunk to the accumulator."""
+    reader = _Reader(number)
+    reader.record(chunk, "")
+    error = reader.get(chunk, "error")
+    if error is not None:
+        accumulator.provider_error(error)
+        return
+    choices = reader.sequence(chunk, "choices", "choices")
+    for position, choice in enumerate(choices):
+        where = f"choices[{position}]"
+        reader.record(choice, where)
+        choice_number = reader.integer(choice, "index", f"{where}.index")
+        if choice_number is None:
+            choice_number = position
+        if not accumulator.choice_entry(choice_number):
+            continue  # a choice past Limits.max_choices: counted, not read
+        delta = reader.get(choice, "delta")
+        if delta is not None:
+            reader.record(delta, f"{where}.delta")
+            tool_calls = reader.sequence(delta, "tool_calls", f"{where}.delta.tool_calls")
+            for call_position, tool_call in enumerate(tool_calls):
+                at = f"{where}.delta.tool_calls[{call_position}]"
+                accumulator.fragment(choice_number, reader.fragment(tool_call, at))
+            content = reader.string(delta, "content", f"{where}.delta.content")
+            if content is not None:
+                accumulator.text(choice_number, content)
+        finish_reason = reader.string(choice, "finish_reason", f"{where}.finish_reason")
+        if finish_reason is not None:
+            accumulator.finish(choice_number, finish_reason)
+    usage = reader.get(chunk, "usage")
+    if usage is not None:
+        accumulator.usage(usage)
+
+
+class _Reader:
+    """Field access that works on dicts and on objects with the same attributes, and names the culprit."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+
+    def fail(self, path: str, problem: str) -> MalformedChunkError:
+        return MalformedChunkError(self.number, path, problem)
+
+    def record(self, value: Any, path: str) -> None:
+        if isinstance(value, dict):
+            return
+        if value is None or isinstance(value, _SCALARS):
+            raise self.fail(path, f"expected a mapping or an object with attributes, got {type(value).__name__}")
+
+    @staticmethod
+    def get(container: Any, key: str) -> Any:
+        """A field of a mapping (by key) or of any other object (by attribute)."""
+        if isinstance(container, Mapping):
+            return container.get(key)
+        return getattr(container, key, None)
+
+    def sequence(self, container: Any, key: str, path: str) -> list[Any] | tuple[Any, ...]:
+        value = self.get(container, key)
+        if value is None:
+            return ()
+        if not isinstance(value, (list, tuple)):
+            raise self.fail(path, f"expected a list, got {type(value).__name__}")
+        return value
+
+    def string(self, container: Any, key: str, path: str) -> str | None:
+        value = self.get(container, key)
+        if value is not None and not isinstance(value, str):
+            raise self.fail(path, f"expected a string or null, got {type(value).__name__}")
+        return value
+
+    def integer(self, container: Any, key: str, path: str) -> int | None:
+        value = self.get(container, key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(path, f"expected an integer or null, got {type(value).__name__}")
+        if not _I64_MIN <= value <= _I64_MAX:
+            raise self.fail(path, f"integer {value} is out of the 64-bit range")
+        return int(value)
+
+    def fragment(self, tool_call: Any, path: str) -> Fragment:
+        self.record(tool_call, path)
+        index = self.integer(tool_call, "index", f"{path}.index")
+        call_id = self.string(tool_call, "id", f"{path}.id")
+        kind = self.string(tool_call, "type", f"{path}.type")
+        function = self.get(tool_call, "function")
+        name = arguments = None
+        arguments_was_value = False
+        if function is not None:
+            self.record(function, f"{path}.function")
+            name = self.string(function, "name", f"{path}.function.name")
+            raw = self.get(function, "arguments")
+            if isinstance(raw, str) or raw is None:
+                arguments = raw
+            else:
+                arguments = self.canonical(raw, f"{path}.function.arguments")
+                arguments_was_value = True
+        return Fragment(index, call_id, name, kind, arguments, arguments_was_value)
+
+    def canonical(self, value: Any, path: str) -> str:
+        try:
+            return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise self.fail(path, f"arguments sent as a value that is not JSON: {exc}") from exc

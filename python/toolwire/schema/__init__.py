@@ -1,0 +1,116 @@
+"""The schema toolkit: registry checks, provider lint, handler drift, prompt examples, breaking-change diff and replay.
+
+Every command reports ``Finding``s (a stable rule id, a level, the tool, the JSON pointer of the construct, and the
+fix) in a ``FindingReport``, rendered for people or machines by ``render`` (text, JSON, markdown, GitHub workflow
+annotations, JUnit XML). Project defaults live in ``[tool.toolwire]`` of ``pyproject.toml`` (``load_config``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from toolwire.schema._check import CHECK_RULES, DEFAULT_SIMILARITY_THRESHOLD, check_tools
+from toolwire.schema._config import Config, load_config
+from toolwire.schema._drift import DRIFT_RULES, check_handler, tool_from_function
+from toolwire.schema._examples import EXAMPLE_RULES, check_examples
+from toolwire.schema._findings import LEVELS, Finding, FindingReport, Level, Rule
+from toolwire.schema._output import OUTPUT_FORMATS, render
+from toolwire.schema._sources import ToolSource, load_tools
+
+if TYPE_CHECKING:
+    from toolwire.schema._calls import ObservedCall, UnreadableRecord, read_calls
+    from toolwire.schema._diff import CHANGE_KINDS, Change, DiffReport, diff_tools
+    from toolwire.schema._history import RegistryHistory, RegistryVersion, VersionMatch
+    from toolwire.schema._history_replay import CallProblem, HistoryReport
+    from toolwire.schema._lint import LINT_RULES, LINT_TARGETS, lint_tools
+    from toolwire.schema._migrations import Migration, MigrationError, Migrations, migration
+    from toolwire.schema._replay import ReplayReport, replay_calls
+    from toolwire.schema._sample import SampleResult, ToolSample, sample_calls
+    from toolwire.schema._sample_scrub import Scrub
+
+# Imported on first use: the lint reads its rule files (YAML) when imported, replay reads JSONL with orjson, and the
+# diff pulls in the lint; code that only checks tools should need none of that.
+_LAZY = {
+    "LINT_RULES": "_lint",
+    "LINT_TARGETS": "_lint",
+    "lint_tools": "_lint",
+    "CHANGE_KINDS": "_diff",
+    "Change": "_diff",
+    "DiffReport": "_diff",
+    "diff_tools": "_diff",
+    "ObservedCall": "_calls",
+    "UnreadableRecord": "_calls",
+    "read_calls": "_calls",
+    "ReplayReport": "_replay",
+    "replay_calls": "_replay",
+    "SampleResult": "_sample",
+    "ToolSample": "_sample",
+    "sample_calls": "_sample",
+    "Scrub": "_sample_scrub",
+    "RegistryHistory": "_history",
+    "RegistryVersion": "_history",
+    "VersionMatch": "_history",
+    "CallProblem": "_history_replay",
+    "HistoryReport": "_history_replay",
+    "Migration": "_migrations",
+    "MigrationError": "_migrations",
+    "Migrations": "_migrations",
+    "migration": "_migrations",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of the heavier commands, imported on first use."""
+    module = _LAZY.get(name)
+    if module is not None:
+        return getattr(importlib.import_module(f"toolwire.schema.{module}"), name)
+    raise AttributeError(f"module 'toolwire.schema' has no attribute {name!r}")
+
+
+__all__ = [
+    "CHANGE_KINDS",
+    "CHECK_RULES",
+    "DEFAULT_SIMILARITY_THRESHOLD",
+    "DRIFT_RULES",
+    "EXAMPLE_RULES",
+    "LEVELS",
+    "LINT_RULES",
+    "LINT_TARGETS",
+    "OUTPUT_FORMATS",
+    "CallProblem",
+    "Change",
+    "Config",
+    "DiffReport",
+    "Finding",
+    "FindingReport",
+    "HistoryReport",
+    "Level",
+    "Migration",
+    "MigrationError",
+    "Migrations",
+    "ObservedCall",
+    "RegistryHistory",
+    "RegistryVersion",
+    "ReplayReport",
+    "Rule",
+    "SampleResult",
+    "Scrub",
+    "ToolSample",
+    "ToolSource",
+    "UnreadableRecord",
+    "VersionMatch",
+    "check_examples",
+    "check_handler",
+    "check_tools",
+    "diff_tools",
+    "lint_tools",
+    "load_config",
+    "load_tools",
+    "migration",
+    "read_calls",
+    "render",
+    "replay_calls",
+    "sample_calls",
+    "tool_from_function",
+]

@@ -1,0 +1,55 @@
+"""``toolwire check TOOLS...``: the registry rules from the command line."""
+
+from __future__ import annotations
+
+import argparse
+
+from toolwire.schema._check import DEFAULT_SIMILARITY_THRESHOLD, check_tools
+from toolwire.schema._cli_common import add_output_options, config_of, finish, tool_specs
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``check`` subcommand."""
+    parser = commands.add_parser(
+        "check",
+        help="check tool definitions: names, schemas, examples, descriptions, look-alike tools, secrets",
+        description=(
+            "Check tool definitions against the registry rules, offline: duplicate and non-portable names, schemas "
+            "that break their meta-schema, required names no property declares, examples the schema judges wrongly, "
+            "missing or over-long descriptions, tools that read alike, open objects on side-effecting tools, "
+            "deprecation without sunset, and keys or tokens written into definitions. Exits 1 when a finding "
+            "reaches --fail-on, 2 on a usage error."
+        ),
+    )
+    parser.add_argument(
+        "tools",
+        nargs="*",
+        metavar="TOOLS",
+        help="tool files (.json, .yaml, .yml, .jsonl), directories or package.module:attr import paths "
+        "(default: tools in [tool.toolwire])",
+    )
+    parser.add_argument(
+        "--similarity-threshold",
+        type=float,
+        metavar="X",
+        help="score in (0, 1] from which two tools are reported as ambiguous "
+        f"(default: similarity-threshold in [tool.toolwire], else {DEFAULT_SIMILARITY_THRESHOLD})",
+    )
+    add_output_options(parser)
+
+
+def run(options: argparse.Namespace) -> int:
+    """Check the tools; 0 when no finding reaches ``--fail-on``, 1 when one does.
+
+    Raises:
+        ValueError: No tools given or configured, a threshold outside (0, 1], or a source that cannot be read.
+        OSError: A tool file cannot be read.
+    """
+    config = config_of(options)
+    threshold = options.similarity_threshold
+    if threshold is None:
+        threshold = config.similarity_threshold
+    report = check_tools(tool_specs(options.tools, config), similarity_threshold=threshold)
+    return finish(report, options, config)

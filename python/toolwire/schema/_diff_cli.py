@@ -1,0 +1,133 @@
+"""``toolwire diff OLD NEW``: what a change to the tool registry breaks, risks, or leaves alone."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolwire.schema._config import Config
+from toolwire.schema._diff import diff_tools
+from toolwire.schema._diff_policy import FAIL_ON, Policy, load_policy_file, parse_policy
+from toolwire.schema._output import OUTPUT_FORMATS
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``diff`` subcommand."""
+    parser = commands.add_parser(
+        "diff",
+        help="classify the changes between two versions of the tools: BREAKING, RISKY or COMPATIBLE",
+        description=(
+            "Compare two versions of the tool registry. Both are normalised ($ref resolved, nullable spellings "
+            "unified, openness explicit...), tools matched by name (probable renames recognised), and every change "
+            "judged by the rubric: do calls valid under OLD stay valid (replay), does the handler take what NEW "
+            "admits, does the model see different prompt text, does a provider now refuse or weaken the schema "
+            "(--target). --evidence replays recorded calls against both sides and shows the ones that would now "
+            "fail. Exits 1 when a change reaches --fail-on (default breaking) or a waiver has expired, 2 on a usage "
+            "error."
+        ),
+    )
+    parser.add_argument("old", metavar="OLD", help="tools file, directory, module:attr, or git:REV:PATH")
+    parser.add_argument("new", metavar="NEW", help="the same, for the new version (e.g. tools.yaml)")
+    parser.add_argument(
+        "--target",
+        action="append",
+        metavar="T[,T...]",
+        help="lint targets for provider regressions, or all (repeatable; default: targets in [tool.toolwire.diff] "
+        "or [tool.toolwire])",
+    )
+    parser.add_argument(
+        "--evidence",
+        nargs="+",
+        metavar="CALLS",
+        help="recorded calls: JSONL of calls, conversation logs, recordings, sqlite:///db or a SQLAlchemy URL",
+    )
+    parser.add_argument("--query", metavar="SQL", help="the SQL selecting id, name, arguments from a database")
+    parser.add_argument("--evidence-limit", type=int, metavar="N", help="failing calls shown per change (default 5)")
+    parser.add_argument(
+        "--rules", type=Path, metavar="FILE", help="a policy file (TOML, YAML or JSON): severities, waivers"
+    )
+    parser.add_argument(
+        "--handler",
+        action="append",
+        default=[],
+        metavar="NAME=module:attr",
+        help="the handler of tool NAME, for the handler check (repeatable; adds to [tool.toolwire.handlers])",
+    )
+    parser.add_argument(
+        "--strict-optional-semantics",
+        action="store_true",
+        default=None,
+        help="read OpenAI-strict's required + nullable as optional (the validator treats missing as null)",
+    )
+    parser.add_argument("--format", choices=OUTPUT_FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument(
+        "--fail-on",
+        choices=tuple(FAIL_ON),
+        help="exit 1 when a change reaches this verdict (default: breaking, or fail-on in [tool.toolwire.diff])",
+    )
+    parser.add_argument("--config", type=Path, help="a pyproject.toml to read [tool.toolwire] from (default: nearest)")
+    parser.add_argument(
+        "--color",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="draw the text table with colours (default: when writing to a terminal)",
+    )
+
+
+def _policy(config: Config, rules: Path | None) -> Policy:
+    table = config.raw.get("diff")
+    policy = parse_policy(table, f"{config.path}: [tool.toolwire.diff]") if table is not None else Policy()
+    return policy.merged(load_policy_file(rules)) if rules is not None else policy
+
+
+def _handler_specs(given: Sequence[str], config: Config) -> dict[str, str]:
+    specs = dict(config.handlers)
+    for entry in given:
+        name, sep, path = entry.partition("=")
+        if not sep or not name.strip() or ":" not in path:
+            raise ValueError(
+                f"--handler {entry!r}: write NAME=package.module:attribute, e.g. refund=app.handlers:refund"
+            )
+        specs[name.strip()] = path.strip()
+    return specs
+
+
+def run(options: argparse.Namespace) -> int:
+    """Diff, print, and return the exit status (0 clean, 1 a change reached --fail-on or a waiver expired).
+
+    Raises:
+        ValueError: A source, policy, target or handler that cannot be used (``toolwire.cli.main`` exits 2).
+        OSError: A file or git that cannot be read.
+    """
+    from toolwire.schema._config import load_config
+    from toolwire.schema._drift_cli import _handlers
+
+    config = load_config(options.config)
+    policy = _policy(config, options.rules)
+    if options.evidence_limit is not None and options.evidence_limit < 0:
+        raise ValueError(f"--evidence-limit: a whole number >= 0; got {options.evidence_limit}")
+    specs = _handler_specs(options.handler, config)
+    handlers = _handlers(specs, config) if specs else None
+    if options.evidence and sys.stderr.isatty():
+        print(f"toolwire diff: reading evidence from {' '.join(options.evidence)}...", file=sys.stderr)
+    report = diff_tools(
+        options.old,
+        options.new,
+        targets=options.target or list(policy.targets) or list(config.targets),
+        evidence=options.evidence,
+        policy=policy,
+        handlers=handlers,
+        strict_optional_semantics=bool(options.strict_optional_semantics),
+        evidence_limit=options.evidence_limit,
+        evidence_query=options.query,
+    )
+    fail_on = options.fail_on or policy.fail_on or "breaking"
+    color = options.color if options.color is not None else sys.stdout.isatty()
+    width = shutil.get_terminal_size((120, 24)).columns
+    print(report.render(options.format, fail_on=fail_on, color=color, width=width))
+    return report.exit_code(fail_on)

@@ -1,0 +1,59 @@
+"""``toolwire examples FILE... --tools T``: the tool-call examples of rendered prompts against the current tools."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from toolwire.schema._cli_common import add_output_options, config_of, finish, tool_specs
+from toolwire.schema._examples import check_examples
+from toolwire.schema._findings import FindingReport, sorted_findings
+from toolwire.schema._sources import load_tools
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``examples`` subcommand."""
+    parser = commands.add_parser(
+        "examples",
+        help="validate the tool-call examples of rendered prompts against the current tools",
+        description=(
+            "Find the tool calls a rendered prompt shows the model (assistant tool calls in OpenAI Chat, Responses "
+            "or Anthropic message lists, and JSON tool-call objects inside text) and validate each against the "
+            "current schemas. Exits 1 when a finding reaches --fail-on, 2 on a usage error."
+        ),
+    )
+    parser.add_argument(
+        "files", nargs="+", type=Path, metavar="FILE", help="prompts: .json/.jsonl/.yaml message lists or text"
+    )
+    parser.add_argument(
+        "--tools",
+        action="append",
+        metavar="T",
+        help="tool files, directories or module:attr (repeatable; default: tools in [tool.toolwire])",
+    )
+    add_output_options(parser)
+
+
+def run(options: argparse.Namespace) -> int:
+    """Check every prompt file; 0 when no finding reaches ``--fail-on``, else 1."""
+    config = config_of(options)
+    sources = load_tools(tool_specs(options.tools, config))
+    for path in options.files:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such prompt file")
+    reports = [check_examples(path, sources) for path in options.files]
+    merged = FindingReport(
+        "examples",
+        sorted_findings(finding for report in reports for finding in report.findings),
+        tuple(subject for report in reports for subject in report.subjects),
+        {
+            "examples": [
+                dict(record, file=str(path))
+                for path, r in zip(options.files, reports, strict=True)
+                for record in r.extra["examples"]
+            ]
+        },
+    )
+    return finish(merged, options, config)

@@ -1,0 +1,62 @@
+"""``toolwire lint``: what each provider or engine does with each tool schema, from the command line."""
+
+from __future__ import annotations
+
+import argparse
+
+from toolwire.schema._cli_common import add_output_options, config_of, finish, tool_specs
+from toolwire.schema._lint import LINT_TARGETS, lint_tools, resolve_targets
+from toolwire.schema._lint_matrix import refresh_matrix, render_matrix
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``lint`` subcommand."""
+    parser = commands.add_parser(
+        "lint",
+        help="what each provider does with each tool schema (rejects, ignores, weakens)",
+        description=(
+            "Lint tool schemas against providers and engines: each finding names the tool, the JSON pointer of the "
+            "construct, the target, the effect (reject, ignored, weakened, deviation) and the source with its as-of "
+            "date. A construct a target rejects fails the command; ignored or weakened ones mean the handler must "
+            "re-validate. Exits 1 when a finding reaches --fail-on, 2 on a usage error."
+        ),
+    )
+    parser.add_argument(
+        "tools", nargs="*", metavar="TOOLS", help="tool files, directories or module:attr (default: tools in config)"
+    )
+    parser.add_argument(
+        "--target",
+        action="append",
+        metavar="T[,T...]",
+        help=f"targets: {', '.join(LINT_TARGETS)}, or all (repeatable; default: targets in [tool.toolwire])",
+    )
+    parser.add_argument(
+        "--show-unverified",
+        action="store_true",
+        help="also list, as info, the constructs no source settles for a target (never enforced)",
+    )
+    add_output_options(parser)
+
+
+def run(options: argparse.Namespace) -> int:
+    """Lint, print, and return the exit status (0 clean, 1 a finding reached --fail-on).
+
+    Raises:
+        ValueError: No tools or targets, or an unknown target (``toolwire.cli.main`` turns it into exit 2).
+    """
+    config = config_of(options)
+    given = options.target or list(config.targets)
+    if not given:
+        raise ValueError(
+            f"no lint target: pass --target T[,T...] ({', '.join(LINT_TARGETS)}, or all) or set targets in "
+            "[tool.toolwire]"
+        )
+    targets = resolve_targets(given)
+    report = lint_tools(tool_specs(options.tools, config), targets, show_unverified=options.show_unverified)
+    # The matrix shows what the findings show once the project's rule levels (and "off") are applied.
+    report = refresh_matrix(report.with_levels(config.rules))
+    matrix = report.extra.get("matrix")
+    sections = [render_matrix(matrix, options.format)] if matrix and options.format in ("text", "markdown") else []
+    return finish(report, options, config, sections=sections)

@@ -1,0 +1,177 @@
+"""``toolwire sample SOURCE... -o fixtures.jsonl``: a covering, scrubbed fixture of observed calls."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from toolwire.schema._cli_common import config_of
+from toolwire.schema._sample import DEFAULT_PER_TOOL, sample_calls
+from toolwire.schema._sample_scrub import Scrub
+
+__all__ = ["add_parser", "run"]
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number; got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more; got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer seed; got {text!r}") from None
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``sample`` subcommand."""
+    parser = commands.add_parser(
+        "sample",
+        help="build a small, scrubbed fixture of observed calls that covers every enum value and optional field seen",
+        description=(
+            "Read observed calls (call logs such as toolwire.CallLog writes, conversation logs, recordings, '-' "
+            "for JSONL on stdin, databases) and write a small fixture: per tool, calls that together cover every "
+            "enumerated value and every optional member seen given and left out, filled up to --per-tool with a "
+            "seeded choice, identifier-like values replaced by stable placeholders of the same type and format. "
+            "The fixture is JSONL that `toolwire replay` reads. A summary goes to stderr. Exits 1 when a record "
+            "was not a call or a call had to be left out because scrubbing would break its schema, 2 on a usage or "
+            "I/O error."
+        ),
+    )
+    parser.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="a .jsonl/.json log, a recording or a directory, '-' (stdin), or a database URL",
+    )
+    parser.add_argument(
+        "-o", "--output", default="-", metavar="FILE", help="the fixture to write (default: standard output)"
+    )
+    parser.add_argument(
+        "--per-tool",
+        type=_count,
+        default=DEFAULT_PER_TOOL,
+        metavar="N",
+        help=f"calls per tool once every feature is covered (default: {DEFAULT_PER_TOOL}; coverage may need more)",
+    )
+    parser.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the choice (default: 0)")
+    parser.add_argument(
+        "--scrub-field",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also replace the whole value of members with this key (repeatable; * is a wildcard: '*_ref')",
+    )
+    parser.add_argument(
+        "--scrub-pattern",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="also replace the matches of this regex inside strings (repeatable)",
+    )
+    parser.add_argument(
+        "--no-default-scrub",
+        action="store_true",
+        help="only the --scrub-field and --scrub-pattern rules (and the secret patterns, always on)",
+    )
+    parser.add_argument(
+        "--no-scrub",
+        action="store_true",
+        help="keep every value as read but secrets (for fixtures of synthetic data only)",
+    )
+    parser.add_argument(
+        "--keep-ids", action="store_true", help="keep the calls' ids instead of numbering them call-0001..."
+    )
+    parser.add_argument(
+        "--tools",
+        action="append",
+        metavar="T",
+        help="the tools (file, directory or package.module:attr; repeatable; default: tools in [tool.toolwire] "
+        "if set): features from the schemas, only valid calls sampled, and scrubbing checked to keep them valid",
+    )
+    parser.add_argument(
+        "--include-invalid",
+        action="store_true",
+        help="sample invalid calls too, covering every violation code seen",
+    )
+    parser.add_argument(
+        "--query",
+        metavar="SQL",
+        help="for database sources: SQL selecting columns named id, name, arguments (optionally ts, "
+        "schema_fingerprint)",
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="the summary's format on stderr (default: text)"
+    )
+    parser.add_argument("--config", type=Path, help="a pyproject.toml to read [tool.toolwire] from (default: nearest)")
+
+
+class _Progress:
+    """Calls read so far, on a terminal only."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.drawn = 0.0
+
+    def __call__(self, calls: int) -> None:
+        now = time.perf_counter()
+        if now - self.drawn >= 0.1:
+            self.drawn = now
+            self.stream.write(f"\rtoolwire sample: {calls:,} calls read ")
+            self.stream.flush()
+
+    def clear(self) -> None:
+        if self.drawn:
+            self.stream.write("\r" + " " * 60 + "\r")
+            self.stream.flush()
+
+
+def run(options: argparse.Namespace) -> int:
+    """Sample, write the fixture, print the summary; 0 when clean, 1 when a record or a call had to be left out.
+
+    Raises:
+        ValueError: A bad --scrub-pattern, tools that do not load, a database source without --query, or no calls.
+        OSError: A source or the output cannot be read or written.
+    """
+    from toolwire.schema._calls import read_calls
+
+    tools = options.tools or list(config_of(options).tools) or None
+    rules = Scrub(
+        fields=tuple(options.scrub_field),
+        patterns=tuple(options.scrub_pattern),
+        defaults=not options.no_default_scrub,
+        keep_ids=options.keep_ids,
+    )
+    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        result = sample_calls(
+            read_calls(options.sources, query=options.query),
+            per_tool=options.per_tool,
+            seed=options.seed,
+            scrub=False if options.no_scrub else rules,
+            tools=tools,
+            include_invalid=options.include_invalid,
+            on_progress=progress,
+        )
+    finally:
+        if progress is not None:
+            progress.clear()
+    if not result.read:
+        print(result.render(options.format), file=sys.stderr)
+        raise ValueError(f"no tool calls in {', '.join(options.sources)}: nothing to sample, no fixture written")
+    if options.output == "-":
+        sys.stdout.write(result.to_jsonl())
+        sys.stdout.flush()
+    else:
+        result.write(options.output)
+    print(result.render(options.format), file=sys.stderr)
+    return 0 if result.ok else 1
