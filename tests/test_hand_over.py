@@ -244,6 +244,25 @@ def test_on_violation_raising_in_finish_loses_no_call(implementation: str) -> No
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_a_finish_resumed_after_on_violation_raised_tells_what_the_rest_of_the_end_found(implementation: str) -> None:
+    # An empty stream ends in two steps: the decoder's end finds UNRECOGNIZED_STREAM, the accumulator's NO_FINISH_REASON;
+    # the core once told both in one batch and skipped the second when the callback raised on the first.
+    seen: list[ViolationCode] = []
+
+    def on_violation(violation: Violation) -> None:
+        seen.append(violation.code)
+        if len(seen) == 1:
+            raise Boom
+
+    machine = IMPLEMENTATIONS[implementation].Reassembler(on_invalid="yield", on_violation=on_violation)
+    with pytest.raises(Boom):
+        machine.finish()
+    assert machine.finish() == []
+    assert seen == [ViolationCode.UNRECOGNIZED_STREAM, ViolationCode.NO_FINISH_REASON]
+    assert [v.code for v in machine.result.violations] == seen
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 def test_on_violation_raising_on_a_number_python_cannot_hold_loses_no_call(implementation: str) -> None:
     seen: list[ViolationCode] = []
 

@@ -188,8 +188,11 @@ impl Engine {
         if !self.decoder_ended {
             self.decoder_ended = true;
             let mut canonical = |raw: &[u8]| canonical_text(py, raw);
-            if let Err(ChunkError { path, problem }) = self.decoder.end(&mut self.accumulator, &mut canonical) {
-                self.notify(py)?;
+            let ended = self.decoder.end(&mut self.accumulator, &mut canonical);
+            // What the decoder's end found is told before the accumulator's end finds more: a callback that raises
+            // on the first leaves the rest to the next `end`, which tells it then, as the reference does.
+            self.notify(py)?;
+            if let Err(ChunkError { path, problem }) = ended {
                 return Err(malformed_chunk(py, self.chunks_read, &path, &problem));
             }
         }
