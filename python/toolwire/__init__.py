@@ -15,7 +15,6 @@ from toolwire._api import Reassembler as _Reassembler
 from toolwire._calllog import CallLog
 from toolwire._core import Engine as _Engine
 from toolwire._core import __version__
-from toolwire._formats import WIRE_FORMATS, WireFormat
 from toolwire._model import (
     ChoiceResult,
     InvalidToolCall,
@@ -51,6 +50,7 @@ from toolwire.errors import (
     StreamContractError,
     ToolwireError,
 )
+from toolwire.formats import WIRE_FORMATS, WireFormat
 from toolwire.registry import ServerTool, Tool, ToolRegistry
 
 if TYPE_CHECKING:

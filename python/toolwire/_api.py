@@ -14,7 +14,6 @@ from types import TracebackType
 from typing import Any, cast
 
 from toolwire._choice import parse_tool_choice
-from toolwire._formats import WireFormat, check_format
 from toolwire._frameworks import framework_adapter
 from toolwire._model import InvalidToolCall, Limits, Severity, StreamResult, Violation
 from toolwire._protocol import Emit, Emitted, Engine, EngineFactory, OnInvalid, OnViolation
@@ -22,6 +21,7 @@ from toolwire._repair import Repair, Repairing
 from toolwire._sources import RAW, aclose_source, chunks_of, close_source, is_raw
 from toolwire._validation import CompileTools
 from toolwire.errors import InvalidToolCallError, MalformedChunkError, StreamContractError
+from toolwire.formats import WireFormat, check_format
 from toolwire.registry import ToolRegistry
 
 __all__ = ["AsyncToolCallStream", "Emit", "EngineFactory", "OnInvalid", "Reassembler", "ToolCallStream"]

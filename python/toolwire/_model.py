@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-from toolwire._history import call_entry, turn
-from toolwire._tool_result import ResultFormat, tool_result
+from toolwire.formats import WireFormat, call_entry, tool_result, turn
 
 __all__ = [
     "VIOLATION_TABLE",
@@ -213,7 +212,7 @@ class ToolCall:
         """Always True: a ``ToolCall`` is valid by construction."""
         return True
 
-    def to_history(self, format: ResultFormat) -> dict[str, Any]:
+    def to_history(self, format: WireFormat) -> dict[str, Any]:
         """This call as the assistant side of a conversation records it, its id echoed exactly.
 
         Args:
@@ -268,7 +267,7 @@ class InvalidToolCall:
         """Always False."""
         return False
 
-    def to_history(self, format: ResultFormat) -> dict[str, Any]:
+    def to_history(self, format: WireFormat) -> dict[str, Any]:
         """This call as the assistant side of a conversation records it (see ``ToolCall.to_history``).
 
         An invalid call is part of the turn too: its tool result (``to_tool_result``) must answer a call the provider
@@ -277,7 +276,7 @@ class InvalidToolCall:
         """
         return call_entry(self, format)
 
-    def to_tool_result(self, format: ResultFormat) -> dict[str, Any]:
+    def to_tool_result(self, format: WireFormat) -> dict[str, Any]:
         """The tool-result message that tells the model what was wrong, so it can try again on its next turn.
 
         The content is compact JSON: ``{"error": "invalid_tool_call", "tool", "problems": [{"code", "path",
@@ -403,7 +402,7 @@ class StreamResult:
         """
         return tuple(item.value for item in self.output if _is_server_call(item.value))
 
-    def to_history(self, format: ResultFormat) -> Any:
+    def to_history(self, format: WireFormat) -> Any:
         """The assistant turn of the first choice, ready to append to the next request, ids echoed exactly.
 
         Every call of that choice, valid or invalid, in the order the model opened them, with the choice's text and,

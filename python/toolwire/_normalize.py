@@ -1,6 +1,6 @@
 """Buffered (non-streamed) responses read into the same ``StreamResult`` a stream gives (``normalize``).
 
-A buffered response is the stream it stands for (``toolwire._buffered``): the engine then applies every rule of a
+A buffered response is the stream it stands for (``toolwire.formats``): the engine then applies every rule of a
 stream, so a call comes out the same way whichever way it was received.
 """
 
@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toolwire._buffered import buffered_events, detect_buffered
-from toolwire._formats import WIRE_FORMATS, check_format
 from toolwire._model import Limits, StreamResult
 from toolwire.errors import MalformedChunkError
+from toolwire.formats import WIRE_FORMATS, buffered_events, check_format, detect_buffered
 
 __all__ = ["make_normalize"]
 

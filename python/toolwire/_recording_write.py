@@ -49,9 +49,9 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
-from toolwire._formats import WIRE_FORMATS
 from toolwire._redact import Redactor, compile_patterns, split_headers
 from toolwire._redact_stream import redact_chunks, redact_stream
+from toolwire.formats import WIRE_FORMATS
 from toolwire.registry import ToolRegistry
 
 if TYPE_CHECKING:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
-from toolwire._formats import WIRE_FORMATS
+from toolwire.formats import WIRE_FORMATS
 from toolwire.recordings import DATA_SUFFIXES, MANIFEST_SUFFIX, Recording, load_recording
 from toolwire.registry import ToolRegistry
 

@@ -9,15 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from toolwire._buffered import detect_buffered
 from toolwire._choice import ToolChoice
-from toolwire._formats import WIRE_FORMATS
 from toolwire.contract._anthropic import check_anthropic_message, check_anthropic_stream
 from toolwire.contract._chat import check_chat_completion, check_chat_stream
 from toolwire.contract._common import Findings, parse_forced
 from toolwire.contract._report import Check, ContractReport
 from toolwire.contract._responses import check_responses_response, check_responses_stream
 from toolwire.contract._sources import detect_stream, read_response, read_stream
+from toolwire.formats import WIRE_FORMATS, detect_buffered
 from toolwire.recordings import Recording
 from toolwire.registry import ToolRegistry
 

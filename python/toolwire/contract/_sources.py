@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolwire._formats import event_json
 from toolwire.contract._common import Findings, show
+from toolwire.formats import event_json
 from toolwire.recordings import Recording
 
 __all__ = ["Malformed", "detect_stream", "read_response", "read_stream"]

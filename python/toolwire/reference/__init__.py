@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from toolwire._api import AsyncToolCallStream, ToolCallStream, make_entry_points
 from toolwire._api import Reassembler as _Reassembler
-from toolwire._formats import WIRE_FORMATS, WireFormat
 from toolwire._model import (
     ChoiceResult,
     InvalidToolCall,
@@ -43,6 +42,7 @@ from toolwire.errors import (
     StreamContractError,
     ToolwireError,
 )
+from toolwire.formats import WIRE_FORMATS, WireFormat
 from toolwire.reference._engine import Engine
 from toolwire.reference._tools import reference_validators
 from toolwire.registry import ServerTool, Tool, ToolRegistry

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from toolwire._formats import WireFormat
 from toolwire._model import OutputItem
+from toolwire.formats import WireFormat
 from toolwire.reference._accumulator import Accumulator
 from toolwire.reference._anthropic import AnthropicDecoder
 from toolwire.reference._bedrock import BedrockDecoder

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolwire._formats import WireFormat
+from toolwire.formats import WireFormat
 
 __all__ = ["detect", "is_error"]
 

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolwire._choice import ToolChoice
-from toolwire._formats import check_format, event_json
 from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
 from toolwire._sources import raw_bytes
 from toolwire.errors import MalformedChunkError
+from toolwire.formats import check_format, event_json
 from toolwire.reference._accumulator import Accumulator, Emit
 from toolwire.reference._decoders import Decoder, decoder_for
 from toolwire.reference._detect import detect, is_error

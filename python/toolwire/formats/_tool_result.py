@@ -1,22 +1,19 @@
 """The message that tells a model its tool call was invalid, so it gets another turn (``to_tool_result``).
 
 The content is a compact JSON object a model can act on: what was wrong and where (JSON pointer), what is allowed
-there, the available tool names for an unknown tool, and one plain sentence of instruction. It is wrapped in each
-wire format's tool-result shape with the call's id echoed exactly.
+there, the available tool names for an unknown tool, and one plain sentence of instruction. Each format's module
+wraps it in that format's tool-result shape with the call's id echoed exactly.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from toolwire._model import InvalidToolCall, Violation
 
-__all__ = ["ResultFormat", "tool_result"]
-
-ResultFormat = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama", "bedrock-converse"]
-_FORMATS: Final = ("openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama", "bedrock-converse")
+__all__ = ["MAX_PROBLEMS", "payload", "payload_text"]
 
 #: Problems listed in one payload; a call with more says how many were left out (a model fixes the first ones,
 #: and the next turn reports the rest).
@@ -63,23 +60,6 @@ def payload(call: InvalidToolCall) -> dict[str, Any]:
     return body
 
 
-def tool_result(call: InvalidToolCall, format: str) -> dict[str, Any]:
-    """``call``'s error message in ``format``'s tool-result shape (see ``InvalidToolCall.to_tool_result``)."""
-    if format == "gemini":
-        response = {"name": call.name or "", "response": {"error": payload(call)}}
-        if not any(violation.code.value == "MISSING_ID" for violation in call.violations):
-            response["id"] = call.id
-        return {"functionResponse": response}
-    if format == "bedrock-converse":
-        return {"toolResult": {"toolUseId": call.id, "content": [{"json": payload(call)}], "status": "error"}}
-    content = json.dumps(payload(call), ensure_ascii=False, separators=(",", ":"))
-    if format == "ollama":
-        return {"role": "tool", "tool_name": call.name or "", "content": content}
-    if format == "openai-chat":
-        return {"role": "tool", "tool_call_id": call.id, "content": content}
-    if format == "openai-responses":
-        kind = "custom_tool_call_output" if call.input is not None else "function_call_output"
-        return {"type": kind, "call_id": call.id, "output": content}
-    if format == "anthropic-messages":
-        return {"type": "tool_result", "tool_use_id": call.id, "content": content, "is_error": True}
-    raise ValueError(f"format must be one of {', '.join(map(repr, _FORMATS))}; got {format!r}")
+def payload_text(call: InvalidToolCall) -> str:
+    """The payload as the compact JSON text the formats whose tool results carry text send."""
+    return json.dumps(payload(call), ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,248 @@
+"""The wire formats toolwire reads: the one list of them, and what Python knows of each.
+
+``FORMATS`` is the registry: one ``Format`` entry per wire format, naming its decoder in the core and in the
+reference, the framing its streamed bodies come in, and its module here. A format's module
+(``toolwire.formats.gemini``...) holds everything Python knows of that format beyond decoding: a buffered response
+as the events its stream would have sent, a call and a whole assistant turn written back for the next request
+(``to_history``), an invalid call answered (``to_tool_result``), and the tools as its requests offer them. The
+functions here dispatch to it by name. Every other list of format names in the package is derived from ``FORMATS``.
+
+Adding a wire format means its core decoder, its reference twin, its module here with one line in ``FORMATS`` (and
+its name in ``WireFormat``), and its recordings in ``recordings/<name>/`` (``tests/test_formats_registry.py``
+checks all four).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from toolwire.formats import (
+    anthropic_messages,
+    bedrock_converse,
+    gemini,
+    ollama,
+    openai_chat,
+    openai_responses,
+)
+from toolwire.formats._buffered import field
+from toolwire.formats._history import turn_calls
+from toolwire.formats._json import event_json
+from toolwire.formats._module import FormatModule
+
+if TYPE_CHECKING:
+    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
+
+__all__ = [
+    "DEFAULT_FORMAT",
+    "FORMATS",
+    "FRAMING_SUFFIXES",
+    "WIRE_FORMATS",
+    "Format",
+    "FormatModule",
+    "Framing",
+    "WireFormat",
+    "buffered_events",
+    "call_entry",
+    "check_format",
+    "detect_buffered",
+    "event_json",
+    "format_of",
+    "tool_result",
+    "turn",
+]
+
+WireFormat = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama", "bedrock-converse"]
+
+#: How a streamed body is cut into events, named as the core's framing detection names it.
+Framing = Literal["sse", "json-lines", "json-array", "aws-event-stream"]
+
+#: The data file suffix of a recording whose raw body has each framing.
+FRAMING_SUFFIXES: Final[Mapping[Framing, str]] = MappingProxyType(
+    {"sse": ".sse", "json-lines": ".jsonl", "json-array": ".json-array", "aws-event-stream": ".eventstream"}
+)
+
+
+@dataclass(frozen=True)
+class Format:
+    """One wire format: where its decoders live, how its streams are framed, and its module.
+
+    Attributes:
+        name: The name ``format=`` takes everywhere.
+        title: The API it is, as its provider names it.
+        framing: The framing of its streamed bodies as the provider sends them.
+        core_decoder: The core's decoder, a file under ``rust/core/src``.
+        reference_decoder: The reference's decoder, a module of ``toolwire.reference``.
+        module: Everything else Python knows of the format (see ``FormatModule``).
+        choices: Whether one stream may carry several choices (``n`` completions, Gemini candidates).
+        named_events: Whether its server-sent events are named after their ``type`` (``event: message_start``).
+        endpoint: The path its provider serves it on (``{model}`` where the path names the model).
+    """
+
+    name: WireFormat
+    title: str
+    framing: Framing
+    core_decoder: str
+    reference_decoder: str
+    module: FormatModule
+    choices: bool
+    named_events: bool
+    endpoint: str
+
+    @property
+    def suffix(self) -> str:
+        """The data file suffix of a recording of its raw streamed body."""
+        return FRAMING_SUFFIXES[self.framing]
+
+
+#: Every wire format, by name, in the order of ``WireFormat`` (which is also the order buffered shapes are told in:
+#: an earlier format's shape wins).
+FORMATS: Final[Mapping[WireFormat, Format]] = MappingProxyType(
+    {
+        entry.name: entry
+        for entry in (
+            Format(
+                "openai-chat",
+                "OpenAI Chat Completions",
+                "sse",
+                "chat_chunk.rs",
+                "toolwire.reference._openai_chat",
+                openai_chat,
+                choices=True,
+                named_events=False,
+                endpoint="/v1/chat/completions",
+            ),
+            Format(
+                "openai-responses",
+                "OpenAI Responses",
+                "sse",
+                "decode/responses.rs",
+                "toolwire.reference._responses",
+                openai_responses,
+                choices=False,
+                named_events=True,
+                endpoint="/v1/responses",
+            ),
+            Format(
+                "anthropic-messages",
+                "Anthropic Messages",
+                "sse",
+                "decode/anthropic.rs",
+                "toolwire.reference._anthropic",
+                anthropic_messages,
+                choices=False,
+                named_events=True,
+                endpoint="/v1/messages",
+            ),
+            Format(
+                "gemini",
+                "Gemini streamGenerateContent",
+                "sse",
+                "decode/gemini.rs",
+                "toolwire.reference._gemini",
+                gemini,
+                choices=True,
+                named_events=False,
+                endpoint="/v1beta/models/{model}:streamGenerateContent",
+            ),
+            Format(
+                "ollama",
+                "Ollama /api/chat",
+                "json-lines",
+                "decode/ollama.rs",
+                "toolwire.reference._ollama",
+                ollama,
+                choices=False,
+                named_events=False,
+                endpoint="/api/chat",
+            ),
+            Format(
+                "bedrock-converse",
+                "Amazon Bedrock ConverseStream",
+                "aws-event-stream",
+                "decode/bedrock.rs",
+                "toolwire.reference._bedrock",
+                bedrock_converse,
+                choices=False,
+                named_events=False,
+                endpoint="/model/{model}/converse-stream",
+            ),
+        )
+    }
+)
+
+#: Every wire format toolwire reads, in the order of ``WireFormat``.
+WIRE_FORMATS: Final[tuple[WireFormat, ...]] = tuple(FORMATS)
+
+#: The format of a stream nothing identifies, and the one most servers speak.
+DEFAULT_FORMAT: Final[WireFormat] = WIRE_FORMATS[0]
+
+
+def check_format(format: str | None) -> WireFormat | None:
+    """``format`` itself when it names a wire format (None: detect it from the stream).
+
+    Raises:
+        ValueError: Any other value, naming the accepted ones.
+    """
+    if format is None or format in FORMATS:
+        return format  # type: ignore[return-value]
+    raise ValueError(f"format must be one of {', '.join(map(repr, WIRE_FORMATS))} or None; got {format!r}")
+
+
+def format_of(format: str) -> Format:
+    """The registry entry of ``format``.
+
+    Raises:
+        ValueError: ``format`` names no wire format (the accepted ones named).
+    """
+    for entry in FORMATS.values():
+        if entry.name == format:
+            return entry
+    raise ValueError(f"format must be one of {', '.join(map(repr, WIRE_FORMATS))}; got {format!r}")
+
+
+def detect_buffered(response: Any) -> WireFormat | None:
+    """The format of a buffered response, from its shape (None when no format's shape fits)."""
+    for entry in FORMATS.values():
+        if entry.module.looks_buffered(response):
+            return entry.name
+    if field(response, "error") is not None:
+        # An error body (every provider's has an `error`) reads as a chunk of the default format that carries one.
+        return DEFAULT_FORMAT
+    return None
+
+
+def buffered_events(response: Any, format: WireFormat) -> list[Any]:
+    """The stream events a buffered response of ``format`` stands for."""
+    return FORMATS[format].module.buffered_events(response)
+
+
+def call_entry(call: ToolCall | InvalidToolCall, format: str) -> dict[str, Any]:
+    """The assistant-side entry of one call (see ``ToolCall.to_history``), with the provider fields it needs back.
+
+    Raises:
+        ValueError: ``format`` names no wire format.
+    """
+    return format_of(format).module.call_entry(call, call.name if call.name is not None else "")
+
+
+def turn(result: StreamResult, format: str) -> Any:
+    """The whole assistant turn of the result's first choice (see ``StreamResult.to_history``).
+
+    Raises:
+        ValueError: ``format`` names no wire format.
+    """
+    entry = format_of(format)
+    own = result.format == entry.name and bool(result.output)
+    return entry.module.turn(result, turn_calls(result), own)
+
+
+def tool_result(call: InvalidToolCall, format: str) -> dict[str, Any]:
+    """``call``'s error message in ``format``'s tool-result shape (see ``InvalidToolCall.to_tool_result``).
+
+    Raises:
+        ValueError: ``format`` names no wire format.
+    """
+    return format_of(format).module.tool_result(call)

@@ -1,0 +1,47 @@
+"""What a format's module provides: the interface every ``toolwire.formats.<format>`` module implements."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
+    from toolwire.registry import ToolRegistry
+
+__all__ = ["FormatModule"]
+
+
+class FormatModule(Protocol):
+    """Everything Python knows of one wire format beyond decoding its stream (the core and the reference do that)."""
+
+    def looks_buffered(self, response: Any) -> bool:
+        """Whether a buffered response (a dict or an SDK object) has this format's shape."""
+        ...
+
+    def buffered_events(self, response: Any) -> list[Any]:
+        """The stream events a buffered response of this format stands for, so every stream rule applies to it.
+
+        Raises:
+            MalformedChunkError: A field that must be a list is not (its path named).
+        """
+        ...
+
+    def call_entry(self, call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
+        """One call as the assistant side of a conversation records it, ``name`` its name ("" when none came)."""
+        ...
+
+    def turn(self, result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: bool) -> Any:
+        """The whole assistant turn of ``calls`` (the first choice's, in order) and the result's text.
+
+        ``own``: the result was read from a stream of this format, so its output holds every other piece of the
+        turn in its place.
+        """
+        ...
+
+    def tool_result(self, call: InvalidToolCall) -> dict[str, Any]:
+        """The message that tells the model its call was invalid, answering the call."""
+        ...
+
+    def request_tools(self, registry: ToolRegistry) -> list[dict[str, Any]]:
+        """The tools as a request of this format offers them."""
+        ...

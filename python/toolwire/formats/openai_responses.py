@@ -1,0 +1,97 @@
+"""The OpenAI Responses API (``openai-responses``): what Python knows of the format.
+
+A buffered ``response`` is its items added and done and its terminal event; a call goes back as a ``function_call``
+(or ``custom_tool_call``) input item among the turn's other items; an invalid call is answered by a
+``function_call_output`` (or ``custom_tool_call_output``) item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from toolwire.formats._buffered import as_dict, as_list, field
+from toolwire.formats._history import arguments_text, pieces
+from toolwire.formats._tool_result import payload_text
+
+if TYPE_CHECKING:
+    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
+    from toolwire.registry import ToolRegistry
+
+__all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "tool_result", "turn"]
+
+_UNFINISHED: Final = frozenset({"queued", "in_progress"})
+_TERMINAL: Final = ("completed", "incomplete", "failed", "cancelled")
+
+
+def looks_buffered(response: Any) -> bool:
+    """Whether a buffered response has this format's shape: a ``response`` object, or ``output`` with a ``status``."""
+    return field(response, "object") == "response" or (
+        field(response, "output") is not None and field(response, "status") is not None
+    )
+
+
+def buffered_events(response: Any) -> list[Any]:
+    """The events a ``response`` stands for: each output item added and done, then the terminal event."""
+    response = as_dict(response)
+    created: dict[str, Any] = {"status": "in_progress"}
+    if response.get("tools") is not None:
+        # The tools the response lists decide whether a custom tool call is the application's or the provider's.
+        created["tools"] = response["tools"]
+    events: list[Any] = [{"type": "response.created", "response": created}]
+    for position, item in enumerate(as_list(response.get("output"), "output")):
+        if isinstance(item, Mapping) and item.get("type") == "function_call":
+            events.append({"type": "response.output_item.added", "output_index": position, "item": item})
+        elif isinstance(item, Mapping) and item.get("type") == "message":
+            for part in as_list(item.get("content"), f"output[{position}].content"):
+                if isinstance(part, Mapping) and part.get("type") == "output_text":
+                    events.append(
+                        {"type": "response.output_text.delta", "output_index": position, "delta": part.get("text")}
+                    )
+        events.append({"type": "response.output_item.done", "output_index": position, "item": item})
+    status = response.get("status") or "completed"
+    # A response still "queued" or "in_progress" (background mode) has not finished: like a stream that stopped
+    # before its terminal event, it ends without a finish reason (NO_FINISH_REASON) instead of passing as completed.
+    if status in _UNFINISHED:
+        return events
+    terminal = status if status in _TERMINAL else "completed"
+    events.append(
+        {
+            "type": f"response.{terminal}",
+            "response": {"status": status, "usage": response.get("usage"), "error": response.get("error")},
+        }
+    )
+    return events
+
+
+def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
+    """A ``function_call`` input item (a custom tool's: ``custom_tool_call``), with its ``item_id`` as ``id``."""
+    item: dict[str, Any]
+    if call.input is not None:
+        # A custom tool's call: its input is free text, replayed exactly.
+        item = {"type": "custom_tool_call", "call_id": call.id, "name": name, "input": call.input}
+    else:
+        item = {"type": "function_call", "call_id": call.id, "name": name, "arguments": arguments_text(call)}
+    if "item_id" in call.extra:
+        item["id"] = call.extra["item_id"]
+    return item
+
+
+def turn(result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: bool) -> list[Any]:
+    """The input items of the turn, each in its place."""
+    return pieces(result, calls, own, call_entry, _text_piece)
+
+
+def _text_piece(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+def tool_result(call: InvalidToolCall) -> dict[str, Any]:
+    """A ``function_call_output`` item (a custom tool's: ``custom_tool_call_output``) answering the call's id."""
+    kind = "custom_tool_call_output" if call.input is not None else "function_call_output"
+    return {"type": kind, "call_id": call.id, "output": payload_text(call)}
+
+
+def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
+    """The tools as a request of this format offers them."""
+    return registry.to_openai_responses()
