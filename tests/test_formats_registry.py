@@ -18,8 +18,9 @@ import pytest
 
 import toolwire
 from conftest import RECORDINGS, REPO
+from toolwire._core import framing_of
 from toolwire.formats import FORMATS, WIRE_FORMATS, Format, FormatModule, WireFormat, format_of
-from toolwire.recordings import DATA_SUFFIXES
+from toolwire.recordings import DATA_SUFFIXES, Recording, iter_recordings
 
 PACKAGE = REPO / "python" / "toolwire"
 #: The kits and the formats' own home: a kit may name the formats it has its own modules for.
@@ -61,6 +62,42 @@ def test_the_format_module_is_named_after_the_format_and_is_complete(entry: Form
 def test_recordings_exist(entry: Format) -> None:
     folder = RECORDINGS / entry.name
     assert any(path.suffix in DATA_SUFFIXES for path in folder.iterdir()), f"no recording in {folder}"
+
+
+CHUNK_RECORDINGS = [
+    pytest.param(recording, id=recording.name)
+    for recording in iter_recordings(RECORDINGS)
+    if recording.path.suffix == ".jsonl"
+]
+
+
+def _outcome(source: object, format: WireFormat) -> tuple[object, ...]:
+    stream = toolwire.reassemble(source, format=format, on_invalid="yield")
+    for _ in stream:
+        pass
+    result = stream.result
+    return (
+        [(call.id, call.name, call.arguments) for call in result.calls],
+        [
+            (call.id, call.name, sorted(violation.code.value for violation in call.errors))
+            for call in result.invalid_calls
+        ],
+        result.finish_reason,
+        result.text,
+    )
+
+
+@pytest.mark.parametrize("recording", CHUNK_RECORDINGS)
+def test_a_stream_body_rendered_from_chunks_reads_as_the_chunks(recording: Recording) -> None:
+    entry = format_of(recording.format)
+    body = entry.module.stream_body(recording.chunks())
+    assert body and all(isinstance(piece, bytes) for piece in body)
+    assert framing_of(b"".join(body)) == entry.framing
+    assert _outcome(body, entry.name) == _outcome(recording.chunks(), entry.name)
+
+
+def test_every_format_renders_a_stream_body() -> None:
+    assert {format_of(recording.format).name for recording in (p.values[0] for p in CHUNK_RECORDINGS)} == set(FORMATS)
 
 
 def test_every_format_module_is_in_the_registry() -> None:

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from toolwire._redact import Redactor, compile_patterns, split_headers
 from toolwire._redact_stream import redact_chunks, redact_stream
-from toolwire.formats import WIRE_FORMATS
+from toolwire.formats import FRAMING_SUFFIXES, WIRE_FORMATS, Format, Framing, format_of
 from toolwire.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -61,13 +61,7 @@ __all__ = ["Recorder", "check_name", "write"]
 
 # toolwire.recordings imports this module at its end, so its names are imported here where they are used.
 
-# A raw body's data file and content type, by its framing as the engine tells it.
-_SUFFIXES: Final = {
-    "sse": ".sse",
-    "json-lines": ".jsonl",
-    "json-array": ".json-array",
-    "aws-event-stream": ".eventstream",
-}
+# A raw body's content type, by its data file's suffix.
 _CONTENT_TYPES: Final = {
     ".sse": "text/event-stream",
     ".jsonl": "application/x-ndjson",
@@ -122,10 +116,10 @@ def _line(chunk: Any) -> str:
     return text
 
 
-def _check_format(format: object) -> str:
-    if not isinstance(format, str) or format not in WIRE_FORMATS:
+def _check_format(format: object) -> Format:
+    if not isinstance(format, str):
         raise ValueError(f"format must be one of {', '.join(map(repr, WIRE_FORMATS))}; got {format!r}")
-    return format
+    return format_of(format)
 
 
 def _json_value(value: Any, field: str) -> Any:
@@ -205,7 +199,8 @@ class _Spec:
     ) -> None:
         self.folder = Path(folder)
         self.name = check_name(name)
-        self.format = _check_format(format)
+        self._wire = _check_format(format)
+        self.format = self._wire.name
         self.patterns = compile_patterns(redact)
         for key in ("model", "notes", "source", "quirk"):
             if options[key] is not None and not isinstance(options[key], str):
@@ -235,7 +230,8 @@ class _Spec:
 
     def _encode(self, capture: _Capture, redactor: Redactor) -> tuple[str, bytes, list[list[int]] | None]:
         what = f"recording {self.name!r}"
-        if capture.raw is False or (capture.raw is None and self.format == "bedrock-converse"):
+        # Nothing captured is no chunks where SDKs hand over parsed events, not bytes (AWS event-stream is binary).
+        if capture.raw is False or (capture.raw is None and self._wire.framing == "aws-event-stream"):
             texts = [_line(item) for item in capture.items]
             return ".jsonl", redact_chunks(texts, format=self.format, redactor=redactor, what=what), None
         cuts: list[int] = []
@@ -246,8 +242,9 @@ class _Spec:
         )
         sizes = [end - start for start, end in zip([0, *cuts], cuts, strict=False)]
         chunks = [[offset, size] for offset, size in zip(capture.offsets, sizes, strict=True) if size]
-        # A body of no framing (nothing came, an HTML error page) keeps the suffix its format's bodies have.
-        suffix = _SUFFIXES[framing] if framing is not None else ".jsonl" if self.format == "ollama" else ".sse"
+        # A body of no framing (nothing came, an HTML error page) keeps the suffix its format's text bodies have (an
+        # unframed body is no AWS event-stream, which is binary: it reads as text).
+        suffix = FRAMING_SUFFIXES[framing if framing is not None else _text_framing(self._wire)]
         return suffix, data, chunks
 
     def _manifest(self, capture: _Capture, complete: bool, transport: dict[str, Any]) -> dict[str, Any]:
@@ -261,7 +258,7 @@ class _Spec:
             registry = ToolRegistry(tools)
             fingerprint = registry.fingerprint
             if request is None or "tools" not in request:
-                request = {**(request or {}), "tools": _render(registry, self.format)}
+                request = {**(request or {}), "tools": self._wire.module.request_tools(registry)}
         model = options["model"] if options["model"] is not None else (request or {}).get("model")
         manifest: dict[str, Any] = {
             "format": self.format,
@@ -281,13 +278,9 @@ class _Spec:
         return manifest
 
 
-def _render(registry: ToolRegistry, format: str) -> list[dict[str, Any]]:
-    """The tools in the request shape of the recording's format (OpenAI Chat for formats without a renderer)."""
-    if format == "openai-responses":
-        return registry.to_openai_responses()
-    if format == "anthropic-messages":
-        return registry.to_anthropic()
-    return registry.to_openai()
+def _text_framing(wire: Format) -> Framing:
+    """The framing of the format's bodies when they are text, else server-sent events."""
+    return "sse" if wire.framing == "aws-event-stream" else wire.framing
 
 
 def _atomic_temp(target: Path, data: bytes) -> Path:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
-from toolwire.formats import WIRE_FORMATS
+from toolwire.formats import DEFAULT_FORMAT, WIRE_FORMATS
 from toolwire.recordings import DATA_SUFFIXES, MANIFEST_SUFFIX, Recording, load_recording
 from toolwire.registry import ToolRegistry
 
@@ -60,7 +60,7 @@ OPTION = "--toolwire-live"
 _REQUIRED_ENV = ("TOOLWIRE_BASE_URL", "TOOLWIRE_MODEL")
 _KEY_HINT = (
     "(the API key in TOOLWIRE_API_KEY, or the name of its variable in TOOLWIRE_API_KEY_ENV; TOOLWIRE_FORMAT for "
-    "a format other than openai-chat)"
+    f"a format other than {DEFAULT_FORMAT})"
 )
 _CLOSE = 0.75  # difflib ratio from which a recording name is offered as "did you mean"
 
@@ -79,7 +79,7 @@ class LiveTarget:
     base_url: str
     model: str
     api_key: str | None = field(default=None, repr=False)
-    format: str = "openai-chat"
+    format: str = DEFAULT_FORMAT
 
 
 class ServeFactory(Protocol):
@@ -142,7 +142,7 @@ def live_target(environ: Mapping[str, str]) -> LiveTarget:
             raise ValueError(f"TOOLWIRE_API_KEY_ENV names {key_variable}, which is not set; set it to the API key")
     else:
         api_key = environ.get("TOOLWIRE_API_KEY") or None
-    wire_format = environ.get("TOOLWIRE_FORMAT") or "openai-chat"
+    wire_format = environ.get("TOOLWIRE_FORMAT") or DEFAULT_FORMAT
     if wire_format not in WIRE_FORMATS:
         raise ValueError(f"TOOLWIRE_FORMAT must be one of {', '.join(WIRE_FORMATS)}; got {wire_format!r}")
     return LiveTarget(environ["TOOLWIRE_BASE_URL"], environ["TOOLWIRE_MODEL"], api_key, wire_format)

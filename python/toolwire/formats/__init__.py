@@ -27,6 +27,7 @@ from toolwire.formats import (
     openai_chat,
     openai_responses,
 )
+from toolwire.formats._body import compact_json, sse_event
 from toolwire.formats._buffered import field
 from toolwire.formats._history import turn_calls
 from toolwire.formats._json import event_json
@@ -47,9 +48,11 @@ __all__ = [
     "buffered_events",
     "call_entry",
     "check_format",
+    "compact_json",
     "detect_buffered",
     "event_json",
     "format_of",
+    "sse_event",
     "tool_result",
     "turn",
 ]
@@ -59,8 +62,8 @@ WireFormat = Literal["openai-chat", "openai-responses", "anthropic-messages", "g
 #: How a streamed body is cut into events, named as the core's framing detection names it.
 Framing = Literal["sse", "json-lines", "json-array", "aws-event-stream"]
 
-#: The data file suffix of a recording whose raw body has each framing.
-FRAMING_SUFFIXES: Final[Mapping[Framing, str]] = MappingProxyType(
+#: The data file suffix of a recording whose raw body has each framing (keys: every ``Framing``, as the core names it).
+FRAMING_SUFFIXES: Final[Mapping[str, str]] = MappingProxyType(
     {"sse": ".sse", "json-lines": ".jsonl", "json-array": ".json-array", "aws-event-stream": ".eventstream"}
 )
 
@@ -78,7 +81,7 @@ class Format:
         module: Everything else Python knows of the format (see ``FormatModule``).
         choices: Whether one stream may carry several choices (``n`` completions, Gemini candidates).
         named_events: Whether its server-sent events are named after their ``type`` (``event: message_start``).
-        endpoint: The path its provider serves it on (``{model}`` where the path names the model).
+        endpoint: The path its provider serves it on (a path parameter named as the provider's reference names it).
     """
 
     name: WireFormat
@@ -167,7 +170,7 @@ FORMATS: Final[Mapping[WireFormat, Format]] = MappingProxyType(
                 bedrock_converse,
                 choices=False,
                 named_events=False,
-                endpoint="/model/{model}/converse-stream",
+                endpoint="/model/{modelId}/converse-stream",
             ),
         )
     }

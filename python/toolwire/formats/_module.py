@@ -45,3 +45,11 @@ class FormatModule(Protocol):
     def request_tools(self, registry: ToolRegistry) -> list[dict[str, Any]]:
         """The tools as a request of this format offers them."""
         ...
+
+    def stream_body(self, events: list[Any]) -> list[bytes]:
+        """The body its provider streams for these events (one ``bytes`` per event, then any closing line).
+
+        Raises:
+            ValueError: An event this framing cannot carry (its shape named).
+        """
+        ...

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from toolwire._eventstream import message
 from toolwire.formats._buffered import as_dict, as_list, field
 from toolwire.formats._history import arguments_object, pieces
 from toolwire.formats._tool_result import payload
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from toolwire._model import InvalidToolCall, StreamResult, ToolCall
     from toolwire.registry import ToolRegistry
 
-__all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "tool_result", "turn"]
+__all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "stream_body", "tool_result", "turn"]
 
 
 def looks_buffered(response: Any) -> bool:
@@ -102,3 +103,28 @@ def tool_result(call: InvalidToolCall) -> dict[str, Any]:
 def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
     """The tools in the OpenAI Chat shape: toolwire renders none in Bedrock's own (``toolSpec``) yet."""
     return registry.to_openai()
+
+
+def stream_body(events: list[Any]) -> list[bytes]:
+    """Each event as boto3 yields it, framed as the AWS event-stream message Bedrock sent for it.
+
+    Raises:
+        ValueError: An event that is not one member whose value is an object.
+    """
+    return [_aws_message(event) for event in events]
+
+
+def _aws_message(event: Any) -> bytes:
+    ((kind, payload),) = event.items() if isinstance(event, dict) and len(event) == 1 else ((None, None),)
+    if not isinstance(kind, str) or not isinstance(payload, dict):
+        raise ValueError(f"a Bedrock event is one member whose value is an object; got {event!r:.80}")
+    if kind == "error":  # an AWS error message: its code and message are headers
+        fields = {":error-code": payload.get("code"), ":error-message": payload.get("message")}
+        headers = {name: value for name, value in fields.items() if isinstance(value, str)}
+        return message({":message-type": "error", **headers}, b"")
+    headers = (
+        {":message-type": "exception", ":exception-type": kind}
+        if kind.endswith("Exception")
+        else {":message-type": "event", ":event-type": kind}
+    )
+    return message({**headers, ":content-type": "application/json"}, json.dumps(payload).encode())

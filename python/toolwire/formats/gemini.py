@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from toolwire.formats._body import sse_event
 from toolwire.formats._buffered import as_dict, field
 from toolwire.formats._history import arguments_object, pieces, provider_id
 from toolwire.formats._tool_result import payload
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from toolwire._model import InvalidToolCall, StreamResult, ToolCall
     from toolwire.registry import ToolRegistry
 
-__all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "tool_result", "turn"]
+__all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "stream_body", "tool_result", "turn"]
 
 
 def looks_buffered(response: Any) -> bool:
@@ -61,3 +62,8 @@ def tool_result(call: InvalidToolCall) -> dict[str, Any]:
 def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
     """The tools in the OpenAI Chat shape: toolwire renders none in Gemini's own (``functionDeclarations``) yet."""
     return registry.to_openai()
+
+
+def stream_body(events: list[Any]) -> list[bytes]:
+    """Each chunk as a server-sent event's data (``alt=sse``; without it Gemini sends one JSON array)."""
+    return [sse_event(event) for event in events]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from toolwire.formats._body import compact_json
 from toolwire.formats._buffered import as_dict, field
 from toolwire.formats._history import arguments_object, call_name, provider_id
 from toolwire.formats._tool_result import payload_text
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from toolwire._model import InvalidToolCall, StreamResult, ToolCall
     from toolwire.registry import ToolRegistry
 
-__all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "tool_result", "turn"]
+__all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "stream_body", "tool_result", "turn"]
 
 
 def looks_buffered(response: Any) -> bool:
@@ -53,3 +54,8 @@ def tool_result(call: InvalidToolCall) -> dict[str, Any]:
 def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
     """The tools as a request of this format offers them (Ollama takes the OpenAI Chat shape)."""
     return registry.to_openai()
+
+
+def stream_body(events: list[Any]) -> list[bytes]:
+    """Each chunk as one JSON line."""
+    return [f"{compact_json(event)}\n".encode() for event in events]

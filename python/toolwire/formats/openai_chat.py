@@ -7,8 +7,9 @@ A buffered ``chat.completion`` is one chunk (each ``message`` read as its ``delt
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from toolwire.formats._body import sse_event
 from toolwire.formats._buffered import as_list, field
 from toolwire.formats._history import arguments_text, call_name
 from toolwire.formats._tool_result import payload_text
@@ -17,7 +18,19 @@ if TYPE_CHECKING:
     from toolwire._model import InvalidToolCall, StreamResult, ToolCall
     from toolwire.registry import ToolRegistry
 
-__all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "tool_result", "turn"]
+__all__ = [
+    "DONE",
+    "buffered_events",
+    "call_entry",
+    "looks_buffered",
+    "request_tools",
+    "stream_body",
+    "tool_result",
+    "turn",
+]
+
+#: The line a stream ends with.
+DONE: Final = b"data: [DONE]\n\n"
 
 
 def looks_buffered(response: Any) -> bool:
@@ -74,3 +87,8 @@ def tool_result(call: InvalidToolCall) -> dict[str, Any]:
 def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
     """The tools as a request of this format offers them."""
     return registry.to_openai()
+
+
+def stream_body(events: list[Any]) -> list[bytes]:
+    """Each chunk as a server-sent event's data, then ``data: [DONE]``."""
+    return [*(sse_event(event) for event in events), DONE]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from toolwire.formats._body import named_sse_events
 from toolwire.formats._buffered import as_dict, as_list, field
 from toolwire.formats._history import arguments_text, pieces
 from toolwire.formats._tool_result import payload_text
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from toolwire._model import InvalidToolCall, StreamResult, ToolCall
     from toolwire.registry import ToolRegistry
 
-__all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "tool_result", "turn"]
+__all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "stream_body", "tool_result", "turn"]
 
 _UNFINISHED: Final = frozenset({"queued", "in_progress"})
 _TERMINAL: Final = ("completed", "incomplete", "failed", "cancelled")
@@ -95,3 +96,8 @@ def tool_result(call: InvalidToolCall) -> dict[str, Any]:
 def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
     """The tools as a request of this format offers them."""
     return registry.to_openai_responses()
+
+
+def stream_body(events: list[Any]) -> list[bytes]:
+    """Each event as a server-sent event named after its ``type``."""
+    return named_sse_events(events)

@@ -15,8 +15,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from toolwire.formats import sse_event
 from toolwire.server._match import Turn
-from toolwire.server._wire import FINISH, TEXT, Context, Fragment, cut, halve, payloads, sse
+from toolwire.server._wire import FINISH, TEXT, Context, Fragment, cut, halve, payloads
 
 __all__ = ["buffered", "streamed"]
 
@@ -127,4 +128,4 @@ def streamed(turn: Turn, ctx: Context) -> list[bytes]:
     ]
     if ctx.quirks.truncate:
         pieces = cut(pieces, len(turn.calls) - 1 if turn.calls else TEXT)
-    return [sse(event, event["type"]) for event in payloads(pieces)]
+    return [sse_event(event, event["type"]) for event in payloads(pieces)]

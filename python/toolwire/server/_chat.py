@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from toolwire.formats import sse_event
+from toolwire.formats.openai_chat import DONE
 from toolwire.server._match import PlannedCall, Turn
-from toolwire.server._wire import CREATED, FINISH, TEXT, Context, Fragment, cut, halve, payloads, round_robin, sse
+from toolwire.server._wire import CREATED, FINISH, TEXT, Context, Fragment, cut, halve, payloads, round_robin
 
 __all__ = ["buffered", "streamed"]
 
 _FINGERPRINT: Final = "fp_toolwire"
-_DONE: Final = b"data: [DONE]\n\n"
 
 
 def _finish(turn: Turn, ctx: Context) -> str | None:
@@ -153,5 +154,5 @@ def streamed(turn: Turn, ctx: Context) -> list[bytes]:
     events = payloads(pieces)
     if quirks.empty_choices:
         events = [event for chunk in events for event in (chunks.chunk([]), chunk)]
-    body = [sse(event) for event in events]
-    return body if quirks.truncate else [*body, _DONE]
+    body = [sse_event(event) for event in events]
+    return body if quirks.truncate else [*body, DONE]

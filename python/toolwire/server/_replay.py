@@ -16,24 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from toolwire._eventstream import message
+from toolwire.formats import format_of
 from toolwire.recordings import Recording, iter_recordings, load_recording
 from toolwire.server._script import RECORDING_PREFIX, Script
-from toolwire.server._wire import sse
 
 __all__ = ["REPLAYED_FORMATS", "SERVED_FORMATS", "Replay", "load_replays", "resolve_references"]
 
 #: The wire formats the endpoint speaks, scripted models and recordings alike, and the path of each one's endpoint.
 SERVED_FORMATS: Final[Mapping[str, str]] = {
-    "openai-chat": "/v1/chat/completions",
-    "openai-responses": "/v1/responses",
-    "anthropic-messages": "/v1/messages",
+    name: format_of(name).endpoint for name in ("openai-chat", "openai-responses", "anthropic-messages")
 }
 #: The wire formats whose routes replay recordings only, and the path of each (the model is part of the path).
-REPLAYED_FORMATS: Final[Mapping[str, str]] = {
-    "gemini": "/v1beta/models/{model}:streamGenerateContent",
-    "bedrock-converse": "/model/{modelId}/converse-stream",
-}
+REPLAYED_FORMATS: Final[Mapping[str, str]] = {name: format_of(name).endpoint for name in ("gemini", "bedrock-converse")}
 _CONTENT_TYPES: Final = {
     ".sse": "text/event-stream",
     ".json-array": "application/json",
@@ -92,23 +86,6 @@ def _split(data: bytes, recording: Recording, transport: Mapping[str, Any]) -> t
     return tuple(parts)
 
 
-def _aws_message(event: Any, recording: Recording) -> bytes:
-    """An event as boto3 yields it, framed as the AWS event-stream message Bedrock sent for it."""
-    ((kind, payload),) = event.items() if isinstance(event, dict) and len(event) == 1 else ((None, None),)
-    if not isinstance(kind, str) or not isinstance(payload, dict):
-        raise ValueError(f"{recording.path}: a Bedrock event is one member whose value is an object; got {event!r:.80}")
-    if kind == "error":  # an AWS error message: its code and message are headers
-        fields = {":error-code": payload.get("code"), ":error-message": payload.get("message")}
-        headers = {name: value for name, value in fields.items() if isinstance(value, str)}
-        return message({":message-type": "error", **headers}, b"")
-    headers = (
-        {":message-type": "exception", ":exception-type": kind}
-        if kind.endswith("Exception")
-        else {":message-type": "event", ":event-type": kind}
-    )
-    return message({**headers, ":content-type": "application/json"}, json.dumps(payload).encode())
-
-
 def replay_of(recording: Recording) -> Replay:
     """The replay of one recording of a served format.
 
@@ -126,13 +103,12 @@ def replay_of(recording: Recording) -> Replay:
         chunks = _split(recording.read_bytes(), recording, transport)
     else:
         events = recording.chunks()
-        content_type = "text/event-stream"
-        if recording.format == "openai-chat":
-            chunks = (*(sse(event) for event in events), b"data: [DONE]\n\n")
-        elif recording.format == "bedrock-converse":
-            chunks, content_type = tuple(_aws_message(event, recording) for event in events), _AWS
-        else:
-            chunks = tuple(sse(event, event.get("type") if isinstance(event, dict) else None) for event in events)
+        wire = format_of(recording.format)
+        try:
+            chunks = tuple(wire.module.stream_body(events))
+        except ValueError as error:
+            raise ValueError(f"{recording.path}: {error}") from None
+        content_type = _AWS if wire.framing == "aws-event-stream" else "text/event-stream"
         if recording.format == "gemini":
             elements = [json.dumps(event).encode() for event in events]
             array = (b"[", *(b",\r\n" * bool(number) + element for number, element in enumerate(elements)), b"]")

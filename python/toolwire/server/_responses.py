@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolwire.formats import sse_event
 from toolwire.server._match import Turn
-from toolwire.server._wire import CREATED, FINISH, TEXT, Context, Fragment, cut, halve, payloads, sse
+from toolwire.server._wire import CREATED, FINISH, TEXT, Context, Fragment, cut, halve, payloads
 
 __all__ = ["buffered", "streamed"]
 
@@ -183,4 +184,4 @@ def streamed(turn: Turn, ctx: Context) -> list[bytes]:
     events = payloads(pieces)
     for number, event in enumerate(events):
         event["sequence_number"] = number
-    return [sse(event, event["type"]) for event in events]
+    return [sse_event(event, event["type"]) for event in events]

@@ -1,4 +1,4 @@
-"""What the three wire renderers share: deterministic ids, seeded fragments, SSE framing and the truncate cut.
+"""What the three wire renderers share: deterministic ids, seeded fragments and the truncate cut.
 
 A renderer builds an answer as a list of *pieces*: fixed event payloads, ``Fragment`` s (a piece of text — argument
 or reply text — with the function that wraps it into its event) and one ``FINISH`` marker where the closing events
@@ -8,7 +8,6 @@ begin. Quirks that rearrange or cut the stream work on that list; ``payloads`` t
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -26,11 +25,9 @@ __all__ = [
     "Context",
     "Fragment",
     "cut",
-    "dumps",
     "halve",
     "payloads",
     "round_robin",
-    "sse",
 ]
 
 #: ``created`` of every answer (2026-01-01T00:00:00Z): a fixed time keeps answers byte-identical.
@@ -105,18 +102,6 @@ class Context:
     def completion_tokens(self, turn: Turn) -> int:
         """A deterministic estimate of the answer's size in tokens."""
         return max(1, (len(turn.text) + sum(len(call.arguments_json) for call in turn.calls)) // 4)
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON, non-ASCII kept as is, as the providers send it."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def sse(payload: Any, event: str | None = None) -> bytes:
-    """One SSE event: an optional ``event:`` line, the ``data:`` line, a blank line."""
-    head = f"event: {event}\n" if event is not None else ""
-    data = payload if isinstance(payload, str) else dumps(payload)
-    return f"{head}data: {data}\n\n".encode()
 
 
 def halve(text: str) -> str:

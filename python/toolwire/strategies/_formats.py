@@ -33,12 +33,6 @@ from toolwire.strategies._json import (
 
 __all__ = ["FORMAT_CASES", "Action", "FormatCase", "TruthCall"]
 
-FORMATS = ("anthropic-messages", "openai-responses", "gemini", "ollama", "bedrock-converse")
-#: Formats whose raw bytes are server-sent events; the others stream JSON lines.
-SSE_FORMATS = frozenset({"anthropic-messages", "openai-responses", "gemini"})
-#: Formats whose SSE events are named after their ``type`` (``event: message_start``).
-NAMED_EVENT_FORMATS = frozenset({"anthropic-messages", "openai-responses"})
-
 # ------------------------------------------------------------------------------------------------ ground truth
 
 # What one event does to the stream, in the order the decoder does it:

@@ -8,6 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from toolwire.formats import FORMATS, WIRE_FORMATS
 from toolwire.strategies._calls import call_specs
 from toolwire.strategies._chat import chat_cases
 from toolwire.strategies._formats import FORMAT_CASES
@@ -15,8 +16,8 @@ from toolwire.strategies._formats import FORMAT_CASES
 __all__ = ["STREAM_FORMATS", "streams"]
 
 #: The wire formats ``streams`` renders (the format names of ``toolwire.reassemble(format=...)``).
-STREAM_FORMATS = ("openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama", "bedrock-converse")
-_MULTI_CHOICE = ("openai-chat", "gemini")
+STREAM_FORMATS = WIRE_FORMATS
+_MULTI_CHOICE = tuple(entry.name for entry in FORMATS.values() if entry.choices)
 
 
 def streams(
