@@ -20,7 +20,7 @@ import string
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolwire.registry import Tool, ToolRegistry
 from toolwire.schema._findings import Finding, FindingReport, Rule, sorted_findings
@@ -85,9 +85,22 @@ def _catalogue() -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-#: Every rule id of every data file (enforced rules at their effect's level, unverified constructs at ``info``),
-#: and ``lint/not-loadable``.
-LINT_RULES: tuple[Rule, ...] = _catalogue()
+if TYPE_CHECKING:
+    #: Every rule id of every data file (enforced rules at their effect's level, unverified constructs at ``info``),
+    #: and ``lint/not-loadable``.
+    LINT_RULES: tuple[Rule, ...]
+
+
+def __getattr__(name: str) -> Any:
+    """``LINT_RULES``, read from the data files on first use.
+
+    Importing the lint (for a ``--help``, or a target's name) must not need PyYAML, which the ``schema`` extra brings.
+    """
+    if name == "LINT_RULES":
+        rules = _catalogue()
+        globals()["LINT_RULES"] = rules  # later reads find the module attribute and no longer come here
+        return rules
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def resolve_targets(targets: str | Iterable[str]) -> tuple[str, ...]:
