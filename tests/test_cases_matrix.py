@@ -112,8 +112,8 @@ def test_the_command_prints_the_grid_writes_every_report_and_exits_1(
         "--model",
         f"anthropic-messages:eager@{endpoint.url}",
     ]
-    for kind, path in reports.items():
-        argv += [f"--{kind}", str(path)]
+    for path in reports.values():
+        argv += ["--output", str(path)]
     assert main(argv) == 1
     out = capsys.readouterr().out
     document = load_report(reports["json"])
@@ -196,7 +196,7 @@ def test_repeats_give_k_of_n_and_thresholds_decide_the_exit(tmp_path: Path, caps
             "--repeat",
             "4",
             "--no-stream",
-            "--json",
+            "--output",
             str(tmp_path / "r.json"),
         ]
         assert main(argv) == 1
@@ -210,7 +210,7 @@ def test_repeats_give_k_of_n_and_thresholds_decide_the_exit(tmp_path: Path, caps
         out = capsys.readouterr().out
         assert "2/4 ~" in out and "2/4 ✗" in out
         assert main([*argv, "--case", "lenient"]) == 0
-        assert main([*argv, "--case", "lenient", "--fail-on", "any"]) == 1
+        assert main([*argv, "--case", "lenient", "--fail-on", "warning"]) == 1
         assert main([*argv, "--fail-on", "never"]) == 0
 
 
@@ -237,7 +237,7 @@ def test_without_retries_a_rate_limit_is_an_unreachable_cell(
     with loopback(handler) as base:
         junit = tmp_path / "junit.xml"
         argv = ["matrix", str(cases_file), "--model", f"openai-chat:m@{base}/v1", "--no-stream", "--attempts", "1"]
-        code = main([*argv, "--junit", str(junit)])
+        code = main([*argv, "--output", str(junit)])
     captured = capsys.readouterr()
     assert code == 3
     assert "unreachable" in captured.out and "0/1 !" not in captured.out
@@ -261,7 +261,7 @@ def test_the_cache_answers_a_rerun_offline_and_never_holds_the_key(
         f"anthropic-messages:eager@{endpoint.url},key_env=MATRIX_KEY",
     ]
     monkeypatch.setenv("MATRIX_KEY", "sk-first-secret")
-    first = ["matrix", str(SUPPORT), *models, "--cache", str(cache), "--json", str(tmp_path / "first.json")]
+    first = ["matrix", str(SUPPORT), *models, "--cache", str(cache), "--output", str(tmp_path / "first.json")]
     assert main(first) == 1
     sent = load_report(tmp_path / "first.json")["summary"]
     assert sent["sent_turns"] == len(list(cache.glob("??/*.json"))) > 0 and sent["cached_turns"] == 0
@@ -270,7 +270,7 @@ def test_the_cache_answers_a_rerun_offline_and_never_holds_the_key(
     # Another key, offline: every answer from the cache, not one request sent, the same verdicts.
     monkeypatch.setenv("MATRIX_KEY", "sk-second-secret")
     requests = len(endpoint.requests)
-    second = ["matrix", str(SUPPORT), *models, "--cache", str(cache), "--offline", "--json", str(tmp_path / "2.json")]
+    second = ["matrix", str(SUPPORT), *models, "--cache", str(cache), "--offline", "--output", str(tmp_path / "2.json")]
     assert main(second) == 1
     assert len(endpoint.requests) == requests
     again = load_report(tmp_path / "2.json")
@@ -332,7 +332,7 @@ def test_compare_reports_what_changed_between_two_real_runs(
             [
                 "matrix",
                 str(SUPPORT),
-                "--json",
+                "--output",
                 str(old),
                 "--model",
                 f"openai-chat:steady@{endpoint.url},label=bot",
@@ -347,7 +347,7 @@ def test_compare_reports_what_changed_between_two_real_runs(
             [
                 "matrix",
                 str(SUPPORT),
-                "--json",
+                "--output",
                 str(new),
                 *[part for name in CASE_NAMES[:3] for part in ("--case", name)],
                 "--model",
@@ -386,7 +386,7 @@ def test_compare_reports_what_changed_between_two_real_runs(
     assert main(["matrix", "--compare", str(old), str(new), "--fail-on", "never"]) == 0
     assert main(["matrix", "--compare", str(old), str(old)]) == 0
     assert "No change" in capsys.readouterr().out
-    assert main(["matrix", "--compare", str(old), str(new), "--format", "json"]) == 1
+    assert main(["matrix", "--compare", str(old), str(new), "--output-format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["regressed"] == 3 and data["models_added"] == ["fresh"]
 

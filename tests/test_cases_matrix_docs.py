@@ -75,7 +75,7 @@ def test_the_yaml_and_toml_models_files_shown_are_the_same_models(tmp_path: Path
 
 def test_every_option_in_the_table_exists() -> None:
     table = DOC.split("Useful options:", 1)[1].split("### Retries", 1)[0]
-    shown = set(re.findall(r"`(--[a-z-]+)", table))
+    shown = set(re.findall(r"`(--?[a-z][a-z-]*)", table))
     parser = build_parser()
     matrix = parser._subparsers._group_actions[0].choices["matrix"]  # type: ignore[union-attr]
     known = {option for action in matrix._actions for option in action.option_strings}
@@ -129,7 +129,7 @@ def test_the_comparison_shown_is_what_compare_prints(
 def test_the_json_fields_shown_are_the_ones_written(
     endpoint: LocalEndpoint, in_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    main(["matrix", SUPPORT, "--model", f"openai-chat:steady@{endpoint.url}", "--json", "run.json"])
+    main(["matrix", SUPPORT, "--model", f"openai-chat:steady@{endpoint.url}", "--output", "run.json"])
     capsys.readouterr()
     report = json.loads((in_folder / "run.json").read_text(encoding="utf-8"))
     fields = block_after("is the whole run, and what `--compare` reads:")
@@ -213,7 +213,7 @@ def test_the_unreachable_line_shown_is_the_one_printed(
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
     url = f"http://127.0.0.1:{port}/v1"
-    argv = ["matrix", SUPPORT, "--model", f"openai-chat:m@{url},label={label.group(1)}", "--no-progress"]
+    argv = ["matrix", SUPPORT, "--model", f"openai-chat:m@{url},label={label.group(1)}", "-q"]
     assert main(argv) == 3
     printed = capsys.readouterr().err.strip()
     assert printed.replace(url, label.group(2)) == shown

@@ -50,10 +50,13 @@ def models(url: str) -> list[str]:
 def test_unreachable_models_are_a_cell_state_of_their_own_in_every_report(
     endpoint: LocalEndpoint, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    reports = {kind: tmp_path / f"run.{kind}" for kind in ("json", "junit", "markdown", "html")}
+    reports = {
+        kind: tmp_path / f"run.{suffix}"
+        for kind, suffix in (("json", "json"), ("junit", "xml"), ("markdown", "md"), ("html", "html"))
+    }
     before = len(endpoint.requests)
-    argv = ["matrix", str(SUPPORT), *models(endpoint.url), "--no-progress", "--repeat", "2"]
-    written = [item for kind, path in reports.items() for item in (f"--{kind}", str(path))]
+    argv = ["matrix", str(SUPPORT), *models(endpoint.url), "-q", "--repeat", "2"]
+    written = [item for path in reports.values() for item in ("--output", str(path))]
     assert main([*argv, *written]) == 3
     captured = capsys.readouterr()
     # Once the endpoint said the model is not there, the other runs of that model are not sent.
@@ -112,10 +115,10 @@ def test_unreachable_is_exit_3_under_every_policy_and_a_reachable_run_is_not(
     endpoint: LocalEndpoint, capsys: pytest.CaptureFixture[str]
 ) -> None:
     down = models(endpoint.url)[2:4]
-    for policy in ("threshold", "any", "never"):
-        assert main(["matrix", str(SUPPORT), *down, "--no-progress", "--fail-on", policy]) == 3
+    for policy in ("error", "warning", "never"):
+        assert main(["matrix", str(SUPPORT), *down, "-q", "--fail-on", policy]) == 3
     steady = models(endpoint.url)[:2]
-    assert main(["matrix", str(SUPPORT), *steady, "--no-progress", "--case", "opening hours"]) == 0
+    assert main(["matrix", str(SUPPORT), *steady, "-q", "--case", "opening hours"]) == 0
     capsys.readouterr()
 
 
@@ -125,8 +128,8 @@ def test_compare_does_not_read_an_unreachable_model_as_a_regression(
     monday, tuesday = tmp_path / "monday.json", tmp_path / "tuesday.json"
     reachable = f"openai-chat:steady@{endpoint.url},label=support-bot"
     down = f"openai-chat:steady@http://127.0.0.1:{closed_port()}/v1,label=support-bot"
-    assert main(["matrix", str(SUPPORT), "--model", reachable, "--no-progress", "--json", str(monday)]) == 1
-    assert main(["matrix", str(SUPPORT), "--model", down, "--no-progress", "--json", str(tuesday)]) == 3
+    assert main(["matrix", str(SUPPORT), "--model", reachable, "-q", "--output", str(monday)]) == 1
+    assert main(["matrix", str(SUPPORT), "--model", down, "-q", "--output", str(tuesday)]) == 3
     capsys.readouterr()
     comparison = compare_reports(load_report(monday), load_report(tuesday))
     assert comparison.of("regressed") == () and comparison.of("fixed") == ()
@@ -147,7 +150,7 @@ def test_a_model_that_never_answers_is_unreachable_after_the_timeout(
         listener.bind(("127.0.0.1", 0))
         listener.listen(16)
         url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
-        argv = ["matrix", str(SUPPORT), "--model", f"openai-chat:m@{url},label=silent", "--no-progress"]
+        argv = ["matrix", str(SUPPORT), "--model", f"openai-chat:m@{url},label=silent", "-q"]
         assert main([*argv, "--timeout", "0.5", "--attempts", "1", "--case", "opening hours"]) == 3
     err = capsys.readouterr().err
     assert err == (

@@ -254,7 +254,7 @@ def test_matrix_allows_imports_by_flag_or_config(
     pyproject = importable / "pyproject.toml"
     with LocalEndpoint() as endpoint:
         # The bundled model answers text to a prompt without a forced tool: the case runs and fails (exit 1).
-        argv = ["matrix", str(path), "--model", f"openai-chat:clean@{endpoint.url}", "--no-progress"]
+        argv = ["matrix", str(path), "--model", f"openai-chat:clean@{endpoint.url}", "-q"]
         assert main(argv) == 2
         refused = capsys.readouterr().err.splitlines()
         assert refused[0] == f"toolwire matrix: {path}: 1 problem in the case file"

@@ -44,14 +44,12 @@ def test_the_quirk_table_is_the_endpoints_and_the_probe_tests() -> None:
 
 
 def test_the_limits_table_is_the_endpoints_limits_and_flags() -> None:
-    import argparse
     from dataclasses import fields
 
+    from toolwire.cli import build_parser
     from toolwire.server import EndpointLimits
-    from toolwire.server._cli import add_parser
 
-    parser = argparse.ArgumentParser()
-    add_parser(parser.add_subparsers(dest="command"))
+    parser = build_parser(["serve"])
     serve = parser._subparsers._group_actions[0].choices["serve"]  # type: ignore[union-attr]
     flags = {option for action in serve._actions for option in action.option_strings}
     rows = table_after("| limit | default | flag | past it |")

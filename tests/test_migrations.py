@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from toolwire.cli._replay_history import load_migrations
 from toolwire.schema import _migrations
 from toolwire.schema._calls import ObservedCall
 from toolwire.schema._history import RegistryHistory
-from toolwire.schema._history_cli import load_migrations
 from toolwire.schema._history_replay import replay_history
 from toolwire.schema._migrations import Migration, MigrationError, Migrations, default_migrations, migration
 

@@ -265,13 +265,25 @@ def test_the_command_prints_the_table_and_exits_by_the_contract(
     assert main(["probe", "--base-url", endpoint.url, "--model", "quirk/repeat_id"]) == 1
     out = capsys.readouterr().out
     assert "✗ id_once" in out
-    assert main(["probe", "--base-url", endpoint.url, "--model", "quirk/repeat_id", "--json"]) == 1
+    assert main(["probe", "--base-url", endpoint.url, "--model", "quirk/repeat_id", "--output-format", "json"]) == 1
     document = json.loads(capsys.readouterr().out)
     assert document["ok"] is False
     failing = {c["id"] for p in document["probes"] for c in p["report"]["checks"] if c["status"] == "failed"}
     assert failing == {"id_once"}
-    assert main(["probe", "--base-url", endpoint.url, "--model", "clean", "--output", "junit"]) == 0
+    assert main(["probe", "--base-url", endpoint.url, "--model", "clean", "--output-format", "junit"]) == 0
     assert capsys.readouterr().out.lstrip().startswith("<")
+
+
+def test_fail_on_warning_fails_on_a_warning_and_verbose_lists_every_check(
+    endpoint: LocalEndpoint, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["probe", "--base-url", endpoint.url, "--model", "quirk/interleave"]
+    assert main(argv) == 0  # calls_contiguous is a warning
+    assert "✓ finish_reason" not in capsys.readouterr().out
+    assert main([*argv, "--fail-on", "warning"]) == 1
+    assert main([*argv, "--fail-on", "never", "-v"]) == 0
+    assert "✓ finish_reason" in capsys.readouterr().out
+    assert main(["probe", "--base-url", endpoint.url, "--model", "quirk/repeat_id", "--fail-on", "never"]) == 0
 
 
 def test_an_unknown_probe_is_a_usage_error(endpoint: LocalEndpoint, capsys: pytest.CaptureFixture[str]) -> None:

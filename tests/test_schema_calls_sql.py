@@ -451,7 +451,7 @@ def test_postgres_from_the_command_line(
     url, n = postgres_table
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps([WEATHER]))
-    status = main(["replay", url, "--tools", str(tools), "--query", QUERY, "--format", "json"])
+    status = main(["replay", url, "--tools", str(tools), "--query", QUERY, "--output-format", "json"])
     report = json.loads(capsys.readouterr().out)
     assert status == 1
     assert (report["calls"], report["invalid"], report["unreadable"]) == (n - 1, expected_invalid(n), 1)

@@ -572,11 +572,13 @@ def project(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("fmt", OUTPUT_FORMATS)
 def test_every_output_format(fmt: str, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = project / "pyproject.toml"
-    status, out = command([str(project / "tools.json"), "--format", fmt, "--config", str(config), "--no-color"], capsys)
+    status, out = command(
+        [str(project / "tools.json"), "--output-format", fmt, "--config", str(config), "--color", "never"], capsys
+    )
     assert status == 0  # warnings and infos only
     if fmt == "json":
         document = json.loads(out)
-        assert document["command"] == "check" and document["failed"] is False
+        assert document["command"] == "check" and document["ok"] is True
         assert document["subjects"] == ["get_weather", "get-forecast", "refund"]
         assert {f["rule"] for f in document["findings"]} == {"name-not-portable", "description-too-short"}
     elif fmt == "junit":
@@ -594,7 +596,9 @@ def test_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = ["--config", str(project / "pyproject.toml")]
     assert command([str(project / "clean.json"), *config], capsys)[0] == 0
     assert command([str(project / "tools.json"), *config, "--fail-on", "warning"], capsys)[0] == 1
-    assert command([str(project / "tools.json"), *config, "--fail-on", "info", "--format", "json"], capsys)[0] == 1
+    assert (
+        command([str(project / "tools.json"), *config, "--fail-on", "info", "--output-format", "json"], capsys)[0] == 1
+    )
     (project / "bad.json").write_text(json.dumps([tool(), tool()]), encoding="utf-8")
     status, out = command([str(project / "bad.json"), *config], capsys)
     assert status == 1 and "duplicate-name" in out
@@ -620,7 +624,7 @@ name-not-portable = "off"
 """,
         encoding="utf-8",
     )
-    status, out = command(["--config", str(project / "pyproject.toml"), "--format", "json"], capsys)
+    status, out = command(["--config", str(project / "pyproject.toml"), "--output-format", "json"], capsys)
     document = json.loads(out)
     levels = {(f["rule"], f["tool"]): f["level"] for f in document["findings"]}
     assert levels == {("description-too-short", "refund"): "error", ("ambiguous-tools", "get-forecast"): "warning"}

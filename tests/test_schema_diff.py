@@ -188,7 +188,7 @@ def test_the_report_carries_checks_verdicts_and_every_format() -> None:
     assert enum["old"] == ["low", "high", "urgent"] and enum["new"] == ["low", "high"]
     assert enum["detail"] == {"values": ["urgent"]} and enum["checks"]["replay"] == "fail" and enum["waived"] is False
     rendered = json.loads(report.render("json"))
-    assert rendered["command"] == "diff" and rendered["verdict"] == "BREAKING" and rendered["failed"] is True
+    assert rendered["command"] == "diff" and rendered["verdict"] == "BREAKING" and rendered["ok"] is False
     assert {f["rule"] for f in rendered["findings"]} == {f"diff/{kind}" for _, _, kind in EXPECTED}
     text = report.render("text")
     assert text.splitlines()[0].endswith("BREAKING (4 breaking, 0 risky, 0 compatible)")
@@ -440,7 +440,7 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeyp
     assert status == 1 and "BREAKING (4 breaking, 0 risky, 0 compatible)" in out
     assert run(["diff", str(old), str(old)], capsys)[0] == 0
     assert run(["diff", str(old), str(new), "--fail-on", "never"], capsys)[0] == 0
-    status, out, _ = run(["diff", str(old), str(new), "--format", "json"], capsys)
+    status, out, _ = run(["diff", str(old), str(new), "--output-format", "json"], capsys)
     assert status == 1 and json.loads(out)["verdict_counts"]["BREAKING"] == 4
     status, _, err = run(["diff", str(old), str(tmp_path / "missing.json")], capsys)
     assert status == 2 and "missing.json" in err
@@ -460,7 +460,7 @@ def test_the_command_reads_the_project_policy_and_handlers(
         write(tmp_path / "old.json", one({"type": "integer"})),
         write(tmp_path / "new.json", one({"type": "number"})),
     )
-    # Without a handler: RISKY, which passes at the default --fail-on breaking.
+    # Without a handler: RISKY, which passes at the default --fail-on error.
     assert run(["diff", str(old), str(new)], capsys)[0] == 0
     (tmp_path / "pyproject.toml").write_text(
         '[tool.toolwire.handlers]\nt = "handlers_for_diff:t"\n\n[tool.toolwire.diff]\nfail-on = "risky"\n',

@@ -19,7 +19,7 @@ import pytest
 
 from conftest import REPO
 from toolwire.cli import main
-from toolwire.schema import _diff_cli
+from toolwire.schema import _diff
 from toolwire.schema._diff import CHANGE_KINDS, diff_tools
 
 DOC = (REPO / "docs" / "diff.md").read_text(encoding="utf-8")
@@ -102,7 +102,7 @@ def test_the_examples_are_real_runs(
     stated = re.search(r"run on (\d{4}-\d{2}-\d{2})", DOC)
     assert stated is not None, "the document states the date its examples ran on"
     today = datetime.date.fromisoformat(stated.group(1))
-    monkeypatch.setattr(_diff_cli, "diff_tools", functools.partial(diff_tools, today=today))
+    monkeypatch.setattr(_diff, "diff_tools", functools.partial(diff_tools, today=today))
     monkeypatch.chdir(project)
     argv = shlex.split(command)[1:]
     status = main(argv)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import datetime
 import decimal
@@ -22,9 +21,10 @@ import yaml
 from typing_extensions import NotRequired, Required, TypedDict
 
 import toolwire
+from toolwire.cli import build_parser
+from toolwire.cli._drift import run
 from toolwire.schema import OUTPUT_FORMATS, FindingReport, load_tools, render
 from toolwire.schema._drift import DRIFT_RULES, check_handler, tool_from_function
-from toolwire.schema._drift_cli import add_parser, run
 
 # -- handlers of every kind, module-level so that their (string) annotations resolve -------------------------------
 
@@ -830,16 +830,14 @@ def project(tmp_path, monkeypatch):
 
 
 def drift(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="toolwire")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    return run(parser.parse_args(["drift", *argv]))
+    return run(build_parser(["drift"]).parse_args(["drift", *argv]))
 
 
 def test_cli_clean_and_drifting(project, capsys):
     folder, module = project
     assert drift(["tools.json", "--handler", f"refund={module}:refund"]) == 0
     assert "drift: 1 checked" in capsys.readouterr().out
-    assert drift(["tools.json", "--handler", f"refund={module}:strict_refund", "--format", "json"]) == 1
+    assert drift(["tools.json", "--handler", f"refund={module}:strict_refund", "--output-format", "json"]) == 1
     document = json.loads(capsys.readouterr().out)
     assert {f["rule"] for f in document["findings"]} == {"type-mismatch", "enum-mismatch", "default-mismatch"}
     assert document["handlers"][0]["handler"].endswith("strict_refund")
@@ -853,7 +851,7 @@ def test_cli_handlers_from_the_config(project, capsys):
         f'[tool.toolwire]\ntools = ["tools.json"]\n[tool.toolwire.handlers]\nrefund = "{module}:strict_refund"\n'
         '[tool.toolwire.rules]\n"type-mismatch" = "off"\n"enum-mismatch" = "off"\n"default-mismatch" = "info"\n'
     )
-    assert drift(["--format", "markdown"]) == 0
+    assert drift(["--output-format", "markdown"]) == 0
     assert "`default-mismatch`" in capsys.readouterr().out
     # The command line wins over the configuration.
     assert drift(["--handler", f"refund={module}:refund"]) == 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -12,9 +11,10 @@ import pytest
 import yaml
 
 from toolwire import ToolRegistry
+from toolwire.cli import build_parser
+from toolwire.cli._examples import run
 from toolwire.schema import OUTPUT_FORMATS, FindingReport, load_tools, render
 from toolwire.schema._examples import EXAMPLE_RULES, check_examples
-from toolwire.schema._examples_cli import add_parser, run
 from toolwire.schema._examples_find import find_examples
 
 REFUND = {
@@ -308,9 +308,7 @@ def test_every_output_format(fmt):
 
 
 def examples(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="toolwire")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    return run(parser.parse_args(["examples", *argv]))
+    return run(build_parser(["examples"]).parse_args(["examples", *argv]))
 
 
 @pytest.fixture
@@ -326,7 +324,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_cli(project, capsys):
     assert examples(["good.json", "--tools", "tools.json"]) == 0
     assert "examples: 1 checked" in capsys.readouterr().out
-    assert examples(["good.json", "bad.txt", "--tools", "tools.json", "--format", "json"]) == 1
+    assert examples(["good.json", "bad.txt", "--tools", "tools.json", "--output-format", "json"]) == 1
     document = json.loads(capsys.readouterr().out)
     assert document["subjects"] == ["good.json", "bad.txt"]
     assert [(f["rule"], f["origin"]) for f in document["findings"]] == [("example-invalid-arguments", "bad.txt:1")]

@@ -490,13 +490,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_replay_history_from_the_command_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["replay", "calls.jsonl", "--history", "tickets", "--format", "json", "--limit", "1"]) == 1
+    assert main(["replay", "calls.jsonl", "--history", "tickets", "--output-format", "json", "--limit", "1"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["counts"]["no_migration_path"] == 1 and data["carried"] == 1
     assert data["problems"]["no_migration_path"][0]["id"] == "b"
     assert main(["replay", "calls.jsonl", "--history", "tickets", "--fail-on", "never"]) == 0
     assert "1 cannot be migrated" in capsys.readouterr().out
-    assert main(["replay", "calls.jsonl", "--history", "tickets", "--format", "markdown"]) == 1
+    assert main(["replay", "calls.jsonl", "--history", "tickets", "--output-format", "markdown"]) == 1
     assert capsys.readouterr().out.startswith("### toolwire replay --history fails")
 
 
@@ -525,7 +525,7 @@ def test_replay_history_from_git_on_the_command_line(
     ]
     write(repository / "calls.jsonl", "\n".join(json.dumps(call) for call in calls))
     monkeypatch.chdir(repository)
-    assert main(["replay", "calls.jsonl", "--history", "git:tools/support.json", "--format", "json"]) == 1
+    assert main(["replay", "calls.jsonl", "--history", "git:tools/support.json", "--output-format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert len(data["skipped_versions"]) == 1 and data["counts"]["no_migration_path"] == 1
     assert data["problems"]["no_migration_path"][0]["id"] == "old"

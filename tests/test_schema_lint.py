@@ -12,10 +12,11 @@ from xml.etree import ElementTree
 
 import pytest
 
+from toolwire.cli import build_parser
+from toolwire.cli._lint import run
 from toolwire.registry import Tool, ToolRegistry
 from toolwire.schema import FindingReport, load_tools
 from toolwire.schema._lint import LINT_RULES, LINT_TARGETS, lint_tools, resolve_targets, target_rules
-from toolwire.schema._lint_cli import add_parser, run
 from toolwire.schema._lint_matrix import REQUEST_ROW, render_matrix
 from toolwire.schema._lint_rules import EFFECT_LEVELS, parse_rules_yaml, read_target_rules
 from toolwire.schema._lint_walk import SchemaFacts, regex_features
@@ -608,9 +609,7 @@ def test_data_file_yaml_errors() -> None:
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="toolwire")
-    add_parser(parser.add_subparsers(dest="command"))
-    return parser.parse_args(["lint", *argv])
+    return build_parser(["lint"]).parse_args(["lint", *argv])
 
 
 @pytest.fixture
@@ -648,7 +647,7 @@ def test_command_exit_status_follows_rejects(files: dict[str, Path], command: Co
 def test_command_targets_default_from_the_config_and_unknown_ones_are_usage_errors(
     files: dict[str, Path], command: Command
 ) -> None:
-    status, out = command([str(files["bad"]), "--config", str(files["config"]), "--format", "json"])
+    status, out = command([str(files["bad"]), "--config", str(files["config"]), "--output-format", "json"])
     assert status == 1 and json.loads(out)["targets"] == ["openai-strict"]
     with pytest.raises(ValueError, match="unknown lint target 'gpt-5'; known: openai"):
         command([str(files["bad"]), "--target", "gpt-5"])
@@ -662,7 +661,15 @@ def test_command_rule_levels_from_the_config_reach_the_matrix(files: dict[str, P
     files["config"].write_text(
         '[tool.toolwire]\n[tool.toolwire.rules]\n"openai-strict/one-of" = "off"\n', encoding="utf-8"
     )
-    argv = [str(files["bad"]), "--config", str(files["config"]), "--target", "openai-strict,gemini", "--format", "json"]
+    argv = [
+        str(files["bad"]),
+        "--config",
+        str(files["config"]),
+        "--target",
+        "openai-strict,gemini",
+        "--output-format",
+        "json",
+    ]
     status, out = command(argv)
     data = json.loads(out)
     assert data["matrix"]["rows"][0]["cells"] == {"openai-strict": "ok", "gemini": "reject"}
@@ -671,7 +678,7 @@ def test_command_rule_levels_from_the_config_reach_the_matrix(files: dict[str, P
 
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown", "github", "junit"])
 def test_command_every_output_format(files: dict[str, Path], fmt: str, command: Command) -> None:
-    status, out = command([str(files["bad"]), str(files["clean"]), "--target", "all", "--format", fmt])
+    status, out = command([str(files["bad"]), str(files["clean"]), "--target", "all", "--output-format", fmt])
     assert status == 1
     if fmt == "text":
         assert out.index("openai-strict") < out.index("openai-strict/one-of")  # the matrix comes first
@@ -680,7 +687,7 @@ def test_command_every_output_format(files: dict[str, Path], fmt: str, command: 
         assert out.startswith("#### tool x target") and "| bad | " in out and "`openai-strict/one-of`" in out
     elif fmt == "json":
         data = json.loads(out)
-        assert data["command"] == "lint" and data["failed"] is True
+        assert data["command"] == "lint" and data["ok"] is False
         assert {row["tool"] for row in data["matrix"]["rows"]} == {"bad", "clean"}
         [finding] = [f for f in data["findings"] if f["rule"] == "openai-strict/one-of"]
         assert finding["effect"] == "reject" and finding["pointer"] == "/properties/a/oneOf"

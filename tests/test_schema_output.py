@@ -83,7 +83,7 @@ def test_json_holds_everything() -> None:
         render(FindingReport("lint", FINDINGS, extra={"matrix": {"refund": {"gemini": "ok"}}}), "json")
     )
     assert document["counts"] == {"info": 1, "warning": 1, "error": 1}
-    assert document["failed"] is True
+    assert document["ok"] is False
     assert document["matrix"] == {"refund": {"gemini": "ok"}}
     assert document["findings"][1] == {
         "rule": "openai-strict/open-object",

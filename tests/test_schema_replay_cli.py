@@ -13,8 +13,8 @@ from typing import Any, TextIO
 import pytest
 
 from conftest import RECORDINGS, REPO
-from toolwire.cli import build_parser, main
-from toolwire.schema import _replay_cli
+from toolwire.cli import _replay_history, build_parser, main
+from toolwire.cli._common import Progress
 from toolwire.schema._replay import replay_calls
 
 TOOLS = [
@@ -86,23 +86,23 @@ def test_usage_and_io_errors_exit_2(tmp_path: Path, files: dict[str, Path], caps
 def test_tools_default_from_the_project(tmp_path: Path, files: dict[str, Path], capsys: Any) -> None:
     project = tmp_path / "pyproject.toml"
     project.write_text(f'[tool.toolwire]\ntools = ["{files["tools"].name}"]\n')
-    status, out, _ = run(["replay", str(files["bad"]), "--config", str(project), "--format", "json"], capsys)
+    status, out, _ = run(["replay", str(files["bad"]), "--config", str(project), "--output-format", "json"], capsys)
     assert status == 1 and json.loads(out)["tools"] == ["get_weather"]
 
 
 def test_formats_carry_the_same_report(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["replay", str(files["bad"]), str(files["good"]), "--tools", str(files["tools"]), "--limit", "1"]
-    _, out, _ = run([*argv, "--format", "json"], capsys)
+    _, out, _ = run([*argv, "--output-format", "json"], capsys)
     data = json.loads(out)
     expected = replay_calls([files["bad"], files["good"]], TOOLS, limit_failures=1).as_dict()
     assert data | {"seconds": 0, "calls_per_second": 0} == expected | {"seconds": 0, "calls_per_second": 0}
     assert data["failures"][0]["id"] == "b1" and data["failures"][0]["violations"][0]["path"] == "/city"
-    _, text, _ = run([*argv, "--format", "text", "--no-color"], capsys)
+    _, text, _ = run([*argv, "--output-format", "text", "--color", "never"], capsys)
     assert f"{files['bad']}:6" in text and "b1" in text and "first 1 of 2 failing calls" in text
-    _, markdown, _ = run([*argv, "--format", "markdown"], capsys)
+    _, markdown, _ = run([*argv, "--output-format", "markdown"], capsys)
     assert markdown.startswith("### toolwire replay") and "| TYPE_MISMATCH | 1 |" in markdown
     assert "| ENUM_OUT_OF_RANGE | 1 |" in markdown
-    _, colour, _ = run([*argv, "--color"], capsys)
+    _, colour, _ = run([*argv, "--color", "always"], capsys)
     assert "\x1b[" in colour
 
 
@@ -120,7 +120,7 @@ def test_recordings_and_conversations_from_the_command_line(tmp_path: Path, caps
             str(chat),
             "--tools",
             str(tools),
-            "--format",
+            "--output-format",
             "json",
         ],
         capsys,
@@ -132,7 +132,7 @@ def test_recordings_and_conversations_from_the_command_line(tmp_path: Path, caps
 
 def test_stdin_in_a_real_process(files: dict[str, Path]) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "toolwire", "replay", "-", "--tools", str(files["tools"]), "--format", "json"],
+        [sys.executable, "-m", "toolwire", "replay", "-", "--tools", str(files["tools"]), "--output-format", "json"],
         input=files["bad"].read_bytes(),
         capture_output=True,
         cwd=REPO,
@@ -147,7 +147,7 @@ def test_stdin_in_a_real_process(files: dict[str, Path]) -> None:
 
 def test_progress_line() -> None:
     stream = io.StringIO()
-    progress = _replay_cli._Progress(stream)
+    progress = Progress("replay", rate=True, stream=stream)
     progress.started -= 2.0  # two seconds ago
     progress(400_000)
     progress(500_000)  # within a tenth of a second: not redrawn
@@ -161,7 +161,6 @@ def test_progress_line() -> None:
 def test_history_is_handed_to_the_history_command(
     files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
-    history_cli = pytest.importorskip("toolwire.schema._history_cli")
     seen: dict[str, Any] = {}
 
     def fake_run(options: argparse.Namespace, calls: Any, out: TextIO) -> int:
@@ -170,7 +169,7 @@ def test_history_is_handed_to_the_history_command(
         print("history report", file=out)
         return 0
 
-    monkeypatch.setattr(history_cli, "run", fake_run)
+    monkeypatch.setattr(_replay_history, "run", fake_run)
     status, out, _ = run(["replay", str(files["good"]), "--history", "versions/"], capsys)
     assert status == 0 and out.strip() == "history report"
     assert seen == {"history": "versions/", "calls": [r["id"] for r in GOOD]}

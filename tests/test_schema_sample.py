@@ -480,8 +480,8 @@ def test_cli_end_to_end_sample_then_replay_the_fixture(tmp_path: Path, capsys: p
             if call.name:
                 writer.record(call)
     fixture = tmp_path / "fixtures.jsonl"
-    argv = ["sample", str(log), "-o", str(fixture), "--per-tool", "2", "--seed", "5", "--tools", str(tools)]
-    assert main([*argv, "--format", "json"]) == 0
+    argv = ["sample", str(log), "--output", str(fixture), "--per-tool", "2", "--seed", "5", "--tools", str(tools)]
+    assert main([*argv, "--output-format", "json"]) == 0
     summary = json.loads(capsys.readouterr().err)
     assert summary["sampled"] == len(fixture.read_text().splitlines()) > 0
     assert summary["features"]["seen"] == summary["features"]["covered"] > 0
@@ -513,7 +513,7 @@ def test_cli_reports_unreadable_records_and_usage_errors(tmp_path: Path, capsys:
     assert "not a regular expression" in capsys.readouterr().err
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    assert main(["sample", str(empty), "-o", str(tmp_path / "out.jsonl")]) == 2
+    assert main(["sample", str(empty), "--output", str(tmp_path / "out.jsonl")]) == 2
     assert "no tool calls" in capsys.readouterr().err
     assert not (tmp_path / "out.jsonl").exists()
     assert main(["sample", str(tmp_path / "missing.jsonl")]) == 2
@@ -543,7 +543,7 @@ def test_cli_samples_a_sqlite_database(tmp_path: Path, capsys: pytest.CaptureFix
     connection.close()
     fixture = tmp_path / "fixtures.jsonl"
     query = "SELECT call_id AS id, tool AS name, args AS arguments FROM tool_calls ORDER BY call_id"
-    assert main(["sample", f"sqlite:///{database}", "--query", query, "-o", str(fixture), "--per-tool", "0"]) == 0
+    assert main(["sample", f"sqlite:///{database}", "--query", query, "--output", str(fixture), "--per-tool", "0"]) == 0
     capsys.readouterr()
     units = sorted(json.loads(json.loads(line)["arguments"])["unit"] for line in fixture.read_text().splitlines())
     assert units == ["celsius", "kelvin"]

@@ -943,12 +943,9 @@ def test_agent_loop_gets_a_final_answer_after_tool_results(url: str) -> None:
 
 
 def test_the_serve_command_parses_its_options() -> None:
-    import argparse
+    from toolwire.cli import build_parser
 
-    from toolwire.server import _cli
-
-    parser = argparse.ArgumentParser()
-    _cli.add_parser(parser.add_subparsers(dest="command"))
+    parser = build_parser(["serve"])
     options = parser.parse_args(["serve"])
     assert (options.script, options.recordings, options.host, options.port) == (None, None, "127.0.0.1", 8000)
     options = parser.parse_args(["serve", "s.yaml", "--recordings", "recs", "--host", "0.0.0.0", "--port", "0"])
@@ -964,7 +961,7 @@ def test_run_serves_until_interrupted(tmp_path: Path) -> None:
     import argparse
     import io
 
-    from toolwire.server import _cli
+    from toolwire.cli import _serve
 
     script = tmp_path / "script.json"
     script.write_text('{"models": {"only": {"otherwise": {"text": "hi"}}}}', encoding="utf-8")
@@ -977,7 +974,7 @@ def test_run_serves_until_interrupted(tmp_path: Path) -> None:
         answers.append(toolwire.normalize(post(base, *request("openai-chat", "only", stream=False)).json()).text)
         raise KeyboardInterrupt
 
-    assert _cli.run(options, out, wait) == 0
+    assert _serve.run(options, out, wait) == 0
     assert answers == ["hi"]
     assert "1 models: only" in out.getvalue() and out.getvalue().endswith("stopped\n")
 

@@ -361,21 +361,19 @@ def test_limits_are_checked() -> None:
 
 
 def test_every_limit_has_a_serve_flag() -> None:
-    import argparse
     from dataclasses import fields
 
-    from toolwire.server import _cli
+    from toolwire.cli import _serve, build_parser
 
-    parser = argparse.ArgumentParser()
-    _cli.add_parser(parser.add_subparsers(dest="command"))
+    parser = build_parser(["serve"])
     flags: list[Any] = ["serve"]
     expected = {}
     for number, field in enumerate(fields(EndpointLimits), start=2):
         value: Any = number if field.type == "int" else number + 0.5
         flags += [f"--{field.name.replace('_', '-')}", str(value)]
         expected[field.name] = value
-    assert _cli._limits(parser.parse_args(flags)) == EndpointLimits(**expected)
-    assert _cli._limits(parser.parse_args(["serve"])) == EndpointLimits()
+    assert _serve._limits(parser.parse_args(flags)) == EndpointLimits(**expected)
+    assert _serve._limits(parser.parse_args(["serve"])) == EndpointLimits()
 
 
 def test_the_connection_limit_leaves_descriptors_to_accept_with() -> None:

@@ -26,7 +26,7 @@ Change = Literal["regressed", "fixed", "dropped", "improved", "codes", "same", "
 
 
 def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a JSON report written by ``toolwire matrix --json``.
+    """Read a JSON report written by ``toolwire matrix --output FILE.json``.
 
     Raises:
         FileNotFoundError: No such file.
@@ -36,12 +36,12 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as error:
-        raise ValueError(f"{path}: not JSON ({error}); --compare takes files written by --json") from None
+        raise ValueError(f"{path}: not JSON ({error}); --compare takes files written by --output FILE.json") from None
     if not isinstance(document, dict) or document.get("schema") != REPORT_SCHEMA:
         found = document.get("schema") if isinstance(document, dict) else type(document).__name__
         raise ValueError(
             f"{path}: not a matrix report (schema {found!r}, expected {REPORT_SCHEMA!r}); "
-            "--compare takes files written by toolwire matrix --json"
+            "--compare takes files written by toolwire matrix --output FILE.json"
         )
     for position, cell in enumerate(document.get("cells", [])):
         for key in ("case", "model", "passed", "total", "ok"):

@@ -2,7 +2,7 @@
 
 A *run* is one repeat of one case against one model (its ``CaseResult``, or the transport error that prevented
 one). A *cell* is every repeat of one case against one model: ``k/n`` passed, and ``ok`` when ``k/n`` reaches the
-case's ``min_pass_rate`` (``meets``: the rate read to three decimals). The JSON form (``MatrixResult.as_dict``, ``toolwire matrix --json FILE``) is what
+case's ``min_pass_rate`` (``meets``: the rate read to three decimals). The JSON form (``MatrixResult.as_dict``, ``toolwire matrix --output FILE.json``) is what
 ``toolwire matrix --compare OLD NEW`` reads; its ``schema`` field names its version.
 
 Cell statuses, used for colours and in the JSON: ``pass`` (every repeat passed), ``flaky`` (some failed, but the
@@ -411,7 +411,7 @@ class MatrixResult:
         raise ValueError(f"fmt must be one of {', '.join(REPORT_FORMATS)}; got {fmt!r}")
 
     def as_dict(self) -> dict[str, Any]:
-        """The whole run as JSON data (what ``--json FILE`` writes and ``--compare`` reads)."""
+        """The whole run as JSON data (what ``--output FILE.json`` writes and ``--compare`` reads)."""
         return {
             "schema": REPORT_SCHEMA,
             "source": self.source,

@@ -13,7 +13,7 @@ provider) folded into BREAKING, RISKY or COMPATIBLE. Then, as asked:
 4. the team's policy: severities per kind and waivers for intended breaks (``_diff_policy``).
 
 The ``DiffReport`` renders through the schema toolkit's ``render`` (``_diff_report``); ``toolwire diff`` is the
-command (``_diff_cli``).
+command (``toolwire.cli._diff``).
 """
 
 from __future__ import annotations

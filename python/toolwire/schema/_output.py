@@ -21,7 +21,7 @@ __all__ = ["OUTPUT_FORMATS", "OutputFormat", "render"]
 
 OutputFormat = Literal["text", "json", "markdown", "github", "junit"]
 
-#: The values of every command's ``--format``.
+#: The values of every schema command's ``--output-format``.
 OUTPUT_FORMATS: tuple[str, ...] = ("text", "json", "markdown", "github", "junit")
 
 _COLOURS = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -188,7 +188,7 @@ def render(
             "command": report.command,
             "subjects": list(report.subjects),
             "counts": report.counts(),
-            "failed": report.failed(fail_on),
+            "ok": not report.failed(fail_on),
             "findings": [finding.as_dict() for finding in report.findings],
             **dict(report.extra),
         }

@@ -21,7 +21,7 @@ from toolwire.schema._replay import ReplayReport
 
 __all__ = ["REPLAY_FORMATS", "render_replay"]
 
-#: The values of ``toolwire replay --format``.
+#: The values of ``toolwire replay --output-format``.
 REPLAY_FORMATS: Final = ("text", "json", "markdown")
 
 #: Rows of the per-tool table (worst first); the JSON output lists every tool.
@@ -109,7 +109,7 @@ def _sections(report: ReplayReport) -> list[tuple[str, Sequence[str], list[Seque
     tools, left = _tool_rows(report)
     found: list[tuple[str, Sequence[str], list[Sequence[str]], str | None]] = []
     if tools:
-        note = f"and {left:,} more tools (--format json lists every tool)" if left else None
+        note = f"and {left:,} more tools (--output-format json lists every tool)" if left else None
         found.append(("calls by tool", ("tool", "calls", "failed", "other schema version"), list(tools), note))
     if report.by_code:
         rows: list[Sequence[str]] = [(code, f"{count:,}") for code, count in report.by_code.items()]

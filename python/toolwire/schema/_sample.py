@@ -152,6 +152,7 @@ class SampleResult:
     def summary(self) -> dict[str, Any]:
         """Everything but the calls, as JSON-ready data."""
         return {
+            "ok": self.ok,
             "read": self.read,
             "sampled": len(self.calls),
             "per_tool": self.per_tool,

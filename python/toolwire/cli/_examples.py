@@ -5,24 +5,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from toolwire.schema._cli_common import add_output_options, config_of, finish, tool_specs
-from toolwire.schema._examples import check_examples
-from toolwire.schema._findings import FindingReport, sorted_findings
-from toolwire.schema._sources import load_tools
+from toolwire.cli._common import FAIL_ON, OUTPUT_FORMATS, add_fail_on, add_output_format, config_of, finish, tool_specs
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``examples`` subcommand."""
-    parser = commands.add_parser(
-        "examples",
-        help="validate the tool-call examples of rendered prompts against the current tools",
-        description=(
-            "Find the tool calls a rendered prompt shows the model (assistant tool calls in OpenAI Chat, Responses "
-            "or Anthropic message lists, and JSON tool-call objects inside text) and validate each against the "
-            "current schemas. Exits 1 when a finding reaches --fail-on, 2 on a usage error."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``examples`` options."""
+    parser.description = (
+        "Find the tool calls a rendered prompt shows the model (assistant tool calls in OpenAI Chat, Responses "
+        "or Anthropic message lists, and JSON tool-call objects inside text) and validate each against the "
+        "current schemas. Exits 1 when a finding reaches --fail-on, 2 on a usage error."
     )
     parser.add_argument(
         "files", nargs="+", type=Path, metavar="FILE", help="prompts: .json/.jsonl/.yaml message lists or text"
@@ -33,11 +26,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="T",
         help="tool files, directories or module:attr (repeatable; default: tools in [tool.toolwire])",
     )
-    add_output_options(parser)
+    add_output_format(parser, OUTPUT_FORMATS)
+    add_fail_on(parser, FAIL_ON, "a finding reaches this level", None)
 
 
 def run(options: argparse.Namespace) -> int:
     """Check every prompt file; 0 when no finding reaches ``--fail-on``, else 1."""
+    from toolwire.schema._examples import check_examples
+    from toolwire.schema._findings import FindingReport, sorted_findings
+    from toolwire.schema._sources import load_tools
+
     config = config_of(options)
     sources = load_tools(tool_specs(options.tools, config))
     for path in options.files:

@@ -7,33 +7,30 @@ import os
 import sys
 from pathlib import Path
 
-from toolwire.contract._probe import ReportFormat, probe
+from toolwire.cli._common import add_fail_on, add_output_format, error_line, show_progress, verbosity
 from toolwire.contract._probe_requests import PROBE_FORMATS
-from toolwire.contract._reach import EndpointUnreachableError
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 # The variable each format's official SDK reads its key from.
 _DEFAULT_KEY_ENV = {"anthropic-messages": "ANTHROPIC_API_KEY"}
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``probe`` subcommand."""
-    parser = commands.add_parser(
-        "probe",
-        help="run the live tool-calling contract suite against an endpoint",
-        description=(
-            "Send forced, parallel, none, strict and parameterless tool-calling requests to an endpoint and check "
-            "every answer's shape. Exits 1 when a contract check fails; 2 on a usage error or when the endpoint "
-            "cannot be reached (no answer, or a 401, 403, 404, 405, 429, 502, 503 or 504: a wrong base URL or model, "
-            "a refused key, a service that is down), which says nothing of the contract."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``probe`` options."""
+    parser.description = (
+        "Send forced, parallel, none, strict and parameterless tool-calling requests to an endpoint and check "
+        "every answer's shape. Exits 1 when a contract check fails at --fail-on; 2 on a usage error or when the "
+        "endpoint cannot be reached (no answer, or a 401, 403, 404, 405, 429, 502, 503 or 504: a wrong base URL or "
+        "model, a refused key, a service that is down), which says nothing of the contract."
     )
     parser.add_argument("--base-url", required=True, help="API root, e.g. http://localhost:8000/v1")
     parser.add_argument("--model", required=True, help="the model to ask")
-    parser.add_argument("--format", choices=PROBE_FORMATS, default="openai-chat", help="wire format spoken")
     parser.add_argument(
-        "--api-key-env",
+        "--wire-format", choices=PROBE_FORMATS, default="openai-chat", help="wire format spoken (default: openai-chat)"
+    )
+    parser.add_argument(
+        "--key-env",
         metavar="VAR",
         help="environment variable holding the API key (default: OPENAI_API_KEY, or ANTHROPIC_API_KEY for "
         "anthropic-messages; none is sent when it is unset)",
@@ -42,21 +39,23 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--record", type=Path, metavar="DIR", help="record every streamed answer into DIR")
     parser.add_argument("--only", action="append", metavar="PROBE", help="run only this probe (repeatable)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each answer (default 60)")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the result as JSON")
-    output.add_argument("--output", choices=("text", "markdown", "json", "junit"), help="output format")
-    parser.add_argument("-v", "--verbose", action="store_true", help="list every check, not only failures")
+    add_output_format(parser, ("text", "markdown", "json", "junit"), "results (-v lists every check in text)")
+    add_fail_on(parser, ("error", "warning", "never"), "a check of this severity fails (warning: any check)", "error")
 
 
 def run(options: argparse.Namespace) -> int:
     """Run the suite; 0 when the contract holds, 1 when a check fails, 2 when the endpoint cannot be reached."""
-    key_env = options.api_key_env or _DEFAULT_KEY_ENV.get(options.format, "OPENAI_API_KEY")
+    from toolwire.contract._probe import probe
+    from toolwire.contract._reach import EndpointUnreachableError
+
+    key_env = options.key_env or _DEFAULT_KEY_ENV.get(options.wire_format, "OPENAI_API_KEY")
     api_key = os.environ.get(key_env)
-    if options.api_key_env and not api_key:
+    if options.key_env and not api_key:
         print(f"toolwire probe: ${key_env} is not set; no API key is sent", file=sys.stderr)
+    drawing = show_progress(options)
 
     def progress(done: int, total: int, name: str) -> None:
-        if sys.stderr.isatty():
+        if drawing:
             print(f"\r[{done + 1}/{total}] {name:<24}", end="", file=sys.stderr, flush=True)
 
     tools = None
@@ -68,7 +67,7 @@ def run(options: argparse.Namespace) -> int:
         result = probe(
             options.base_url,
             options.model,
-            format=options.format,
+            format=options.wire_format,
             api_key=api_key,
             tools=tools,
             record=options.record,
@@ -77,14 +76,16 @@ def run(options: argparse.Namespace) -> int:
             on_progress=progress,
         )
     except EndpointUnreachableError as error:
-        print(f"toolwire probe: {error}; no probe was judged", file=sys.stderr)
+        error_line(options, f"toolwire probe: {error}; no probe was judged")
         return 2
     except ValueError as error:
-        print(f"toolwire probe: {error}", file=sys.stderr)
+        error_line(options, f"toolwire probe: {error}")
         return 2
     finally:
-        if sys.stderr.isatty():
+        if drawing:
             print("\r" + " " * 40 + "\r", end="", file=sys.stderr)
-    fmt: ReportFormat = "json" if options.json else options.output or "text"
-    print(result.render(fmt, verbose=options.verbose))
-    return 0 if result.ok else 1
+    print(result.render(options.output_format, verbose=verbosity(options) > 0))
+    if options.fail_on == "never":
+        return 0
+    failed = not result.ok if options.fail_on == "error" else bool(result.failed())
+    return int(failed)

@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import argparse
 
-from toolwire.schema._check import DEFAULT_SIMILARITY_THRESHOLD, check_tools
-from toolwire.schema._cli_common import add_output_options, config_of, finish, tool_specs
+from toolwire.cli._common import FAIL_ON, OUTPUT_FORMATS, add_fail_on, add_output_format, config_of, finish, tool_specs
+from toolwire.schema._check import DEFAULT_SIMILARITY_THRESHOLD
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``check`` subcommand."""
-    parser = commands.add_parser(
-        "check",
-        help="check tool definitions: names, schemas, examples, descriptions, look-alike tools, secrets",
-        description=(
-            "Check tool definitions against the registry rules, offline: duplicate and non-portable names, schemas "
-            "that break their meta-schema, required names no property declares, examples the schema judges wrongly, "
-            "missing or over-long descriptions, tools that read alike, open objects on side-effecting tools, "
-            "deprecation without sunset, and keys or tokens written into definitions. Exits 1 when a finding "
-            "reaches --fail-on, 2 on a usage error."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``check`` options."""
+    parser.description = (
+        "Check tool definitions against the registry rules, offline: duplicate and non-portable names, schemas "
+        "that break their meta-schema, required names no property declares, examples the schema judges wrongly, "
+        "missing or over-long descriptions, tools that read alike, open objects on side-effecting tools, "
+        "deprecation without sunset, and keys or tokens written into definitions. Exits 1 when a finding "
+        "reaches --fail-on, 2 on a usage error."
     )
     parser.add_argument(
         "tools",
@@ -37,7 +33,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="score in (0, 1] from which two tools are reported as ambiguous "
         f"(default: similarity-threshold in [tool.toolwire], else {DEFAULT_SIMILARITY_THRESHOLD})",
     )
-    add_output_options(parser)
+    add_output_format(parser, OUTPUT_FORMATS)
+    add_fail_on(parser, FAIL_ON, "a finding reaches this level", None)
 
 
 def run(options: argparse.Namespace) -> int:
@@ -47,6 +44,8 @@ def run(options: argparse.Namespace) -> int:
         ValueError: No tools given or configured, a threshold outside (0, 1], or a source that cannot be read.
         OSError: A tool file cannot be read.
     """
+    from toolwire.schema._check import check_tools
+
     config = config_of(options)
     threshold = options.similarity_threshold
     if threshold is None:

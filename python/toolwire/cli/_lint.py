@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import argparse
 
-from toolwire.schema._cli_common import add_output_options, config_of, finish, tool_specs
-from toolwire.schema._lint import LINT_TARGETS, lint_tools, resolve_targets
-from toolwire.schema._lint_matrix import refresh_matrix, render_matrix
+from toolwire.cli._common import FAIL_ON, OUTPUT_FORMATS, add_fail_on, add_output_format, config_of, finish, tool_specs
+from toolwire.schema._lint import LINT_TARGETS
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``lint`` subcommand."""
-    parser = commands.add_parser(
-        "lint",
-        help="what each provider does with each tool schema (rejects, ignores, weakens)",
-        description=(
-            "Lint tool schemas against providers and engines: each finding names the tool, the JSON pointer of the "
-            "construct, the target, the effect (reject, ignored, weakened, deviation) and the source with its as-of "
-            "date. A construct a target rejects fails the command; ignored or weakened ones mean the handler must "
-            "re-validate. Exits 1 when a finding reaches --fail-on, 2 on a usage error."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``lint`` options."""
+    parser.description = (
+        "Lint tool schemas against providers and engines: each finding names the tool, the JSON pointer of the "
+        "construct, the target, the effect (reject, ignored, weakened, deviation) and the source with its as-of "
+        "date. A construct a target rejects fails the command; ignored or weakened ones mean the handler must "
+        "re-validate. Exits 1 when a finding reaches --fail-on, 2 on a usage error."
     )
     parser.add_argument(
         "tools", nargs="*", metavar="TOOLS", help="tool files, directories or module:attr (default: tools in config)"
@@ -37,7 +32,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="also list, as info, the constructs no source settles for a target (never enforced)",
     )
-    add_output_options(parser)
+    add_output_format(parser, OUTPUT_FORMATS)
+    add_fail_on(parser, FAIL_ON, "a finding reaches this level", None)
 
 
 def run(options: argparse.Namespace) -> int:
@@ -46,6 +42,9 @@ def run(options: argparse.Namespace) -> int:
     Raises:
         ValueError: No tools or targets, or an unknown target (``toolwire.cli.main`` turns it into exit 2).
     """
+    from toolwire.schema._lint import lint_tools, resolve_targets
+    from toolwire.schema._lint_matrix import refresh_matrix, render_matrix
+
     config = config_of(options)
     given = options.target or list(config.targets)
     if not given:
@@ -58,5 +57,6 @@ def run(options: argparse.Namespace) -> int:
     # The matrix shows what the findings show once the project's rule levels (and "off") are applied.
     report = refresh_matrix(report.with_levels(config.rules))
     matrix = report.extra.get("matrix")
-    sections = [render_matrix(matrix, options.format)] if matrix and options.format in ("text", "markdown") else []
+    fmt = options.output_format
+    sections = [render_matrix(matrix, fmt)] if matrix and fmt in ("text", "markdown") else []
     return finish(report, options, config, sections=sections)

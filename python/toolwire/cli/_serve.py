@@ -1,8 +1,7 @@
 """``toolwire serve [SCRIPT] [--recordings DIR] [--host H] [--port P]``: the local endpoint from a shell.
 
 It prints the base URL and the models, then serves until interrupted (Ctrl-C). Each ``EndpointLimits`` field has a
-flag (``--max-body-bytes``, ``--header-timeout``, ...). starlette and uvicorn are imported only when it runs, so that
-``toolwire --help`` works without them.
+flag (``--max-body-bytes``, ``--header-timeout``, ...). starlette and uvicorn are imported only when it runs.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from typing import Any, Final, TextIO
 
 from toolwire.server._limits import EndpointLimits
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 _DEFAULT_PORT = 8000
 _DEFAULTS: Final = EndpointLimits()
@@ -34,17 +33,9 @@ _LIMIT_HELP: Final = {
 }
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``serve`` subcommand.
-
-    Args:
-        commands: The subparsers of the ``toolwire`` command.
-    """
-    parser = commands.add_parser(
-        "serve",
-        help="run the local endpoint (OpenAI Chat, Responses and Anthropic Messages) on a script",
-        description="Serve scripted models and recordings over HTTP until Ctrl-C.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``serve`` options."""
+    parser.description = "Serve scripted models and recordings over HTTP until Ctrl-C."
     parser.add_argument(
         "script", nargs="?", type=Path, help="a script (.yaml, .yml or .json); default: the bundled one"
     )

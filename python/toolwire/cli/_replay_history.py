@@ -1,8 +1,8 @@
 """``toolwire replay ... --history DIR|git:PATH [--migrations MODULE[:ATTR]]``: replay through a registry's history.
 
-``toolwire replay`` (``_replay_cli.py``) adds these options with ``add_options`` and hands its calls to ``run``
-when ``--history`` is given: each call is checked against the version it was produced under, carried to the last
-version through the migrations, and checked there (``RegistryHistory.replay``).
+``toolwire replay`` (``_replay.py``) adds these options with ``add_arguments`` and hands over to ``run`` when
+``--history`` is given: each call is checked against the version it was produced under, carried to the last version
+through the migrations, and checked there (``RegistryHistory.replay``).
 """
 
 from __future__ import annotations
@@ -10,24 +10,20 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from toolwire.schema._calls import ObservedCall, UnreadableRecord
-from toolwire.schema._history import RegistryHistory
-from toolwire.schema._history_replay import REPORT_FORMATS, replay_history
-from toolwire.schema._migrations import Migration, Migrations, default_migrations
-from toolwire.schema._sources import import_object
+from toolwire.cli._common import importable, show_progress
 
-__all__ = ["add_options", "load_migrations", "run"]
+if TYPE_CHECKING:
+    from toolwire.schema._calls import ObservedCall, UnreadableRecord
+    from toolwire.schema._migrations import Migration, Migrations
 
-_DEFAULT_LIMIT = 20
-_DEFAULT_CHUNK = 10_000
+__all__ = ["add_arguments", "load_migrations", "run"]
 
 
-def add_options(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--history`` and ``--migrations`` to the ``replay`` parser."""
     group = parser.add_argument_group(
         "schema history",
@@ -50,18 +46,6 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@contextmanager
-def _importable(folders: Sequence[Path]) -> Iterator[None]:
-    """The working directory on ``sys.path`` while migrations are imported (a console script does not add it)."""
-    added = [str(folder) for folder in folders if str(folder) not in sys.path]
-    sys.path[:0] = added
-    try:
-        yield
-    finally:
-        for folder in added:
-            sys.path.remove(folder)
-
-
 def load_migrations(specs: Sequence[str]) -> Migrations:
     """The migrations ``--migrations`` names, with those registered by ``@toolwire.migration``.
 
@@ -76,8 +60,11 @@ def load_migrations(specs: Sequence[str]) -> Migrations:
         ValueError: A module or attribute cannot be imported, an attribute is no collection of migrations, or two
             migrations of the same tool and versions clash.
     """
+    from toolwire.schema._migrations import Migration, Migrations, default_migrations
+    from toolwire.schema._sources import import_object
+
     named: list[Iterable[Migration]] = []
-    with _importable([Path.cwd()]):
+    with importable([Path.cwd()]):
         for spec in specs:
             if ":" in spec:
                 value: Any = import_object(spec, "--migrations")
@@ -107,39 +94,37 @@ def _progress(done: int) -> None:
 
 
 def run(options: argparse.Namespace, calls: Iterable[ObservedCall | UnreadableRecord], out: TextIO) -> int:
-    """Replay ``calls`` through ``options.history``; 0 when every call is carried, 1 otherwise.
+    """Replay ``calls`` through ``options.history``; 0 when every call is carried, else 1.
 
-    Reads ``options.history`` and ``options.migrations``, and from the replay parser, when it has them:
-    ``options.format`` (text, json or markdown), ``options.limit`` (failing calls listed per kind),
-    ``options.batch_size`` (calls per validation batch), ``options.fail_on`` (``never`` makes the exit status 0)
-    and ``options.tools`` (refused: the current tools are the history's last version).
+    Besides ``--history`` and ``--migrations`` it reads the replay options: ``--output-format`` (text, json or
+    markdown), ``--limit`` (failing calls listed per kind), ``--batch-size`` (calls per validation batch),
+    ``--fail-on`` (``never`` makes the exit status 0), and refuses ``--tools`` (the current tools are the history's
+    last version).
 
     Raises:
-        ValueError: An unsupported format, ``--tools`` beside ``--history``, a history or migrations that cannot
-            be read.
+        ValueError: ``--tools`` beside ``--history``, a history or migrations that cannot be read.
         OSError: A history file cannot be read, or git cannot run.
     """
-    fmt = getattr(options, "format", None) or "text"
-    if fmt not in REPORT_FORMATS:
-        raise ValueError(f"--history reports as {', '.join(REPORT_FORMATS)}; got --format {fmt}")
-    if getattr(options, "tools", None):
+    from toolwire.schema._history import RegistryHistory
+    from toolwire.schema._history_replay import replay_history
+
+    if options.tools:
         raise ValueError(
             "--tools and --history: the current tools are the history's last version; drop --tools (or add the "
             "tools to the history as its newest version)"
         )
     history = RegistryHistory.load(options.history)
-    migrations = load_migrations(getattr(options, "migrations", None) or [])
-    limit = getattr(options, "limit", None)
-    terminal = sys.stderr.isatty()
+    migrations = load_migrations(options.migrations or [])
+    drawing = show_progress(options)
     report = replay_history(
         history,
         calls,
         migrations,
-        limit_failures=_DEFAULT_LIMIT if limit is None else limit,
-        chunk_size=getattr(options, "batch_size", None) or _DEFAULT_CHUNK,
-        on_progress=_progress if terminal else None,
+        limit_failures=options.limit,
+        chunk_size=options.batch_size,
+        on_progress=_progress if drawing else None,
     )
-    if terminal:
+    if drawing:
         print("\r" + " " * 40 + "\r", end="", file=sys.stderr)
-    print(report.render(fmt), file=out)
-    return 0 if getattr(options, "fail_on", None) == "never" else report.exit_code()
+    print(report.render(options.output_format), file=out)
+    return 0 if options.fail_on == "never" else report.exit_code()

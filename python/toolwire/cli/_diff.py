@@ -5,31 +5,39 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
-from toolwire.schema._config import Config
-from toolwire.schema._diff import diff_tools
-from toolwire.schema._diff_policy import FAIL_ON, Policy, load_policy_file, parse_policy
-from toolwire.schema._output import OUTPUT_FORMATS
+from toolwire.cli._common import (
+    OUTPUT_FORMATS,
+    add_output_format,
+    config_of,
+    handler_specs,
+    import_handlers,
+    show_progress,
+    use_color,
+)
 
-__all__ = ["add_parser", "run"]
+if TYPE_CHECKING:
+    from toolwire.schema._config import Config
+    from toolwire.schema._diff_policy import Policy
+
+__all__ = ["add_arguments", "run"]
+
+# A change's verdict read as a severity: BREAKING is an error, RISKY a warning (``Policy.fail_on`` names verdicts).
+_VERDICT_OF_LEVEL: Final = {"error": "breaking", "warning": "risky", "never": "never"}
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``diff`` subcommand."""
-    parser = commands.add_parser(
-        "diff",
-        help="classify the changes between two versions of the tools: BREAKING, RISKY or COMPATIBLE",
-        description=(
-            "Compare two versions of the tool registry. Both are normalised ($ref resolved, nullable spellings "
-            "unified, openness explicit...), tools matched by name (probable renames recognised), and every change "
-            "judged by the rubric: do calls valid under OLD stay valid (replay), does the handler take what NEW "
-            "admits, does the model see different prompt text, does a provider now refuse or weaken the schema "
-            "(--target). --evidence replays recorded calls against both sides and shows the ones that would now "
-            "fail. Exits 1 when a change reaches --fail-on (default breaking) or a waiver has expired, 2 on a usage "
-            "error."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``diff`` options."""
+    parser.description = (
+        "Compare two versions of the tool registry. Both are normalised ($ref resolved, nullable spellings "
+        "unified, openness explicit...), tools matched by name (probable renames recognised), and every change "
+        "judged by the rubric: do calls valid under OLD stay valid (replay), does the handler take what NEW "
+        "admits, does the model see different prompt text, does a provider now refuse or weaken the schema "
+        "(--target). --evidence replays recorded calls against both sides and shows the ones that would now "
+        "fail. Exits 1 when a change reaches --fail-on (default error: a BREAKING change) or a waiver has expired, "
+        "2 on a usage error."
     )
     parser.add_argument("old", metavar="OLD", help="tools file, directory, module:attr, or git:REV:PATH")
     parser.add_argument("new", metavar="NEW", help="the same, for the new version (e.g. tools.yaml)")
@@ -64,37 +72,21 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="read OpenAI-strict's required + nullable as optional (the validator treats missing as null)",
     )
-    parser.add_argument("--format", choices=OUTPUT_FORMATS, default="text", help="output format (default: text)")
+    add_output_format(parser, OUTPUT_FORMATS)
     parser.add_argument(
         "--fail-on",
-        choices=tuple(FAIL_ON),
-        help="exit 1 when a change reaches this verdict (default: breaking, or fail-on in [tool.toolwire.diff])",
-    )
-    parser.add_argument("--config", type=Path, help="a pyproject.toml to read [tool.toolwire] from (default: nearest)")
-    parser.add_argument(
-        "--color",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="draw the text table with colours (default: when writing to a terminal)",
+        choices=tuple(_VERDICT_OF_LEVEL),
+        help="exit 1 when a change reaches this level: error (BREAKING), warning (RISKY too), or never (default: "
+        "fail-on in [tool.toolwire.diff], else error)",
     )
 
 
 def _policy(config: Config, rules: Path | None) -> Policy:
+    from toolwire.schema._diff_policy import Policy, load_policy_file, parse_policy
+
     table = config.raw.get("diff")
     policy = parse_policy(table, f"{config.path}: [tool.toolwire.diff]") if table is not None else Policy()
     return policy.merged(load_policy_file(rules)) if rules is not None else policy
-
-
-def _handler_specs(given: Sequence[str], config: Config) -> dict[str, str]:
-    specs = dict(config.handlers)
-    for entry in given:
-        name, sep, path = entry.partition("=")
-        if not sep or not name.strip() or ":" not in path:
-            raise ValueError(
-                f"--handler {entry!r}: write NAME=package.module:attribute, e.g. refund=app.handlers:refund"
-            )
-        specs[name.strip()] = path.strip()
-    return specs
 
 
 def run(options: argparse.Namespace) -> int:
@@ -104,18 +96,17 @@ def run(options: argparse.Namespace) -> int:
         ValueError: A source, policy, target or handler that cannot be used (``toolwire.cli.main`` exits 2).
         OSError: A file or git that cannot be read.
     """
-    from toolwire.schema._config import load_config
-    from toolwire.schema._drift_cli import _handlers
+    from toolwire.schema import _diff
 
-    config = load_config(options.config)
+    config = config_of(options)
     policy = _policy(config, options.rules)
     if options.evidence_limit is not None and options.evidence_limit < 0:
         raise ValueError(f"--evidence-limit: a whole number >= 0; got {options.evidence_limit}")
-    specs = _handler_specs(options.handler, config)
-    handlers = _handlers(specs, config) if specs else None
-    if options.evidence and sys.stderr.isatty():
+    specs = handler_specs(options.handler, config)
+    handlers = import_handlers(specs, config) if specs else None
+    if options.evidence and show_progress(options):
         print(f"toolwire diff: reading evidence from {' '.join(options.evidence)}...", file=sys.stderr)
-    report = diff_tools(
+    report = _diff.diff_tools(
         options.old,
         options.new,
         targets=options.target or list(policy.targets) or list(config.targets),
@@ -126,8 +117,8 @@ def run(options: argparse.Namespace) -> int:
         evidence_limit=options.evidence_limit,
         evidence_query=options.query,
     )
-    fail_on = options.fail_on or policy.fail_on or "breaking"
-    color = options.color if options.color is not None else sys.stdout.isatty()
+    fail_on = _VERDICT_OF_LEVEL[options.fail_on] if options.fail_on else policy.fail_on or "breaking"
+    color = use_color(options, sys.stdout)
     width = shutil.get_terminal_size((120, 24)).columns
-    print(report.render(options.format, fail_on=fail_on, color=color, width=width))
+    print(report.render(options.output_format, fail_on=fail_on, color=color, width=width))
     return report.exit_code(fail_on)

@@ -1,16 +1,16 @@
 """``toolwire matrix``: run a case file against several models and report the case-by-model matrix.
 
 ``toolwire matrix CASES --model SPEC [--model SPEC]... [--models FILE]`` runs every case against every model
-(``--repeat N`` times), prints the grid (``--format``) and writes the other reports asked for (``--html``,
-``--json``, ``--junit``, ``--markdown``). ``toolwire matrix --compare OLD.json NEW.json`` says what changed between
-two runs written with ``--json``.
+(``--repeat N`` times), prints the grid (``--output-format``) and writes the reports ``--output FILE`` names, each in
+the format its suffix says (``.html``, ``.json``, ``.xml`` for JUnit, ``.md``). ``toolwire matrix --compare OLD.json
+NEW.json`` says what changed between two runs written as JSON.
 
-Exit status: 0 when the policy of ``--fail-on`` is met, 1 when it is not (``threshold``, the default: a cell below
-its case's ``min_pass_rate``; ``any``: any failed repeat; ``never``: always 0); with ``--compare``, 1 for a cell
-newly below its threshold (``any``: any pass rate that dropped). 2 for a usage error, a file that cannot be read, an
-unset ``key_env`` or, with ``--offline``, a request the cache cannot answer. 3, whatever ``--fail-on`` says, when a
-model could not be reached (its cells are ``unreachable``, and the reports still say so), with a line on stderr for
-each such model naming its URL and why.
+Exit status: 0 when ``--fail-on`` is met, 1 when it is not (``error``, the default: a cell below its case's
+``min_pass_rate``; ``warning``: any failed repeat; ``never``: always 0); with ``--compare``, 1 for a cell newly below
+its threshold (``warning``: any pass rate that dropped). 2 for a usage error, a file that cannot be read, an unset
+``key_env`` or, with ``--offline``, a request the cache cannot answer. 3, whatever ``--fail-on`` says, when a model
+could not be reached (its cells are ``unreachable``, and the reports still say so), with a line on stderr for each
+such model naming its URL and why.
 
 A case file's ``tools:`` may name a Python import path only with ``--allow-imports`` or ``allow-imports = true``
 under ``[tool.toolwire.cases]`` of the nearest ``pyproject.toml`` (``--config`` names another): importing a module
@@ -20,39 +20,45 @@ runs its code, and a case file alone must not be able to do that.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
-from toolwire.cases._cache import CacheMissError
-from toolwire.cases._compare import compare_reports, load_report
-from toolwire.cases._report import FAIL_ON, FailOn, MatrixResult, ReportFormat
-from toolwire.cases._run_http import RetryPolicy
-from toolwire.cases._spec import ModelSpec, load_models, parse_spec
+from toolwire.cli._common import add_fail_on, add_output_format, config_of, error_line, show_progress, use_color
 
-__all__ = ["add_parser", "run"]
+if TYPE_CHECKING:
+    from toolwire.cases._report import FailOn, MatrixResult, ReportFormat
+    from toolwire.cases._spec import ModelSpec
 
-_FORMATS = ("text", "markdown", "json", "junit")
+__all__ = ["add_arguments", "run"]
+
+# ``--fail-on`` severities as the runner's policies: a cell below its threshold is an error, a failed repeat in a
+# cell that still meets it a warning.
+_POLICY: Final[dict[str, FailOn]] = {"error": "threshold", "warning": "any", "never": "never"}
+# ``--output FILE``: the report format of each file suffix.
+_SUFFIXES: Final[dict[str, ReportFormat]] = {
+    ".html": "html",
+    ".htm": "html",
+    ".json": "json",
+    ".xml": "junit",
+    ".md": "markdown",
+    ".markdown": "markdown",
+}
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``matrix`` subcommand."""
-    parser = commands.add_parser(
-        "matrix",
-        help="run a case file against several models and report the case-by-model matrix",
-        description=(
-            "Run every case of a case file against every model, judge each answer, and report the case-by-model "
-            "matrix (cells k/n). A model spec is FORMAT:MODEL[@BASE_URL][,KEY=VALUE]..., e.g. openai-chat:gpt-4.1 or "
-            "openai-chat:my-vllm@http://localhost:8000/v1,temperature=0 (keys: label, key_env, stream, timeout, "
-            "temperature, top_p, max_tokens, seed, top_k, parallel_tool_calls, params.NAME)."
-        ),
-        epilog=(
-            "Exit status: 0 when --fail-on is met, 1 when not (threshold: a cell below its min_pass_rate; any: any "
-            "failed repeat; never: always 0); with --compare, 1 for a cell newly below its threshold. 2 for usage "
-            "errors, unreadable files, an unset key_env, or an --offline cache miss. 3 when a model could not be "
-            "reached (no answer, or a 401, 403, 404, 405, 429, 502, 503 or 504), whatever --fail-on says."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``matrix`` options."""
+    parser.description = (
+        "Run every case of a case file against every model, judge each answer, and report the case-by-model "
+        "matrix (cells k/n). A model spec is FORMAT:MODEL[@BASE_URL][,KEY=VALUE]..., e.g. openai-chat:gpt-4.1 or "
+        "openai-chat:my-vllm@http://localhost:8000/v1,temperature=0 (keys: label, key_env, stream, timeout, "
+        "temperature, top_p, max_tokens, seed, top_k, parallel_tool_calls, params.NAME)."
+    )
+    parser.epilog = (
+        "Exit status: 0 when --fail-on is met, 1 when not (error: a cell below its min_pass_rate; warning: any "
+        "failed repeat; never: always 0); with --compare, 1 for a cell newly below its threshold. 2 for usage "
+        "errors, unreadable files, an unset key_env, or an --offline cache miss. 3 when a model could not be "
+        "reached (no answer, or a 401, 403, 404, 405, 429, 502, 503 or 504), whatever --fail-on says."
     )
     parser.add_argument("cases", nargs="?", type=Path, metavar="CASES", help="the case file (YAML or JSON)")
     parser.add_argument(
@@ -66,9 +72,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="let the case file name tools as package.module:attr (importing runs the module's code; default: "
         "allow-imports under [tool.toolwire.cases], else refused)",
-    )
-    parser.add_argument(
-        "--config", type=Path, metavar="FILE", help="a pyproject.toml to read [tool.toolwire] from (default: nearest)"
     )
     parser.add_argument("--case", action="append", metavar="NAME", help="run only this case (repeatable)")
     parser.add_argument("--repeat", type=int, metavar="N", help="repeats per cell (default: each case's own)")
@@ -86,21 +89,24 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--max-retry-after", type=float, default=120.0, metavar="S", help="longest Retry-After honoured (default 120)"
     )
-    parser.add_argument("--format", choices=_FORMATS, default="text", help="what to print (default text)")
-    parser.add_argument("--html", type=Path, metavar="FILE", help="write the self-contained HTML report")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report (what --compare reads)")
-    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML (a testcase per case and model)")
-    parser.add_argument("--markdown", type=Path, metavar="FILE", help="write the Markdown report")
+    add_output_format(parser, ("text", "markdown", "json", "junit"))
     parser.add_argument(
-        "--compare", nargs=2, type=Path, metavar=("OLD", "NEW"), help="compare two --json reports instead of running"
+        "--output",
+        action="append",
+        type=Path,
+        metavar="FILE",
+        help="also write the report to FILE, in the format its suffix says: .html (self-contained), .json (what "
+        "--compare reads), .xml (JUnit, a testcase per case and model), .md (repeatable)",
     )
     parser.add_argument(
-        "--fail-on",
-        choices=tuple(FAIL_ON),
-        default="threshold",
-        help="when to exit 1: threshold (a cell below its min_pass_rate; default), any (any failed repeat), never",
+        "--compare", nargs=2, type=Path, metavar=("OLD", "NEW"), help="compare two JSON reports instead of running"
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_fail_on(
+        parser,
+        tuple(_POLICY),
+        "a cell is below its min_pass_rate (error), any repeat failed (warning), or never",
+        "error",
+    )
 
 
 def _allow_imports(options: argparse.Namespace) -> bool:
@@ -111,9 +117,7 @@ def _allow_imports(options: argparse.Namespace) -> bool:
     """
     if options.allow_imports:
         return True
-    from toolwire.schema._config import load_config
-
-    config = load_config(options.config)
+    config = config_of(options)
     table: Any = config.raw.get("cases", {})
     where = f"{config.path}: [tool.toolwire.cases]"
     if not isinstance(table, dict):
@@ -128,63 +132,68 @@ def _allow_imports(options: argparse.Namespace) -> bool:
 
 
 def _specs(options: argparse.Namespace) -> list[ModelSpec]:
+    from toolwire.cases._spec import load_models, parse_spec
+
     specs = list(load_models(options.models)) if options.models is not None else []
     specs += [parse_spec(text, origin=f"--model {text}") for text in options.model]
     return specs
 
 
-def _print_text(result: MatrixResult, out: TextIO) -> None:
-    terminal = out.isatty()
-    if terminal and not os.environ.get("NO_COLOR"):
-        try:
-            from toolwire.cases._report_text import print_rich
+def _print_text(result: MatrixResult, out: TextIO, color: bool) -> None:
+    from toolwire.cases._report_text import print_rich, render_text
 
+    if color:
+        try:
             print_rich(result, out)
             return
-        except ModuleNotFoundError:
+        except ModuleNotFoundError:  # rich is optional: the plain table has ANSI colours of its own
             pass
-    from toolwire.cases._report_text import render_text
-
-    out.write(render_text(result, color=terminal and not os.environ.get("NO_COLOR")))
+    out.write(render_text(result, color=color))
 
 
-def _write_files(result: MatrixResult, options: argparse.Namespace) -> None:
-    written: tuple[tuple[Path | None, ReportFormat], ...] = (
-        (options.html, "html"),
-        (options.json, "json"),
-        (options.junit, "junit"),
-        (options.markdown, "markdown"),
-    )
-    for path, fmt in written:
-        if path is not None:
-            path.write_text(result.render(fmt), encoding="utf-8")
+def _output_formats(paths: list[Path] | None) -> list[tuple[Path, ReportFormat]]:
+    """Each ``--output`` file with the report format its suffix says, checked before anything runs.
+
+    Raises:
+        ValueError: A suffix that names no report format.
+    """
+    found = []
+    for path in paths or []:
+        fmt = _SUFFIXES.get(path.suffix.lower())
+        if fmt is None:
+            raise ValueError(f"--output {path}: name the format by the suffix: {', '.join(_SUFFIXES)}")
+        found.append((path, fmt))
+    return found
 
 
 def _compare(options: argparse.Namespace) -> int:
+    from toolwire.cases._compare import compare_reports, load_report
+
     if options.cases is not None or options.model or options.models is not None:
-        print("toolwire matrix: --compare OLD NEW takes no case file and no models", file=sys.stderr)
+        error_line(options, "toolwire matrix: --compare OLD NEW takes no case file and no models")
         return 2
     old_path, new_path = options.compare
     comparison = compare_reports(
         load_report(old_path), load_report(new_path), old_name=str(old_path), new_name=str(new_path)
     )
-    fmt = options.format if options.format in ("markdown", "json") else "text"
+    fmt = options.output_format if options.output_format in ("markdown", "json") else "text"
     sys.stdout.write(comparison.render(fmt))
-    fail_on: FailOn = options.fail_on
-    return comparison.exit_status(fail_on)
+    return comparison.exit_status(_POLICY[options.fail_on])
 
 
 def _matrix(options: argparse.Namespace) -> int:
     from toolwire.cases._load import load_cases
     from toolwire.cases._run import run_matrix
+    from toolwire.cases._run_http import RetryPolicy
     from toolwire.cases._run_progress import ProgressBar
 
     if options.cases is None:
-        print("toolwire matrix: give a case file (or --compare OLD.json NEW.json)", file=sys.stderr)
+        error_line(options, "toolwire matrix: give a case file (or --compare OLD.json NEW.json)")
         return 2
+    outputs = _output_formats(options.output)
     specs = _specs(options)
     if not specs:
-        print("toolwire matrix: give at least one --model SPEC or a --models FILE", file=sys.stderr)
+        error_line(options, "toolwire matrix: give at least one --model SPEC or a --models FILE")
         return 2
     case_file = load_cases(options.cases, tools=options.tools, allow_imports=_allow_imports(options))
     cases = list(case_file.cases)
@@ -192,14 +201,13 @@ def _matrix(options: argparse.Namespace) -> int:
         unknown = [name for name in options.case if name not in {case.name for case in cases}]
         if unknown:
             known = ", ".join(case.name for case in cases)
-            print(
-                f"toolwire matrix: --case {', '.join(unknown)}: not in {options.cases} (its cases: {known})",
-                file=sys.stderr,
+            error_line(
+                options, f"toolwire matrix: --case {', '.join(unknown)}: not in {options.cases} (its cases: {known})"
             )
             return 2
         cases = [case for case in cases if case.name in options.case]
     policy = RetryPolicy(attempts=options.attempts, max_retry_after=options.max_retry_after)
-    bar = ProgressBar(enabled=False if options.no_progress else None)
+    bar = ProgressBar(enabled=show_progress(options))
     with bar:
         result = run_matrix(
             cases,
@@ -214,26 +222,28 @@ def _matrix(options: argparse.Namespace) -> int:
             offline=options.offline,
             on_progress=bar,
         )
-    _write_files(result, options)
-    if options.format == "text":
-        _print_text(result, sys.stdout)
+    for path, fmt in outputs:
+        path.write_text(result.render(fmt), encoding="utf-8")
+    if options.output_format == "text":
+        _print_text(result, sys.stdout, use_color(options, sys.stdout))
     else:
-        sys.stdout.write(result.render(options.format))
+        sys.stdout.write(result.render(options.output_format))
     for label, cause in result.unreachable_models().items():
         print(f"toolwire matrix: model {label!r} is unreachable: {cause}", file=sys.stderr)
-    fail_on: FailOn = options.fail_on
-    return result.exit_status(fail_on)
+    return result.exit_status(_POLICY[options.fail_on])
 
 
 def run(options: argparse.Namespace) -> int:
     """Run the matrix, or compare two runs; returns the exit status (see the module docstring)."""
+    from toolwire.cases._cache import CacheMissError
+
     try:
         if options.compare is not None:
             return _compare(options)
         return _matrix(options)
     except CacheMissError as error:
-        print(f"toolwire matrix: {error.args[0]}", file=sys.stderr)
+        error_line(options, f"toolwire matrix: {error.args[0]}")
         return 2
     except (OSError, ValueError) as error:
-        print(f"toolwire matrix: {error}", file=sys.stderr)
+        error_line(options, f"toolwire matrix: {error}")
         return 2

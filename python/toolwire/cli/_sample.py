@@ -1,18 +1,14 @@
-"""``toolwire sample SOURCE... -o fixtures.jsonl``: a covering, scrubbed fixture of observed calls."""
+"""``toolwire sample SOURCE... --output fixtures.jsonl``: a covering, scrubbed fixture of observed calls."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
-from pathlib import Path
-from typing import TextIO
 
-from toolwire.schema._cli_common import config_of
-from toolwire.schema._sample import DEFAULT_PER_TOOL, sample_calls
-from toolwire.schema._sample_scrub import Scrub
+from toolwire.cli._common import Progress, add_output_format, config_of, show_progress, verbosity
+from toolwire.schema._sample import DEFAULT_PER_TOOL
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
 def _count(text: str) -> int:
@@ -32,20 +28,16 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer seed; got {text!r}") from None
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``sample`` subcommand."""
-    parser = commands.add_parser(
-        "sample",
-        help="build a small, scrubbed fixture of observed calls that covers every enum value and optional field seen",
-        description=(
-            "Read observed calls (call logs such as toolwire.CallLog writes, conversation logs, recordings, '-' "
-            "for JSONL on stdin, databases) and write a small fixture: per tool, calls that together cover every "
-            "enumerated value and every optional member seen given and left out, filled up to --per-tool with a "
-            "seeded choice, identifier-like values replaced by stable placeholders of the same type and format. "
-            "The fixture is JSONL that `toolwire replay` reads. A summary goes to stderr. Exits 1 when a record "
-            "was not a call or a call had to be left out because scrubbing would break its schema, 2 on a usage or "
-            "I/O error."
-        ),
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``sample`` options."""
+    parser.description = (
+        "Read observed calls (call logs such as toolwire.CallLog writes, conversation logs, recordings, '-' "
+        "for JSONL on stdin, databases) and write a small fixture: per tool, calls that together cover every "
+        "enumerated value and every optional member seen given and left out, filled up to --per-tool with a "
+        "seeded choice, identifier-like values replaced by stable placeholders of the same type and format. "
+        "The fixture is JSONL that `toolwire replay` reads. A summary goes to stderr. Exits 1 when a record "
+        "was not a call or a call had to be left out because scrubbing would break its schema, 2 on a usage or "
+        "I/O error."
     )
     parser.add_argument(
         "sources",
@@ -53,9 +45,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SOURCE",
         help="a .jsonl/.json log, a recording or a directory, '-' (stdin), or a database URL",
     )
-    parser.add_argument(
-        "-o", "--output", default="-", metavar="FILE", help="the fixture to write (default: standard output)"
-    )
+    parser.add_argument("--output", default="-", metavar="FILE", help="the fixture to write (default: standard output)")
     parser.add_argument(
         "--per-tool",
         type=_count,
@@ -109,30 +99,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="for database sources: SQL selecting columns named id, name, arguments (optionally ts, "
         "schema_fingerprint)",
     )
-    parser.add_argument(
-        "--format", choices=("text", "json"), default="text", help="the summary's format on stderr (default: text)"
-    )
-    parser.add_argument("--config", type=Path, help="a pyproject.toml to read [tool.toolwire] from (default: nearest)")
-
-
-class _Progress:
-    """Calls read so far, on a terminal only."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.drawn = 0.0
-
-    def __call__(self, calls: int) -> None:
-        now = time.perf_counter()
-        if now - self.drawn >= 0.1:
-            self.drawn = now
-            self.stream.write(f"\rtoolwire sample: {calls:,} calls read ")
-            self.stream.flush()
-
-    def clear(self) -> None:
-        if self.drawn:
-            self.stream.write("\r" + " " * 60 + "\r")
-            self.stream.flush()
+    add_output_format(parser, ("text", "json"), "the summary on stderr")
 
 
 def run(options: argparse.Namespace) -> int:
@@ -143,6 +110,8 @@ def run(options: argparse.Namespace) -> int:
         OSError: A source or the output cannot be read or written.
     """
     from toolwire.schema._calls import read_calls
+    from toolwire.schema._sample import sample_calls
+    from toolwire.schema._sample_scrub import Scrub
 
     tools = options.tools or list(config_of(options).tools) or None
     rules = Scrub(
@@ -151,7 +120,7 @@ def run(options: argparse.Namespace) -> int:
         defaults=not options.no_default_scrub,
         keep_ids=options.keep_ids,
     )
-    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+    progress = Progress("sample") if show_progress(options) else None
     try:
         result = sample_calls(
             read_calls(options.sources, query=options.query),
@@ -165,13 +134,16 @@ def run(options: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.clear()
+    summary = result.render(options.output_format) if verbosity(options) >= 0 else None
     if not result.read:
-        print(result.render(options.format), file=sys.stderr)
+        if summary is not None:
+            print(summary, file=sys.stderr)
         raise ValueError(f"no tool calls in {', '.join(options.sources)}: nothing to sample, no fixture written")
     if options.output == "-":
         sys.stdout.write(result.to_jsonl())
         sys.stdout.flush()
     else:
         result.write(options.output)
-    print(result.render(options.format), file=sys.stderr)
+    if summary is not None:
+        print(summary, file=sys.stderr)
     return 0 if result.ok else 1
