@@ -12,11 +12,11 @@ import pytest
 import tomllib
 
 from conftest import RECORDINGS, REPO
-from toolwire._formats import WIRE_FORMATS
 from toolwire.cli import build_parser, main
 from toolwire.cli._commands import COMMANDS, command_named
 from toolwire.cli._common import COLORS, FAIL_ON, OUTPUT_FORMATS
 from toolwire.cli._demo import DEMO_RECORDINGS
+from toolwire.formats import WIRE_FORMATS
 from toolwire.schema._findings import LEVELS
 
 NAMES = [command.name for command in COMMANDS]

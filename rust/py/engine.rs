@@ -417,7 +417,7 @@ impl Engine {
     fn read_object_event(&mut self, chunk: &Bound<'_, PyAny>, number: u64) -> PyResult<()> {
         static EVENT_JSON: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
         let py = chunk.py();
-        let event_json = EVENT_JSON.import(py, "toolwire._formats", "event_json")?;
+        let event_json = EVENT_JSON.import(py, "toolwire.formats._json", "event_json")?;
         let data = match event_json.call1((chunk,)) {
             Ok(data) => data,
             Err(error) if error.is_instance_of::<PyTypeError>(py) => {
