@@ -785,7 +785,7 @@ def test_async_matches_sync(program: tuple[list[Any], Any, Any]) -> None:
 
 def test_raise_yields_the_valid_calls_handed_over_before_the_invalid_one() -> None:
     """on_invalid="raise": calls are handed over in order; a valid call handed over before an invalid one (here
-    both at the finish) reaches the consumer before InvalidToolCallError. The shared API layer (_api._checked)
+    both at the finish) reaches the consumer before InvalidToolCallError. The shared stream layer (_streams._checked)
     checks the whole batch first and raises, so the valid call seq 0 is never yielded, in either implementation."""
     chunks = [
         _tools(_frag(0, "a", "f", None, "function")),  # no arguments yet: handed over at the finish

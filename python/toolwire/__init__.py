@@ -10,53 +10,36 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from toolwire._api import AsyncToolCallStream, ToolCallStream, make_entry_points
-from toolwire._api import Reassembler as _Reassembler
+from toolwire._api import Api
 from toolwire._calllog import CallLog
 from toolwire._core import Engine as _Engine
 from toolwire._core import __version__
-from toolwire._model import (
-    ChoiceResult,
-    InvalidToolCall,
-    Limits,
-    OutputItem,
-    Pending,
-    Severity,
-    StreamResult,
-    ToolCall,
-    Violation,
-    ViolationCode,
-)
-from toolwire._normalize import make_normalize
-from toolwire._progress import (
-    ArgumentsDelta,
-    AsyncEventStream,
-    Event,
-    EventStream,
-    Finished,
-    TextDelta,
-    ToolCallInvalid,
-    ToolCallReady,
-    ToolCallStarted,
-    make_event_entry_points,
-)
-from toolwire._validation import core_validators as _core_validators
-from toolwire._validation import make_validators
-from toolwire.errors import (
-    CallLogWriteError,
-    InvalidToolCallError,
-    MalformedChunkError,
-    SchemaError,
-    StreamContractError,
-    ToolwireError,
-)
-from toolwire.formats import WIRE_FORMATS, WireFormat
-from toolwire.registry import ServerTool, Tool, ToolRegistry
+from toolwire._exports import *  # noqa: F403  (the names both implementations export, listed there once)
+from toolwire._exports import __all__
+from toolwire._protocol import Implementation
+from toolwire._reassembler import Reassembler as _Reassembler
+from toolwire._validation import core_validators
+from toolwire.errors import CallLogWriteError
 
 if TYPE_CHECKING:
     from toolwire._batch import validate_batch
     from toolwire.schema._history import RegistryHistory
     from toolwire.schema._migrations import Migrations, migration
+
+_CORE = Api(Implementation(_Engine, core_validators))
+
+reassemble = _CORE.reassemble
+areassemble = _CORE.areassemble
+events = _CORE.events
+aevents = _CORE.aevents
+validate = _CORE.validate
+validate_many = _CORE.validate_many
+normalize = _CORE.normalize
+
+
+class Reassembler(_Reassembler, implementation=_CORE.implementation):
+    """Reassembly for callers who drive their own loop, over the Rust core (``toolwire._reassembler``)."""
+
 
 # Imported on first use: schema histories read YAML and git, and validate_batch needs pyarrow; an agent loop that
 # only reassembles pays for none of it.
@@ -76,43 +59,12 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'toolwire' has no attribute {name!r}")
 
 
-__all__ = [
-    "WIRE_FORMATS",
-    "ArgumentsDelta",
-    "AsyncEventStream",
-    "AsyncToolCallStream",
+__all__ += (
     "CallLog",
     "CallLogWriteError",
-    "ChoiceResult",
-    "Event",
-    "EventStream",
-    "Finished",
-    "InvalidToolCall",
-    "InvalidToolCallError",
-    "Limits",
-    "MalformedChunkError",
     "Migrations",
-    "OutputItem",
-    "Pending",
     "Reassembler",
     "RegistryHistory",
-    "SchemaError",
-    "ServerTool",
-    "Severity",
-    "StreamContractError",
-    "StreamResult",
-    "TextDelta",
-    "Tool",
-    "ToolCall",
-    "ToolCallInvalid",
-    "ToolCallReady",
-    "ToolCallStarted",
-    "ToolCallStream",
-    "ToolRegistry",
-    "ToolwireError",
-    "Violation",
-    "ViolationCode",
-    "WireFormat",
     "__version__",
     "aevents",
     "areassemble",
@@ -123,17 +75,4 @@ __all__ = [
     "validate",
     "validate_batch",
     "validate_many",
-]
-
-
-class Reassembler(_Reassembler):
-    """Reassembly for callers who drive their own loop; see ``toolwire._api.Reassembler``."""
-
-    _engine_factory = _Engine
-    _compile_tools = staticmethod(_core_validators)
-
-
-reassemble, areassemble = make_entry_points(_Engine, _core_validators)
-events, aevents = make_event_entry_points(_Engine, _core_validators)
-validate, validate_many = make_validators(_core_validators)
-normalize = make_normalize(reassemble)
+)

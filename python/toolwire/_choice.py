@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
-__all__ = ["ToolChoice", "parse_tool_choice"]
+__all__ = ["ToolChoice", "ToolChoiceLike", "parse_tool_choice"]
+
+ToolChoiceLike: TypeAlias = Literal["auto", "none", "required", "any"] | Mapping[str, Any] | None
+"""A ``tool_choice`` as sent in the request, in any provider's shape (see ``parse_tool_choice``).
+
+A mapping is ``{"type": "auto" | "none" | "any" | "required"}`` or a named tool: ``{"type": "function", "function":
+{"name": ...}}`` (OpenAI Chat), ``{"type": "function", "name": ...}`` (Responses), ``{"type": "tool", "name": ...}``
+(Anthropic); the SDKs' ``TypedDict`` params are such mappings.
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +33,8 @@ class ToolChoice:
 _NOTHING_DEMANDED = ToolChoice()
 
 
-def parse_tool_choice(tool_choice: Any) -> ToolChoice:
-    """Read a ``tool_choice`` in any provider's shape.
+def parse_tool_choice(tool_choice: object) -> ToolChoice:
+    """Read a ``tool_choice`` in any provider's shape: a ``ToolChoiceLike``, checked here for callers no type checker saw.
 
     Accepted: None, ``"auto"``, ``"none"``, ``"required"``, ``"any"``; ``{"type": "auto" | "none" | "any" |
     "required"}``; a named function in the OpenAI Chat shape ``{"type": "function", "function": {"name": ...}}``,

@@ -22,7 +22,7 @@ __version__: Final[str]
 
 @final
 class Engine:
-    """Reassembles one stream; the engine behind ``toolwire.reassemble`` (driven by ``toolwire._api``).
+    """Reassembles one stream; the engine behind ``toolwire.reassemble`` (driven by ``toolwire._streams``).
 
     A stream object is single-consumer: using one engine from two threads at once raises ``RuntimeError``.
     """

@@ -10,25 +10,25 @@ raised for a call, only for a source that is not a stream.
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Generator, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire._frameworks import framework_adapter
-from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall
-from toolwire._protocol import Emit, Engine, EngineFactory, OnViolation
-from toolwire._sources import aclose_source, chunks_of, close_source, is_raw
-from toolwire._validation import CompileTools
+from toolwire._model import InvalidToolCall, StreamResult, ToolCall
+from toolwire._protocol import Engine
+from toolwire._sources import AsyncSource, Source, aclose_source, chunks_of, close_source, is_raw
 
 __all__ = [
     "ArgumentsDelta",
+    "AsyncEventStream",
     "Event",
+    "EventStream",
     "Finished",
     "TextDelta",
     "ToolCallInvalid",
     "ToolCallReady",
     "ToolCallStarted",
-    "make_event_entry_points",
 ]
 
 
@@ -126,7 +126,7 @@ def _events(engine: Engine) -> Iterator[Event]:
 class EventStream(Iterator[Event]):
     """The events of one stream; the source is closed at the end, on an error, or when this is closed early."""
 
-    def __init__(self, source: Iterable[Any], engine: Engine) -> None:
+    def __init__(self, source: Source, engine: Engine) -> None:
         """Wrap an engine around a source (use ``toolwire.events`` rather than this)."""
         self._engine = engine
         self._events = _run(chunks_of(source), source, engine)
@@ -172,7 +172,7 @@ def _run(chunks: Iterator[Any], source: Any, engine: Engine) -> Generator[Event,
 class AsyncEventStream:
     """The async twin of ``EventStream``: ``async for event in ...``."""
 
-    def __init__(self, source: AsyncIterable[Any], engine: Engine) -> None:
+    def __init__(self, source: AsyncSource, engine: Engine) -> None:
         """Wrap an engine around an async source (use ``toolwire.aevents`` rather than this)."""
         if not hasattr(source, "__aiter__"):
             raise TypeError(f"source must be an async iterable of chunks; got {type(source).__name__}")
@@ -218,48 +218,3 @@ async def _arun(source: AsyncIterable[Any], engine: Engine) -> AsyncGenerator[Ev
         yield Finished(engine.result())
     finally:
         await aclose_source(source)
-
-
-def make_event_entry_points(
-    factory: EngineFactory, compile_tools: CompileTools
-) -> tuple[Callable[..., EventStream], Callable[..., AsyncEventStream]]:
-    """Build ``events`` and ``aevents`` over one engine implementation."""
-    from toolwire._api import _Options  # the options every entry point shares
-
-    def events(
-        source: Iterable[Any],
-        *,
-        tools: Any = None,
-        tool_choice: Any = None,
-        emit: Emit = "call_end",
-        on_violation: OnViolation | None = None,
-        limits: Limits | None = None,
-        format: str | None = None,
-    ) -> EventStream:
-        """The stream's progress as events, for interfaces that show calls as they form.
-
-        Takes every source and keyword ``reassemble`` takes (``on_invalid`` aside: an invalid call is an event, as
-        a valid one is). Yields ``TextDelta``, ``ToolCallStarted``, ``ArgumentsDelta`` (with ``snapshot()``),
-        ``ToolCallReady``/``ToolCallInvalid`` and, last, ``Finished`` with the ``StreamResult``.
-
-        Raises:
-            MalformedChunkError: An event that does not have the shape of its wire format (while iterating).
-        """
-        options = _Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format)
-        return EventStream(source, options.engine(factory, compile_tools, progress=True))
-
-    def aevents(
-        source: AsyncIterable[Any],
-        *,
-        tools: Any = None,
-        tool_choice: Any = None,
-        emit: Emit = "call_end",
-        on_violation: OnViolation | None = None,
-        limits: Limits | None = None,
-        format: str | None = None,
-    ) -> AsyncEventStream:
-        """``events`` over an async iterable (the SDKs' async streams, httpx's ``aiter_bytes()``...)."""
-        options = _Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format)
-        return AsyncEventStream(source, options.engine(factory, compile_tools, progress=True))
-
-    return events, aevents

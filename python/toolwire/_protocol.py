@@ -1,14 +1,19 @@
-"""What an engine is: the interface the Rust core and the pure-Python reference both provide to ``_api``."""
+"""What an implementation is: the engine and the compiled tools the Rust core and the pure-Python reference provide.
+
+The entry points (``_api``) are written once over an ``Implementation``; ``toolwire`` binds them to the core's and
+``toolwire.reference`` to the reference's.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from toolwire._choice import ToolChoice
 from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+from toolwire._validation import CompileTools
 
-__all__ = ["Emit", "Emitted", "Engine", "EngineFactory", "OnInvalid", "OnViolation"]
+__all__ = ["Emit", "Emitted", "Engine", "EngineFactory", "Implementation", "OnInvalid", "OnViolation"]
 
 Emit = Literal["complete", "call_end", "stream_end"]
 OnInvalid = Literal["raise", "yield"]
@@ -83,3 +88,12 @@ class EngineFactory(Protocol):
         detect it; ``progress`` keeps the stream's steps and each call's partial arguments (the events API).
         """
         ...
+
+
+class Implementation(NamedTuple):
+    """One implementation of toolwire: the Rust core's (``toolwire``) or the reference's (``toolwire.reference``)."""
+
+    engine: EngineFactory
+    """Builds the engine of one stream."""
+    compile_tools: CompileTools
+    """Compiles a registry into the form that engine validates calls with (and ``validate`` uses)."""

@@ -8,16 +8,42 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import AsyncIterable, Iterable, Iterator
+from typing import IO, Any, TypeAlias
 
-__all__ = ["RAW", "aclose_source", "chunks_of", "close_source", "is_raw", "raw_bytes"]
+__all__ = [
+    "RAW",
+    "AsyncSource",
+    "RawBody",
+    "Source",
+    "aclose_source",
+    "chunks_of",
+    "close_source",
+    "is_raw",
+    "raw_bytes",
+]
+
+RawBody: TypeAlias = bytes | bytearray | memoryview
+"""A raw HTTP response body, whole, or one read of it."""
+
+Source: TypeAlias = RawBody | IO[bytes] | Iterable[object]
+"""What ``reassemble`` and ``events`` read.
+
+A raw body: one ``bytes`` object, a binary file, or an iterable of ``bytes`` or ``str`` split anywhere (httpx's
+``iter_bytes()``, ``iter_text()``, ``iter_lines()``). Or an iterable of chunks: dicts, the official SDKs' event
+objects, or the SDK's stream object itself. Its items are ``object`` because an SDK's chunk is an object of the
+SDK's own class; a single ``str`` or ``dict`` is refused when the stream is made (``TypeError``).
+"""
+
+AsyncSource: TypeAlias = AsyncIterable[object]
+"""What ``areassemble`` and ``aevents`` read: the async twin of ``Source`` (httpx's ``aiter_bytes()``, the SDKs'
+async streams, an async generator of chunks)."""
 
 RAW = (bytes, bytearray, memoryview)
 _BLOCK = 1 << 16  # bytes read at a time from a binary file
 
 
-def chunks_of(source: Any) -> Iterator[Any]:
+def chunks_of(source: Source) -> Iterator[Any]:
     """The items of a source: its chunks, or the reads of a raw body (one blob, a binary file)."""
     if isinstance(source, RAW):
         return iter((source,))

@@ -78,9 +78,18 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, NoReturn, TypeVar, cast, get_args
+from typing import Any, Final, Literal, NoReturn, Protocol, TypeAlias, TypeVar, cast, get_args
 
-__all__ = ["ServerTool", "Tool", "ToolRegistry", "ToolSource", "WireFormat"]
+__all__ = [
+    "PydanticModel",
+    "ServerTool",
+    "Tool",
+    "ToolDefinition",
+    "ToolRegistry",
+    "ToolSource",
+    "ToolsLike",
+    "WireFormat",
+]
 
 ToolSource = Literal["openai-chat", "openai-responses", "anthropic-messages", "mcp", "mapping", "python"]
 """Which shape a ``Tool`` was loaded from."""
@@ -1047,3 +1056,24 @@ class ToolRegistry:
             Every function tool (MCP has no server tools).
         """
         return self._render("mcp", Tool.to_mcp)
+
+
+class PydanticModel(Protocol):
+    """A pydantic model instance, such as an SDK's tool object: the registry loads what ``model_dump`` gives."""
+
+    def model_dump(self, *args: Any, **kwargs: Any) -> Any:
+        """The model as plain data."""
+        ...
+
+
+ToolDefinition: TypeAlias = Mapping[str, Any] | Tool | ServerTool | ToolRegistry | PydanticModel | Callable[..., Any]
+"""One tool as ``ToolRegistry`` loads it: a definition in any provider's shape (the SDKs' ``TypedDict`` params are
+mappings), a request body, a ``{name: schema}`` mapping, a loaded tool or registry, an SDK model instance, or a Python
+callable or pydantic model class (its schema generated)."""
+
+ToolsLike: TypeAlias = ToolDefinition | os.PathLike[str] | Iterable[ToolDefinition]
+"""What every ``tools=`` argument takes: what ``ToolRegistry.load`` loads (see the module docstring for the shapes).
+
+One definition or any iterable of them (their shapes may mix), or a ``pathlib.Path`` to a ``.json``, ``.yaml``/``.yml``
+or ``.jsonl`` file. A ``str`` is refused: a file is named by a ``Path``, JSON text is parsed first.
+"""

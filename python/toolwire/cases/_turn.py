@@ -97,7 +97,7 @@ def _buffered_source(response: Any) -> Any:
 
 
 def _reassembled(source: bytes | list[Any], registry: ToolRegistry | None, choice: Any, format: str) -> StreamResult:
-    stream = toolwire.reassemble(source, tools=registry, tool_choice=choice, on_invalid="yield", format=format)
+    stream = toolwire.reassemble(source, tools=registry, tool_choice=choice, on_invalid="yield", format=format)  # type: ignore[arg-type]
     calls: list[ToolCall | InvalidToolCall] = []
     try:
         for call in stream:
@@ -112,7 +112,7 @@ def _reassembled(source: bytes | list[Any], registry: ToolRegistry | None, choic
 
 def _normalized(data: Any, registry: ToolRegistry | None, choice: Any, format: str) -> StreamResult:
     try:
-        return toolwire.normalize(data, tools=registry, tool_choice=choice, format=format)
+        return toolwire.normalize(data, tools=registry, tool_choice=choice, format=format)  # type: ignore[arg-type]
     except MalformedChunkError:
         return StreamResult(format=format)  # the shape check says what is wrong with it
 

@@ -166,8 +166,8 @@ def _calls(probe: ProbeRequest, fmt: str, answer: Any) -> list[Any] | str:
     """Every call of the answer (valid or not), or why they could not be read."""
     try:
         if probe.stream:
-            return list(toolwire.reassemble(answer, tools=probe.tools, format=fmt, on_invalid="yield"))
-        result = toolwire.normalize(answer, tools=probe.tools, format=fmt)
+            return list(toolwire.reassemble(answer, tools=probe.tools, format=fmt, on_invalid="yield"))  # type: ignore[arg-type]
+        result = toolwire.normalize(answer, tools=probe.tools, format=fmt)  # type: ignore[arg-type]
     except (ToolwireError, TypeError, ValueError) as error:
         return f"the answer could not be read: {error}"
     return [*result.calls, *result.invalid_calls]

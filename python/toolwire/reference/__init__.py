@@ -1,86 +1,39 @@
 """The pure-Python reference implementation of toolwire's reassembly.
 
-Plain, readable Python with no performance tricks and no import of the Rust extension: it states
+Plain, readable Python with no performance tricks and no need of the Rust extension: it states
 ``docs/semantics.md`` in code, serves as the oracle of the differential tests and as the baseline of the
-benchmarks. It exposes the same names as ``toolwire`` with the same behaviour.
+benchmarks. It exposes the same names as ``toolwire`` with the same behaviour, bound through the same definition
+(``toolwire._api``).
 """
 
 from __future__ import annotations
 
-from toolwire._api import AsyncToolCallStream, ToolCallStream, make_entry_points
-from toolwire._api import Reassembler as _Reassembler
-from toolwire._model import (
-    ChoiceResult,
-    InvalidToolCall,
-    Limits,
-    OutputItem,
-    Pending,
-    Severity,
-    StreamResult,
-    ToolCall,
-    Violation,
-    ViolationCode,
-)
-from toolwire._normalize import make_normalize
-from toolwire._progress import (
-    ArgumentsDelta,
-    AsyncEventStream,
-    Event,
-    EventStream,
-    Finished,
-    TextDelta,
-    ToolCallInvalid,
-    ToolCallReady,
-    ToolCallStarted,
-    make_event_entry_points,
-)
-from toolwire._validation import make_validators
-from toolwire.errors import (
-    InvalidToolCallError,
-    MalformedChunkError,
-    SchemaError,
-    StreamContractError,
-    ToolwireError,
-)
-from toolwire.formats import WIRE_FORMATS, WireFormat
+from toolwire._api import Api
+from toolwire._exports import *  # noqa: F403  (the names both implementations export, listed there once)
+from toolwire._exports import __all__
+from toolwire._protocol import Implementation
+from toolwire._reassembler import Reassembler as _Reassembler
 from toolwire.reference._engine import Engine
 from toolwire.reference._tools import reference_validators
-from toolwire.registry import ServerTool, Tool, ToolRegistry
 
-__all__ = [
-    "WIRE_FORMATS",
-    "ArgumentsDelta",
-    "AsyncEventStream",
-    "AsyncToolCallStream",
-    "ChoiceResult",
+_REFERENCE = Api(Implementation(Engine, reference_validators))
+
+reassemble = _REFERENCE.reassemble
+areassemble = _REFERENCE.areassemble
+events = _REFERENCE.events
+aevents = _REFERENCE.aevents
+validate = _REFERENCE.validate
+validate_many = _REFERENCE.validate_many
+normalize = _REFERENCE.normalize
+
+
+class Reassembler(_Reassembler, implementation=_REFERENCE.implementation):
+    """Reassembly for callers who drive their own loop, over the reference (``toolwire._reassembler``)."""
+
+
+__all__ += (
     "Engine",
-    "Event",
-    "EventStream",
-    "Finished",
-    "InvalidToolCall",
-    "InvalidToolCallError",
-    "Limits",
-    "MalformedChunkError",
-    "OutputItem",
-    "Pending",
     "Reassembler",
-    "SchemaError",
-    "ServerTool",
-    "Severity",
-    "StreamContractError",
-    "StreamResult",
-    "TextDelta",
-    "Tool",
-    "ToolCall",
-    "ToolCallInvalid",
-    "ToolCallReady",
-    "ToolCallStarted",
-    "ToolCallStream",
-    "ToolRegistry",
-    "ToolwireError",
-    "Violation",
-    "ViolationCode",
-    "WireFormat",
     "aevents",
     "areassemble",
     "events",
@@ -88,17 +41,4 @@ __all__ = [
     "reassemble",
     "validate",
     "validate_many",
-]
-
-
-class Reassembler(_Reassembler):
-    """``toolwire.Reassembler`` over the reference engine."""
-
-    _engine_factory = Engine
-    _compile_tools = staticmethod(reference_validators)
-
-
-reassemble, areassemble = make_entry_points(Engine, reference_validators)
-events, aevents = make_event_entry_points(Engine, reference_validators)
-validate, validate_many = make_validators(reference_validators)
-normalize = make_normalize(reassemble)
+)

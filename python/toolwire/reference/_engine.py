@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 class Engine:
-    """Reads chunks into an ``Accumulator`` (the interface ``toolwire._api`` drives)."""
+    """Reads chunks into an ``Accumulator`` (the ``Engine`` interface of ``toolwire._protocol``)."""
 
     def __init__(
         self,

@@ -1,0 +1,86 @@
+"""The names ``toolwire`` and ``toolwire.reference`` both export, listed once.
+
+Each package star-imports them and adds what is its own: the entry points bound to its implementation
+(``toolwire._api``), its ``Reassembler`` (``toolwire._reassembler``), and, for ``toolwire``, the kits that need the
+compiled extension.
+"""
+
+from __future__ import annotations
+
+from toolwire._choice import ToolChoiceLike
+from toolwire._model import (
+    ChoiceResult,
+    InvalidToolCall,
+    Limits,
+    OutputItem,
+    Pending,
+    Severity,
+    StreamResult,
+    ToolCall,
+    Violation,
+    ViolationCode,
+)
+from toolwire._progress import (
+    ArgumentsDelta,
+    AsyncEventStream,
+    Event,
+    EventStream,
+    Finished,
+    TextDelta,
+    ToolCallInvalid,
+    ToolCallReady,
+    ToolCallStarted,
+)
+from toolwire._protocol import Emit, OnInvalid
+from toolwire._sources import AsyncSource, Source
+from toolwire._streams import AsyncToolCallStream, ToolCallStream
+from toolwire.errors import (
+    InvalidToolCallError,
+    MalformedChunkError,
+    SchemaError,
+    StreamContractError,
+    ToolwireError,
+)
+from toolwire.formats import WIRE_FORMATS, WireFormat
+from toolwire.registry import ServerTool, Tool, ToolRegistry, ToolsLike
+
+# A tuple, so that a package's ``__all__ += (...)`` makes its own list and leaves this one as it is.
+__all__: tuple[str, ...] = (
+    "WIRE_FORMATS",
+    "ArgumentsDelta",
+    "AsyncEventStream",
+    "AsyncSource",
+    "AsyncToolCallStream",
+    "ChoiceResult",
+    "Emit",
+    "Event",
+    "EventStream",
+    "Finished",
+    "InvalidToolCall",
+    "InvalidToolCallError",
+    "Limits",
+    "MalformedChunkError",
+    "OnInvalid",
+    "OutputItem",
+    "Pending",
+    "SchemaError",
+    "ServerTool",
+    "Severity",
+    "Source",
+    "StreamContractError",
+    "StreamResult",
+    "TextDelta",
+    "Tool",
+    "ToolCall",
+    "ToolCallInvalid",
+    "ToolCallReady",
+    "ToolCallStarted",
+    "ToolCallStream",
+    "ToolChoiceLike",
+    "ToolRegistry",
+    "ToolsLike",
+    "ToolwireError",
+    "Violation",
+    "ViolationCode",
+    "WireFormat",
+)

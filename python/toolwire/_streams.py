@@ -1,0 +1,228 @@
+"""The streams ``reassemble`` and ``areassemble`` return: an engine driven by iterating over a source.
+
+An engine (``_protocol``) reads chunks and hands over calls; a stream adds what both implementations share and that
+is not reassembly: ``on_invalid``, the sync/async iteration protocols, the result kept through an exception, and
+the source closed when the consumer stops early (``_sources``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Generator, Iterator
+from types import TracebackType
+from typing import Any
+
+from toolwire._frameworks import framework_adapter
+from toolwire._model import InvalidToolCall, Severity, StreamResult, Violation
+from toolwire._protocol import Emitted, Engine
+from toolwire._sources import RAW, AsyncSource, Source, aclose_source, chunks_of, close_source, is_raw
+from toolwire.errors import InvalidToolCallError, MalformedChunkError, StreamContractError
+
+__all__ = ["AsyncToolCallStream", "ToolCallStream", "carry_result", "contract_errors"]
+
+_END = object()
+
+
+def _checked(calls: list[Emitted], on_invalid: str, engine: Engine) -> Iterator[Emitted]:
+    """The calls in hand-over order; under ``raise``, the valid ones before an invalid one come out first."""
+    for call in calls:
+        if on_invalid == "raise" and isinstance(call, InvalidToolCall):
+            raise InvalidToolCallError(call, engine.result())
+        yield call
+
+
+def contract_errors(result: StreamResult) -> tuple[Violation, ...]:
+    """The error-severity findings of a result: under ``on_invalid="raise"``, what ``StreamContractError`` raises."""
+    return tuple(v for v in result.violations if v.severity is Severity.ERROR)
+
+
+class _Outcome:
+    """Where a stream's generator leaves its result, so the generator needs no reference to its stream."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: StreamResult | None = None
+
+    def result(self) -> StreamResult:
+        if self.value is None:
+            raise ValueError("the StreamResult is available once the stream has been iterated to its end")
+        return self.value
+
+    def settle(self, engine: Engine, on_invalid: str) -> None:
+        self.value = engine.result()
+        errors = contract_errors(self.value)
+        if errors and on_invalid == "raise":
+            raise StreamContractError(self.value, errors)
+
+    def stopped(self, engine: Engine, error: BaseException) -> None:
+        """Iteration stopped on ``error``: the result so far holds every call handed over, yielded or not."""
+        if self.value is None:
+            self.value = _result_so_far(engine)
+        if isinstance(error, MalformedChunkError) and error.result is None:
+            error.result = self.value
+
+
+def _result_so_far(engine: Engine) -> StreamResult | None:
+    """The engine's result, for an error on its way out (None if building it fails: that error is not the one)."""
+    try:
+        return engine.result()
+    except Exception:
+        return None
+
+
+def carry_result(error: MalformedChunkError, engine: Engine) -> None:
+    """A ``MalformedChunkError`` raised from a stream carries the stream's result so far."""
+    if error.result is None:
+        error.result = _result_so_far(engine)
+
+
+def _run(
+    chunks: Iterator[Any], source: Any, engine: Engine, on_invalid: str, outcome: _Outcome
+) -> Generator[Emitted, None, None]:
+    try:
+        # The first item says what the source is: a raw body, or chunks.
+        first = next(chunks, _END)
+        if first is not _END:
+            rest: Iterator[Any] = itertools.chain((first,), chunks)
+            if is_raw(first):
+                while (calls := engine.pull_items(rest)) is not None:
+                    yield from _checked(calls, on_invalid, engine)
+            else:
+                adapt = framework_adapter(first)
+                if adapt is not None:
+                    rest = map(adapt, rest)
+                while (calls := engine.pull(rest)) is not None:
+                    yield from _checked(calls, on_invalid, engine)
+        yield from _checked(engine.end(), on_invalid, engine)
+        outcome.settle(engine, on_invalid)
+    except GeneratorExit:
+        raise  # the consumer stopped early: there is no result
+    except BaseException as error:
+        outcome.stopped(engine, error)
+        raise
+    finally:
+        close_source(source)
+
+
+def _step(
+    engine: Engine, chunk: Any, raw: bool, adapt: Callable[[Any], Any] | None, on_invalid: str
+) -> Iterator[Emitted]:
+    """One item of an async source: a chunk (as its framework's adapter reads it), or an item of a raw body."""
+    if raw:
+        yield from _checked(engine.feed_item(chunk), on_invalid, engine)
+    else:
+        yield from _checked(engine.feed(chunk if adapt is None else adapt(chunk)), on_invalid, engine)
+
+
+async def _arun(
+    source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
+) -> AsyncGenerator[Emitted, None]:
+    try:
+        raw = False
+        adapt: Callable[[Any], Any] | None = None
+        first = True
+        async for chunk in source:
+            if first:  # the first item says what the source is: a raw body, or chunks
+                first = False
+                raw = is_raw(chunk)
+                adapt = None if raw else framework_adapter(chunk)
+            for call in _step(engine, chunk, raw, adapt, on_invalid):
+                yield call
+        for call in _checked(engine.end(), on_invalid, engine):
+            yield call
+        outcome.settle(engine, on_invalid)
+    except GeneratorExit:
+        raise  # the consumer stopped early: there is no result
+    except BaseException as error:
+        outcome.stopped(engine, error)
+        raise
+    finally:
+        await aclose_source(source)
+
+
+class ToolCallStream(Iterator[Emitted]):
+    """The calls of one stream, each handed over as soon as the emission policy allows.
+
+    Iterate it; ``result`` is the ``StreamResult`` once it is exhausted, or, once iteration raised, the result so
+    far (every call handed over, yielded or not: an exception loses none). The source is closed when the stream is
+    exhausted, when iteration raises, and when this object is closed or collected before the end (``break``), so
+    no HTTP connection is left open. Use it as a context manager to close it deterministically.
+    """
+
+    def __init__(self, source: Source, engine: Engine, on_invalid: str) -> None:
+        """Wrap an engine around a source of chunks (use ``toolwire.reassemble`` rather than this)."""
+        self._chunks = chunks_of(source)
+        self._outcome = _Outcome()
+        # The generator must not refer to self: a cycle would keep the source open until the cyclic GC runs,
+        # instead of closing it the moment the consumer drops the stream (``break``).
+        self._calls = _run(self._chunks, source, engine, on_invalid, self._outcome)
+
+    def __iter__(self) -> ToolCallStream:
+        """Return self."""
+        return self
+
+    def __next__(self) -> Emitted:
+        """The next call handed over."""
+        return next(self._calls)
+
+    @property
+    def result(self) -> StreamResult:
+        """The stream's result once iteration has finished; after iteration raised, the result so far.
+
+        Raises:
+            ValueError: Iteration has not reached the end (nor stopped on an exception).
+        """
+        return self._outcome.result()
+
+    def close(self) -> None:
+        """Stop reading and close the source (idempotent)."""
+        self._calls.close()
+
+    def __enter__(self) -> ToolCallStream:
+        """Enter a ``with`` block that closes the source on exit."""
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Close the source."""
+        self.close()
+
+
+class AsyncToolCallStream(AsyncIterator[Emitted]):
+    """The async twin of ``ToolCallStream``: ``async for call in ...``; the source is ``aclose()``d likewise."""
+
+    def __init__(self, source: AsyncSource, engine: Engine, on_invalid: str) -> None:
+        """Wrap an engine around an async source of chunks (use ``toolwire.areassemble`` rather than this)."""
+        if isinstance(source, (*RAW, str, dict)) or not hasattr(source, "__aiter__"):
+            raise TypeError(f"source must be an async iterable of chunks; got {type(source).__name__}")
+        self._outcome = _Outcome()
+        self._calls = _arun(source, engine, on_invalid, self._outcome)
+
+    def __aiter__(self) -> AsyncToolCallStream:
+        """Return self."""
+        return self
+
+    async def __anext__(self) -> Emitted:
+        """The next call handed over."""
+        return await self._calls.__anext__()
+
+    @property
+    def result(self) -> StreamResult:
+        """The stream's result once iteration has finished; after iteration raised, the result so far."""
+        return self._outcome.result()
+
+    async def aclose(self) -> None:
+        """Stop reading and close the source (idempotent)."""
+        await self._calls.aclose()
+
+    async def __aenter__(self) -> AsyncToolCallStream:
+        """Enter an ``async with`` block that closes the source on exit."""
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """Close the source."""
+        await self.aclose()
