@@ -2,7 +2,7 @@
 
 ``for call in toolwire.reassemble(stream)`` hands over each tool call of a streamed response the moment it is
 whole, with every contract violation reported as data. The engine is the Rust extension ``toolwire._core``;
-``toolwire.reference`` is the same behaviour in plain Python.
+``toolwire.reference`` is the same behaviour in plain Python, and imports without the extension.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from toolwire import _extension
 from toolwire._api import Api
 from toolwire._calllog import CallLog
-from toolwire._core import Engine as _Engine
-from toolwire._core import __version__
 from toolwire._exports import *  # noqa: F403  (the names both implementations export, listed there once)
 from toolwire._exports import __all__
 from toolwire._protocol import Implementation
@@ -26,7 +25,10 @@ if TYPE_CHECKING:
     from toolwire.schema._history import RegistryHistory
     from toolwire.schema._migrations import Migrations, migration
 
-_CORE = Api(Implementation(_Engine, core_validators))
+    __version__: str
+
+# Without the extension this still imports: a core entry point then raises one ImportError saying what is missing.
+_CORE = Api(Implementation(_extension.engine_factory(), core_validators))
 
 reassemble = _CORE.reassemble
 areassemble = _CORE.areassemble
@@ -42,7 +44,7 @@ class Reassembler(_Reassembler, implementation=_CORE.implementation):
 
 
 # Imported on first use: schema histories read YAML and git, and validate_batch needs pyarrow; an agent loop that
-# only reassembles pays for none of it.
+# only reassembles pays for none of it. The version is read on first use so that importing needs no extension.
 _LAZY = {
     "RegistryHistory": "toolwire.schema._history",
     "Migrations": "toolwire.schema._migrations",
@@ -52,7 +54,9 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """The names of the compatibility kit, imported on first use."""
+    """The names of the compatibility kit, and ``__version__``, made on first use."""
+    if name == "__version__":
+        return _extension.version()
     module = _LAZY.get(name)
     if module is not None:
         return getattr(importlib.import_module(module), name)

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeAlias
 
+from toolwire import _extension
 from toolwire._model import Limits, Violation
 from toolwire.registry import ToolRegistry
 
@@ -90,11 +91,16 @@ CallLike: TypeAlias = tuple[str, ArgumentsLike] | Mapping[str, Any] | NamedCall
 def core_validators(
     registry: ToolRegistry, max_depth: int = _DEFAULT_DEPTH, max_steps: int = _DEFAULT_STEPS
 ) -> CompiledTools:
-    """The registry compiled by the Rust core, once per pair of limits."""
-    from toolwire._core import ToolValidators
+    """The registry compiled by the Rust core, once per pair of limits.
+
+    Raises:
+        ImportError: The compiled extension is missing (``toolwire.reference`` works without it).
+    """
 
     def build(tools: ToolRegistry) -> CompiledTools:
-        compiled: CompiledTools = ToolValidators(tools._schema_texts(), tools._server_names(), max_depth, max_steps)
+        compiled: CompiledTools = _extension.tool_validators()(
+            tools._schema_texts(), tools._server_names(), max_depth, max_steps
+        )
         return compiled
 
     return registry._compiled(("core", max_depth, max_steps), build)

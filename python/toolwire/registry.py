@@ -80,6 +80,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, NoReturn, Protocol, TypeAlias, TypeVar, cast, get_args
 
+from toolwire import _extension
+
 __all__ = [
     "PydanticModel",
     "ServerTool",
@@ -869,10 +871,12 @@ class ToolRegistry:
         )
         setter(self, "_compiled_forms", {})
         # Compiling now makes a schema that cannot be compiled a SchemaError here, where the tools are declared,
-        # rather than in the middle of the first stream that uses them.
-        from toolwire._validation import core_validators
+        # rather than in the middle of the first stream that uses them. Without the compiled extension (the
+        # reference alone), the reference compiles them when a stream first uses them, raising the same error there.
+        if _extension.available():
+            from toolwire._validation import core_validators
 
-        core_validators(self)
+            core_validators(self)
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         """Refuse: a registry is immutable."""
