@@ -13,10 +13,15 @@ from __future__ import annotations
 import re
 import textwrap
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
 import toolwire
+import toolwire.reference
+from toolwire import _core, _exports
+from toolwire._api import Api
 
 mypy_api = pytest.importorskip("mypy.api")
 
@@ -178,3 +183,55 @@ def test_wrong_keywords_and_literals_are_refused_by_mypy(reports: dict[str, str]
     assert refused == expected, f"refused lines {sorted(refused)}, expected {sorted(expected)}:\n{report}"
     assert 'Unexpected keyword argument "tool"' in report
     assert "Literal['openai']" in report
+
+
+ENTRY_POINTS = sorted(name for name in vars(Api) if not name.startswith("_") and callable(getattr(Api, name)))
+
+
+@pytest.mark.parametrize("package", [toolwire, toolwire.reference], ids=["core", "reference"])
+def test_each_package_exports_the_shared_names_and_binds_every_entry_point_to_its_own_api(package: ModuleType) -> None:
+    assert ENTRY_POINTS == [
+        "aevents",
+        "areassemble",
+        "events",
+        "normalize",
+        "reassemble",
+        "validate",
+        "validate_many",
+    ]
+    assert set(_exports.__all__) <= set(package.__all__)
+    assert len(package.__all__) == len(set(package.__all__)), "a name listed twice"
+    for name in package.__all__:
+        assert getattr(package, name) is not None, name
+    apis = {getattr(package, name).__self__ for name in ENTRY_POINTS}
+    assert len(apis) == 1, "every entry point of a package is bound to one Api"
+    (api,) = apis
+    for name in ENTRY_POINTS:
+        assert name in package.__all__
+        assert getattr(package, name).__func__ is getattr(Api, name)
+    assert package.Reassembler._implementation is api.implementation
+    assert api.implementation.engine is (toolwire.reference.Engine if package is toolwire.reference else _core.Engine)
+
+
+def test_the_two_packages_differ_only_by_what_is_their_own() -> None:
+    # Only toolwire offers the call log, schema histories and migrations, Arrow batches and the version.
+    core_only = {"CallLog", "CallLogWriteError", "Migrations", "RegistryHistory", "__version__", "migration"}
+    assert set(toolwire.__all__) - set(toolwire.reference.__all__) == {*core_only, "validate_batch"}
+    assert set(toolwire.reference.__all__) - set(toolwire.__all__) == {"Engine"}
+
+
+@pytest.mark.parametrize("package", [toolwire, toolwire.reference], ids=["core", "reference"])
+def test_a_users_subclass_of_reassembler_keeps_its_packages_engine(package: ModuleType) -> None:
+    class Counting(package.Reassembler):
+        fed = 0
+
+        def feed(self, chunk: object) -> list[Any]:
+            type(self).fed += 1
+            return super().feed(chunk)
+
+    reassembler = Counting(on_invalid="yield")
+    opening = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    delta = {"tool_calls": [opening]}
+    reassembler.feed({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]})
+    assert [call.id for call in reassembler.finish()] == ["call_1"]
+    assert Counting.fed == 1

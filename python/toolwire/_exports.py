@@ -1,8 +1,8 @@
 """The names ``toolwire`` and ``toolwire.reference`` both export, listed once.
 
 Each package star-imports them and adds what is its own: the entry points bound to its implementation
-(``toolwire._api``), its ``Reassembler`` (``toolwire._reassembler``), and, for ``toolwire``, the kits that need the
-compiled extension.
+(``toolwire._api``), its ``Reassembler`` (``toolwire._reassembler``), and, for ``toolwire``, the call log, schema
+histories and migrations, Arrow batches and the version; for ``toolwire.reference``, its ``Engine``.
 """
 
 from __future__ import annotations
