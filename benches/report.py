@@ -1,6 +1,9 @@
-"""Run the whole grid once and print ONE markdown table of ratios measured in this run, for the README.
+"""Run the whole grid once and print ONE markdown table of ratios measured in this run, for docs/benchmarks.md.
 
-    .venv/bin/maturin develop --release --quiet && .venv/bin/python benches/report.py
+    .venv/bin/maturin develop --release --quiet && .venv/bin/python benches/report.py --write
+
+With ``--write`` the tables replace what lies between the page's two marks (``BEGIN``, ``END``) instead of being
+printed, so the page's own prose (what the grid is, how the figures read) stays as written around them.
 
 Every implementation of ``implementations.IMPLEMENTATIONS`` runs on every grid cell it is not skipped on (the
 quadratic competitors stop where one run would take over ~2 s), in round-robin order, each run timed with
@@ -66,6 +69,10 @@ TOOLS_OVERHEAD = 0.25  # what tools= (validation) may add to reassemble, in ever
 BYTES_OVER_ORJSON_LINES = 0.1  # core-bytes at most this share of orjson.loads-ing each data line
 ACCUMULATOR_OVER_BYTES = 10.0  # orjson-accumulator / core-bytes
 OPENAI_OVER_BYTES = 500.0  # openai-sdk-bytes / core-bytes (and anthropic-sdk-bytes / core-bytes)
+
+PAGE = BENCHES.parent / "docs" / "benchmarks.md"
+BEGIN = "<!-- benches/report.py writes from here to its end mark: run it again rather than edit what lies between -->"
+END = "<!-- end of what benches/report.py writes -->"
 
 
 # --- the build ---------------------------------------------------------------------------------------------------
@@ -974,6 +981,20 @@ def chat_report(options: argparse.Namespace, say: Callable[[str], None], target:
 # --- the report --------------------------------------------------------------------------------------------------
 
 
+def splice(page: str, report: str) -> str:
+    """``page`` with what lies between its marks replaced by ``report``: the prose around them is left as written."""
+    begin, end = page.find(BEGIN), page.find(END)
+    if begin < 0 or end < begin or page.count(BEGIN) != 1 or page.count(END) != 1:
+        raise ValueError(f"the page needs one {BEGIN!r} followed by one {END!r} to write the report between")
+    return f"{page[: begin + len(BEGIN)]}\n\n{report}\n\n{page[end:]}"
+
+
+def written(page: str) -> str:
+    """What ``splice`` put between the page's marks (the last report written)."""
+    begin, end = page.index(BEGIN) + len(BEGIN), page.index(END)
+    return page[begin:end].strip("\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="at most this many rounds per cell (default 15)")
@@ -990,7 +1011,20 @@ def main(argv: list[str] | None = None) -> int:
         choices=["formats"],
         help="one section alone: formats = Anthropic Messages and OpenAI Responses raw bytes (issue 4, item 8)",
     )
+    parser.add_argument(
+        "--write",
+        nargs="?",
+        const=PAGE,
+        type=Path,
+        metavar="PAGE",
+        help=f"write the tables between the marks of PAGE (default {PAGE.relative_to(BENCHES.parent)}), not stdout",
+    )
     options = parser.parse_args(argv)
+    if options.write is not None and options.only is not None:
+        # The page holds every section; one section alone would replace the others.
+        parser.error("--write needs the whole report: leave out --only")
+    if options.write is not None:
+        splice(options.write.read_text(encoding="utf-8"), "")  # a page without its marks fails now, not after the run
 
     build = build_info()
     started = time.perf_counter()
@@ -1036,7 +1070,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     if misses:
         say(f"Targets missed: {len(misses)}.")
-    print("\n".join(out))
+    report = "\n".join(out)
+    if options.write is None:
+        print(report)
+    else:
+        options.write.write_text(splice(options.write.read_text(encoding="utf-8"), report), encoding="utf-8")
     return 0
 
 
