@@ -1,4 +1,4 @@
-"""The lint's data files agree with the research table they were taken from (../shared/research).
+"""The lint's data files agree with the research table they were taken from (docs/research).
 
 The A.2 (hosted APIs) and A.3 (self-hosted engines) matrices of ``provider-schema-rules.md`` are parsed cell by
 cell. For each column that is one of the lint's targets, and each row, a small schema exhibiting the row's construct
@@ -19,7 +19,7 @@ import pytest
 from toolwire.registry import Tool
 from toolwire.schema._lint import LINT_RULES, lint_tools
 
-RESEARCH = Path(__file__).resolve().parents[1].parent / "shared" / "research" / "provider-schema-rules.md"
+RESEARCH = Path(__file__).resolve().parents[1] / "docs" / "research" / "provider-schema-rules.md"
 
 # Matrix columns that are lint targets (GEM-O is Gemini's and Vertex's `parameters`); the others have none.
 COLUMNS = {
@@ -275,8 +275,6 @@ def parse_matrix(text: str, heading: str) -> tuple[list[str], dict[str, list[str
 
 @pytest.fixture(scope="module")
 def research() -> str:
-    if not RESEARCH.is_file():
-        pytest.skip(f"{RESEARCH} is absent (the research notes live beside the repository in ../shared)")
     return RESEARCH.read_text(encoding="utf-8")
 
 
