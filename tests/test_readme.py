@@ -1,4 +1,8 @@
-"""The README's ```python blocks run as written (```py blocks are illustrations that need a live endpoint)."""
+"""The README's ```python blocks run as written (```py blocks are illustrations that need a live endpoint).
+
+The pages that took over what the README used to say (``PAGES``) are held to the same: their command lines parse,
+their scripts and configurations load, their ```python blocks run.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +12,26 @@ import shlex
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from conftest import REPO
 
-BLOCKS = re.findall(r"^```python\n(.*?)^```", (REPO / "README.md").read_text(encoding="utf-8"), re.M | re.S)
+PAGES = ("README.md", "docs/guide.md", "docs/cli.md", "docs/contract.md", "docs/schema.md")
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def found(pattern: str) -> list[str]:
+    """Every match of ``pattern`` (one group) in the pages, the README's first."""
+    return [
+        match for page in PAGES for match in re.findall(pattern, (REPO / page).read_text(encoding="utf-8"), re.M | re.S)
+    ]
+
+
+BLOCKS = found(r"^```python\n(.*?)^```")
 
 
 def test_the_readme_has_runnable_examples() -> None:
-    assert BLOCKS
+    assert re.findall(r"^```python\n(.*?)^```", README, re.M | re.S)
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"block{number}" for number in range(len(BLOCKS))])
@@ -23,7 +39,7 @@ def test_readme_block_runs(block: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     # The block's own text in linecache: inspect (hypothesis reads a test's source) must not read README.md's lines
     # at the block's line numbers. Regression: adding lines above a block broke the block's hypothesis test.
-    filename = f"<README.md block {BLOCKS.index(block)}>"
+    filename = f"<documented block {BLOCKS.index(block)}>"
     linecache.cache[filename] = (len(block), None, block.splitlines(keepends=True), filename)
     try:
         exec(compile(block, filename, "exec"), {"__name__": "readme"})
@@ -31,11 +47,11 @@ def test_readme_block_runs(block: str, monkeypatch: pytest.MonkeyPatch) -> None:
         linecache.cache.pop(filename, None)
 
 
-COMMANDS = re.findall(r"^\$ toolwire (.+?)(?: &)?$", (REPO / "README.md").read_text(encoding="utf-8"), re.M)
+COMMANDS = found(r"^\$ toolwire (.+?)(?: &)?$")
 
 
 def test_the_readme_documents_commands() -> None:
-    assert {line.split()[0] for line in COMMANDS} >= {"probe", "serve"}
+    assert {line.split()[0] for line in re.findall(r"^\$ toolwire (.+?)(?: &)?$", README, re.M)} >= {"probe", "serve"}
 
 
 @pytest.mark.parametrize("line", COMMANDS)
@@ -45,7 +61,7 @@ def test_every_documented_command_line_parses(line: str) -> None:
     build_parser().parse_args(shlex.split(line.split("  #")[0]))
 
 
-SCRIPTS = re.findall(r"^```yaml\n(.*?)^```", (REPO / "README.md").read_text(encoding="utf-8"), re.M | re.S)
+SCRIPTS = found(r"^```yaml\n(.*?)^```")
 
 
 @pytest.mark.parametrize("text", SCRIPTS)
@@ -71,9 +87,7 @@ def test_every_documented_script_loads(text: str, tmp_path: Path) -> None:
     assert load_script(path).models
 
 
-TABLES = re.findall(
-    r"^```text\n(toolwire matrix .*?)^```", (REPO / "README.md").read_text(encoding="utf-8"), re.M | re.S
-)
+TABLES = re.findall(r"^```text\n(toolwire matrix .*?)^```", README, re.M | re.S)
 
 
 def test_the_matrix_shown_is_the_one_the_docs_test_holds_to_a_real_run() -> None:
@@ -82,7 +96,7 @@ def test_the_matrix_shown_is_the_one_the_docs_test_holds_to_a_real_run() -> None
         assert table in (REPO / "docs" / "matrix.md").read_text(encoding="utf-8")
 
 
-CONFIGS = re.findall(r"^```toml\n(.*?)^```", (REPO / "README.md").read_text(encoding="utf-8"), re.M | re.S)
+CONFIGS = found(r"^```toml\n(.*?)^```")
 
 
 @pytest.mark.parametrize("text", CONFIGS)
@@ -93,3 +107,12 @@ def test_every_documented_configuration_loads(text: str, tmp_path: Path) -> None
     path.write_text(text, encoding="utf-8")
     config = load_config(path)
     assert config.tools and config.targets and config.rules
+
+
+def test_the_extras_shown_are_the_packages() -> None:
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    rows = re.findall(r"^\| `([a-z]+)` \| ([^|]+) \| [^|]+ \|$", README, re.M)
+    assert [name for name, _ in rows] == list(extras)
+    for name, brings in rows:
+        packages = {re.split(r"[<>=\[ ]", requirement)[0].lower() for requirement in extras[name]}
+        assert {package.strip().lower() for package in brings.split(",")} == packages, name
