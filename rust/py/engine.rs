@@ -12,9 +12,8 @@ use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple, PyType};
 use rustc_hash::FxHashMap;
-use toolwire_core::chat_chunk::ChunkError;
 use toolwire_core::framing::{Event, Framer, FramingError};
-use toolwire_core::{Accumulator, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
+use toolwire_core::{Accumulator, ChunkError, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
 
 use crate::errors::{is_malformed_chunk, malformed_chunk};
 use crate::handover::HandOver;
@@ -456,7 +455,7 @@ impl Engine {
             self.provider_error(output::json_bytes(py, &error)?);
         }
         if let Some((reason, kind)) = finish {
-            self.accumulator.finish_as(0, &reason, kind);
+            self.accumulator.finish(0, &reason, kind);
         }
         if let Some(usage) = usage {
             self.usage = Usage::Sent(output::json_bytes(py, &usage)?.unbind());

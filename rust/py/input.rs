@@ -12,7 +12,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
-use toolwire_core::chat_chunk::At;
+use toolwire_core::decode::openai_chat::{At, finish_kind};
 use toolwire_core::{Accumulator, Fragment};
 
 use crate::errors::malformed_chunk;
@@ -301,7 +301,8 @@ impl Reader<'_> {
         }
         if let Some(reason) = finish_reason {
             let reason = self.string(&reason, At::choice(position, ".finish_reason"))?;
-            accumulator.finish(number, &utf8(reason)?);
+            let reason = utf8(reason)?;
+            accumulator.finish(number, &reason, finish_kind(&reason));
         }
         Ok(())
     }

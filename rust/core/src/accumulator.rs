@@ -47,18 +47,6 @@ pub enum FinishKind {
     Neutral,
 }
 
-impl FinishKind {
-    /// The class of an `OpenAI` Chat Completions `finish_reason`.
-    pub fn of_chat(reason: &[u8]) -> Self {
-        match reason {
-            b"tool_calls" => Self::Calls,
-            b"stop" => Self::Stop,
-            b"length" | b"content_filter" => Self::Cut,
-            _ => Self::Neutral,
-        }
-    }
-}
-
 /// Bounds that keep memory finite on hostile streams; passing one is a violation, never a crash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -687,13 +675,8 @@ impl Accumulator {
         self.output_over != Merged::None
     }
 
-    /// A non-null `OpenAI` Chat Completions finish reason for a choice.
-    pub fn finish(&mut self, choice: i64, reason: &[u8]) {
-        self.finish_as(choice, reason, FinishKind::of_chat(reason));
-    }
-
     /// A non-null finish reason for a choice, of the class its decoder gives it.
-    pub fn finish_as(&mut self, choice: i64, reason: &[u8], kind: FinishKind) {
+    pub fn finish(&mut self, choice: i64, reason: &[u8], kind: FinishKind) {
         let Some(state) = admitted(&mut self.choices, choice, self.config.limits.max_choices) else {
             return;
         };
@@ -1775,7 +1758,7 @@ mod tests {
         stream.fragment(0, &open(3, "d", "f", "[1]"));
         stream.fragment(0, &open(4, "e", "web_search", "{\"q\": 1}"));
         stream.fragment(0, &open(5, "h", "f", "{\"x\": 3}"));
-        stream.finish(0, b"tool_calls");
+        stream.finish(0, b"tool_calls", FinishKind::Calls);
         let mut ready = stream.take_ready();
         // The call with no arguments yet waits for the finish (semantics.md), so hand-over order is not seq order.
         ready.sort_by_key(|call| call.seq);
@@ -1817,7 +1800,7 @@ mod tests {
         let ready = stream.take_ready();
         assert_eq!(ready.iter().map(|call| call.id.as_slice()).collect::<Vec<_>>(), [b"a"]);
         assert!(ready.iter().all(HandedOver::is_valid));
-        stream.finish(0, b"tool_calls");
+        stream.finish(0, b"tool_calls", FinishKind::Calls);
         assert_eq!(stream.take_ready().iter().map(|call| call.seq).collect::<Vec<_>>(), [1]);
     }
 
@@ -1915,7 +1898,7 @@ mod tests {
         let mut stream = accumulator(Emit::CallEnd);
         stream.fragment(0, &open(0, "a", "f", "{}"));
         stream.fragment(0, &open(1, "b", "f", "{\"x\": "));
-        stream.finish(0, b"length");
+        stream.finish(0, b"length", FinishKind::Cut);
         let ready = stream.take_ready();
         assert!(ready[0].is_valid());
         assert_eq!(codes(&ready[1].violations), ["TRUNCATED", "STREAM_CUT"]);
@@ -2015,7 +1998,7 @@ mod tests {
         );
         assert_eq!(stream.calls_opened(), 2);
         stream.fragment(0, &more(1, "2}"));
-        stream.finish(0, b"tool_calls");
+        stream.finish(0, b"tool_calls", FinishKind::Calls);
         let ready = stream.take_ready();
         let arguments: Vec<&[u8]> = ready.iter().map(|call| call.arguments_json.as_slice()).collect();
         assert_eq!(arguments, [&b"{\"x\": 1}"[..], b"{\"x\": 2}"]);
@@ -2045,7 +2028,7 @@ mod tests {
         let duplicates = format!("{{{}\"k\": 0}}", "\"k\": 0, ".repeat(10));
         stream.fragment(0, &open(0, "a", "f", &duplicates));
         for _ in 0..6 {
-            stream.finish(0, b"tool_calls");
+            stream.finish(0, b"tool_calls", FinishKind::Calls);
         }
         stream.end();
         let [call] = stream.take_ready().try_into().unwrap();
@@ -2089,8 +2072,8 @@ mod tests {
         stream.text(0, b"world");
         stream.text(0, b"!");
         stream.text(1, b"9");
-        stream.finish(0, b"stop");
-        stream.finish(1, b"stop");
+        stream.finish(0, b"stop", FinishKind::Stop);
+        stream.finish(1, b"stop", FinishKind::Stop);
         stream.end();
         let texts: Vec<(i64, Vec<u8>)> = stream.choices().into_iter().map(|c| (c.choice, c.text)).collect();
         assert_eq!(
@@ -2139,9 +2122,9 @@ mod tests {
         // Whatever a reader would still send for a choice not kept leaves nothing behind.
         assert_eq!(stream.fragment(1, &open(0, "a", "f", "{}")), REFUSED);
         stream.text(1, b"x");
-        stream.finish(1, b"stop");
-        stream.finish(0, b"stop");
-        stream.finish(5, b"stop");
+        stream.finish(1, b"stop", FinishKind::Stop);
+        stream.finish(0, b"stop", FinishKind::Stop);
+        stream.finish(5, b"stop", FinishKind::Stop);
         stream.end();
         assert_eq!(stream.choices().iter().map(|c| c.choice).collect::<Vec<_>>(), [0, 5]);
         assert_eq!(stream.calls_opened(), 0);
@@ -2202,7 +2185,7 @@ mod tests {
                 ..open(0, "a", "f", "{\"k\": 1, \"k\": 2}")
             },
         );
-        stream.finish(0, b"stop");
+        stream.finish(0, b"stop", FinishKind::Stop);
         stream.end();
         assert_eq!(
             codes(&stream.take_log()),

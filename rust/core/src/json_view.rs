@@ -1,4 +1,7 @@
-//! A borrowed view of one JSON object's members, for the decoders of event formats other than Chat Completions.
+//! Reading JSON events as a decoded dict reads them, without building one: a borrowed view of an object's members,
+//! strings unescaped, and the error that names a malformed field. Every decoder reads its events through it (the
+//! Chat Completions decoder with a pull index of its own, on the same strings, type names and errors), and so does the
+//! AWS framing's reading of an exception's payload.
 //!
 //! Each object is scanned once with jiter's pull parser: members are recorded as (raw key, raw value) spans and
 //! values are skipped, so a decoder only descends into what it reads. The rules are those of a decoded dict: the
@@ -10,7 +13,30 @@ use std::fmt::Write as _;
 
 use jiter::{Jiter, JiterError, Peek};
 
-use crate::chat_chunk::{ChunkError, MAPPING, type_name, unescape};
+/// A chunk without the shape of its wire format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkError {
+    /// Where in the chunk, e.g. `choices[0].delta.tool_calls[1].index` (empty for the chunk itself).
+    pub path: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// What a value that is no object was expected to be, in Python's words (a decoded chunk may be an SDK object).
+pub(crate) const MAPPING: &str = "a mapping or an object with attributes";
+
+/// The Python type a decoded chunk would hold for the value starting with `raw`.
+pub(crate) fn type_name(raw: &[u8]) -> &'static str {
+    match raw.first() {
+        Some(b'{') => "dict",
+        Some(b'[') => "list",
+        Some(b'"') => "str",
+        Some(b't' | b'f') => "bool",
+        Some(b'n') => "NoneType",
+        _ if raw.iter().any(|byte| matches!(byte, b'.' | b'e' | b'E')) => "float",
+        _ => "int",
+    }
+}
 
 /// Where a value sits in its event (`content_block.id`, `candidates[0].content.parts[1]`): a chain of segments on
 /// the stack, rendered only for an error.
@@ -307,4 +333,78 @@ fn hex4(digits: Option<&[u8]>) -> Option<u32> {
         return None;
     }
     u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+}
+
+/// The bytes of a JSON string's escaped content. A `\u` escape of a lone surrogate, which a decoded chunk holds as
+/// it is, becomes the three bytes `surrogatepass` gives it: identity fields come back as sent, and in arguments the
+/// scanner rejects them as it rejects them from a decoded chunk.
+pub(crate) fn unescape(inner: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(inner.len());
+    let mut bytes = inner.iter().copied();
+    while let Some(byte) = bytes.next() {
+        if byte != b'\\' {
+            out.push(byte);
+            continue;
+        }
+        let escaped = match bytes.next() {
+            Some(b'"') => b'"',
+            Some(b'\\') => b'\\',
+            Some(b'/') => b'/',
+            Some(b'b') => 0x08,
+            Some(b'f') => 0x0C,
+            Some(b'n') => b'\n',
+            Some(b'r') => b'\r',
+            Some(b't') => b'\t',
+            Some(b'u') => {
+                let mut unit = escaped_unit(&mut bytes)?;
+                if (0xD800..0xDC00).contains(&unit) {
+                    let mut lookahead = bytes.clone();
+                    if lookahead.next() == Some(b'\\') && lookahead.next() == Some(b'u') {
+                        let low = escaped_unit(&mut lookahead)?;
+                        if (0xDC00..0xE000).contains(&low) {
+                            bytes = lookahead;
+                            unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        }
+                    }
+                }
+                push_code_point(&mut out, unit);
+                continue;
+            }
+            _ => return Err("an invalid escape in a string".to_owned()),
+        };
+        out.push(escaped);
+    }
+    Ok(out)
+}
+
+fn escaped_unit(bytes: &mut impl Iterator<Item = u8>) -> Result<u32, String> {
+    let mut unit = 0;
+    for _ in 0..4 {
+        let digit = bytes
+            .next()
+            .and_then(|byte| char::from(byte).to_digit(16))
+            .ok_or_else(|| "an invalid \\u escape in a string".to_owned())?;
+        unit = unit * 16 + digit;
+    }
+    Ok(unit)
+}
+
+/// UTF-8 of a code point, and of a lone surrogate the bytes Python's `surrogatepass` writes.
+fn push_code_point(out: &mut Vec<u8>, point: u32) {
+    let [_, b1, b2, b3] = point.to_be_bytes();
+    match point {
+        0..0x80 => out.push(b3),
+        0x80..0x800 => out.extend([0xC0 | (b2 << 2) | (b3 >> 6), 0x80 | (b3 & 0x3F)]),
+        0x800..0x10000 => out.extend([
+            0xE0 | (b2 >> 4),
+            0x80 | ((b2 & 0x0F) << 2) | (b3 >> 6),
+            0x80 | (b3 & 0x3F),
+        ]),
+        _ => out.extend([
+            0xF0 | (b1 >> 2),
+            0x80 | ((b1 & 0x03) << 4) | (b2 >> 4),
+            0x80 | ((b2 & 0x0F) << 2) | (b3 >> 6),
+            0x80 | (b3 & 0x3F),
+        ]),
+    }
 }

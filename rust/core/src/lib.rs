@@ -6,7 +6,6 @@
 
 pub mod accumulator;
 mod aws_frames;
-pub mod chat_chunk;
 pub mod decode;
 mod error_search;
 pub mod framing;
@@ -26,7 +25,8 @@ pub use accumulator::{
     Accumulator, Arguments, ChoiceSummary, Config, Emit, FinishKind, Fragment, HandedOver, Identity, Limits, REFUSED,
     Step, ToolChoice,
 };
-pub use decode::{Decoder, EventExtras, Format, OutputItem};
+pub use decode::{Canonical, Decoder, EventExtras, Format, OutputItem};
+pub use json_view::ChunkError;
 pub use meta_schema::{MetaDraft, NotJson, SchemaProblem, schema_problems};
 pub use scanner::{ScanError, ScanErrorKind, ScanState, Scanner, ValueKind};
 pub use validator::{SchemaError, ToolValidators};

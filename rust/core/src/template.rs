@@ -12,7 +12,7 @@
 
 use std::borrow::Cow;
 
-use crate::chat_chunk::unescape;
+use crate::json_view::unescape;
 
 /// What a hole holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

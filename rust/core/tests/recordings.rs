@@ -17,10 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolwire_core::chat_chunk::Canonical;
 use toolwire_core::framing::{Event, Framer, FramingError};
 use toolwire_core::{
-    Accumulator, Arguments, Config, Decoder, Emit, HandedOver, Limits, Severity, ToolChoice, ToolValidators,
+    Accumulator, Arguments, Canonical, Config, Decoder, Emit, HandedOver, Limits, Severity, ToolChoice, ToolValidators,
 };
 
 /// The data files a manifest may sit beside, as `toolwire.recordings.DATA_SUFFIXES` lists them.
@@ -77,7 +76,7 @@ fn feed(decoder: &mut Decoder, accumulator: &mut Accumulator, (name, data): &Pay
         accumulator.provider_error(payloads.len() - 1, &String::from_utf8_lossy(&error));
     }
     if let Some((reason, kind)) = extras.finish {
-        accumulator.finish_as(0, &reason, kind);
+        accumulator.finish(0, &reason, kind);
     }
 }
 

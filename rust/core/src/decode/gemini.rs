@@ -10,12 +10,11 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
-use super::EventExtras;
 use super::output::{BOOKKEEPING, OutputItem, Whole, quoted};
 use super::partial_args::{ArgumentsWriter, OPENING, PathError, read_entry};
+use super::shared::{Canonical, EventExtras, FormatDecoder};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
-use crate::chat_chunk::{Canonical, ChunkError};
-use crate::json_view::{Object, Path, object, string_inner};
+use crate::json_view::{ChunkError, Object, Path, object, string_inner};
 use crate::violation::ViolationCode;
 
 #[derive(Debug, Default)]
@@ -45,11 +44,18 @@ enum Part {
     Other(OutputItem),
 }
 
-impl Gemini {
-    pub(super) fn read<'a>(
+impl FormatDecoder for Gemini {
+    /// A chunk with `candidates` or `promptFeedback`.
+    fn identifies(event: &Object<'_>, _kind: Option<&[u8]>) -> bool {
+        event.has("candidates") || event.has("promptFeedback")
+    }
+
+    fn read<'a>(
         &mut self,
         accumulator: &mut Accumulator,
         event: &Object<'a>,
+        _name: Option<&[u8]>,
+        _data: &'a [u8],
         canonical: Canonical<'_>,
     ) -> Result<EventExtras<'a>, ChunkError> {
         let root = Path::ROOT;
@@ -77,7 +83,7 @@ impl Gemini {
             }
             if let Some(reason) = candidate.string("finishReason", &at)? {
                 self.cut_short(accumulator, choice);
-                accumulator.finish_as(choice, &reason, finish_kind(&reason));
+                accumulator.finish(choice, &reason, finish_kind(&reason));
             }
         }
         Ok(EventExtras {
@@ -86,6 +92,39 @@ impl Gemini {
             ..EventExtras::default()
         })
     }
+
+    fn output(&self) -> Vec<OutputItem> {
+        self.parts
+            .iter()
+            .map(|part| match part {
+                Part::Other(item) => item.clone(),
+                Part::Text {
+                    after_calls,
+                    thought,
+                    text,
+                    ..
+                } => {
+                    let mut json = b"{\"text\":".to_vec();
+                    json.extend(quoted(text));
+                    if let Some(thought) = thought {
+                        json.extend_from_slice(if *thought {
+                            b",\"thought\":true"
+                        } else {
+                            b",\"thought\":false"
+                        });
+                    }
+                    json.push(b'}');
+                    OutputItem {
+                        after_calls: *after_calls,
+                        json,
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+impl Gemini {
 
     fn part(
         &mut self,
@@ -258,35 +297,6 @@ impl Gemini {
         }
     }
 
-    pub(super) fn output(&self) -> Vec<OutputItem> {
-        self.parts
-            .iter()
-            .map(|part| match part {
-                Part::Other(item) => item.clone(),
-                Part::Text {
-                    after_calls,
-                    thought,
-                    text,
-                    ..
-                } => {
-                    let mut json = b"{\"text\":".to_vec();
-                    json.extend(quoted(text));
-                    if let Some(thought) = thought {
-                        json.extend_from_slice(if *thought {
-                            b",\"thought\":true"
-                        } else {
-                            b",\"thought\":false"
-                        });
-                    }
-                    json.push(b'}');
-                    OutputItem {
-                        after_calls: *after_calls,
-                        json,
-                    }
-                }
-            })
-            .collect()
-    }
 }
 
 fn path_violation(accumulator: &mut Accumulator, seq: usize, problem: PathError) {

@@ -1,108 +1,153 @@
 //! Decoders: one per wire format, each mapping its provider's events onto the accumulator.
 //!
 //! The rules are those of `docs/semantics.md` ("Every wire format"), the same as the reference's decoders in
-//! `python/toolwire/reference/`. Every provider quirk is handled here and nowhere else. An event is one JSON
-//! object (a server-sent event's data, an NDJSON line, or the JSON a Python object serializes to); the format is
-//! named by the caller or detected from the first event that identifies one.
+//! `python/toolwire/reference/decode/`, file for file. Every provider quirk is handled in its format's file
+//! (`decode/<format>.rs`, the whole of its decoder and its detection hint) and nowhere else; what they share is in
+//! `shared.rs`, `output.rs` and `crate::json_view`. An event is one JSON object (a server-sent event's data, an NDJSON
+//! line, or the JSON a Python object serializes to); the format is named by the caller or detected from the first
+//! event that identifies one.
+//!
+//! The formats are the one table below (`formats!`): the enum of formats, their names, the decoder state and every
+//! dispatch to a format's decoder are generated from it, so that a format is registered by one line.
 
-mod anthropic;
-mod bedrock;
-mod gemini;
-mod ollama;
 mod output;
 mod partial_args;
-mod responses;
+mod shared;
 
-use std::borrow::Cow;
-
-use crate::accumulator::{Accumulator, FinishKind};
-use crate::chat_chunk::{Canonical, ChatReader, ChunkError};
-use crate::json_view::{Object, Path, object};
+use crate::accumulator::Accumulator;
+use crate::json_view::{ChunkError, Object, Path, object};
 
 pub use output::OutputItem;
+pub use shared::{Canonical, EventExtras, is_error};
+use shared::{FormatDecoder, FromBytes};
 
-/// A wire format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// `OpenAI` Chat Completions chunks (and every server that speaks them).
-    OpenAiChat,
-    /// The `OpenAI` Responses API's events.
-    OpenAiResponses,
-    /// Anthropic's Messages API events.
-    AnthropicMessages,
-    /// Gemini `streamGenerateContent` chunks.
-    Gemini,
-    /// Ollama `/api/chat` lines.
-    Ollama,
-    /// Amazon Bedrock `ConverseStream` events, as the AWS SDK yields them.
-    BedrockConverse,
+/// Generates, from one line per format (its variant, its name as `format=` takes it, its decoder's file and type, and
+/// what it is), the [`Format`] enum and its names, the decoder state of a stream ([`State`]), its dispatch, and
+/// [`detect`], which asks each format's hint in the table's order.
+macro_rules! formats {
+    ($($variant:ident $name:literal $module:ident::$decoder:ident $doc:literal,)+) => {
+        $(pub mod $module;)+
+
+        /// A wire format.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Format {
+            $(#[doc = $doc] $variant,)+
+        }
+
+        impl Format {
+            /// Every format, in the order of the table (which is that of their names in the documentation).
+            pub const ALL: &[Self] = &[$(Self::$variant,)+];
+
+            /// The format's name, as `format=` takes it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)+
+                }
+            }
+        }
+
+        /// The decoder of a stream: none until the format is known, then that format's.
+        #[derive(Debug, Default)]
+        enum State {
+            #[default]
+            Undetected,
+            $($variant($module::$decoder),)+
+        }
+
+        impl State {
+            fn of(format: Format) -> Self {
+                match format {
+                    $(Format::$variant => Self::$variant($module::$decoder::default()),)+
+                }
+            }
+
+            fn format(&self) -> Option<Format> {
+                match self {
+                    Self::Undetected => None,
+                    $(Self::$variant(_) => Some(Format::$variant),)+
+                }
+            }
+
+            #[inline]
+            fn read_bytes<'a>(
+                &mut self,
+                accumulator: &mut Accumulator,
+                name: Option<&[u8]>,
+                data: &'a [u8],
+                canonical: Canonical<'_>,
+            ) -> FromBytes<'a> {
+                match self {
+                    Self::Undetected => FromBytes::View,
+                    $(Self::$variant(decoder) => decoder.read_bytes(accumulator, name, data, canonical),)+
+                }
+            }
+
+            #[inline]
+            fn read<'a>(
+                &mut self,
+                accumulator: &mut Accumulator,
+                event: &Object<'a>,
+                name: Option<&[u8]>,
+                data: &'a [u8],
+                canonical: Canonical<'_>,
+            ) -> Result<EventExtras<'a>, ChunkError> {
+                match self {
+                    Self::Undetected => Ok(EventExtras::default()),
+                    $(Self::$variant(decoder) => decoder.read(accumulator, event, name, data, canonical),)+
+                }
+            }
+
+            fn end(&mut self, accumulator: &mut Accumulator, canonical: Canonical<'_>) -> Result<(), ChunkError> {
+                match self {
+                    Self::Undetected => Ok(()),
+                    $(Self::$variant(decoder) => decoder.end(accumulator, canonical),)+
+                }
+            }
+
+            fn usage(&self) -> Option<Vec<u8>> {
+                match self {
+                    Self::Undetected => None,
+                    $(Self::$variant(decoder) => decoder.usage(),)+
+                }
+            }
+
+            fn output(&self) -> Vec<OutputItem> {
+                match self {
+                    Self::Undetected => Vec::new(),
+                    $(Self::$variant(decoder) => decoder.output(),)+
+                }
+            }
+        }
+
+        /// The format an event identifies, if any (semantics.md's detection table): the first in the table whose hint
+        /// answers yes.
+        pub fn detect(event: &Object<'_>, name: Option<&[u8]>) -> Option<Format> {
+            let kind = event.string("type", &Path::ROOT).ok().flatten();
+            let kind = kind.as_deref().or(name);
+            $(if <$module::$decoder as FormatDecoder>::identifies(event, kind) {
+                return Some(Format::$variant);
+            })+
+            None
+        }
+    };
+}
+
+// The wire formats: one line each, in the order their hints are asked. Its twin is the table of
+// `python/toolwire/reference/decode/__init__.py`; `tests/test_formats_registry.py` holds both to `toolwire.formats`.
+formats! {
+    OpenAiChat "openai-chat" openai_chat::OpenAiChat "`OpenAI` Chat Completions chunks (any server's).",
+    OpenAiResponses "openai-responses" openai_responses::OpenAiResponses "The `OpenAI` Responses API's events.",
+    AnthropicMessages "anthropic-messages" anthropic_messages::AnthropicMessages "Anthropic Messages API events.",
+    Gemini "gemini" gemini::Gemini "Gemini `streamGenerateContent` chunks.",
+    Ollama "ollama" ollama::Ollama "Ollama `/api/chat` lines.",
+    BedrockConverse "bedrock-converse" bedrock_converse::BedrockConverse "Amazon Bedrock `ConverseStream` events.",
 }
 
 impl Format {
-    /// Every format, in the order of their names in the documentation.
-    pub const ALL: [Self; 6] = [
-        Self::OpenAiChat,
-        Self::OpenAiResponses,
-        Self::AnthropicMessages,
-        Self::Gemini,
-        Self::Ollama,
-        Self::BedrockConverse,
-    ];
-
-    /// The format's name, as `format=` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::OpenAiChat => "openai-chat",
-            Self::OpenAiResponses => "openai-responses",
-            Self::AnthropicMessages => "anthropic-messages",
-            Self::Gemini => "gemini",
-            Self::Ollama => "ollama",
-            Self::BedrockConverse => "bedrock-converse",
-        }
-    }
-
     /// The format a name stands for.
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|format| format.name() == name)
+        Self::ALL.iter().copied().find(|format| format.name() == name)
     }
-}
-
-/// What an event hands over besides accumulator calls.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct EventExtras<'a> {
-    /// A provider error payload (raw JSON), when the event was or carried one.
-    pub error: Option<Cow<'a, [u8]>>,
-    /// The stream's usage (raw JSON) when this event changed it.
-    pub usage: Option<Cow<'a, [u8]>>,
-    /// A finish of choice 0 the caller applies after reporting `error` (a failed response: the error is the cause, so the cut
-    /// is reported as the error's, not as a finish's).
-    pub finish: Option<(Cow<'a, [u8]>, FinishKind)>,
-    /// The stream's usage is the one the format assembles from several events, as [`Decoder::usage`] gives it (Anthropic:
-    /// the start's, updated by the latest delta's), and this event changed it.
-    pub usage_held: bool,
-}
-
-impl<'a> EventExtras<'a> {
-    /// An event that is (or carries) a provider error, with its payload.
-    pub(crate) fn error(payload: &'a [u8]) -> Self {
-        Self {
-            error: Some(Cow::Borrowed(payload)),
-            ..Self::default()
-        }
-    }
-
-    /// An event that changed the usage the format assembles ([`Decoder::usage`]).
-    pub(crate) fn usage_held() -> Self {
-        Self {
-            usage_held: true,
-            ..Self::default()
-        }
-    }
-}
-
-/// An event's `type`, or the server-sent event's name when its data has none (Anthropic and Responses send both).
-fn event_type<'a>(event: &Object<'a>, name: Option<&'a [u8]>) -> Result<Option<Cow<'a, [u8]>>, ChunkError> {
-    Ok(event.string("type", &Path::ROOT)?.or_else(|| name.map(Cow::Borrowed)))
 }
 
 /// One stream's decoder: the format, once known, and that format's state.
@@ -113,18 +158,6 @@ pub struct Decoder {
     /// Events read so far, and whether one of them was the format's own (see [`Decoder::end`]).
     events: u64,
     recognised: bool,
-}
-
-#[derive(Debug, Default)]
-enum State {
-    #[default]
-    Undetected,
-    Chat(ChatReader),
-    Responses(responses::Responses),
-    Anthropic(anthropic::Anthropic),
-    Gemini(gemini::Gemini),
-    Ollama,
-    Bedrock(bedrock::Bedrock),
 }
 
 impl Decoder {
@@ -140,15 +173,7 @@ impl Decoder {
 
     /// The format, once named or detected.
     pub fn format(&self) -> Option<Format> {
-        match &self.state {
-            State::Undetected => None,
-            State::Chat(_) => Some(Format::OpenAiChat),
-            State::Responses(_) => Some(Format::OpenAiResponses),
-            State::Anthropic(_) => Some(Format::AnthropicMessages),
-            State::Gemini(_) => Some(Format::Gemini),
-            State::Ollama => Some(Format::Ollama),
-            State::Bedrock(_) => Some(Format::BedrockConverse),
-        }
+        self.state.format()
     }
 
     /// Take the format as known (the caller recognised it, as the binding does for chat chunk objects).
@@ -192,24 +217,23 @@ impl Decoder {
         data: &'a [u8],
         canonical: Canonical<'_>,
     ) -> Result<EventExtras<'a>, ChunkError> {
-        let known = match &mut self.state {
-            State::Chat(reader) => {
-                let extras = read_chat(reader, accumulator, data, canonical)?;
+        match self.state.read_bytes(accumulator, name, data, canonical) {
+            FromBytes::Read(outcome) => {
+                let extras = outcome?;
                 if !self.recognised {
-                    // Read once per stream, until the first chunk of the format's own: the fast path reads no object.
-                    self.recognised = object(data, &Path::ROOT)
-                        .is_ok_and(|event| is_error(&event) || detect(&event, name) == Some(Format::OpenAiChat));
+                    // Read once per stream, until the first event of the format's own: the fast path reads no object.
+                    let format = self.format();
+                    self.recognised =
+                        object(data, &Path::ROOT).is_ok_and(|event| is_error(&event) || detect(&event, name) == format);
                 }
                 return Ok(extras);
             }
-            State::Anthropic(state) => state.read_known(accumulator, name, data),
-            State::Responses(state) => state.read_known(accumulator, name, data),
-            _ => false,
-        };
-        if known {
-            // Only event types of the format are read without their object.
-            self.recognised = true;
-            return Ok(EventExtras::default());
+            FromBytes::Known => {
+                // Only event types of the format are read without their object.
+                self.recognised = true;
+                return Ok(EventExtras::default());
+            }
+            FromBytes::View => {}
         }
         if std::str::from_utf8(data).is_err() {
             return Err(Path::ROOT.fail("the event is not UTF-8"));
@@ -225,24 +249,14 @@ impl Decoder {
         if !self.recognised {
             self.recognised = is_error(&event) || detect(&event, name) == self.format();
         }
-        match &mut self.state {
-            State::Undetected => Ok(EventExtras::default()),
-            State::Chat(reader) => read_chat(reader, accumulator, data, canonical),
-            State::Responses(state) => state.read(accumulator, &event, name, data, canonical),
-            State::Anthropic(state) => state.read(accumulator, &event, name, data, canonical),
-            State::Gemini(state) => state.read(accumulator, &event, canonical),
-            State::Ollama => ollama::read(accumulator, &event, data, canonical),
-            State::Bedrock(state) => state.read(accumulator, &event, data, canonical),
-        }
+        self.state.read(accumulator, &event, name, data, canonical)
     }
 
     /// The stream ended: what a format holds back until a call's end (Anthropic start inputs) goes in now, and a
     /// stream in which no event was the format's own (none identified it, or none was of the format named) is
     /// `UNRECOGNIZED_STREAM`: never an ok result for a stream that was not understood.
     pub fn end(&mut self, accumulator: &mut Accumulator, canonical: Canonical<'_>) -> Result<(), ChunkError> {
-        if let State::Anthropic(state) = &mut self.state {
-            state.end(accumulator, canonical)?;
-        }
+        self.state.end(accumulator, canonical)?;
         if !self.recognised {
             let format = self.format().filter(|_| self.named);
             accumulator.unrecognized(
@@ -256,97 +270,12 @@ impl Decoder {
 
     /// The usage the format assembles from several events (see [`EventExtras::usage_held`]), as it stands.
     pub fn usage(&self) -> Option<Vec<u8>> {
-        match &self.state {
-            State::Anthropic(state) => state.usage(),
-            _ => None,
-        }
+        self.state.usage()
     }
 
     /// The assistant turn's pieces other than client calls, in order, as they stand.
     pub fn output(&self) -> Vec<OutputItem> {
-        match &self.state {
-            State::Anthropic(state) => state.output(),
-            State::Responses(state) => state.output(),
-            State::Gemini(state) => state.output(),
-            State::Bedrock(state) => state.output(),
-            State::Undetected | State::Chat(_) | State::Ollama => Vec::new(),
-        }
-    }
-}
-
-impl State {
-    fn of(format: Format) -> Self {
-        match format {
-            Format::OpenAiChat => Self::Chat(ChatReader::default()),
-            Format::OpenAiResponses => Self::Responses(responses::Responses::default()),
-            Format::AnthropicMessages => Self::Anthropic(anthropic::Anthropic::default()),
-            Format::Gemini => Self::Gemini(gemini::Gemini::default()),
-            Format::Ollama => Self::Ollama,
-            Format::BedrockConverse => Self::Bedrock(bedrock::Bedrock::default()),
-        }
-    }
-}
-
-fn read_chat<'a>(
-    reader: &mut ChatReader,
-    accumulator: &mut Accumulator,
-    data: &'a [u8],
-    canonical: Canonical<'_>,
-) -> Result<EventExtras<'a>, ChunkError> {
-    let extras = reader.read(accumulator, data, canonical)?;
-    Ok(EventExtras {
-        error: extras.error.map(Cow::Borrowed),
-        usage: extras.usage.map(Cow::Borrowed),
-        ..EventExtras::default()
-    })
-}
-
-const ANTHROPIC_TYPES: [&[u8]; 7] = [
-    b"message_start",
-    b"message_delta",
-    b"message_stop",
-    b"content_block_start",
-    b"content_block_delta",
-    b"content_block_stop",
-    b"ping",
-];
-
-// With any `...Exception` (the exception events `ConverseStream` sends in place of the rest: `throttlingException`,
-// `modelStreamErrorException`...), these identify Bedrock.
-const BEDROCK_KEYS: [&str; 6] = [
-    "messageStart",
-    "contentBlockStart",
-    "contentBlockDelta",
-    "contentBlockStop",
-    "messageStop",
-    "metadata",
-];
-
-/// The format an event identifies, if any (semantics.md's detection table).
-pub fn detect(event: &Object<'_>, name: Option<&[u8]>) -> Option<Format> {
-    let kind = event.string("type", &Path::ROOT).ok().flatten();
-    let kind = kind.as_deref().or(name);
-    let chat_object = event
-        .string("object", &Path::ROOT)
-        .ok()
-        .flatten()
-        .is_some_and(|object| object.starts_with(b"chat.completion"));
-    if event.has("choices") || chat_object {
-        Some(Format::OpenAiChat)
-    } else if kind.is_some_and(|kind| kind.starts_with(b"response.")) {
-        Some(Format::OpenAiResponses)
-    } else if kind.is_some_and(|kind| ANTHROPIC_TYPES.contains(&kind)) {
-        Some(Format::AnthropicMessages)
-    } else if event.has("candidates") || event.has("promptFeedback") {
-        Some(Format::Gemini)
-    } else if event.has("message") && event.has("done") {
-        Some(Format::Ollama)
-    } else if let [(key, _)] = event.members()
-        && (BEDROCK_KEYS.iter().any(|wanted| wanted.as_bytes() == *key) || key.ends_with(b"Exception"))
-    {
-        Some(Format::BedrockConverse)
-    } else {
-        None
+        self.state.output()
     }
 }
 
@@ -366,17 +295,6 @@ fn unrecognized_message(events: u64, named: Option<Format>) -> String {
     }
 }
 
-/// Whether an event is an error, in any format: `error` non-null, `type` `"error"`, or a Bedrock exception (a
-/// member named `...Exception`, non-null).
-pub fn is_error(event: &Object<'_>) -> bool {
-    event.has("error")
-        || event.raw("type") == Some(b"\"error\"")
-        || event
-            .members()
-            .iter()
-            .any(|(key, value)| key.ends_with(b"Exception") && *value != b"null")
-}
-
 /// An event before the format is known that identifies none: an error is reported, anything else means nothing.
 fn undetected<'a>(event: &Object<'a>, data: &'a [u8]) -> EventExtras<'a> {
     let error = if let Some(error) = event.raw("error") {
@@ -387,7 +305,7 @@ fn undetected<'a>(event: &Object<'a>, data: &'a [u8]) -> EventExtras<'a> {
         None
     };
     EventExtras {
-        error: error.map(Cow::Borrowed),
+        error: error.map(std::borrow::Cow::Borrowed),
         ..EventExtras::default()
     }
 }
@@ -697,7 +615,7 @@ mod tests {
         let events: Vec<String> = (0..4).map(start).collect();
         let events: Vec<&str> = events.iter().map(String::as_str).collect();
         run(&mut decoder, &mut stream, &events);
-        let State::Anthropic(state) = &decoder.state else {
+        let State::AnthropicMessages(state) = &decoder.state else {
             panic!("an Anthropic stream");
         };
         assert_eq!(

@@ -2,78 +2,90 @@
 
 use std::borrow::Cow;
 
-use super::EventExtras;
+use super::shared::{Canonical, EventExtras, FormatDecoder};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
-use crate::chat_chunk::{Canonical, ChunkError};
-use crate::json_view::{Object, Path, object};
+use crate::json_view::{ChunkError, Object, Path, object};
 
 const CHOICE: i64 = 0;
 
-/// Read one line (Ollama keeps no state between lines: its calls arrive whole).
-pub(super) fn read<'a>(
-    accumulator: &mut Accumulator,
-    event: &Object<'a>,
-    data: &'a [u8],
-    canonical: Canonical<'_>,
-) -> Result<EventExtras<'a>, ChunkError> {
-    let root = Path::ROOT;
-    if let Some(error) = event.raw("error") {
-        return Ok(EventExtras::error(error));
+/// Ollama keeps no state between lines: its calls arrive whole.
+#[derive(Debug, Default)]
+pub(super) struct Ollama;
+
+impl FormatDecoder for Ollama {
+    /// A line with `message` and `done`.
+    fn identifies(event: &Object<'_>, _kind: Option<&[u8]>) -> bool {
+        event.has("message") && event.has("done")
     }
-    accumulator.touch(CHOICE);
-    if let Some(message) = event.object("message", &root)? {
-        let at = root.key("message");
-        let calls = message.list("tool_calls", &at)?.unwrap_or_default();
-        let list_at = at.key("tool_calls");
-        for (position, raw) in calls.into_iter().enumerate() {
-            let entry_at = list_at.item(position);
-            let call = object(raw, &entry_at)?;
-            let id = call.string("id", &entry_at)?;
-            let function_at = entry_at.key("function");
-            let function = call.object("function", &entry_at)?;
-            let (name, arguments) = match &function {
-                Some(function) => (
-                    function.string("name", &function_at)?,
-                    function
-                        .raw("arguments")
-                        .map(|raw| {
-                            canonical(raw).map_err(|problem| {
-                                function_at
-                                    .key("arguments")
-                                    .fail(format!("the arguments are not JSON: {problem}"))
+
+    /// Read one line: an error, or the message's calls and text, then the finish of a `done` line.
+    fn read<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        event: &Object<'a>,
+        _name: Option<&[u8]>,
+        data: &'a [u8],
+        canonical: Canonical<'_>,
+    ) -> Result<EventExtras<'a>, ChunkError> {
+        let root = Path::ROOT;
+        if let Some(error) = event.raw("error") {
+            return Ok(EventExtras::error(error));
+        }
+        accumulator.touch(CHOICE);
+        if let Some(message) = event.object("message", &root)? {
+            let at = root.key("message");
+            let calls = message.list("tool_calls", &at)?.unwrap_or_default();
+            let list_at = at.key("tool_calls");
+            for (position, raw) in calls.into_iter().enumerate() {
+                let entry_at = list_at.item(position);
+                let call = object(raw, &entry_at)?;
+                let id = call.string("id", &entry_at)?;
+                let function_at = entry_at.key("function");
+                let function = call.object("function", &entry_at)?;
+                let (name, arguments) = match &function {
+                    Some(function) => (
+                        function.string("name", &function_at)?,
+                        function
+                            .raw("arguments")
+                            .map(|raw| {
+                                canonical(raw).map_err(|problem| {
+                                    function_at
+                                        .key("arguments")
+                                        .fail(format!("the arguments are not JSON: {problem}"))
+                                })
                             })
-                        })
-                        .transpose()?,
-                ),
-                None => (None, None),
-            };
-            let fragment = Fragment {
-                id: id.as_deref(),
-                name: name.as_deref(),
-                kind: Some(b"function"),
-                arguments: arguments.as_deref(),
-                ..Fragment::default()
-            };
-            accumulator.whole_call(CHOICE, &fragment);
+                            .transpose()?,
+                    ),
+                    None => (None, None),
+                };
+                let fragment = Fragment {
+                    id: id.as_deref(),
+                    name: name.as_deref(),
+                    kind: Some(b"function"),
+                    arguments: arguments.as_deref(),
+                    ..Fragment::default()
+                };
+                accumulator.whole_call(CHOICE, &fragment);
+            }
+            if let Some(content) = message.string("content", &at)? {
+                accumulator.text(CHOICE, &content);
+            }
         }
-        if let Some(content) = message.string("content", &at)? {
-            accumulator.text(CHOICE, &content);
+        if event.boolean("done", &root)? != Some(true) {
+            return Ok(EventExtras::default());
         }
+        if let Some(reason) = event.string("done_reason", &root)? {
+            let kind = if &*reason == b"length" {
+                FinishKind::Cut
+            } else {
+                FinishKind::Neutral
+            };
+            accumulator.finish(CHOICE, &reason, kind);
+        }
+        Ok(EventExtras {
+            error: None,
+            usage: Some(Cow::Borrowed(data)),
+            ..EventExtras::default()
+        })
     }
-    if event.boolean("done", &root)? != Some(true) {
-        return Ok(EventExtras::default());
-    }
-    if let Some(reason) = event.string("done_reason", &root)? {
-        let kind = if &*reason == b"length" {
-            FinishKind::Cut
-        } else {
-            FinishKind::Neutral
-        };
-        accumulator.finish_as(CHOICE, &reason, kind);
-    }
-    Ok(EventExtras {
-        error: None,
-        usage: Some(Cow::Borrowed(data)),
-        ..EventExtras::default()
-    })
 }

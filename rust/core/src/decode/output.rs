@@ -1,8 +1,9 @@
 //! The assistant turn's pieces other than client calls (`StreamResult.output`), written as JSON text, and what each
 //! counts towards `Limits.max_output_bytes`.
 
+use super::shared::Canonical;
 use crate::accumulator::Accumulator;
-use crate::chat_chunk::{Canonical, ChunkError};
+use crate::json_view::ChunkError;
 use crate::json_view::Path;
 
 /// What an item, and each value a delta adds whole to one, counts towards `Limits.max_output_bytes` besides its text:

@@ -10,8 +10,8 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::chat_chunk::{Canonical, ChunkError, type_name};
-use crate::json_view::{Object, Path, string};
+use super::shared::Canonical;
+use crate::json_view::{ChunkError, Object, Path, string, type_name};
 
 /// One step of a path: an object member's key (decoded bytes) or an array position.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,16 +9,25 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
-use super::EventExtras;
 use super::output::{BOOKKEEPING, OutputItem, Whole, object_with, quoted, string_of};
+use super::shared::{Canonical, EventExtras, FormatDecoder, is_error};
 use crate::accumulator::{Accumulator, FinishKind, Fragment, REFUSED};
-use crate::chat_chunk::{Canonical, ChunkError};
-use crate::json_view::{Object, Path, object, string_inner};
+use crate::json_view::{ChunkError, Object, Path, object, string_inner};
 
 const CHOICE: i64 = 0;
 
+/// The events of `ConverseStream`, each an object of one member named after it.
+const KEYS: [&str; 6] = [
+    "messageStart",
+    "contentBlockStart",
+    "contentBlockDelta",
+    "contentBlockStop",
+    "messageStop",
+    "metadata",
+];
+
 #[derive(Debug, Default)]
-pub(super) struct Bedrock {
+pub(super) struct BedrockConverse {
     slots: FxHashMap<i64, Slot>,
     blocks: Vec<Kept>,
 }
@@ -62,16 +71,26 @@ struct Reasoning {
     redacted: Option<Vec<u8>>,
 }
 
-impl Bedrock {
-    pub(super) fn read<'a>(
+impl FormatDecoder for BedrockConverse {
+    /// An event of one member that is one of `ConverseStream`'s, or any `...Exception` (the exception events it
+    /// sends in place of the rest: `throttlingException`, `modelStreamErrorException`...).
+    fn identifies(event: &Object<'_>, _kind: Option<&[u8]>) -> bool {
+        let [(key, _)] = event.members() else {
+            return false;
+        };
+        KEYS.iter().any(|wanted| wanted.as_bytes() == *key) || key.ends_with(b"Exception")
+    }
+
+    fn read<'a>(
         &mut self,
         accumulator: &mut Accumulator,
         event: &Object<'a>,
+        _name: Option<&[u8]>,
         data: &'a [u8],
         canonical: Canonical<'_>,
     ) -> Result<EventExtras<'a>, ChunkError> {
         let root = Path::ROOT;
-        if super::is_error(event) {
+        if is_error(event) {
             return Ok(EventExtras::error(data));
         }
         if event.has("messageStart") {
@@ -131,7 +150,7 @@ impl Bedrock {
         if let Some(stop) = event.object("messageStop", &root)?
             && let Some(reason) = stop.string("stopReason", &root.key("messageStop"))?
         {
-            accumulator.finish_as(CHOICE, &reason, finish_kind(&reason));
+            accumulator.finish(CHOICE, &reason, finish_kind(&reason));
         }
         if let Some(metadata) = event.object("metadata", &root)? {
             return Ok(EventExtras {
@@ -142,6 +161,19 @@ impl Bedrock {
         }
         Ok(EventExtras::default())
     }
+
+    fn output(&self) -> Vec<OutputItem> {
+        self.blocks
+            .iter()
+            .map(|kept| match kept {
+                Kept::Block(block) => block.item(),
+                Kept::Server(block) => block.item(),
+            })
+            .collect()
+    }
+}
+
+impl BedrockConverse {
 
     fn delta(
         &mut self,
@@ -301,15 +333,6 @@ impl Bedrock {
         Ok(())
     }
 
-    pub(super) fn output(&self) -> Vec<OutputItem> {
-        self.blocks
-            .iter()
-            .map(|kept| match kept {
-                Kept::Block(block) => block.item(),
-                Kept::Server(block) => block.item(),
-            })
-            .collect()
-    }
 }
 
 impl ServerBlock {

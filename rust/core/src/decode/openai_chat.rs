@@ -1,8 +1,10 @@
-//! `OpenAI` Chat Completions chunks read from their JSON bytes (a server-sent event's data) straight into the
-//! accumulator, without building a value for the chunk.
+//! The `OpenAI` Chat Completions decoder: chunks read from their JSON bytes (a server-sent event's data) straight into
+//! the accumulator, without building a value for the chunk.
 //!
-//! The rules are those of `docs/semantics.md` ("Reading a chunk"), the same as the binding's reading of Python
-//! objects (`rust/py/input.rs`), with the same error paths and the Python type names in messages, so that bytes and
+//! The rules are those of `docs/semantics.md` ("Reading a chunk"), the same as the reference's
+//! (`python/toolwire/reference/decode/openai_chat.py`) and the binding's reading of Python objects
+//! (`rust/py/input.rs`, which takes this file's [`At`] and [`finish_kind`]), with the same error paths and the Python
+//! type names in messages, so that bytes and
 //! the dicts decoded from them behave alike. Each container is scanned once with jiter's pull parser, recording where
 //! the fields it needs start and end (the last of a repeated key wins, `null` is absent, as in a decoded dict);
 //! everything else is skipped. Strings without escapes are borrowed from the bytes.
@@ -12,16 +14,19 @@ use std::fmt::{self, Write as _};
 
 use jiter::{Jiter, JiterError, Peek};
 
-use crate::accumulator::{Accumulator, Fragment};
+use super::shared::{Canonical, EventExtras, FormatDecoder, FromBytes};
+use crate::accumulator::{Accumulator, FinishKind, Fragment};
+use crate::json_view::{ChunkError, MAPPING, Object, Path, type_name, unescape};
 use crate::template::{Hole, Template, Templates};
 
-/// A chunk without the shape of its wire format.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChunkError {
-    /// Where in the chunk, e.g. `choices[0].delta.tool_calls[1].index` (empty for the chunk itself).
-    pub path: String,
-    /// What is wrong.
-    pub problem: String,
+/// What a Chat Completions `finish_reason` means for the calls of its choice.
+pub fn finish_kind(reason: &[u8]) -> FinishKind {
+    match reason {
+        b"tool_calls" => FinishKind::Calls,
+        b"stop" => FinishKind::Stop,
+        b"length" | b"content_filter" => FinishKind::Cut,
+        _ => FinishKind::Neutral,
+    }
 }
 
 /// What a chunk hands over besides accumulator calls: raw JSON values the caller keeps as it wishes.
@@ -32,10 +37,6 @@ pub struct ChatExtras<'a> {
     /// The chunk's non-null usage.
     pub usage: Option<&'a [u8]>,
 }
-
-/// The canonical text of arguments sent as a JSON value instead of a string (the caller's rule, so that it matches
-/// the text a decoded chunk would give); an error is a problem for the message.
-pub type Canonical<'c> = &'c mut dyn FnMut(&[u8]) -> Result<Vec<u8>, String>;
 
 /// Read one chunk's JSON bytes into `accumulator`.
 pub fn read_chat_chunk<'a>(
@@ -53,7 +54,7 @@ pub fn read_chat_chunk<'a>(
 /// match, or whose text needs a closer look (a control character, invalid UTF-8 or a bad escape), is read the full
 /// way, which reports what is wrong.
 #[derive(Debug, Default)]
-pub struct ChatReader {
+pub struct OpenAiChat {
     // Keyed by (choice, index).
     templates: Templates<(i64, i64)>,
 }
@@ -66,9 +67,54 @@ struct ChatTemplate {
     index: i64,
 }
 
-impl ChatReader {
+impl FormatDecoder for OpenAiChat {
+    /// A chunk with `choices`, or a `chat.completion...` object.
+    fn identifies(event: &Object<'_>, _kind: Option<&[u8]>) -> bool {
+        event.has("choices")
+            || event
+                .string("object", &Path::ROOT)
+                .ok()
+                .flatten()
+                .is_some_and(|object| object.starts_with(b"chat.completion"))
+    }
+
+    #[inline]
+    fn read_bytes<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        _name: Option<&[u8]>,
+        data: &'a [u8],
+        canonical: Canonical<'_>,
+    ) -> FromBytes<'a> {
+        FromBytes::Read(self.read_chunk(accumulator, data, canonical).map(ChatExtras::into_extras))
+    }
+
+    /// A chunk whose format was detected from its view: read from its bytes all the same.
+    fn read<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        _event: &Object<'a>,
+        _name: Option<&[u8]>,
+        data: &'a [u8],
+        canonical: Canonical<'_>,
+    ) -> Result<EventExtras<'a>, ChunkError> {
+        self.read_chunk(accumulator, data, canonical).map(ChatExtras::into_extras)
+    }
+}
+
+impl<'a> ChatExtras<'a> {
+    fn into_extras(self) -> EventExtras<'a> {
+        EventExtras {
+            error: self.error.map(Cow::Borrowed),
+            usage: self.usage.map(Cow::Borrowed),
+            ..EventExtras::default()
+        }
+    }
+}
+
+impl OpenAiChat {
     /// Read one chunk's JSON bytes into `accumulator`.
-    pub fn read<'a>(
+    pub fn read_chunk<'a>(
         &mut self,
         accumulator: &mut Accumulator,
         data: &'a [u8],
@@ -216,7 +262,8 @@ fn read_choice(
         }
     }
     if let Some(reason) = choice.finish_reason {
-        accumulator.finish(number, &string(reason, at(".finish_reason"))?);
+        let reason = string(reason, at(".finish_reason"))?;
+        accumulator.finish(number, &reason, finish_kind(&reason));
     }
     Ok(())
 }
@@ -280,8 +327,6 @@ fn read_tool_call(
 // reading then works on those spans, so no level is scanned twice. As in a decoded dict, the last of a repeated key
 // wins and `null` is absent; a value of the wrong kind is kept raw, for the error the reading raises in its order.
 
-pub(crate) const MAPPING: &str = "a mapping or an object with attributes";
-
 /// A member's value: of the kind the reading wants, or raw (for the type error).
 enum Field<'a, T> {
     Value(T),
@@ -293,7 +338,7 @@ struct ChunkIndex<'a> {
     error: Option<&'a [u8]>,
     choices: Option<Field<'a, Vec<Field<'a, ChoiceIndex<'a>>>>>,
     usage: Option<&'a [u8]>,
-    // OpenAI's per-chunk padding: ignored, but it makes every chunk's bytes differ (see `ChatReader`).
+    // OpenAI's per-chunk padding: ignored, but it makes every chunk's bytes differ (see `OpenAiChat`).
     obfuscation: Option<&'a [u8]>,
 }
 
@@ -576,19 +621,6 @@ fn not_json(at: At, error: &JiterError) -> ChunkError {
     fail(at, format!("not JSON: {error}"))
 }
 
-/// The Python type a decoded chunk would hold for the value starting with `raw`.
-pub(crate) fn type_name(raw: &[u8]) -> &'static str {
-    match raw.first() {
-        Some(b'{') => "dict",
-        Some(b'[') => "list",
-        Some(b'"') => "str",
-        Some(b't' | b'f') => "bool",
-        Some(b'n') => "NoneType",
-        _ if raw.iter().any(|byte| matches!(byte, b'.' | b'e' | b'E')) => "float",
-        _ => "int",
-    }
-}
-
 #[cold]
 fn wrong_type(raw: &[u8], at: At, expected: &str) -> ChunkError {
     fail(at, format!("expected {expected}, got {}", type_name(raw)))
@@ -613,80 +645,6 @@ fn string(raw: &[u8], at: At) -> Result<Cow<'_, [u8]>, ChunkError> {
         return Ok(Cow::Borrowed(inner));
     }
     unescape(inner).map(Cow::Owned).map_err(|problem| fail(at, problem))
-}
-
-/// The bytes of a JSON string's escaped content. A `\u` escape of a lone surrogate, which a decoded chunk holds as
-/// it is, becomes the three bytes `surrogatepass` gives it: identity fields come back as sent, and in arguments the
-/// scanner rejects them as it rejects them from a decoded chunk.
-pub(crate) fn unescape(inner: &[u8]) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(inner.len());
-    let mut bytes = inner.iter().copied();
-    while let Some(byte) = bytes.next() {
-        if byte != b'\\' {
-            out.push(byte);
-            continue;
-        }
-        let escaped = match bytes.next() {
-            Some(b'"') => b'"',
-            Some(b'\\') => b'\\',
-            Some(b'/') => b'/',
-            Some(b'b') => 0x08,
-            Some(b'f') => 0x0C,
-            Some(b'n') => b'\n',
-            Some(b'r') => b'\r',
-            Some(b't') => b'\t',
-            Some(b'u') => {
-                let mut unit = hex4(&mut bytes)?;
-                if (0xD800..0xDC00).contains(&unit) {
-                    let mut lookahead = bytes.clone();
-                    if lookahead.next() == Some(b'\\') && lookahead.next() == Some(b'u') {
-                        let low = hex4(&mut lookahead)?;
-                        if (0xDC00..0xE000).contains(&low) {
-                            bytes = lookahead;
-                            unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                        }
-                    }
-                }
-                push_code_point(&mut out, unit);
-                continue;
-            }
-            _ => return Err("an invalid escape in a string".to_owned()),
-        };
-        out.push(escaped);
-    }
-    Ok(out)
-}
-
-fn hex4(bytes: &mut impl Iterator<Item = u8>) -> Result<u32, String> {
-    let mut unit = 0;
-    for _ in 0..4 {
-        let digit = bytes
-            .next()
-            .and_then(|byte| char::from(byte).to_digit(16))
-            .ok_or_else(|| "an invalid \\u escape in a string".to_owned())?;
-        unit = unit * 16 + digit;
-    }
-    Ok(unit)
-}
-
-/// UTF-8 of a code point, and of a lone surrogate the bytes Python's `surrogatepass` writes.
-fn push_code_point(out: &mut Vec<u8>, point: u32) {
-    let [_, b1, b2, b3] = point.to_be_bytes();
-    match point {
-        0..0x80 => out.push(b3),
-        0x80..0x800 => out.extend([0xC0 | (b2 << 2) | (b3 >> 6), 0x80 | (b3 & 0x3F)]),
-        0x800..0x10000 => out.extend([
-            0xE0 | (b2 >> 4),
-            0x80 | ((b2 & 0x0F) << 2) | (b3 >> 6),
-            0x80 | (b3 & 0x3F),
-        ]),
-        _ => out.extend([
-            0xF0 | (b1 >> 2),
-            0x80 | ((b1 & 0x03) << 4) | (b2 >> 4),
-            0x80 | ((b2 & 0x0F) << 2) | (b3 >> 6),
-            0x80 | (b3 & 0x3F),
-        ]),
-    }
 }
 
 fn integer(raw: &[u8], at: At) -> Result<i64, ChunkError> {
@@ -863,15 +821,15 @@ mod tests {
         assert_eq!(ready[0].arguments_json, b"<{\"x\": 1}>");
     }
 
-    /// A stream of chunks read by a `ChatReader` and, chunk by chunk, by the stateless full reading: the same calls
+    /// A stream of chunks read by an `OpenAiChat` and, chunk by chunk, by the stateless full reading: the same calls
     /// and findings, whatever the template path did.
     fn both_ways(chunks: &[String]) -> (Vec<HandedOver>, Vec<HandedOver>) {
         let mut templated = accumulator();
-        let mut reader = ChatReader::default();
+        let mut reader = OpenAiChat::default();
         let mut plain = accumulator();
         for chunk in chunks {
             let via_template = reader
-                .read(&mut templated, chunk.as_bytes(), &mut no_values)
+                .read_chunk(&mut templated, chunk.as_bytes(), &mut no_values)
                 .map(|_| ());
             let full = read(&mut plain, chunk);
             assert_eq!(via_template, full, "{chunk}");
@@ -928,11 +886,11 @@ mod tests {
             argument_chunk(0, r#""b""#, r"\ud800\u00e9\n"),
         ];
         let mut templated = accumulator();
-        let mut reader = ChatReader::default();
+        let mut reader = OpenAiChat::default();
         let mut plain = accumulator();
         for chunk in &chunks {
             let via_template = reader
-                .read(&mut templated, chunk.as_bytes(), &mut no_values)
+                .read_chunk(&mut templated, chunk.as_bytes(), &mut no_values)
                 .map(|_| ());
             let full = read(&mut plain, chunk);
             assert_eq!(via_template, full, "{chunk}");

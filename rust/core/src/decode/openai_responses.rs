@@ -11,16 +11,15 @@ use std::borrow::Cow;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::output::{BOOKKEEPING, OutputItem, Whole};
-use super::{EventExtras, event_type};
+use super::shared::{Canonical, EventExtras, FormatDecoder, FromBytes, event_type};
 use crate::accumulator::{Accumulator, FinishKind, Fragment, REFUSED};
-use crate::chat_chunk::{Canonical, ChunkError};
-use crate::json_view::{Object, Path};
+use crate::json_view::{ChunkError, Object, Path};
 use crate::template::{Hole, Template, Templates};
 
 const CHOICE: i64 = 0;
 
 #[derive(Debug, Default)]
-pub(super) struct Responses {
+pub(super) struct OpenAiResponses {
     // Each call's last `.delta` event, keyed by output index: the next ones are matched, not parsed (their
     // `sequence_number` and `obfuscation` may differ).
     templates: Templates<i64>,
@@ -34,51 +33,32 @@ pub(super) struct Responses {
     server_items: FxHashSet<i64>,
 }
 
-impl Responses {
+impl FormatDecoder for OpenAiResponses {
+    /// An event whose `type` (or server-sent event name) begins with `response.`.
+    fn identifies(_event: &Object<'_>, kind: Option<&[u8]>) -> bool {
+        kind.is_some_and(|kind| kind.starts_with(b"response."))
+    }
+
     /// A `.delta` of a call that differs from the call's previous one only in its text, counter and padding: applied
-    /// as the full reading would apply it. False when `data` is no such event.
-    pub(super) fn read_known(&mut self, accumulator: &mut Accumulator, name: Option<&[u8]>, data: &[u8]) -> bool {
+    /// as the full reading would apply it; any other event is viewed.
+    #[inline]
+    fn read_bytes<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        name: Option<&[u8]>,
+        data: &'a [u8],
+        _canonical: Canonical<'_>,
+    ) -> FromBytes<'a> {
         let Some((index, text)) = self.templates.find(name, data) else {
-            return false;
+            return FromBytes::View;
         };
         if !self.arguments_delta(accumulator, index, &text, false) {
             self.templates.forget(index); // its call is no longer the one at the index
         }
-        true
+        FromBytes::Known
     }
 
-    /// A `.delta` of a function call's arguments, or (`custom`) of a custom tool call's input; whether a call kept
-    /// took it (not one past `Limits.max_calls`).
-    fn arguments_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8], custom: bool) -> bool {
-        let fragment = Fragment {
-            index: Some(index),
-            kind: Some(call_kind(custom)),
-            arguments: Some(text),
-            free_text: custom,
-            ..Fragment::default()
-        };
-        if accumulator.fragment(CHOICE, &fragment) == REFUSED {
-            return false;
-        }
-        self.calls.entry(index).or_insert(false);
-        true
-    }
-
-    /// Whether an input event of a custom tool call at `index` is read: not when the provider ran that call, nor, once
-    /// the output went past its limit, when nothing is kept at the index (it may be such a call, left out: its input
-    /// is counted with it).
-    fn custom_input(&self, accumulator: &mut Accumulator, index: i64, input: &[u8]) -> bool {
-        if self.server_items.contains(&index) {
-            return false;
-        }
-        if accumulator.output_is_over() && !self.calls.contains_key(&index) {
-            accumulator.admit_output(input.len());
-            return false;
-        }
-        true
-    }
-
-    pub(super) fn read<'a>(
+    fn read<'a>(
         &mut self,
         accumulator: &mut Accumulator,
         event: &Object<'a>,
@@ -142,6 +122,44 @@ impl Responses {
             _ => {}
         }
         Ok(EventExtras::default())
+    }
+
+    fn output(&self) -> Vec<OutputItem> {
+        self.items.clone()
+    }
+}
+
+impl OpenAiResponses {
+
+    /// A `.delta` of a function call's arguments, or (`custom`) of a custom tool call's input; whether a call kept
+    /// took it (not one past `Limits.max_calls`).
+    fn arguments_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8], custom: bool) -> bool {
+        let fragment = Fragment {
+            index: Some(index),
+            kind: Some(call_kind(custom)),
+            arguments: Some(text),
+            free_text: custom,
+            ..Fragment::default()
+        };
+        if accumulator.fragment(CHOICE, &fragment) == REFUSED {
+            return false;
+        }
+        self.calls.entry(index).or_insert(false);
+        true
+    }
+
+    /// Whether an input event of a custom tool call at `index` is read: not when the provider ran that call, nor, once
+    /// the output went past its limit, when nothing is kept at the index (it may be such a call, left out: its input
+    /// is counted with it).
+    fn custom_input(&self, accumulator: &mut Accumulator, index: i64, input: &[u8]) -> bool {
+        if self.server_items.contains(&index) {
+            return false;
+        }
+        if accumulator.output_is_over() && !self.calls.contains_key(&index) {
+            accumulator.admit_output(input.len());
+            return false;
+        }
+        true
     }
 
     /// A `.done` event's final text: it opens the call when no item or delta came (`custom`: a custom tool's input).
@@ -276,9 +294,6 @@ impl Responses {
         Ok(!name.is_some_and(|name| declared.contains(&*name)))
     }
 
-    pub(super) fn output(&self) -> Vec<OutputItem> {
-        self.items.clone()
-    }
 }
 
 fn call_kind(custom: bool) -> &'static [u8] {
@@ -312,7 +327,7 @@ fn finished<'a>(accumulator: &mut Accumulator, event: &Object<'a>, kind: &[u8]) 
             ..EventExtras::default()
         });
     }
-    accumulator.finish_as(CHOICE, &status, finish_kind);
+    accumulator.finish(CHOICE, &status, finish_kind);
     Ok(EventExtras {
         error: None,
         usage,

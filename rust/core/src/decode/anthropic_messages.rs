@@ -8,16 +8,26 @@
 use rustc_hash::FxHashMap;
 
 use super::output::{OutputItem, Whole, object_from, object_with, quoted, string_of, upsert};
-use super::{EventExtras, event_type};
+use super::shared::{Canonical, EventExtras, FormatDecoder, FromBytes, event_type};
 use crate::accumulator::{Accumulator, FinishKind, Fragment, REFUSED};
-use crate::chat_chunk::{Canonical, ChunkError};
-use crate::json_view::{Object, Path, object, string_inner};
+use crate::json_view::{ChunkError, Object, Path, object, string_inner};
 use crate::template::{Hole, Template, Templates};
 
 const CHOICE: i64 = 0;
 
+/// The event types of the Messages API: one identifies a stream as this format's.
+const TYPES: [&[u8]; 7] = [
+    b"message_start",
+    b"message_delta",
+    b"message_stop",
+    b"content_block_start",
+    b"content_block_delta",
+    b"content_block_stop",
+    b"ping",
+];
+
 #[derive(Debug, Default)]
-pub(super) struct Anthropic {
+pub(super) struct AnthropicMessages {
     // Each call's last `input_json_delta`, keyed by block index: the next ones are matched, not parsed.
     templates: Templates<i64>,
     message_id: Option<Vec<u8>>,
@@ -51,20 +61,32 @@ struct Block {
     input: Option<Vec<u8>>,
 }
 
-impl Anthropic {
+impl FormatDecoder for AnthropicMessages {
+    /// An event whose `type` (or server-sent event name) is one of the Messages API's.
+    fn identifies(_event: &Object<'_>, kind: Option<&[u8]>) -> bool {
+        kind.is_some_and(|kind| TYPES.contains(&kind))
+    }
+
     /// An `input_json_delta` of a call that differs from the call's previous one only in its text: applied as the
-    /// full reading would apply it. False when `data` is no such event.
-    pub(super) fn read_known(&mut self, accumulator: &mut Accumulator, name: Option<&[u8]>, data: &[u8]) -> bool {
+    /// full reading would apply it; any other event is viewed.
+    #[inline]
+    fn read_bytes<'a>(
+        &mut self,
+        accumulator: &mut Accumulator,
+        name: Option<&[u8]>,
+        data: &'a [u8],
+        _canonical: Canonical<'_>,
+    ) -> FromBytes<'a> {
         let Some((index, text)) = self.templates.find(name, data) else {
-            return false;
+            return FromBytes::View;
         };
         if !self.input_delta(accumulator, index, &text) {
             self.templates.forget(index); // its call is no longer the one at the index
         }
-        true
+        FromBytes::Known
     }
 
-    pub(super) fn read<'a>(
+    fn read<'a>(
         &mut self,
         accumulator: &mut Accumulator,
         event: &Object<'a>,
@@ -93,7 +115,7 @@ impl Anthropic {
                 {
                     // The message is over: a call whose block never stopped has its start input now, not `{}`.
                     self.end(accumulator, canonical)?;
-                    accumulator.finish_as(CHOICE, &reason, finish_kind(&reason));
+                    accumulator.finish(CHOICE, &reason, finish_kind(&reason));
                 }
                 if let Some(usage) = event.raw("usage") {
                     event.object("usage", &root)?;
@@ -114,7 +136,7 @@ impl Anthropic {
 
     /// Start inputs of calls that never got a delta byte nor a stop, when the message ends (its finish, an error, the
     /// end of the stream).
-    pub(super) fn end(&mut self, accumulator: &mut Accumulator, canonical: Canonical<'_>) -> Result<(), ChunkError> {
+    fn end(&mut self, accumulator: &mut Accumulator, canonical: Canonical<'_>) -> Result<(), ChunkError> {
         let mut open: Vec<i64> = self
             .slots
             .iter()
@@ -135,6 +157,28 @@ impl Anthropic {
         }
         Ok(())
     }
+
+    /// The usage as it stands: the start's members, each replaced by the latest delta's of the same name, then the
+    /// delta's others (a repeated key: the last one wins, in the first one's place, as in a decoded dict).
+    fn usage(&self) -> Option<Vec<u8>> {
+        let (start, latest) = self.usage.as_ref()?;
+        let mut members: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for raw in std::iter::once(start).chain(latest) {
+            if let Ok(usage) = object(raw, &Path::ROOT) {
+                for (key, value) in usage.members() {
+                    upsert(&mut members, key, value);
+                }
+            }
+        }
+        Some(object_from(&members))
+    }
+
+    fn output(&self) -> Vec<OutputItem> {
+        self.blocks.iter().map(Block::output).collect()
+    }
+}
+
+impl AnthropicMessages {
 
     fn message_start<'a>(
         &mut self,
@@ -161,21 +205,6 @@ impl Anthropic {
         // A message's usage starts with its `message_start`.
         self.usage = Some((usage.to_vec(), None));
         Ok(EventExtras::usage_held())
-    }
-
-    /// The usage as it stands: the start's members, each replaced by the latest delta's of the same name, then the
-    /// delta's others (a repeated key: the last one wins, in the first one's place, as in a decoded dict).
-    pub(super) fn usage(&self) -> Option<Vec<u8>> {
-        let (start, latest) = self.usage.as_ref()?;
-        let mut members: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-        for raw in std::iter::once(start).chain(latest) {
-            if let Ok(usage) = object(raw, &Path::ROOT) {
-                for (key, value) in usage.members() {
-                    upsert(&mut members, key, value);
-                }
-            }
-        }
-        Some(object_from(&members))
     }
 
     fn block_start(
@@ -390,10 +419,6 @@ impl Anthropic {
         };
         accumulator.fragment(CHOICE, &fragment);
         Ok(())
-    }
-
-    pub(super) fn output(&self) -> Vec<OutputItem> {
-        self.blocks.iter().map(Block::output).collect()
     }
 
     /// How many block indexes hold something (a call or a block kept).
