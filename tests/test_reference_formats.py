@@ -22,9 +22,9 @@ from anthropic.types import RawMessageStreamEvent
 from toolwire._choice import ToolChoice, parse_tool_choice
 from toolwire._model import InvalidToolCall, Limits, Severity, StreamResult, ToolCall, Violation, ViolationCode
 from toolwire.errors import MalformedChunkError
-from toolwire.reference._detect import detect
 from toolwire.reference._engine import Engine
 from toolwire.reference._sse import SseFramer
+from toolwire.reference.decode import detect
 
 STREAMS = Path(__file__).parents[2] / "shared" / "corpora" / "provider-streams" / "streams"
 CORPUS_FORMATS = ("anthropic-messages", "openai-responses")

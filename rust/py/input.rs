@@ -2,7 +2,7 @@
 //! attributes) straight into the accumulator, without building intermediate Python or Rust values.
 //!
 //! Reading order and type rules are those of `docs/semantics.md` ("Reading a chunk"), the same as
-//! `python/toolwire/reference/_openai_chat.py`. This is the per-chunk hot path: field paths for error messages
+//! `python/toolwire/reference/decode/openai_chat.py`. This is the per-chunk hot path: field paths for error messages
 //! are formatted only when something is wrong, and how a container is read is decided once per type.
 
 use std::borrow::Cow;

@@ -37,8 +37,6 @@ Emitted = ToolCall | InvalidToolCall
 #: What a finish reason means for the calls of its choice (each decoder classifies its provider's reasons).
 FinishKind = Literal["calls", "stop", "cut", "neutral"]
 
-#: Finish reasons that mean the model was stopped before it was done.
-CUTTING_FINISHES = frozenset({"length", "content_filter"})
 PLACEHOLDERS = frozenset({"", "null"})
 
 _SCAN_ERROR_CODES = {"too_deep": ViolationCode.TOO_DEEP, "trailing_data": ViolationCode.TRAILING_DATA}
@@ -63,18 +61,6 @@ _TEXT = object()  # marker: the call's text is free text (a custom tool's input)
 def value_or_none(value: str | None) -> str | None:
     """Drop the placeholders providers send for "no value yet" (``""`` and ``"null"``)."""
     return None if value is None or value in PLACEHOLDERS else value
-
-
-def chat_finish_kind(reason: str) -> FinishKind:
-    """What a Chat Completions ``finish_reason`` means.
-
-    ``tool_calls`` calls, ``stop`` stop, ``length`` and ``content_filter`` cut, anything else neutral.
-    """
-    if reason == "tool_calls":
-        return "calls"
-    if reason == "stop":
-        return "stop"
-    return "cut" if reason in CUTTING_FINISHES else "neutral"
 
 
 @dataclass(slots=True)
@@ -470,10 +456,8 @@ class Accumulator:
         """Whether some output was left out (``OUTPUT_TOO_LARGE``)."""
         return self._output_over is not None
 
-    def finish(self, choice_number: int, reason: str, kind: FinishKind | None = None) -> None:
-        """A non-null finish reason for a choice, of the given kind (None: classified as Chat Completions does)."""
-        if kind is None:
-            kind = chat_finish_kind(reason)
+    def finish(self, choice_number: int, reason: str, kind: FinishKind) -> None:
+        """A non-null finish reason for a choice, of the kind its decoder gives it."""
         choice = self._admitted(choice_number)
         if choice is None:
             return

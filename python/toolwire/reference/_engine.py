@@ -18,11 +18,10 @@ from toolwire._sources import raw_bytes
 from toolwire.errors import MalformedChunkError
 from toolwire.formats import check_format, event_json
 from toolwire.reference._accumulator import Accumulator, Emit
-from toolwire.reference._decoders import Decoder, decoder_for
-from toolwire.reference._detect import detect, is_error
 from toolwire.reference._framing import Event, Framer, FramingError
-from toolwire.reference._openai_chat import read_chunk
 from toolwire.reference._snapshot import Partial
+from toolwire.reference.decode import Decoder, decoder_for, detect, is_error
+from toolwire.reference.decode.openai_chat import read_chunk
 
 if TYPE_CHECKING:
     from toolwire._validation import CompiledTools

@@ -1,7 +1,7 @@
 //! Gemini streamed function-call arguments (`partialArgs`) written as the JSON text of the call's arguments.
 //!
 //! The rules are those of `docs/semantics.md` ("gemini", *Streamed arguments*), the same as
-//! `python/toolwire/reference/_partial_args.py`. Each entry places one value at a singular JSON path (RFC 9535:
+//! `python/toolwire/reference/decode/_partial_args.py`. Each entry places one value at a singular JSON path (RFC 9535:
 //! `$.a.b[0]`, `$['a b']`); the writer turns the entries, in the order they arrive, into JSON text appended to the
 //! call, so that the call's `arguments_json`, its fragments and its snapshots are those of any other streamed call.
 //! Values arrive in document order: a path that goes back into a member already written, skips an array position,

@@ -9,15 +9,15 @@ arguments (Vertex ``streamFunctionCallArguments``), a part with ``willContinue``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire._model import OutputItem, ViolationCode
 from toolwire.reference._accumulator import Accumulator, FinishKind, Fragment
 from toolwire.reference._fields import Fields
-from toolwire.reference._output import BOOKKEEPING, text_size, whole_size
-from toolwire.reference._partial_args import ArgumentsWriter, PathError, read_entry
+from toolwire.reference.decode._output import BOOKKEEPING, text_size, whole_size
+from toolwire.reference.decode._partial_args import ArgumentsWriter, PathError, read_entry
 
 _CALL_TYPE = "function_call"
 _CUTTING = frozenset(
@@ -69,6 +69,11 @@ class GeminiDecoder:
         self._accumulator = accumulator
         self._parts: list[_Part] = []
         self._streamed: dict[int, _Streamed] = {}  # per choice: the call whose arguments are still streaming
+
+    @staticmethod
+    def identifies(event: Mapping[str, Any], kind: str | None) -> bool:
+        """A chunk with ``candidates`` or ``promptFeedback``."""
+        return event.get("candidates") is not None or event.get("promptFeedback") is not None
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one chunk (a ``GenerateContentResponse``): candidates in order, each part, then its finish."""

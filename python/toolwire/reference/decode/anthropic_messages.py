@@ -9,14 +9,27 @@ block kept: a stream that opens blocks without end at new indexes holds no more 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire._model import OutputItem
 from toolwire.reference._accumulator import REFUSED, Accumulator, FinishKind, Fragment
 from toolwire.reference._fields import Fields
-from toolwire.reference._output import text_size, whole_size
+from toolwire.reference.decode._output import text_size, whole_size
 
+#: The event types of the Messages API: one identifies a stream as this format's.
+_TYPES = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+    }
+)
 _CALL_TYPE = "tool_use"
 _SERVER_CALL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
 _DELTA_KEYS = {"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "signature"}
@@ -62,7 +75,7 @@ class _OutputBlock:
         return value
 
 
-class AnthropicDecoder:
+class AnthropicMessagesDecoder:
     """The state of one Anthropic Messages stream."""
 
     def __init__(self, accumulator: Accumulator) -> None:
@@ -74,6 +87,11 @@ class AnthropicDecoder:
         # The usage: the message's start's, and the latest message_delta's, merged only when asked for (``usage``), so
         # that a stream of deltas costs each one its own members.
         self._usage: tuple[dict[str, Any], dict[str, Any] | None] | None = None
+
+    @staticmethod
+    def identifies(event: Mapping[str, Any], kind: str | None) -> bool:
+        """An event whose ``type`` (or server-sent event name) is one of the Messages API's."""
+        return kind in _TYPES
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one event; ``name`` is its server-sent event name, the type when the data has none."""

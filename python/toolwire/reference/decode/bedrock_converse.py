@@ -9,15 +9,21 @@ within ``Limits.max_output_bytes``. A block index holds something only for a cal
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire._model import OutputItem
 from toolwire.reference._accumulator import REFUSED, Accumulator, FinishKind, Fragment
-from toolwire.reference._detect import is_error
 from toolwire.reference._fields import Fields
-from toolwire.reference._output import BOOKKEEPING, text_size, whole_size
+from toolwire.reference.decode._output import BOOKKEEPING, text_size, whole_size
+from toolwire.reference.decode._shared import is_error
 
+# With any ``...Exception`` (the exception events ConverseStream sends in place of the rest: ``throttlingException``,
+# ``modelStreamErrorException``...), these identify Bedrock.
+_KEYS = frozenset(
+    {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"}
+)
 _CALL_TYPE = "tool_use"
 _FINISH_KINDS: dict[str, FinishKind] = {
     "tool_use": "calls",
@@ -97,7 +103,7 @@ def _not_json(constant: str) -> None:
     raise ValueError(f"{constant} is not a JSON value")
 
 
-class BedrockDecoder:
+class BedrockConverseDecoder:
     """The state of one ConverseStream."""
 
     def __init__(self, accumulator: Accumulator) -> None:
@@ -107,6 +113,14 @@ class BedrockDecoder:
         # is a new one; the one before stays in ``output`` in its place.
         self._slots: dict[int, _Block | _ServerBlock | str] = {}
         self._output: list[_Block | _ServerBlock] = []  # in the order of their first event
+
+    @staticmethod
+    def identifies(event: Mapping[str, Any], kind: str | None) -> bool:
+        """An event of one member that is one of ConverseStream's, or any ``...Exception``."""
+        if len(event) != 1:
+            return False
+        (key,) = event
+        return key in _KEYS or key.endswith("Exception")
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one event (``messageStart``, ``contentBlockDelta``... or an exception)."""

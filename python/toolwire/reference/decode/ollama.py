@@ -6,6 +6,7 @@ The rules are those of ``docs/semantics.md`` ("ollama"). Ollama sends ``done_rea
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from toolwire._model import OutputItem
@@ -21,6 +22,11 @@ class OllamaDecoder:
     def __init__(self, accumulator: Accumulator) -> None:
         """Feed ``accumulator``."""
         self._accumulator = accumulator
+
+    @staticmethod
+    def identifies(event: Mapping[str, Any], kind: str | None) -> bool:
+        """A line with ``message`` and ``done``."""
+        return event.get("message") is not None and event.get("done") is not None
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one line: an error, or the message's calls and text, then the finish of a ``done`` line."""

@@ -1,6 +1,7 @@
 """The OpenAI Chat Completions decoder: reads one chunk (a dict or an SDK object) into accumulator calls.
 
-Reading order and type rules are those of ``docs/semantics.md`` ("Reading a chunk").
+Reading order and type rules are those of ``docs/semantics.md`` ("Reading a chunk"). The engine reads a chunk object
+with ``read_chunk`` as it is (an SDK object is never serialized first), as the binding does.
 """
 
 from __future__ import annotations
@@ -9,11 +10,53 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from toolwire._model import OutputItem
 from toolwire.errors import MalformedChunkError
-from toolwire.reference._accumulator import Accumulator, Fragment
+from toolwire.reference._accumulator import Accumulator, FinishKind, Fragment
 
 _I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 _SCALARS = (str, bytes, bytearray, int, float, list, tuple)
+_CUTTING = frozenset({"length", "content_filter"})
+
+
+def finish_kind(reason: str) -> FinishKind:
+    """What a Chat Completions ``finish_reason`` means.
+
+    ``tool_calls`` calls, ``stop`` stop, ``length`` and ``content_filter`` cut, anything else neutral.
+    """
+    if reason == "tool_calls":
+        return "calls"
+    if reason == "stop":
+        return "stop"
+    return "cut" if reason in _CUTTING else "neutral"
+
+
+class OpenAiChatDecoder:
+    """The state of one Chat Completions stream: none, each chunk is read on its own."""
+
+    def __init__(self, accumulator: Accumulator) -> None:
+        """Feed ``accumulator``."""
+        self._accumulator = accumulator
+
+    @staticmethod
+    def identifies(event: Mapping[str, Any], kind: str | None) -> bool:
+        """A chunk with ``choices``, or a ``chat.completion...`` object."""
+        obj = event.get("object")
+        return event.get("choices") is not None or (isinstance(obj, str) and obj.startswith("chat.completion"))
+
+    def read(self, event: Any, number: int, name: str | None = None) -> None:
+        """Apply one chunk (a dict, or an SDK object)."""
+        read_chunk(self._accumulator, event, number)
+
+    def end(self) -> None:
+        """Nothing is held back in this format."""
+
+    def output(self) -> tuple[OutputItem, ...]:
+        """Chat Completions sends nothing but text and calls."""
+        return ()
+
+    def usage(self) -> None:
+        """The usage is the last one sent (the accumulator keeps it)."""
 
 
 def read_chunk(accumulator: Accumulator, chunk: Any, number: int) -> None:
@@ -45,7 +88,7 @@ def read_chunk(accumulator: Accumulator, chunk: Any, number: int) -> None:
                 accumulator.text(choice_number, content)
         finish_reason = reader.string(choice, "finish_reason", f"{where}.finish_reason")
         if finish_reason is not None:
-            accumulator.finish(choice_number, finish_reason)
+            accumulator.finish(choice_number, finish_reason, finish_kind(finish_reason))
     usage = reader.get(chunk, "usage")
     if usage is not None:
         accumulator.usage(usage)

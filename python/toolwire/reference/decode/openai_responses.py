@@ -9,13 +9,14 @@ output index holds something only for a call kept or (within ``Limits.max_output
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from toolwire._model import OutputItem
 from toolwire.reference._accumulator import REFUSED, Accumulator, Fragment, value_or_none
 from toolwire.reference._fields import Fields
-from toolwire.reference._output import BOOKKEEPING, text_size, whole_size
+from toolwire.reference.decode._output import BOOKKEEPING, text_size, whole_size
 
 _CALL_TYPE = "function_call"
 _CUSTOM_TYPE = "custom_tool_call"
@@ -31,7 +32,7 @@ _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.fa
 _CUT_STATUSES = frozenset({"incomplete", "failed", "cancelled"})
 
 
-class ResponsesDecoder:
+class OpenAiResponsesDecoder:
     """The state of one Responses stream."""
 
     def __init__(self, accumulator: Accumulator) -> None:
@@ -43,6 +44,11 @@ class ResponsesDecoder:
         # Output indexes of custom tool calls the provider ran: each counts towards Limits.max_output_bytes (its
         # bookkeeping), as the item it will be.
         self._server_items: set[int] = set()
+
+    @staticmethod
+    def identifies(event: Mapping[str, Any], kind: str | None) -> bool:
+        """An event whose ``type`` (or server-sent event name) begins with ``response.``."""
+        return kind is not None and kind.startswith("response.")
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one event; ``name`` is its server-sent event name, the type when the data has none."""
