@@ -201,7 +201,7 @@ Result = tuple[int, int, list[tuple[str, list[Any]]]]  # calls, invalid, first f
 
 
 def run_toolwire(path: Path) -> Result:
-    from toolwire.schema import _replay
+    from toolwire.schema.replay import _replay
 
     report = _replay.replay_calls(path, validation_data.compiled().registry, limit_failures=KEEP)
     return report.calls, report.invalid, [(f.id or "", list(f.errors)) for f in report.failures]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.cases._cache import CacheEntry, ResponseCache, request_key
+from toolwire.cases.run._cache import CacheEntry, ResponseCache, request_key
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True, "temperature": 0}
 

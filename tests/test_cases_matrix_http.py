@@ -17,8 +17,8 @@ import pytest
 
 from conftest import loopback
 from server_helpers import TOOLS
-from toolwire.cases._run_http import RetryPolicy, fetch, render_request, request_headers, retry_after
 from toolwire.cases._spec import parse_spec
+from toolwire.cases.run._http import RetryPolicy, fetch, render_request, request_headers, retry_after
 from toolwire.registry import ToolRegistry
 from toolwire.server import LocalEndpoint
 

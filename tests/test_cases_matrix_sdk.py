@@ -13,9 +13,9 @@ import pytest
 
 from matrix_helpers import MODELS_SCRIPT, SUPPORT, VERDICTS
 from toolwire.cases import Case, CaseResult, judge, load_cases, next_messages, turn_from_response
-from toolwire.cases._run import run_matrix
-from toolwire.cases._run_http import render_request
 from toolwire.cases._spec import parse_spec
+from toolwire.cases.run._http import render_request
+from toolwire.cases.run._run import run_matrix
 from toolwire.server import LocalEndpoint
 
 CASES = load_cases(SUPPORT).cases

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from toolwire.registry import Tool
-from toolwire.schema._lint import LINT_RULES, lint_tools
+from toolwire.schema.lint._lint import LINT_RULES, lint_tools
 
 RESEARCH = Path(__file__).resolve().parents[1] / "docs" / "research" / "provider-schema-rules.md"
 

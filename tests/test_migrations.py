@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from toolwire.cli._replay_history import load_migrations
-from toolwire.schema import _migrations
-from toolwire.schema._calls import ObservedCall
-from toolwire.schema._history import RegistryHistory
-from toolwire.schema._history_replay import replay_history
-from toolwire.schema._migrations import Migration, MigrationError, Migrations, default_migrations, migration
+from toolwire.schema.calls._calls import ObservedCall
+from toolwire.schema.history import _migrations
+from toolwire.schema.history._history import RegistryHistory
+from toolwire.schema.history._migrations import Migration, MigrationError, Migrations, default_migrations, migration
+from toolwire.schema.history._replay import replay_history
 
 
 def schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -329,13 +329,13 @@ def test_load_migrations_imports_a_module_and_takes_a_collection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean_default: Migrations
 ) -> None:
     (tmp_path / "mig_decorated.py").write_text(
-        "from toolwire.schema._migrations import migration\n\n"
+        "from toolwire.schema.history._migrations import migration\n\n"
         "@migration('create_ticket', from_='v1', to='v2')\n"
         "def upgrade(arguments):\n    return arguments\n",
         encoding="utf-8",
     )
     (tmp_path / "mig_collection.py").write_text(
-        "from toolwire.schema._migrations import Migrations\n\n"
+        "from toolwire.schema.history._migrations import Migrations\n\n"
         "MIGRATIONS = Migrations()\n\n"
         "@MIGRATIONS.migration('create_ticket', from_='v2', to='v3')\n"
         "def upgrade(arguments):\n    return arguments\n\n"

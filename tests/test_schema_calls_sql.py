@@ -30,8 +30,8 @@ import pytest
 
 import toolwire
 from toolwire.cli import main
-from toolwire.schema._calls import ObservedCall, UnreadableRecord, read_calls
-from toolwire.schema._replay import replay_calls
+from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord, read_calls
+from toolwire.schema.replay._replay import replay_calls
 
 WEATHER = {
     "name": "get_weather",

@@ -20,10 +20,11 @@ from toolwire import _secrets
 from toolwire._core import schema_problems
 from toolwire.cli import main
 from toolwire.registry import ToolRegistry
-from toolwire.schema import OUTPUT_FORMATS, _check, _similarity, load_tools
-from toolwire.schema._check import CHECK_RULES, DEFAULT_SIMILARITY_THRESHOLD, check_tools, sources_of
+from toolwire.schema import OUTPUT_FORMATS, _similarity, load_tools
 from toolwire.schema._findings import FindingReport
 from toolwire.schema._similarity import similar_pairs, similarity, tool_text
+from toolwire.schema.check import _check
+from toolwire.schema.check._check import CHECK_RULES, DEFAULT_SIMILARITY_THRESHOLD, check_tools, sources_of
 
 TODAY = datetime.date(2026, 6, 1)
 DESCRIPTION = "Get the current weather for a city, in Celsius or Fahrenheit."

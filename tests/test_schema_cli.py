@@ -88,7 +88,7 @@ def test_examples(tools: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str
 def test_a_command_whose_extra_is_missing_says_what_to_install(
     tools: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from toolwire.schema import _lint
+    from toolwire.schema.lint import _lint
 
     # PyYAML as absent as on the base install: the lint reads its rule files with it when it runs.
     monkeypatch.setitem(sys.modules, "yaml", None)

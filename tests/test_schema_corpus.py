@@ -17,7 +17,7 @@ import pytest
 
 from conftest import corpus
 from toolwire.schema import FindingReport, ToolSource, load_tools
-from toolwire.schema._check import check_tools
+from toolwire.schema.check._check import check_tools
 
 JSON_TYPES = {"null", "boolean", "object", "array", "number", "integer", "string"}
 

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import corpus
 from toolwire.schema import FindingReport, ToolSource, load_tools
-from toolwire.schema._lint import LINT_TARGETS, lint_tools
+from toolwire.schema.lint._lint import LINT_TARGETS, lint_tools
 
 CASSETTES = (
     "pydantic-ai_cassettes.jsonl",

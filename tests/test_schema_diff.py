@@ -20,10 +20,10 @@ import pytest
 import toolwire
 from toolwire.cli import main
 from toolwire.schema import render
-from toolwire.schema._diff import CHANGE_KINDS, Change, DiffReport, diff_tools
-from toolwire.schema._diff_policy import load_policy_file, parse_policy
-from toolwire.schema._diff_sources import read_git
 from toolwire.schema._sources import load_tools
+from toolwire.schema.diff._diff import CHANGE_KINDS, Change, DiffReport, diff_tools
+from toolwire.schema.diff._policy import load_policy_file, parse_policy
+from toolwire.schema.diff._sources import read_git
 
 TODAY = datetime.date(2026, 1, 15)
 

@@ -19,8 +19,8 @@ import pytest
 
 from conftest import REPO
 from toolwire.cli import main
-from toolwire.schema import _diff
-from toolwire.schema._diff import CHANGE_KINDS, diff_tools
+from toolwire.schema import diff
+from toolwire.schema.diff._diff import CHANGE_KINDS, diff_tools
 
 DOC = (REPO / "docs" / "diff.md").read_text(encoding="utf-8")
 BLOCK = re.compile(r"^```(\w+)(?: title=\"([^\"]+)\")?\n(.*?)^```$", re.M | re.S)
@@ -49,7 +49,7 @@ def test_the_change_kind_table_is_change_kinds() -> None:
 
 
 def test_the_policy_keys_documented_are_the_policy_keys() -> None:
-    from toolwire.schema._diff_policy import POLICY_KEYS
+    from toolwire.schema.diff._policy import POLICY_KEYS
 
     section = DOC[DOC.index("## Policy") :]
     block = next(body for lang, title, body in BLOCK.findall(section) if lang == "toml")
@@ -102,7 +102,7 @@ def test_the_examples_are_real_runs(
     stated = re.search(r"run on (\d{4}-\d{2}-\d{2})", DOC)
     assert stated is not None, "the document states the date its examples ran on"
     today = datetime.date.fromisoformat(stated.group(1))
-    monkeypatch.setattr(_diff, "diff_tools", functools.partial(diff_tools, today=today))
+    monkeypatch.setattr(diff, "diff_tools", functools.partial(diff_tools, today=today))
     monkeypatch.chdir(project)
     argv = shlex.split(command)[1:]
     status = main(argv)

@@ -15,11 +15,11 @@ import jsonschema
 import pytest
 
 from toolwire.cli import main
-from toolwire.schema._calls import ObservedCall, read_calls
-from toolwire.schema._diff import diff_tools
-from toolwire.schema._diff_evidence import Evidence, apply_evidence
-from toolwire.schema._diff_sources import read_side
-from toolwire.schema._diff_tools import side_of
+from toolwire.schema.calls._calls import ObservedCall, read_calls
+from toolwire.schema.diff._diff import diff_tools
+from toolwire.schema.diff._evidence import Evidence, apply_evidence
+from toolwire.schema.diff._sources import read_side
+from toolwire.schema.diff._tools import side_of
 
 
 def tool(name: str, properties: dict[str, Any], required: list[str], **extra: Any) -> dict[str, Any]:

@@ -17,8 +17,8 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from strategies_schema import schema_versions, small_values, vocabulary_schemas
-from toolwire.schema._diff_inclusion import accepts_nothing, includes, key_schemas, matches, member
-from toolwire.schema._diff_normalize import normalise
+from toolwire.schema.diff._inclusion import accepts_nothing, includes, key_schemas, matches, member
+from toolwire.schema.diff._normalize import normalise
 
 
 def proven(narrow: Any, wide: Any) -> bool:

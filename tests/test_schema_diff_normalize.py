@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from conftest import corpus
 from strategies_schema import near, tool_schemas
-from toolwire.schema._diff_normalize import is_nullable, json_key, normalise, normalise_with_notes, same
-from toolwire.schema._diff_walk import walk_parameters
+from toolwire.schema.diff._normalize import is_nullable, json_key, normalise, normalise_with_notes, same
+from toolwire.schema.diff._walk import walk_parameters
 
 
 def n(schema: Any, **options: Any) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from toolwire.schema._diff import CHANGE_KINDS, diff_tools
+from toolwire.schema.diff._diff import CHANGE_KINDS, diff_tools
 
 TODAY = datetime.date(2026, 1, 15)
 

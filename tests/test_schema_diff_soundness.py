@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from strategies_schema import NAMES, leaf_schemas, near, schema_versions, small_values, tool_schemas
-from toolwire.schema._diff_normalize import normalise
-from toolwire.schema._diff_walk import walk_parameters
+from toolwire.schema.diff._normalize import normalise
+from toolwire.schema.diff._walk import walk_parameters
 
 CAN_FAIL = {"fail", "unknown", "caution"}
 

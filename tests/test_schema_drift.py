@@ -24,7 +24,7 @@ import toolwire
 from toolwire.cli import build_parser
 from toolwire.cli._drift import run
 from toolwire.schema import OUTPUT_FORMATS, FindingReport, load_tools, render
-from toolwire.schema._drift import DRIFT_RULES, check_handler, tool_from_function
+from toolwire.schema.drift._drift import DRIFT_RULES, check_handler, tool_from_function
 
 # -- handlers of every kind, module-level so that their (string) annotations resolve -------------------------------
 

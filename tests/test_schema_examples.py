@@ -14,8 +14,8 @@ from toolwire import ToolRegistry
 from toolwire.cli import build_parser
 from toolwire.cli._examples import run
 from toolwire.schema import OUTPUT_FORMATS, FindingReport, load_tools, render
-from toolwire.schema._examples import EXAMPLE_RULES, check_examples
-from toolwire.schema._examples_find import find_examples
+from toolwire.schema.examples._examples import EXAMPLE_RULES, check_examples
+from toolwire.schema.examples._find import find_examples
 
 REFUND = {
     "name": "refund",

@@ -20,11 +20,11 @@ import pytest
 import toolwire
 from conftest import REPO
 from toolwire.cli import main
-from toolwire.schema import _history
-from toolwire.schema._calls import ObservedCall, UnreadableRecord
-from toolwire.schema._history import RegistryHistory, RegistryVersion
-from toolwire.schema._history_replay import PROBLEM_KINDS, replay_history
-from toolwire.schema._migrations import Migrations, default_migrations
+from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord
+from toolwire.schema.history import _history
+from toolwire.schema.history._history import RegistryHistory, RegistryVersion
+from toolwire.schema.history._migrations import Migrations, default_migrations
+from toolwire.schema.history._replay import PROBLEM_KINDS, replay_history
 
 UTC = timezone.utc
 
@@ -465,7 +465,7 @@ def test_the_chunk_size_changes_nothing_in_the_report() -> None:
 def test_a_replay_without_migrations_uses_the_decorated_ones(clean_default: None) -> None:
     history = three()
 
-    @toolwire.schema._migrations.migration("create_ticket", from_="v1", to="v2")
+    @toolwire.schema.history._migrations.migration("create_ticket", from_="v1", to="v2")
     def add_title(arguments: dict[str, Any]) -> dict[str, Any]:
         return {"title": "(none)", **arguments}
 

@@ -16,10 +16,10 @@ from toolwire.cli import build_parser
 from toolwire.cli._lint import run
 from toolwire.registry import Tool, ToolRegistry
 from toolwire.schema import FindingReport, load_tools
-from toolwire.schema._lint import LINT_RULES, LINT_TARGETS, lint_tools, resolve_targets, target_rules
-from toolwire.schema._lint_matrix import REQUEST_ROW, render_matrix
-from toolwire.schema._lint_rules import EFFECT_LEVELS, parse_rules_yaml, read_target_rules
-from toolwire.schema._lint_walk import SchemaFacts, regex_features
+from toolwire.schema.lint._lint import LINT_RULES, LINT_TARGETS, lint_tools, resolve_targets, target_rules
+from toolwire.schema.lint._matrix import REQUEST_ROW, render_matrix
+from toolwire.schema.lint._rules import EFFECT_LEVELS, parse_rules_yaml, read_target_rules
+from toolwire.schema.lint._walk import SchemaFacts, regex_features
 
 # --- building tools ------------------------------------------------------------------------------------------------
 

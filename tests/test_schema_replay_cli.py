@@ -15,7 +15,7 @@ import pytest
 from conftest import RECORDINGS, REPO
 from toolwire.cli import _replay_history, build_parser, main
 from toolwire.cli._common import Progress
-from toolwire.schema._replay import replay_calls
+from toolwire.schema.replay._replay import replay_calls
 
 TOOLS = [
     {

@@ -18,9 +18,9 @@ from conftest import RECORDINGS, corpus
 from toolwire._calllog import CallLog
 from toolwire.cli import main
 from toolwire.recordings import iter_recordings
-from toolwire.schema._calls import ObservedCall, UnreadableRecord, read_calls
-from toolwire.schema._sample import SampleResult, sample_calls
-from toolwire.schema._sample_scrub import Scrub
+from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord, read_calls
+from toolwire.schema.sample._sample import SampleResult, sample_calls
+from toolwire.schema.sample._scrub import Scrub
 from toolwire.strategies import arguments
 
 # ----------------------------------------------------------------------------------------------------------------

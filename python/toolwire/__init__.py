@@ -22,8 +22,7 @@ from toolwire.errors import CallLogWriteError
 
 if TYPE_CHECKING:
     from toolwire._batch import validate_batch
-    from toolwire.schema._history import RegistryHistory
-    from toolwire.schema._migrations import Migrations, migration
+    from toolwire.schema.history import Migrations, RegistryHistory, migration
 
     __version__: str
 
@@ -46,9 +45,9 @@ class Reassembler(_Reassembler, implementation=_CORE.implementation):
 # Imported on first use: schema histories read YAML and git, and validate_batch needs pyarrow; an agent loop that
 # only reassembles pays for none of it. The version is read on first use so that importing needs no extension.
 _LAZY = {
-    "RegistryHistory": "toolwire.schema._history",
-    "Migrations": "toolwire.schema._migrations",
-    "migration": "toolwire.schema._migrations",
+    "RegistryHistory": "toolwire.schema.history",
+    "Migrations": "toolwire.schema.history",
+    "migration": "toolwire.schema.history",
     "validate_batch": "toolwire._batch",
 }
 

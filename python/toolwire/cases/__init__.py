@@ -30,8 +30,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from toolwire.cases._cache import CacheMissError, ResponseCache
-from toolwire.cases._compare import CellChange, Comparison, compare_reports, load_report
 from toolwire.cases._judge import judge, portable_finish_reason
 from toolwire.cases._load import SCHEMA_PATH, CaseFileError, CaseFileProblem, case_file_schema, load_cases
 from toolwire.cases._match import max_matching
@@ -50,12 +48,29 @@ from toolwire.cases._model import (
     Mode,
     Turn,
 )
-from toolwire.cases._report import FAIL_ON, REPORT_FORMATS, CaseInfo, Cell, MatrixResult, RunRecord
-from toolwire.cases._run import RunProgress, arun_matrix, run_matrix
-from toolwire.cases._run_http import RetryPolicy
-from toolwire.cases._run_progress import ProgressBar
 from toolwire.cases._spec import SPEC_FORMATS, ModelSpec, assign_labels, load_models, parse_spec
 from toolwire.cases._turn import TURN_FORMATS, next_messages, tool_choice_for, turn_from_response
+from toolwire.cases.report import (
+    FAIL_ON,
+    REPORT_FORMATS,
+    CaseInfo,
+    Cell,
+    CellChange,
+    Comparison,
+    MatrixResult,
+    RunRecord,
+    compare_reports,
+    load_report,
+)
+from toolwire.cases.run import (
+    CacheMissError,
+    ProgressBar,
+    ResponseCache,
+    RetryPolicy,
+    RunProgress,
+    arun_matrix,
+    run_matrix,
+)
 
 #: The folder of the bundled example: ``support.yaml`` (four cases) and its tools, ``support_tools.yaml``.
 EXAMPLES: Final = Path(__file__).with_name("examples")

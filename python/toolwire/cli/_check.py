@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from toolwire.cli._common import FAIL_ON, OUTPUT_FORMATS, add_fail_on, add_output_format, config_of, finish, tool_specs
-from toolwire.schema._check import DEFAULT_SIMILARITY_THRESHOLD
+from toolwire.schema.check import DEFAULT_SIMILARITY_THRESHOLD, check_tools
 
 __all__ = ["add_arguments", "run"]
 
@@ -44,8 +44,6 @@ def run(options: argparse.Namespace) -> int:
         ValueError: No tools given or configured, a threshold outside (0, 1], or a source that cannot be read.
         OSError: A tool file cannot be read.
     """
-    from toolwire.schema._check import check_tools
-
     config = config_of(options)
     threshold = options.similarity_threshold
     if threshold is None:

@@ -20,7 +20,7 @@ from toolwire.cli._common import (
 
 if TYPE_CHECKING:
     from toolwire.schema._config import Config
-    from toolwire.schema._diff_policy import Policy
+    from toolwire.schema.diff import Policy
 
 __all__ = ["add_arguments", "run"]
 
@@ -82,7 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _policy(config: Config, rules: Path | None) -> Policy:
-    from toolwire.schema._diff_policy import Policy, load_policy_file, parse_policy
+    from toolwire.schema.diff import Policy, load_policy_file, parse_policy
 
     table = config.raw.get("diff")
     policy = parse_policy(table, f"{config.path}: [tool.toolwire.diff]") if table is not None else Policy()
@@ -96,7 +96,7 @@ def run(options: argparse.Namespace) -> int:
         ValueError: A source, policy, target or handler that cannot be used (``toolwire.cli.main`` exits 2).
         OSError: A file or git that cannot be read.
     """
-    from toolwire.schema import _diff
+    from toolwire.schema import diff
 
     config = config_of(options)
     policy = _policy(config, options.rules)
@@ -106,7 +106,7 @@ def run(options: argparse.Namespace) -> int:
     handlers = import_handlers(specs, config) if specs else None
     if options.evidence and show_progress(options):
         print(f"toolwire diff: reading evidence from {' '.join(options.evidence)}...", file=sys.stderr)
-    report = _diff.diff_tools(
+    report = diff.diff_tools(
         options.old,
         options.new,
         targets=options.target or list(policy.targets) or list(config.targets),

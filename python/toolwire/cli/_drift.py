@@ -58,9 +58,9 @@ def _tool_named(name: str, sources: Sequence[ToolSource]) -> ToolSource:
 
 def run(options: argparse.Namespace) -> int:
     """Check every handler named against its tool; 0 when no finding reaches ``--fail-on``, else 1."""
-    from toolwire.schema._drift import check_handler
     from toolwire.schema._findings import FindingReport, sorted_findings
     from toolwire.schema._sources import load_tools
+    from toolwire.schema.drift import check_handler
 
     config = config_of(options)
     sources = load_tools(tool_specs(options.tools, config))

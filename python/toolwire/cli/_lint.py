@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from toolwire.cli._common import FAIL_ON, OUTPUT_FORMATS, add_fail_on, add_output_format, config_of, finish, tool_specs
-from toolwire.schema._lint import LINT_TARGETS
+from toolwire.schema.lint import LINT_TARGETS, lint_tools, refresh_matrix, render_matrix, resolve_targets
 
 __all__ = ["add_arguments", "run"]
 
@@ -42,9 +42,6 @@ def run(options: argparse.Namespace) -> int:
     Raises:
         ValueError: No tools or targets, or an unknown target (``toolwire.cli.main`` turns it into exit 2).
     """
-    from toolwire.schema._lint import lint_tools, resolve_targets
-    from toolwire.schema._lint_matrix import refresh_matrix, render_matrix
-
     config = config_of(options)
     given = options.target or list(config.targets)
     if not given:

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 from toolwire.cli._common import add_fail_on, add_output_format, config_of, error_line, show_progress, use_color
 
 if TYPE_CHECKING:
-    from toolwire.cases._report import FailOn, MatrixResult, ReportFormat
     from toolwire.cases._spec import ModelSpec
+    from toolwire.cases.report import FailOn, MatrixResult, ReportFormat
 
 __all__ = ["add_arguments", "run"]
 
@@ -140,7 +140,7 @@ def _specs(options: argparse.Namespace) -> list[ModelSpec]:
 
 
 def _print_text(result: MatrixResult, out: TextIO, color: bool) -> None:
-    from toolwire.cases._report_text import print_rich, render_text
+    from toolwire.cases.report import print_rich, render_text
 
     if color:
         try:
@@ -167,7 +167,7 @@ def _output_formats(paths: list[Path] | None) -> list[tuple[Path, ReportFormat]]
 
 
 def _compare(options: argparse.Namespace) -> int:
-    from toolwire.cases._compare import compare_reports, load_report
+    from toolwire.cases.report import compare_reports, load_report
 
     if options.cases is not None or options.model or options.models is not None:
         error_line(options, "toolwire matrix: --compare OLD NEW takes no case file and no models")
@@ -183,9 +183,7 @@ def _compare(options: argparse.Namespace) -> int:
 
 def _matrix(options: argparse.Namespace) -> int:
     from toolwire.cases._load import load_cases
-    from toolwire.cases._run import run_matrix
-    from toolwire.cases._run_http import RetryPolicy
-    from toolwire.cases._run_progress import ProgressBar
+    from toolwire.cases.run import ProgressBar, RetryPolicy, run_matrix
 
     if options.cases is None:
         error_line(options, "toolwire matrix: give a case file (or --compare OLD.json NEW.json)")
@@ -235,7 +233,7 @@ def _matrix(options: argparse.Namespace) -> int:
 
 def run(options: argparse.Namespace) -> int:
     """Run the matrix, or compare two runs; returns the exit status (see the module docstring)."""
-    from toolwire.cases._cache import CacheMissError
+    from toolwire.cases.run import CacheMissError
 
     try:
         if options.compare is not None:

@@ -17,8 +17,8 @@ from toolwire.cli._common import (
     tool_specs,
     use_color,
 )
-from toolwire.schema._replay import DEFAULT_BATCH_SIZE
-from toolwire.schema._replay_output import REPLAY_FORMATS
+from toolwire.schema.calls import read_calls
+from toolwire.schema.replay import DEFAULT_BATCH_SIZE, REPLAY_FORMATS, render_replay, replay_calls
 
 __all__ = ["add_arguments", "run"]
 
@@ -89,12 +89,8 @@ def run(options: argparse.Namespace, out: TextIO | None = None) -> int:
     if options.batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
     if options.history:
-        from toolwire.schema._calls import read_calls
-
         calls = read_calls(options.sources, query=options.query, batch_size=options.batch_size)
         return _replay_history.run(options, calls, out)
-    from toolwire.schema._replay import replay_calls
-    from toolwire.schema._replay_output import render_replay
 
     config = config_of(options)
     tools = tool_specs(options.tools, config)

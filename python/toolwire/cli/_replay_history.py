@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from toolwire.cli._common import importable, show_progress
 
 if TYPE_CHECKING:
-    from toolwire.schema._calls import ObservedCall, UnreadableRecord
-    from toolwire.schema._migrations import Migration, Migrations
+    from toolwire.schema.calls import ObservedCall, UnreadableRecord
+    from toolwire.schema.history import Migration, Migrations
 
 __all__ = ["add_arguments", "load_migrations", "run"]
 
@@ -60,8 +60,8 @@ def load_migrations(specs: Sequence[str]) -> Migrations:
         ValueError: A module or attribute cannot be imported, an attribute is no collection of migrations, or two
             migrations of the same tool and versions clash.
     """
-    from toolwire.schema._migrations import Migration, Migrations, default_migrations
     from toolwire.schema._sources import import_object
+    from toolwire.schema.history import Migration, Migrations, default_migrations
 
     named: list[Iterable[Migration]] = []
     with importable([Path.cwd()]):
@@ -105,8 +105,7 @@ def run(options: argparse.Namespace, calls: Iterable[ObservedCall | UnreadableRe
         ValueError: ``--tools`` beside ``--history``, a history or migrations that cannot be read.
         OSError: A history file cannot be read, or git cannot run.
     """
-    from toolwire.schema._history import RegistryHistory
-    from toolwire.schema._history_replay import replay_history
+    from toolwire.schema.history import RegistryHistory, replay_history
 
     if options.tools:
         raise ValueError(

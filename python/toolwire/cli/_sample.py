@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from toolwire.cli._common import Progress, add_output_format, config_of, show_progress, verbosity
-from toolwire.schema._sample import DEFAULT_PER_TOOL
+from toolwire.schema.calls import read_calls
+from toolwire.schema.sample import DEFAULT_PER_TOOL, Scrub, sample_calls
 
 __all__ = ["add_arguments", "run"]
 
@@ -109,10 +110,6 @@ def run(options: argparse.Namespace) -> int:
         ValueError: A bad --scrub-pattern, tools that do not load, a database source without --query, or no calls.
         OSError: A source or the output cannot be read or written.
     """
-    from toolwire.schema._calls import read_calls
-    from toolwire.schema._sample import sample_calls
-    from toolwire.schema._sample_scrub import Scrub
-
     tools = options.tools or list(config_of(options).tools) or None
     rules = Scrub(
         fields=tuple(options.scrub_field),

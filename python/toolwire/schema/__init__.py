@@ -10,53 +10,60 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from toolwire.schema._check import CHECK_RULES, DEFAULT_SIMILARITY_THRESHOLD, check_tools
 from toolwire.schema._config import Config, load_config
-from toolwire.schema._drift import DRIFT_RULES, check_handler, tool_from_function
-from toolwire.schema._examples import EXAMPLE_RULES, check_examples
 from toolwire.schema._findings import LEVELS, Finding, FindingReport, Level, Rule
 from toolwire.schema._output import OUTPUT_FORMATS, render
 from toolwire.schema._sources import ToolSource, load_tools
+from toolwire.schema.check import CHECK_RULES, DEFAULT_SIMILARITY_THRESHOLD, check_tools
+from toolwire.schema.drift import DRIFT_RULES, check_handler, tool_from_function
+from toolwire.schema.examples import EXAMPLE_RULES, check_examples
 
 if TYPE_CHECKING:
-    from toolwire.schema._calls import ObservedCall, UnreadableRecord, read_calls
-    from toolwire.schema._diff import CHANGE_KINDS, Change, DiffReport, diff_tools
-    from toolwire.schema._history import RegistryHistory, RegistryVersion, VersionMatch
-    from toolwire.schema._history_replay import CallProblem, HistoryReport
-    from toolwire.schema._lint import LINT_RULES, LINT_TARGETS, lint_tools
-    from toolwire.schema._migrations import Migration, MigrationError, Migrations, migration
-    from toolwire.schema._replay import ReplayReport, replay_calls
-    from toolwire.schema._sample import SampleResult, ToolSample, sample_calls
-    from toolwire.schema._sample_scrub import Scrub
+    from toolwire.schema.calls import ObservedCall, UnreadableRecord, read_calls
+    from toolwire.schema.diff import CHANGE_KINDS, Change, DiffReport, diff_tools
+    from toolwire.schema.history import (
+        CallProblem,
+        HistoryReport,
+        Migration,
+        MigrationError,
+        Migrations,
+        RegistryHistory,
+        RegistryVersion,
+        VersionMatch,
+        migration,
+    )
+    from toolwire.schema.lint import LINT_RULES, LINT_TARGETS, lint_tools
+    from toolwire.schema.replay import ReplayReport, replay_calls
+    from toolwire.schema.sample import SampleResult, Scrub, ToolSample, sample_calls
 
 # Imported on first use: the lint reads its rule files (YAML) when imported, replay reads JSONL with orjson, and the
 # diff pulls in the lint; code that only checks tools should need none of that.
 _LAZY = {
-    "LINT_RULES": "_lint",
-    "LINT_TARGETS": "_lint",
-    "lint_tools": "_lint",
-    "CHANGE_KINDS": "_diff",
-    "Change": "_diff",
-    "DiffReport": "_diff",
-    "diff_tools": "_diff",
-    "ObservedCall": "_calls",
-    "UnreadableRecord": "_calls",
-    "read_calls": "_calls",
-    "ReplayReport": "_replay",
-    "replay_calls": "_replay",
-    "SampleResult": "_sample",
-    "ToolSample": "_sample",
-    "sample_calls": "_sample",
-    "Scrub": "_sample_scrub",
-    "RegistryHistory": "_history",
-    "RegistryVersion": "_history",
-    "VersionMatch": "_history",
-    "CallProblem": "_history_replay",
-    "HistoryReport": "_history_replay",
-    "Migration": "_migrations",
-    "MigrationError": "_migrations",
-    "Migrations": "_migrations",
-    "migration": "_migrations",
+    "LINT_RULES": "lint",
+    "LINT_TARGETS": "lint",
+    "lint_tools": "lint",
+    "CHANGE_KINDS": "diff",
+    "Change": "diff",
+    "DiffReport": "diff",
+    "diff_tools": "diff",
+    "ObservedCall": "calls",
+    "UnreadableRecord": "calls",
+    "read_calls": "calls",
+    "ReplayReport": "replay",
+    "replay_calls": "replay",
+    "SampleResult": "sample",
+    "ToolSample": "sample",
+    "sample_calls": "sample",
+    "Scrub": "sample",
+    "RegistryHistory": "history",
+    "RegistryVersion": "history",
+    "VersionMatch": "history",
+    "CallProblem": "history",
+    "HistoryReport": "history",
+    "Migration": "history",
+    "MigrationError": "history",
+    "Migrations": "history",
+    "migration": "history",
 }
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolwire.schema._check import CHECK_RULES
-from toolwire.schema._drift import DRIFT_RULES
-from toolwire.schema._examples import EXAMPLE_RULES
 from toolwire.schema._findings import Rule
-from toolwire.schema._lint import LINT_TARGETS, target_rules
+from toolwire.schema.check import CHECK_RULES
+from toolwire.schema.drift import DRIFT_RULES
+from toolwire.schema.examples import EXAMPLE_RULES
+from toolwire.schema.lint import LINT_TARGETS, target_rules
 
 __all__ = ["rule_reference"]
 

@@ -1,0 +1,13 @@
+"""Prompt examples: the tool calls a rendered prompt shows the model, found and validated against the tools."""
+
+from __future__ import annotations
+
+from toolwire.schema.examples._examples import EXAMPLE_RULES, check_examples
+from toolwire.schema.examples._find import Example, _Finder
+
+__all__ = [
+    "EXAMPLE_RULES",
+    "Example",
+    "_Finder",
+    "check_examples",
+]
