@@ -22,7 +22,7 @@ from toolwire._calllog import RECORD_KEYS, CallLog
 from toolwire._redact import REDACTED
 from toolwire._secrets import find, is_secret_name
 from toolwire.recordings import iter_recordings
-from toolwire.schema.calls._calls import ObservedCall, read_calls
+from toolwire.schema.calls import ObservedCall, read_calls
 
 # Credentials shaped like the real ones (each matches a built-in pattern), never real.
 OPENAI_KEY = "sk-proj-" + "Q7x2Lm9Vb4Nc8Zr1Tk6Wp3Hd5Fj0Gs"

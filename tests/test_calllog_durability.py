@@ -20,7 +20,7 @@ import pytest
 from toolwire import CallLog
 from toolwire.errors import CallLogWriteError, ToolwireError
 from toolwire.schema import read_calls
-from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord
+from toolwire.schema.calls import ObservedCall, UnreadableRecord
 
 REAL_WRITE = os.write
 

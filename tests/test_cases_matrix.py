@@ -26,10 +26,10 @@ from matrix_helpers import (
 )
 from toolwire.cases import load_cases
 from toolwire.cases._spec import parse_spec
+from toolwire.cases.report import MatrixResult
 from toolwire.cases.report._compare import compare_reports, load_report
 from toolwire.cases.report._junit import render_junit
 from toolwire.cases.report._markdown import render_markdown
-from toolwire.cases.report._report import MatrixResult
 from toolwire.cases.report._text import MARKS, print_rich, render_text
 from toolwire.cases.run._progress import ProgressBar
 from toolwire.cases.run._run import RunProgress, run_matrix

@@ -15,7 +15,7 @@ from conftest import REPO
 from matrix_helpers import MODELS_SCRIPT
 from toolwire.cases import load_models, parse_spec
 from toolwire.cases._model import CaseResult
-from toolwire.cases.report._report import Cell, RunRecord, meets, percent
+from toolwire.cases.report._model import Cell, RunRecord, meets, percent
 from toolwire.cli import build_parser, main
 from toolwire.server import LocalEndpoint
 

@@ -17,8 +17,8 @@ import pytest
 from matrix_helpers import MODELS_SCRIPT, SUPPORT, VERDICTS
 from toolwire.cases import load_cases
 from toolwire.cases._spec import parse_spec
+from toolwire.cases.report import MatrixResult
 from toolwire.cases.report._html import cell_id, render_html
-from toolwire.cases.report._report import MatrixResult
 from toolwire.cases.run._run import run_matrix
 from toolwire.server import LocalEndpoint
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from matrix_helpers import CASE_NAMES, MODELS_SCRIPT, SUPPORT
+from toolwire.cases.report import TIMES
 from toolwire.cases.report._compare import compare_reports, load_report
-from toolwire.cases.report._report import TIMES
 from toolwire.cli import main
 from toolwire.server import LocalEndpoint
 

@@ -15,11 +15,9 @@ from typing import Any
 import pytest
 
 from toolwire.cli._replay_history import load_migrations
-from toolwire.schema.calls._calls import ObservedCall
-from toolwire.schema.history import _migrations
-from toolwire.schema.history._history import RegistryHistory
+from toolwire.schema.calls import ObservedCall
+from toolwire.schema.history import RegistryHistory, _migrations, replay_history
 from toolwire.schema.history._migrations import Migration, MigrationError, Migrations, default_migrations, migration
-from toolwire.schema.history._replay import replay_history
 
 
 def schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

@@ -18,14 +18,8 @@ from hypothesis import strategies as st
 import toolwire
 from conftest import RECORDINGS
 from toolwire.recordings import iter_recordings
-from toolwire.schema.calls._calls import (
-    CALL_KEYS,
-    ObservedCall,
-    UnreadableRecord,
-    call_from_record,
-    iter_raw,
-    read_calls,
-)
+from toolwire.schema.calls import ObservedCall, UnreadableRecord, iter_raw, read_calls
+from toolwire.schema.calls._model import CALL_KEYS, call_from_record
 
 
 def write_jsonl(path: Path, records: list[Any]) -> Path:
@@ -176,7 +170,7 @@ def test_the_fast_path_reads_what_the_general_reader_reads(records: list[dict[st
 
 
 def read_calls_from_bytes(data: bytes) -> list[ObservedCall | UnreadableRecord]:
-    from toolwire.schema.calls._calls import observed
+    from toolwire.schema.calls import observed
     from toolwire.schema.calls._files import read_lines
 
     return [observed(item) if isinstance(item, tuple) else item for item in read_lines(io.BytesIO(data), "<mem>")]
@@ -384,7 +378,7 @@ def test_iter_raw_and_read_calls_agree(tmp_path: Path) -> None:
         tmp_path / "calls.jsonl",
         [{"id": f"i{n}", "name": "t", "arguments": {"n": n}, "ts": "2025-01-01T00:00:00"} for n in range(5)] + ["{"],
     )
-    from toolwire.schema.calls._calls import observed
+    from toolwire.schema.calls import observed
 
     raw = [observed(item) if isinstance(item, tuple) else item for item in iter_raw(path)]
     assert raw == list(read_calls(path))
@@ -392,7 +386,7 @@ def test_iter_raw_and_read_calls_agree(tmp_path: Path) -> None:
 
 
 def test_timestamps() -> None:
-    from toolwire.schema.calls._calls import timestamp
+    from toolwire.schema.calls._model import timestamp
 
     assert timestamp("2025-05-01T12:00:00z") == datetime(2025, 5, 1, 12, tzinfo=timezone.utc)
     assert timestamp(0.5) == datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=0.5)
@@ -420,7 +414,7 @@ def test_tool_definitions_given_as_calls_are_not_calls(tmp_path: Path) -> None:
 
 
 def test_passwords_are_hidden_in_database_origins() -> None:
-    from toolwire.schema.calls._calls import shown_url
+    from toolwire.schema.calls import shown_url
 
     assert shown_url("postgresql+psycopg://app:s3cr:et@db:5432/x") == "postgresql+psycopg://app:***@db:5432/x"
     assert shown_url("postgresql://db/x") == "postgresql://db/x"

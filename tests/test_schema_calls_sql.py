@@ -30,7 +30,7 @@ import pytest
 
 import toolwire
 from toolwire.cli import main
-from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord, read_calls
+from toolwire.schema.calls import ObservedCall, UnreadableRecord, read_calls
 from toolwire.schema.replay._replay import replay_calls
 
 WEATHER = {

@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from toolwire.cli import main
-from toolwire.schema.calls._calls import ObservedCall, read_calls
+from toolwire.schema.calls import ObservedCall, read_calls
 from toolwire.schema.diff._diff import diff_tools
 from toolwire.schema.diff._evidence import Evidence, apply_evidence
 from toolwire.schema.diff._sources import read_side

@@ -20,11 +20,10 @@ import pytest
 import toolwire
 from conftest import REPO
 from toolwire.cli import main
-from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord
-from toolwire.schema.history import _history
-from toolwire.schema.history._history import RegistryHistory, RegistryVersion
+from toolwire.schema.calls import ObservedCall, UnreadableRecord
+from toolwire.schema.history import RegistryHistory, RegistryVersion, _history, replay_history
 from toolwire.schema.history._migrations import Migrations, default_migrations
-from toolwire.schema.history._replay import PROBLEM_KINDS, replay_history
+from toolwire.schema.history._report import PROBLEM_KINDS
 
 UTC = timezone.utc
 

@@ -12,7 +12,7 @@ import pytest
 
 import toolwire
 from conftest import RECORDINGS, corpus
-from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord, read_calls
+from toolwire.schema.calls import ObservedCall, UnreadableRecord, read_calls
 from toolwire.schema.replay._output import REPLAY_FORMATS, render_replay
 from toolwire.schema.replay._replay import ReplayReport, registry_of, replay_calls
 

@@ -18,7 +18,7 @@ from conftest import RECORDINGS, corpus
 from toolwire._calllog import CallLog
 from toolwire.cli import main
 from toolwire.recordings import iter_recordings
-from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord, read_calls
+from toolwire.schema.calls import ObservedCall, UnreadableRecord, read_calls
 from toolwire.schema.sample._sample import SampleResult, sample_calls
 from toolwire.schema.sample._scrub import Scrub
 from toolwire.strategies import arguments

@@ -223,7 +223,7 @@ def test_call_logs_keep_no_piece_of_any_kind(tmp_path: Path, kind: str) -> None:
 
 @pytest.mark.parametrize("kind", FOUND)
 def test_samples_keep_no_piece_of_any_kind(kind: str) -> None:
-    from toolwire.schema.calls._calls import ObservedCall
+    from toolwire.schema.calls import ObservedCall
     from toolwire.schema.sample._sample import sample_calls
     from toolwire.schema.sample._scrub import Scrub
 

@@ -3,17 +3,8 @@
 from __future__ import annotations
 
 from toolwire.cases.report._compare import CellChange, Comparison, compare_reports, load_report
-from toolwire.cases.report._report import (
-    FAIL_ON,
-    REPORT_FORMATS,
-    TIMES,
-    CaseInfo,
-    Cell,
-    FailOn,
-    MatrixResult,
-    ReportFormat,
-    RunRecord,
-)
+from toolwire.cases.report._model import FAIL_ON, REPORT_FORMATS, TIMES, CaseInfo, Cell, FailOn, ReportFormat, RunRecord
+from toolwire.cases.report._report import MatrixResult
 from toolwire.cases.report._text import print_rich, render_text
 
 __all__ = [

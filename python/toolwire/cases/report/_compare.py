@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from toolwire.cases.report._report import REPORT_SCHEMA, TIMES, FailOn
+from toolwire.cases.report._model import REPORT_SCHEMA, TIMES, FailOn
 
 __all__ = ["CellChange", "Comparison", "compare_reports", "load_report"]
 

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from toolwire._model import InvalidToolCall
 from toolwire.cases._model import Turn
-from toolwire.cases.report._report import TIMES, Cell, MatrixResult, RunRecord, failure_groups, percent, rows
+from toolwire.cases.report._model import TIMES, Cell, Matrix, RunRecord, failure_groups, percent, rows
 from toolwire.cases.report._text import MARKS, cell_text, heading, totals, unreachable_lines
 
 __all__ = ["cell_id", "expectation_lines", "render_html"]
@@ -222,7 +222,7 @@ def _cell_section(cell: Cell, row: int, column: int, expectation: str) -> str:
     return "\n".join(parts)
 
 
-def render_html(result: MatrixResult) -> str:
+def render_html(result: Matrix) -> str:
     """The matrix as one self-contained HTML document (see the module docstring)."""
     title = f"toolwire matrix — {result.source}"
     started = f" · started {escape(result.started)}" if result.started else ""

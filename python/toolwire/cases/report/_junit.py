@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from toolwire.cases.report._report import Cell, MatrixResult, failure_groups, percent
+from toolwire.cases.report._model import Cell, Matrix, failure_groups, percent
 from toolwire.contract._report import _xml_text
 
 __all__ = ["render_junit"]
@@ -27,7 +27,7 @@ def _details(cell: Cell) -> str:
     return "\n".join(lines)
 
 
-def render_junit(result: MatrixResult) -> str:
+def render_junit(result: Matrix) -> str:
     """The matrix as a JUnit XML document."""
     root = ET.Element("testsuites", name="toolwire.matrix")
     totals = {"tests": 0, "failures": 0, "errors": 0}

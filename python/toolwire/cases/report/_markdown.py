@@ -7,7 +7,7 @@ such models are listed once each, with why, above the failures.
 
 from __future__ import annotations
 
-from toolwire.cases.report._report import TIMES, MatrixResult, failure_groups, rows
+from toolwire.cases.report._model import TIMES, Matrix, failure_groups, rows
 from toolwire.cases.report._text import MARKS, cell_text, heading, totals, unreachable_lines
 
 __all__ = ["render_markdown"]
@@ -27,7 +27,7 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def render_markdown(result: MatrixResult) -> str:
+def render_markdown(result: Matrix) -> str:
     """The matrix as Markdown: a heading, the grid, the legend, each failing cell folded, and the totals."""
     lines = [f"### {_cell(heading(result))}", ""]
     lines.append("| case | " + " | ".join(_cell(label) for label in result.labels) + " |")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final, TextIO
 
-from toolwire.cases.report._report import TIMES, Cell, CellStatus, MatrixResult, failure_groups, percent, rows
+from toolwire.cases.report._model import TIMES, Cell, CellStatus, Matrix, failure_groups, percent, rows
 
 __all__ = ["MARKS", "UNREACHABLE", "print_rich", "render_text"]
 
@@ -49,7 +49,7 @@ def cell_text(cell: Cell) -> str:
     return UNREACHABLE if cell.status == "unreachable" else f"{cell.fraction} {MARKS[cell.status]}"
 
 
-def unreachable_lines(result: MatrixResult) -> list[str]:
+def unreachable_lines(result: Matrix) -> list[str]:
     """One line per model that could not be reached: its label, its spec and why."""
     by_label = {spec.label: spec for spec in result.models}
     return [
@@ -58,7 +58,7 @@ def unreachable_lines(result: MatrixResult) -> list[str]:
     ]
 
 
-def heading(result: MatrixResult) -> str:
+def heading(result: Matrix) -> str:
     """The first line: the case file, the size of the matrix, the repeats."""
     counts = sorted({cell.total for cell in result.cells}) or [0]
     repeats = _plural(counts[0], "repeat") if len(counts) == 1 else f"{counts[0]} to {counts[-1]} repeats"
@@ -67,7 +67,7 @@ def heading(result: MatrixResult) -> str:
     return f"toolwire matrix  {result.source}  {size}, {repeats}{offline}"
 
 
-def totals(result: MatrixResult) -> str:
+def totals(result: Matrix) -> str:
     """The last line: cells below threshold, runs passed, errors, retries, cache use, time."""
     counts = result.summary()
     below = counts["cells_below_threshold"]
@@ -85,7 +85,7 @@ def totals(result: MatrixResult) -> str:
     return " · ".join(parts)
 
 
-def failure_lines(result: MatrixResult) -> Iterator[tuple[str, str]]:
+def failure_lines(result: Matrix) -> Iterator[tuple[str, str]]:
     """``(line, style)`` for every cell that did not pass every repeat: its failures, each once, with its diff."""
     for _info, cells in rows(result):
         for cell in cells:
@@ -103,13 +103,13 @@ def failure_lines(result: MatrixResult) -> Iterator[tuple[str, str]]:
                     yield f"    retried (repeat {run.repeat}): {retry}", "dim"
 
 
-def _grid(result: MatrixResult) -> tuple[list[str], list[list[tuple[str, str]]]]:
+def _grid(result: Matrix) -> tuple[list[str], list[list[tuple[str, str]]]]:
     header = ["case", *result.labels]
     body = [[(info.name, "")] + [(cell_text(cell), cell.status) for cell in cells] for info, cells in rows(result)]
     return header, body
 
 
-def render_text(result: MatrixResult, *, color: bool = False) -> str:
+def render_text(result: Matrix, *, color: bool = False) -> str:
     """The matrix as plain text.
 
     Args:
@@ -145,7 +145,7 @@ def render_text(result: MatrixResult, *, color: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def print_rich(result: MatrixResult, file: TextIO | None = None) -> None:
+def print_rich(result: Matrix, file: TextIO | None = None) -> None:
     """Draw the matrix with rich: a table with coloured cells, the failures and the totals.
 
     Raises:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from toolwire.schema.calls._calls import (
+from toolwire.schema.calls._calls import iter_raw, read_calls
+from toolwire.schema.calls._model import (
     ObservedCall,
     RawCall,
     Source,
     UnreadableRecord,
     is_database_url,
-    iter_raw,
     observed,
-    read_calls,
     shown_url,
 )
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
-from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord, arguments_text, timestamp
-from toolwire.schema.examples import Example, _Finder
+from toolwire.schema.calls._model import ObservedCall, UnreadableRecord, arguments_text, timestamp
+from toolwire.schema.examples import Example, ExampleFinder
 
 __all__ = ["CONVERSATION_KEYS", "calls_in_conversation", "is_conversation"]
 
@@ -65,7 +65,7 @@ def _call_id(roots: Mapping[str, Any], example: Example) -> str | None:
     return None
 
 
-def _walk(value: Any, finder: _Finder) -> tuple[dict[str, Any], Mapping[str, Any]]:
+def _walk(value: Any, finder: ExampleFinder) -> tuple[dict[str, Any], Mapping[str, Any]]:
     """Feed a conversation record to the finder; its roots (for ids) and its metadata record."""
     roots: dict[str, Any] = {}
     if isinstance(value, list):
@@ -103,7 +103,7 @@ def calls_in_conversation(
         the record's ``ts`` or ``time``), or an ``UnreadableRecord`` for a call without a tool name or with arguments
         JSON cannot hold.
     """
-    finder = _Finder()
+    finder = ExampleFinder()
     roots, record = _walk(value, finder)
     try:
         moment = timestamp(record.get("ts", record.get("time")), "ts")

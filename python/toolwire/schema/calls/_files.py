@@ -20,8 +20,8 @@ from typing import Any, Final, TypeAlias
 import orjson
 
 from toolwire.recordings import DATA_SUFFIXES, RAW_SUFFIXES
-from toolwire.schema.calls._calls import ObservedCall, RawCall, UnreadableRecord, call_from_record
 from toolwire.schema.calls._conversations import calls_in_conversation, is_conversation
+from toolwire.schema.calls._model import ObservedCall, RawCall, UnreadableRecord, call_from_record
 from toolwire.schema.calls._recordings import read_recording
 
 __all__ = ["LOG_SUFFIXES", "read_lines", "read_path", "read_stdin"]

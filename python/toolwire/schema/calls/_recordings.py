@@ -14,7 +14,7 @@ from typing import Any
 import toolwire
 from toolwire.errors import ToolwireError
 from toolwire.recordings import Recording, load_recording
-from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord, timestamp
+from toolwire.schema.calls._model import ObservedCall, UnreadableRecord, timestamp
 
 __all__ = ["calls_in_recording", "read_recording"]
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from toolwire.schema.calls._calls import ObservedCall, UnreadableRecord, call_from_record
+from toolwire.schema.calls._model import ObservedCall, UnreadableRecord, call_from_record
 
 __all__ = ["REQUIRED_COLUMNS", "read_database", "sqlite_path"]
 

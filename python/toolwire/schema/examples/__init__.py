@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from toolwire.schema.examples._examples import EXAMPLE_RULES, check_examples
-from toolwire.schema.examples._find import Example, _Finder
+from toolwire.schema.examples._find import Example, ExampleFinder
 
 __all__ = [
     "EXAMPLE_RULES",
     "Example",
-    "_Finder",
+    "ExampleFinder",
     "check_examples",
 ]

@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-__all__ = ["Example", "Found", "Malformed", "find_examples"]
+__all__ = ["Example", "ExampleFinder", "Found", "Malformed", "find_examples"]
 
 _NAME_KEYS: Final = ("name", "tool", "tool_name", "function")
 _ARGUMENT_KEYS: Final = ("arguments", "args", "parameters", "input", "tool_input")
@@ -146,8 +146,8 @@ def calls_in(value: Any, trail: str = "") -> Iterator[tuple[str, Any, Any]]:
             yield from calls_in(item, f"{trail}[{index}]")
 
 
-class _Finder:
-    """Walks a prompt; ``found`` collects."""
+class ExampleFinder:
+    """Walks a prompt (or a conversation's message lists) and collects its tool-call examples in ``found``."""
 
     def __init__(self) -> None:
         self.found = Found()
@@ -261,6 +261,6 @@ def find_examples(data: Any) -> Found:
     Returns:
         The examples in prompt order, and the text that looks like a tool call but is not JSON.
     """
-    finder = _Finder()
+    finder = ExampleFinder()
     finder.walk(data)
     return finder.found

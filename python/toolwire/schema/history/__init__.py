@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from toolwire.schema.history._history import RegistryHistory, RegistryVersion, VersionMatch
+from toolwire.schema.history._history import RegistryHistory
 from toolwire.schema.history._migrations import Migration, MigrationError, Migrations, default_migrations, migration
-from toolwire.schema.history._replay import REPORT_FORMATS, CallProblem, HistoryReport, replay_history
+from toolwire.schema.history._model import VersionMatch
+from toolwire.schema.history._replay import replay_history
+from toolwire.schema.history._report import REPORT_FORMATS, CallProblem, HistoryReport
+from toolwire.schema.history._sources import RegistryVersion
 
 __all__ = [
     "REPORT_FORMATS",

@@ -31,64 +31,20 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any
 
 from toolwire.registry import ToolRegistry
+from toolwire.schema.history._model import CallLike, ResolutionRule, VersionMatch
+from toolwire.schema.history._report import HistoryReport
 from toolwire.schema.history._sources import RegistryVersion, instant, versions_from_directory, versions_from_git
 
 if TYPE_CHECKING:
     from toolwire.schema.history._migrations import Migrations
-    from toolwire.schema.history._replay import HistoryReport
 
 __all__ = ["CallLike", "RegistryHistory", "RegistryVersion", "ResolutionRule", "VersionMatch", "instant"]
-
-#: Which rule decided a call's version.
-ResolutionRule = Literal["fingerprint", "time", "unknown"]
-
-
-class CallLike(Protocol):
-    """What version resolution reads of a call (``toolwire.schema.ObservedCall`` has it)."""
-
-    @property
-    def name(self) -> str:
-        """The tool name."""
-        ...
-
-    @property
-    def ts(self) -> datetime | None:
-        """When the call was made."""
-        ...
-
-    @property
-    def schema_fingerprint(self) -> str | None:
-        """The fingerprint of the tool definition the call was produced under."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class VersionMatch:
-    """Which version a call was produced under, and why.
-
-    Attributes:
-        version: The version, or None when no rule decides.
-        index: Its position in the history (0 is the oldest), or None.
-        rule: ``"fingerprint"``, ``"time"`` or ``"unknown"``.
-        explain: Builds ``reason``; kept unevaluated because a replay resolves every call but explains few.
-    """
-
-    version: RegistryVersion | None
-    index: int | None
-    rule: ResolutionRule
-    explain: Callable[[], str] = field(repr=False, compare=False)
-
-    @property
-    def reason(self) -> str:
-        """The evidence, in a sentence: which fingerprint matched where, which start times bound ``ts``."""
-        return self.explain()
 
 
 def _stamp(moment: datetime) -> str:
@@ -416,7 +372,7 @@ class RegistryHistory:
             limit_failures: How many failing calls of each kind the report lists (all are counted).
 
         Returns:
-            The report (``toolwire.schema.history._replay.HistoryReport``).
+            The report (``toolwire.schema.HistoryReport``).
         """
         from toolwire.schema.history._replay import replay_history
 

@@ -14,130 +14,20 @@ chunks, so memory holds one chunk and the counts, whatever the number of calls.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from toolwire._model import Severity, Violation
 from toolwire.schema.calls import ObservedCall, UnreadableRecord
-from toolwire.schema.history._history import RegistryHistory, VersionMatch
 from toolwire.schema.history._migrations import Migration, MigrationError, Migrations, default_migrations
+from toolwire.schema.history._model import VersionedRegistry, VersionMatch
+from toolwire.schema.history._report import CallProblem, HistoryReport, LinkCount, ProblemKind, ToolVersionCount
 
-__all__ = [
-    "PROBLEM_KINDS",
-    "REPORT_FORMATS",
-    "CallProblem",
-    "HistoryReport",
-    "LinkCount",
-    "ToolVersionCount",
-    "replay_history",
-]
-
-#: What can be wrong with a call, in the order reports list them.
-PROBLEM_KINDS: Final = (
-    "invalid_when_produced",
-    "no_migration_path",
-    "migration_failed",
-    "invalid_after_migration",
-    "unknown_version",
-    "unreadable",
-)
-
-#: The kinds that mean a call cannot be carried to the current version.
-CANNOT_MIGRATE: Final = ("no_migration_path", "migration_failed", "invalid_after_migration")
-
-
-#: The values of ``HistoryReport.render``'s ``format``.
-REPORT_FORMATS: Final = ("text", "json", "markdown")
-
-ProblemKind = Literal[
-    "invalid_when_produced",
-    "no_migration_path",
-    "migration_failed",
-    "invalid_after_migration",
-    "unknown_version",
-    "unreadable",
-]
+__all__ = ["replay_history"]
 
 _CHUNK: Final = 10_000
-
-
-@dataclass(frozen=True)
-class CallProblem:
-    """One call the report names.
-
-    Attributes:
-        kind: One of ``PROBLEM_KINDS``.
-        id: The call id, when it has one.
-        origin: Where the call was read (``calls.jsonl:12``).
-        tool: The tool name (None for an unreadable record).
-        version: The label of the version the call was produced under, when known.
-        rule: How the version was decided: ``fingerprint``, ``time`` or ``unknown`` (``""`` for unreadable).
-        reason: What is wrong: the violations, the migration and its error, or the missing link.
-        codes: The violation codes behind it (error severity), when a validation decided.
-    """
-
-    kind: str
-    id: str | None
-    origin: str
-    tool: str | None
-    version: str | None
-    rule: str
-    reason: str
-    codes: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The problem as JSON-ready data."""
-        return {
-            "kind": self.kind,
-            "id": self.id,
-            "origin": self.origin,
-            "tool": self.tool,
-            "version": self.version,
-            "rule": self.rule,
-            "reason": self.reason,
-            "codes": list(self.codes),
-        }
-
-
-@dataclass
-class ToolVersionCount:
-    """The calls of one tool produced under one version (``version`` None: unknown).
-
-    Attributes:
-        calls: How many.
-        invalid_when_produced: Refused by their own version.
-        carried: Valid under the current version (unchanged or migrated).
-        migrated: Of ``carried``, those that went through at least one migration.
-        cannot_migrate: No migration path, a failed migration, or invalid after migration.
-        unknown_invalid_now: For unknown versions: refused by the current version.
-    """
-
-    calls: int = 0
-    invalid_when_produced: int = 0
-    carried: int = 0
-    migrated: int = 0
-    cannot_migrate: int = 0
-    unknown_invalid_now: int = 0
-
-
-@dataclass
-class LinkCount:
-    """A step between two versions that calls of one tool crossed.
-
-    Attributes:
-        migration: The migration's ``module.qualname``; None when the schema changed and none is registered (the
-            arguments were carried unchanged).
-        calls: How many calls crossed it.
-        failed: For a migration: calls it failed on; without one: calls that then failed against the current
-            version.
-    """
-
-    migration: str | None
-    calls: int = 0
-    failed: int = 0
 
 
 @dataclass(frozen=True)
@@ -147,120 +37,10 @@ class _Step:
     migration: Migration | None
 
 
-@dataclass
-class HistoryReport:
-    """What a replay through a registry history found.
-
-    Attributes:
-        versions: Each version's ``label``, ``started``, ``origin``, ``tools`` (count) and ``fingerprint``.
-        skipped: ``(label, reason)`` of versions of the source that could not be read.
-        current: The current version's label.
-        calls: Calls read (unreadable records not included).
-        carried: Calls valid under the current version after carrying (their own version resolved and valid).
-        by_rule: Calls per resolution rule (``fingerprint``, ``time``, ``unknown``).
-        counts: Calls per problem kind (every kind present, 0 when none).
-        rows: Per ``(tool, version label or None)``: the counts.
-        links: Per ``(tool, from label, to label)``: the migration or missing link, and its counts.
-        problems: Per kind, the first ``limit_failures`` calls.
-        notes: Migrations that cannot be used with this history (a label it lacks, a step backwards).
-        limit_failures: How many calls of each kind ``problems`` keeps.
-    """
-
-    versions: list[dict[str, Any]]
-    skipped: list[tuple[str, str]]
-    current: str
-    calls: int = 0
-    carried: int = 0
-    by_rule: Counter[str] = field(default_factory=Counter)
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEM_KINDS, 0))
-    rows: dict[tuple[str, str | None], ToolVersionCount] = field(default_factory=dict)
-    links: dict[tuple[str, str, str], LinkCount] = field(default_factory=dict)
-    problems: dict[str, list[CallProblem]] = field(default_factory=lambda: {kind: [] for kind in PROBLEM_KINDS})
-    notes: list[str] = field(default_factory=list)
-    limit_failures: int = 20
-
-    @property
-    def cannot_migrate(self) -> int:
-        """Calls valid when produced that cannot be carried to the current version."""
-        return sum(self.counts[kind] for kind in CANNOT_MIGRATE)
-
-    @property
-    def unknown_invalid_now(self) -> int:
-        """Calls of unknown version that the current version refuses."""
-        return sum(row.unknown_invalid_now for row in self.rows.values())
-
-    @property
-    def migrated(self) -> int:
-        """Carried calls that went through at least one migration."""
-        return sum(row.migrated for row in self.rows.values())
-
-    @property
-    def ok(self) -> bool:
-        """True when every call was valid when produced and is carried (or, of unknown version, valid now)."""
-        return (
-            self.cannot_migrate == 0
-            and self.counts["invalid_when_produced"] == 0
-            and self.counts["unreadable"] == 0
-            and self.unknown_invalid_now == 0
-        )
-
-    def exit_code(self) -> int:
-        """0 when ``ok``, else 1."""
-        return 0 if self.ok else 1
-
-    def _add(self, problem: CallProblem) -> None:
-        self.counts[problem.kind] += 1
-        kept = self.problems[problem.kind]
-        if len(kept) < self.limit_failures:
-            kept.append(problem)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The whole report as JSON-ready data."""
-        return {
-            "current": self.current,
-            "versions": self.versions,
-            "skipped_versions": [{"label": label, "reason": reason} for label, reason in self.skipped],
-            "calls": self.calls,
-            "carried": self.carried,
-            "migrated": self.migrated,
-            "cannot_migrate": self.cannot_migrate,
-            "unknown_invalid_now": self.unknown_invalid_now,
-            "ok": self.ok,
-            "by_rule": {rule: self.by_rule.get(rule, 0) for rule in ("fingerprint", "time", "unknown")},
-            "counts": dict(self.counts),
-            "rows": [{"tool": tool, "version": version, **vars(count)} for (tool, version), count in self.rows.items()],
-            "links": [
-                {"tool": tool, "from": start, "to": end, **vars(link)}
-                for (tool, start, end), link in self.links.items()
-            ],
-            "problems": {kind: [p.to_dict() for p in found] for kind, found in self.problems.items() if found},
-            "notes": self.notes,
-        }
-
-    def render(self, format: str = "text") -> str:
-        """The report as ``text``, ``json`` or ``markdown``.
-
-        Raises:
-            ValueError: Another format.
-        """
-        from toolwire.schema.history._output import markdown, text
-
-        if format == "json":
-            return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
-        if format == "text":
-            return text(self)
-        if format == "markdown":
-            return markdown(self)
-        raise ValueError(f"a history report renders as {', '.join(REPORT_FORMATS)}; got {format!r}")
-
-
-# -- the replay ------------------------------------------------------------------------------------------------------
-
-
 class _Planner:
     """The steps carrying one tool from one version to the current one, computed once per (tool, version)."""
 
-    def __init__(self, history: RegistryHistory, migrations: Iterable[Migration], notes: list[str]) -> None:
+    def __init__(self, history: VersionedRegistry, migrations: Iterable[Migration], notes: list[str]) -> None:
         self.history = history
         self.options: dict[tuple[str, int], list[tuple[int, Migration]]] = {}
         self.cache: dict[tuple[str, int], tuple[_Step, ...]] = {}
@@ -331,7 +111,7 @@ def _arguments_object(text: str) -> dict[str, Any]:
 
 class _Replay:
     def __init__(
-        self, history: RegistryHistory, migrations: Migrations, limit_failures: int, report: HistoryReport
+        self, history: VersionedRegistry, migrations: Migrations, limit_failures: int, report: HistoryReport
     ) -> None:
         self.history = history
         self.report = report
@@ -509,7 +289,7 @@ class _Replay:
 
 
 def replay_history(
-    history: RegistryHistory,
+    history: VersionedRegistry,
     calls: Iterable[ObservedCall | UnreadableRecord],
     migrations: Migrations | Iterable[Migration] | None = None,
     *,
