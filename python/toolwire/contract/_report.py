@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import enum
 import json
-import re
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from toolwire._junit import JUnitDocument
+from toolwire._markdown import table_cell
 
 __all__ = ["Check", "CheckStatus", "ContractReport", "ReportFormat", "render_reports"]
 
@@ -195,15 +196,10 @@ def _text(report: ContractReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cell(text: str) -> str:
-    """Text fit for one Markdown table cell: pipes escaped, lines joined with ``<br>``."""
-    return "<br>".join(line.replace("|", "\\|") for line in text.splitlines())
-
-
 def _markdown(report: ContractReport) -> str:
     verdict = "✓ ok" if report.ok else "✗ FAILED"
     lines = [
-        f"### {_cell(report.subject)} — {report.format}, {report.mode}: {verdict}",
+        f"### {table_cell(report.subject, '<br>')} — {report.format}, {report.mode}: {verdict}",
         "",
         "| | check | severity | status | evidence |",
         "|---|---|---|---|---|",
@@ -211,58 +207,25 @@ def _markdown(report: ContractReport) -> str:
     for check in report.checks:
         evidence = check.evidence if not check.note else f"{check.evidence}\nnote: {check.note}"
         lines.append(
-            f"| {STATUS_MARKS[check.status]} | `{check.id}` | {check.severity} | {check.status.value} | {_cell(evidence)} |"
+            f"| {STATUS_MARKS[check.status]} | `{check.id}` | {check.severity} | {check.status.value} | {table_cell(evidence, '<br>')} |"
         )
     return "\n".join(lines) + "\n"
 
 
-# Characters XML 1.0 cannot hold (controls other than tab and line ends, lone surrogates, U+FFFE/U+FFFF).
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _xml_text(text: str) -> str:
-    r"""Text an XML document can carry: a character XML forbids becomes its ``\u`` escape (four hex digits)."""
-    return _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-
-
 def _junit(reports: Sequence[ContractReport]) -> str:
-    root = ET.Element("testsuites", name="toolwire.contract")
-    totals = {"tests": 0, "failures": 0, "skipped": 0}
+    document = JUnitDocument("toolwire.contract")
     for report in reports:
-        suite = ET.SubElement(root, "testsuite", name=_xml_text(report.subject))
-        properties = ET.SubElement(suite, "properties")
-        ET.SubElement(properties, "property", name="format", value=_xml_text(report.format))
-        ET.SubElement(properties, "property", name="mode", value=report.mode)
-        counts = {"tests": 0, "failures": 0, "skipped": 0}
+        suite = document.suite(report.subject, {"format": report.format, "mode": report.mode})
         for check in report.checks:
-            counts["tests"] += 1
-            case = ET.SubElement(
-                suite,
-                "testcase",
-                classname=_xml_text(f"toolwire.contract.{report.subject}"),
-                name=_xml_text(check.id),
-            )
-            first_line = check.evidence.splitlines()[0] if check.evidence else check.title
+            case = suite.case(f"toolwire.contract.{report.subject}", check.id)
             if check.blocking:
-                counts["failures"] += 1
-                failure = ET.SubElement(case, "failure", message=_xml_text(first_line), type=check.severity)
-                failure.text = _xml_text(check.evidence)
+                first_line = check.evidence.splitlines()[0] if check.evidence else check.title
+                suite.fail(case, "failure", first_line, check.severity, check.evidence)
             elif check.status is CheckStatus.NOT_APPLICABLE:
-                counts["skipped"] += 1
-                ET.SubElement(case, "skipped", message=_xml_text(check.evidence))
+                suite.skip(case, check.evidence)
             elif check.status is CheckStatus.FAILED:
                 # A failed warning passes, so CI dashboards stay green; what it found rides along as output.
-                ET.SubElement(case, "system-out").text = _xml_text(f"warning (does not fail): {check.evidence}")
+                suite.output(case, f"warning (does not fail): {check.evidence}")
             elif check.note:
-                ET.SubElement(case, "system-out").text = _xml_text(f"note: {check.note}")
-        suite.set("tests", str(counts["tests"]))
-        suite.set("failures", str(counts["failures"]))
-        suite.set("errors", "0")
-        suite.set("skipped", str(counts["skipped"]))
-        for key, value in counts.items():
-            totals[key] += value
-    for key, value in totals.items():
-        root.set(key, str(value))
-    root.set("errors", "0")
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+                suite.output(case, f"note: {check.note}")
+    return document.render() + "\n"

@@ -13,8 +13,9 @@ import io
 import json
 from collections.abc import Sequence
 from typing import Literal
-from xml.etree import ElementTree
 
+from toolwire._junit import JUnitDocument
+from toolwire._markdown import table_row
 from toolwire.schema._findings import Finding, FindingReport, level_reaches
 
 __all__ = ["OUTPUT_FORMATS", "OutputFormat", "render"]
@@ -79,17 +80,13 @@ def _rich(report: FindingReport, width: int) -> str:
     return buffer.getvalue().rstrip("\n")
 
 
-def _markdown_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _markdown(report: FindingReport) -> str:
     lines = [f"### toolwire {report.command}", "", _summary(report)]
     if report.findings:
         lines += ["", "| level | rule | where | finding |", "| --- | --- | --- | --- |"]
         for finding in report.findings:
             cells = (finding.level, f"`{finding.rule}`", f"`{_where(finding)}`", finding.message)
-            lines.append("| " + " | ".join(_markdown_cell(cell) for cell in cells) + " |")
+            lines.append(table_row(cells))
     return "\n".join(lines)
 
 
@@ -132,30 +129,19 @@ def _junit(report: FindingReport, fail_on: str) -> str:
         name = finding.tool or "(project)"
         if name not in subjects:
             subjects.append(name)
-    suite = ElementTree.Element("testsuite", name=f"toolwire.{report.command}")
-    failures = 0
+    document = JUnitDocument("toolwire")
+    suite = document.suite(f"toolwire.{report.command}")
     for subject in subjects:
-        case = ElementTree.SubElement(suite, "testcase", classname=f"toolwire.{report.command}", name=subject)
+        case = suite.case(f"toolwire.{report.command}", subject)
         mine = [f for f in report.findings if (f.tool or "(project)") == subject]
         failing = [f for f in mine if level_reaches(f.level, fail_on)]
         if failing:
-            failures += 1
-            failure = ElementTree.SubElement(
-                case, "failure", message=f"{len(failing)} finding(s)", type=failing[0].rule
-            )
-            failure.text = "\n".join(f"{f.level} {f.rule} {_where(f)}: {f.message}" for f in failing)
+            text = "\n".join(f"{f.level} {f.rule} {_where(f)}: {f.message}" for f in failing)
+            suite.fail(case, "failure", f"{len(failing)} finding(s)", failing[0].rule, text)
         below = [f for f in mine if f not in failing]
         if below:
-            ElementTree.SubElement(case, "system-out").text = "\n".join(
-                f"{f.level} {f.rule}: {f.message}" for f in below
-            )
-    suite.set("tests", str(len(subjects)))
-    suite.set("failures", str(failures))
-    suite.set("errors", "0")
-    suites = ElementTree.Element("testsuites", name="toolwire")
-    suites.append(suite)
-    ElementTree.indent(suites)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode")
+            suite.output(case, "\n".join(f"{f.level} {f.rule}: {f.message}" for f in below))
+    return document.render()
 
 
 def render(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from toolwire._markdown import table_cell
 from toolwire.schema._findings import Rule
 from toolwire.schema.check import CHECK_RULES
 from toolwire.schema.drift import DRIFT_RULES
@@ -24,13 +25,9 @@ finding carries one of these ids. Levels are the defaults; a project changes the
 """
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _table(rules: Iterable[Rule]) -> list[str]:
     lines = ["| id | level | flags |", "| --- | --- | --- |"]
-    lines += [f"| `{rule.id}` | {rule.level} | {_cell(rule.summary)} |" for rule in rules]
+    lines += [f"| `{rule.id}` | {rule.level} | {table_cell(rule.summary)} |" for rule in rules]
     return lines
 
 
@@ -45,15 +42,15 @@ def _lint_section() -> list[str]:
     ]
     for target in LINT_TARGETS:
         data = target_rules(target)
-        lines += ["", f"### `{target}` — {_cell(data.description)} (rules as of {data.version})", ""]
+        lines += ["", f"### `{target}` — {table_cell(data.description)} (rules as of {data.version})", ""]
         lines += ["| id | effect | source (as of) | message |", "| --- | --- | --- | --- |"]
         for rule in data.rules:
-            source = f"{_cell(rule.source)} ({rule.as_of})"
-            lines.append(f"| `{rule.id}` | {rule.effect} | {source} | {_cell(rule.message)} |")
+            source = f"{table_cell(rule.source)} ({rule.as_of})"
+            lines.append(f"| `{rule.id}` | {rule.effect} | {source} | {table_cell(rule.message)} |")
         if data.unverified:
             lines += ["", "Unverified (never enforced):", "", "| id | construct | why unknown |", "| --- | --- | --- |"]
             for entry in data.unverified:
-                lines.append(f"| `{entry.id}` | {_cell(entry.construct)} | {_cell(entry.why)} |")
+                lines.append(f"| `{entry.id}` | {table_cell(entry.construct)} | {table_cell(entry.why)} |")
     return lines
 
 

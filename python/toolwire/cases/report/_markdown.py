@@ -7,33 +7,20 @@ such models are listed once each, with why, above the failures.
 
 from __future__ import annotations
 
+from toolwire._markdown import fence, table_cell
 from toolwire.cases.report._model import TIMES, Matrix, failure_groups, rows
 from toolwire.cases.report._text import MARKS, cell_text, heading, totals, unreachable_lines
 
 __all__ = ["render_markdown"]
 
 
-def _cell(text: str) -> str:
-    """Text fit for one table cell: pipes escaped, lines joined."""
-    return " ".join(text.replace("|", "\\|").splitlines())
-
-
-def _fence(text: str) -> str:
-    """A code fence longer than any run of backticks inside ``text``."""
-    longest, run = 0, 0
-    for character in text:
-        run = run + 1 if character == "`" else 0
-        longest = max(longest, run)
-    return "`" * max(3, longest + 1)
-
-
 def render_markdown(result: Matrix) -> str:
     """The matrix as Markdown: a heading, the grid, the legend, each failing cell folded, and the totals."""
-    lines = [f"### {_cell(heading(result))}", ""]
-    lines.append("| case | " + " | ".join(_cell(label) for label in result.labels) + " |")
+    lines = [f"### {table_cell(heading(result))}", ""]
+    lines.append("| case | " + " | ".join(table_cell(label) for label in result.labels) + " |")
     lines.append("|---|" + "---|" * len(result.labels))
     for info, cells in rows(result):
-        lines.append(f"| `{_cell(info.name)}` | " + " | ".join(cell_text(cell) for cell in cells) + " |")
+        lines.append(f"| `{table_cell(info.name)}` | " + " | ".join(cell_text(cell) for cell in cells) + " |")
     lines += [
         "",
         f"{MARKS['pass']} all passed · {MARKS['flaky']} some failed, at threshold · "
@@ -42,7 +29,7 @@ def render_markdown(result: Matrix) -> str:
     ]
     down = unreachable_lines(result)
     if down:
-        lines += ["**Unreachable (not judged)**", "", *(f"- {_cell(line)}" for line in down), ""]
+        lines += ["**Unreachable (not judged)**", "", *(f"- {table_cell(line)}" for line in down), ""]
     for _info, cells in rows(result):
         for cell in cells:
             if cell.status in ("pass", "unreachable"):
@@ -52,10 +39,10 @@ def render_markdown(result: Matrix) -> str:
             summary = f"{MARKS[cell.status]} {where} — {cell.fraction} — {codes}"
             lines += ["<details>", f"<summary>{summary}</summary>", ""]
             for group in failure_groups(cell):
-                lines.append(f"- **`{group.code}`** {_cell(group.message)} ({group.which})")
+                lines.append(f"- **`{group.code}`** {table_cell(group.message)} ({group.which})")
                 if group.diff:
-                    fence = _fence(group.diff)
-                    lines += ["", f"  {fence}diff", *(f"  {line}" for line in group.diff.splitlines()), f"  {fence}"]
+                    ticks = fence(group.diff)
+                    lines += ["", f"  {ticks}diff", *(f"  {line}" for line in group.diff.splitlines()), f"  {ticks}"]
             lines += ["", "</details>", ""]
     lines.append(f"**{totals(result)}**")
     return "\n".join(lines) + "\n"

@@ -7,6 +7,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from toolwire._markdown import table_cell, table_row
+
 __all__ = [
     "CANNOT_MIGRATE",
     "PROBLEM_KINDS",
@@ -334,36 +336,32 @@ def text(report: HistoryReport) -> str:
     return "\n".join(lines)
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def markdown(report: HistoryReport) -> str:
     """The report as a pull-request comment."""
     verdict = "passes" if report.ok else "fails"
     sections = [[f"### toolwire replay --history {verdict}", "", _header(report).split(": ", 1)[1]]]
-    notes = [f"- skipped version `{label}`: {_cell(reason)}" for label, reason in report.skipped]
-    notes += [f"- note: {_cell(note)}" for note in report.notes]
+    notes = [f"- skipped version `{label}`: {table_cell(reason)}" for label, reason in report.skipped]
+    notes += [f"- note: {table_cell(note)}" for note in report.notes]
     if notes:
         sections.append(notes)
     cells = _row_cells(report)
     if cells:
         table = ["| " + " | ".join(_ROW_HEADER) + " |", "|" + "---|" * len(_ROW_HEADER)]
-        sections.append(table + ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in cells])
+        sections.append(table + [table_row(row) for row in cells])
     links = _link_lines(report)
     if links:
-        sections.append(["**Links crossed**", "", *(f"- {_cell(line)}" for line in links)])
+        sections.append(["**Links crossed**", "", *(f"- {table_cell(line)}" for line in links)])
     for kind in PROBLEM_KINDS:
         found = report.problems[kind]
         if not found:
             continue
         title = f"**{_TITLES[kind].capitalize()}** ({report.counts[kind]})"
         if kind == "unreadable":
-            sections.append([title, "", *(f"- {_cell(p.origin)}: {_cell(p.reason)}" for p in found)])
+            sections.append([title, "", *(f"- {table_cell(p.origin)}: {table_cell(p.reason)}" for p in found)])
             continue
         rows = [
-            f"| {_cell(p.id or '')} | {_cell(p.origin)} | {_cell(p.tool or '')} | {_cell(p.version or '?')} "
-            f"({p.rule}) | {_cell(p.reason)} |"
+            f"| {table_cell(p.id or '')} | {table_cell(p.origin)} | {table_cell(p.tool or '')} | {table_cell(p.version or '?')} "
+            f"({p.rule}) | {table_cell(p.reason)} |"
             for p in found
         ]
         sections.append([title, "", "| id | origin | tool | version | reason |", "|---|---|---|---|---|", *rows])

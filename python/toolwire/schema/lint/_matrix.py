@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from toolwire._markdown import table_row
 from toolwire.schema._findings import Finding, FindingReport
 
 __all__ = ["CELLS", "NOT_LOADABLE_RULE", "REQUEST_ROW", "UNNAMED", "build_matrix", "refresh_matrix", "render_matrix"]
@@ -78,7 +79,7 @@ def render_matrix(matrix: Mapping[str, Any], fmt: str) -> str:
     header, body = _table(matrix)
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in body]
+        lines += [table_row(row) for row in body]
         return "\n".join(["#### tool x target", "", *lines])
     widths = [max(len(row[column]) for row in (header, *body)) for column in range(len(header))]
     return "\n".join(

@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Final
 
+from toolwire._markdown import table_row
 from toolwire._model import Violation
 from toolwire.schema.replay._replay import ReplayReport
 
@@ -164,15 +165,11 @@ def _rich(report: ReplayReport, width: int) -> str:
     return buffer.getvalue().rstrip("\n")
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _markdown(report: ReplayReport) -> str:
     lines = ["### toolwire replay", "", summary(report).removeprefix("toolwire replay: ")]
     for title, header, rows, note in _sections(report):
         lines += ["", f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-        lines += ["| " + " | ".join(_cell(_clip(cell, 200)) for cell in row) + " |" for row in rows]
+        lines += [table_row(_clip(cell, 200) for cell in row) for row in rows]
         if note:
             lines += ["", f"_{note}_"]
     mismatch = _mismatch_line(report)
