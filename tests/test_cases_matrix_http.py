@@ -17,8 +17,9 @@ import pytest
 
 from conftest import loopback
 from server_helpers import TOOLS
+from toolwire._requests import request_headers
 from toolwire.cases._spec import parse_spec
-from toolwire.cases.run._http import RetryPolicy, fetch, render_request, request_headers, retry_after
+from toolwire.cases.run._http import RetryPolicy, fetch, render_request, retry_after
 from toolwire.registry import ToolRegistry
 from toolwire.server import LocalEndpoint
 
@@ -42,7 +43,7 @@ def send(url: str, body: dict[str, Any], headers: dict[str, str]) -> httpx.Respo
 def test_every_body_is_accepted_by_the_endpoint_of_its_format(endpoint: LocalEndpoint, fmt: str, choice: Any) -> None:
     spec = parse_spec(f"{fmt}:clean@{endpoint.url},temperature=0,max_tokens=300")
     url, body = render_request(spec, [SYSTEM, USER], TOOLS, choice, stream=False)
-    answer = send(url, body, request_headers(spec, "sk-test", stream=False))
+    answer = send(url, body, request_headers(spec.format, "sk-test", stream=False))
     assert answer.status_code == 200, answer.text
     received = endpoint.requests[-1]
     assert received.body == body
@@ -63,7 +64,7 @@ def test_the_anthropic_body_has_max_tokens_even_when_the_spec_sets_none(endpoint
     spec = parse_spec(f"anthropic-messages:clean@{endpoint.url}")
     url, body = render_request(spec, [USER], TOOLS, None, stream=True)
     assert body["max_tokens"] > 0 and body["stream"] is True
-    assert send(url, body, request_headers(spec, None, stream=True)).status_code == 200
+    assert send(url, body, request_headers(spec.format, None, stream=True)).status_code == 200
 
 
 def test_params_reach_the_body_and_no_tools_means_no_tools_field() -> None:

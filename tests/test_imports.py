@@ -155,6 +155,39 @@ def test_no_import_cycle_inside_a_package(package: str) -> None:
     assert cycles(inside) == []
 
 
+def reaches(imports: list[Import]) -> list[str]:
+    """The imports that take a private module or name their importer is not served by."""
+    found_reaches = []
+    for found in imports:
+        segments = found.module.split(".")
+        for position, segment in enumerate(segments):
+            if _private(segment):
+                if not _serves(".".join(segments[:position]), found.importer):
+                    found_reaches.append(f"{found.importer}:{found.line} imports the module {found.module}")
+                break
+        if found.name is not None and _private(found.name) and package_of(found.module) != package_of(found.importer):
+            found_reaches.append(f"{found.importer}:{found.line} takes {found.module}.{found.name}")
+    return found_reaches
+
+
+def test_no_module_takes_another_packages_private_modules_or_names() -> None:
+    assert reaches(IMPORTS) == []
+
+
+def test_a_reach_into_another_package_is_told_from_one_inside_a_package() -> None:
+    imports = [
+        Import("toolwire.cases.report._junit", "toolwire.contract._report", "_xml_text", 1),  # another kit
+        Import("toolwire.schema.drift._drift", "toolwire.registry", "_python_tool", 2),  # the package above
+        Import("toolwire.schema.history._replay", "toolwire.schema.history._report", "_add", 3),  # its own package
+        Import("toolwire.schema.diff._diff", "toolwire.schema._findings", "Finding", 4),  # a shared module above
+    ]
+    assert reaches(imports) == [
+        "toolwire.cases.report._junit:1 imports the module toolwire.contract._report",
+        "toolwire.cases.report._junit:1 takes toolwire.contract._report._xml_text",
+        "toolwire.schema.drift._drift:2 takes toolwire.registry._python_tool",
+    ]
+
+
 def test_the_graph_walker_sees_every_kind_of_import() -> None:
     """The checks above are only as good as the walk: it reads type-only and function-level imports too."""
     edges = {(found.importer, found.module) for found in IMPORTS}

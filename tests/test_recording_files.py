@@ -382,6 +382,6 @@ def test_iter_recordings_default_root() -> None:
 def test_iter_recordings_missing_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(FileNotFoundError):
         rec_mod.iter_recordings(tmp_path / "nowhere")
-    monkeypatch.setattr(rec_mod, "_DEFAULT_ROOT", tmp_path / "nowhere")
+    monkeypatch.setattr(rec_mod, "DEFAULT_ROOT", tmp_path / "nowhere")
     with pytest.raises(FileNotFoundError, match="root="):
         rec_mod.iter_recordings()

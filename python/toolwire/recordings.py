@@ -63,7 +63,7 @@ RAW_SUFFIXES: tuple[str, ...] = (".sse", ".json-array", ".eventstream")
 MANIFEST_SUFFIX = ".json"
 
 #: ``recordings/`` next to the package's source tree (``python/toolwire/../../recordings``).
-_DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "recordings"
+DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "recordings"
 
 # Line ends of SSE (and of our JSON lines): CRLF, LF or a lone CR. Not str.splitlines(), which would also split on
 # U+2028, U+0085 and friends, all of which may appear raw inside a JSON string.
@@ -539,7 +539,7 @@ def iter_recordings(root: str | Path | None = None, *, format: str | None = None
         ValueError: A manifest is malformed or has several data files.
     """
     if root is None:
-        folder = _DEFAULT_ROOT
+        folder = DEFAULT_ROOT
         if not folder.is_dir():
             raise FileNotFoundError(
                 f"no recordings folder at {folder} (toolwire is not running from its source tree); "

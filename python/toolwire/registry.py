@@ -515,7 +515,17 @@ def _model_tool(model: type[Any], where: str, name: str | None) -> Tool:
     )
 
 
-def _python_tool(obj: object, where: str, name: str | None = None) -> Tool:
+def tool_from_python(obj: object, where: str, name: str | None = None) -> Tool:
+    """A tool from a function (its signature) or a pydantic ``BaseModel`` class (its JSON Schema).
+
+    Args:
+        obj: The function or the model class.
+        where: What the errors name first (``"tool_from_function"``, ``"tools[2]"``).
+        name: The tool's name; by default the function's or the class's.
+
+    Raises:
+        TypeError: A class that is not a ``BaseModel``, or a signature pydantic cannot describe.
+    """
     if _is_model_class(obj):
         return _model_tool(cast(type[Any], obj), where, name)
     if isinstance(obj, type):
@@ -672,7 +682,7 @@ def _mapping_entry(name: object, value: object, where: str) -> Tool:
     if isinstance(value, Mapping):
         return _mapping_body(name, value, where)
     if callable(value):
-        return _python_tool(value, where, name)
+        return tool_from_python(value, where, name)
     raise TypeError(
         f"{where}: a {{name: value}} mapping takes a JSON Schema (a mapping), None for a tool without parameters, "
         f"a {{'description', 'parameters'}} mapping, or a callable; got {type(value).__name__}"
@@ -723,7 +733,7 @@ class _Builder:
         elif _is_model_instance(obj):
             self.top(_model_dump(obj), prefix)
         elif _is_model_class(obj) or callable(obj):
-            self.add(_python_tool(obj, f"{prefix}tool"), f"{prefix}tool")
+            self.add(tool_from_python(obj, f"{prefix}tool"), f"{prefix}tool")
         elif isinstance(obj, Iterable):
             self.items(obj, f"{prefix}tools")
         else:
@@ -770,7 +780,7 @@ class _Builder:
                 raise TypeError(f"{where}: the model dumps to a {type(dumped).__name__}, not a tool definition")
             self.add(_definition(dumped, where), where)
         elif _is_model_class(item) or callable(item):
-            self.add(_python_tool(item, where), where)
+            self.add(tool_from_python(item, where), where)
         else:
             raise TypeError(f"{where}: a {type(item).__name__} is not a tool definition; {_ACCEPTED_SHAPES}")
 

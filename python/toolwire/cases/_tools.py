@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from toolwire._import_path import import_object
 from toolwire.errors import SchemaError
 from toolwire.registry import ToolRegistry
 
@@ -36,13 +37,6 @@ class ToolsProblem(Exception):
         super().__init__(message)
         self.message = message
         self.fix = fix
-
-
-def _import_object(spec: str) -> Any:
-    # toolwire.schema owns the one import_object of the project; it is imported only for an import path.
-    from toolwire.schema._sources import import_object
-
-    return import_object(spec, "tools")
 
 
 class ToolsResolver:
@@ -69,7 +63,7 @@ class ToolsResolver:
 
     def _import(self, spec: str) -> ToolRegistry:
         try:
-            value = _import_object(spec)
+            value = import_object(spec, "tools")
         except ValueError as error:
             raise ToolsProblem(str(error), "check the module and attribute names (package.module:attr)") from error
         try:

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 import toolwire
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
+from toolwire._requests import spell_tool_choice
 from toolwire.cases._model import Case, Turn
 from toolwire.contract import SUPPORTED_FORMATS, check_completion, check_stream
 from toolwire.errors import MalformedChunkError
@@ -50,21 +51,7 @@ def tool_choice_for(choice: Any, format: str) -> Any:
         ValueError: An unknown format or choice.
     """
     _check_format(format)
-    if choice is None or (isinstance(choice, Mapping) and "type" in choice):
-        return choice
-    anthropic = format == "anthropic-messages"
-    if choice in ("auto", "none"):
-        return {"type": choice} if anthropic else choice
-    if choice == "required":
-        return {"type": "any"} if anthropic else "required"
-    if isinstance(choice, Mapping) and isinstance(choice.get("name"), str):
-        name = choice["name"]
-        if anthropic:
-            return {"type": "tool", "name": name}
-        if format == "openai-responses":
-            return {"type": "function", "name": name}
-        return {"type": "function", "function": {"name": name}}
-    raise ValueError(f"tool_choice must be 'auto', 'none', 'required' or {{'name': tool}}; got {choice!r}")
+    return spell_tool_choice(choice, format)
 
 
 def _stream_source(response: Any) -> bytes | list[Any]:

@@ -19,9 +19,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
+from toolwire._import_path import import_object
+
 if TYPE_CHECKING:
-    from toolwire.schema._config import Config
-    from toolwire.schema._findings import FindingReport
+    from toolwire.schema import Config, FindingReport
 
 __all__ = [
     "COLORS",
@@ -158,7 +159,7 @@ def error_line(options: argparse.Namespace | None, text: str) -> None:
 
 def config_of(options: argparse.Namespace) -> Config:
     """The project configuration the options point to (or the nearest ``pyproject.toml``); ``-v`` says which."""
-    from toolwire.schema._config import load_config
+    from toolwire.schema import load_config
 
     config = load_config(options.config)
     note(options, f"[tool.toolwire] of {config.path}" if config.path else "no pyproject.toml: defaults")
@@ -213,8 +214,6 @@ def import_handlers(specs: Mapping[str, str], config: Config) -> dict[str, Any]:
     Raises:
         ValueError: A handler that cannot be imported.
     """
-    from toolwire.schema._sources import import_object
-
     folders = [Path.cwd()] + ([config.path.parent] if config.path is not None else [])
     with importable(folders):
         return {name: import_object(spec, f"handler for {name!r}") for name, spec in specs.items()}
@@ -234,7 +233,7 @@ def finish(
     Returns:
         0 when no finding reaches ``--fail-on``, 1 when one does.
     """
-    from toolwire.schema._output import render
+    from toolwire.schema import render
 
     out = out or sys.stdout
     report = report.with_levels(config.rules)

@@ -19,7 +19,7 @@ from toolwire.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from toolwire.schema._config import Config
+    from toolwire.schema import Config
     from toolwire.schema.diff import Policy
 
 __all__ = ["add_arguments", "run"]

@@ -19,7 +19,7 @@ from toolwire.cli._common import (
 )
 
 if TYPE_CHECKING:
-    from toolwire.schema._sources import ToolSource
+    from toolwire.schema import ToolSource
 
 __all__ = ["add_arguments", "run"]
 
@@ -58,8 +58,7 @@ def _tool_named(name: str, sources: Sequence[ToolSource]) -> ToolSource:
 
 def run(options: argparse.Namespace) -> int:
     """Check every handler named against its tool; 0 when no finding reaches ``--fail-on``, else 1."""
-    from toolwire.schema._findings import FindingReport, sorted_findings
-    from toolwire.schema._sources import load_tools
+    from toolwire.schema import FindingReport, load_tools, sorted_findings
     from toolwire.schema.drift import check_handler
 
     config = config_of(options)

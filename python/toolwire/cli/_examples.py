@@ -32,8 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(options: argparse.Namespace) -> int:
     """Check every prompt file; 0 when no finding reaches ``--fail-on``, else 1."""
-    from toolwire.schema._findings import FindingReport, sorted_findings
-    from toolwire.schema._sources import load_tools
+    from toolwire.schema import FindingReport, load_tools, sorted_findings
     from toolwire.schema.examples import check_examples
 
     config = config_of(options)

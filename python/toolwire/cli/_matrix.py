@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 from toolwire.cli._common import add_fail_on, add_output_format, config_of, error_line, show_progress, use_color
 
 if TYPE_CHECKING:
-    from toolwire.cases._spec import ModelSpec
+    from toolwire.cases import ModelSpec
     from toolwire.cases.report import FailOn, MatrixResult, ReportFormat
 
 __all__ = ["add_arguments", "run"]
@@ -132,7 +132,7 @@ def _allow_imports(options: argparse.Namespace) -> bool:
 
 
 def _specs(options: argparse.Namespace) -> list[ModelSpec]:
-    from toolwire.cases._spec import load_models, parse_spec
+    from toolwire.cases import load_models, parse_spec
 
     specs = list(load_models(options.models)) if options.models is not None else []
     specs += [parse_spec(text, origin=f"--model {text}") for text in options.model]
@@ -182,7 +182,7 @@ def _compare(options: argparse.Namespace) -> int:
 
 
 def _matrix(options: argparse.Namespace) -> int:
-    from toolwire.cases._load import load_cases
+    from toolwire.cases import load_cases
     from toolwire.cases.run import ProgressBar, RetryPolicy, run_matrix
 
     if options.cases is None:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from toolwire.cli._common import add_fail_on, add_output_format, error_line, show_progress, verbosity
-from toolwire.contract._probe_requests import PROBE_FORMATS
+from toolwire.contract import PROBE_FORMATS, EndpointUnreachableError, probe
 
 __all__ = ["add_arguments", "run"]
 
@@ -45,9 +45,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(options: argparse.Namespace) -> int:
     """Run the suite; 0 when the contract holds, 1 when a check fails, 2 when the endpoint cannot be reached."""
-    from toolwire.contract._probe import probe
-    from toolwire.contract._reach import EndpointUnreachableError
-
     key_env = options.key_env or _DEFAULT_KEY_ENV.get(options.wire_format, "OPENAI_API_KEY")
     api_key = os.environ.get(key_env)
     if options.key_env and not api_key:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from toolwire._import_path import import_object
 from toolwire.cli._common import importable, show_progress
 
 if TYPE_CHECKING:
@@ -60,7 +61,6 @@ def load_migrations(specs: Sequence[str]) -> Migrations:
         ValueError: A module or attribute cannot be imported, an attribute is no collection of migrations, or two
             migrations of the same tool and versions clash.
     """
-    from toolwire.schema._sources import import_object
     from toolwire.schema.history import Migration, Migrations, default_migrations
 
     named: list[Iterable[Migration]] = []

@@ -13,7 +13,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from toolwire.server._limits import EndpointLimits
+from toolwire.server import EndpointLimits, LocalEndpoint
 
 __all__ = ["add_arguments", "run"]
 
@@ -86,8 +86,6 @@ def run(options: argparse.Namespace, out: TextIO | None = None, wait: Any = _wai
         ValueError: The script is invalid, or a limit is not positive.
         OSError: The port is taken.
     """
-    from toolwire.server._run import LocalEndpoint
-
     out = sys.stdout if out is None else out
     endpoint = LocalEndpoint(
         options.script, recordings=options.recordings, host=options.host, port=options.port, limits=_limits(options)

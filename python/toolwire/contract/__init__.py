@@ -48,6 +48,7 @@ In a test, against a recorded stream and the request's tools (``toolwire.recordi
 
 from __future__ import annotations
 
+from toolwire._reach import UNREACHABLE_STATUSES, EndpointUnreachableError
 from toolwire.contract._checks import (
     SUPPORTED_FORMATS,
     assert_completion,
@@ -56,10 +57,11 @@ from toolwire.contract._checks import (
     check_stream,
 )
 from toolwire.contract._probe import ProbeOutcome, ProbeResult, probe
-from toolwire.contract._reach import UNREACHABLE_STATUSES, EndpointUnreachableError
+from toolwire.contract._probe_requests import PROBE_FORMATS
 from toolwire.contract._report import Check, CheckStatus, ContractReport, render_reports
 
 __all__ = [
+    "PROBE_FORMATS",
     "SUPPORTED_FORMATS",
     "UNREACHABLE_STATUSES",
     "Check",

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import toolwire
+from toolwire._reach import EndpointUnreachableError, check_base_url, provider_message, refusal, transport_failure
 from toolwire.contract._checks import check_completion, check_stream
 from toolwire.contract._probe_requests import PROBE_FORMATS, ProbeRequest, render_request, standard_probes
-from toolwire.contract._reach import EndpointUnreachableError, check_base_url, refusal, transport_failure
 from toolwire.contract._report import STATUS_MARKS as _MARKS
 from toolwire.contract._report import Check, CheckStatus, ContractReport, ReportFormat, render_reports
 from toolwire.errors import ToolwireError
@@ -31,8 +31,6 @@ from toolwire.registry import ToolRegistry
 __all__ = ["ProbeOutcome", "ProbeResult", "ReportFormat", "probe"]
 
 _PASSED, _FAILED, _NOT_APPLICABLE = CheckStatus.PASSED, CheckStatus.FAILED, CheckStatus.NOT_APPLICABLE
-# A provider's refusal can be long (a whole schema echoed back); the report keeps enough to act on.
-_MESSAGE_CHARS = 600
 
 
 @dataclass(frozen=True)
@@ -137,18 +135,6 @@ class ProbeResult:
         count = len(self.outcomes)
         lines += ["", f"{count} probe{'s' if count != 1 else ''}: {verdict}"]
         return "\n".join(lines)
-
-
-def _provider_message(text: str) -> str:
-    """The message of an error body in OpenAI's or Anthropic's shape, else the body itself, clipped."""
-    try:
-        body = json.loads(text)
-    except ValueError:
-        body = None
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
-    found = message if isinstance(message, str) and message else text.strip() or "(empty body)"
-    return found if len(found) <= _MESSAGE_CHARS else found[: _MESSAGE_CHARS - 1] + "…"
 
 
 def _status_check(probe: ProbeRequest, status: int | None, detail: str) -> Check:
@@ -298,7 +284,7 @@ def _run(
             status = response.status_code
             if status != 200:
                 response.read()
-                message = _provider_message(response.text)
+                message = provider_message(response.text)
                 cause = refusal(status, message, base_url)
                 if cause is not None:
                     raise EndpointUnreachableError(url, cause)

@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from toolwire._requests import MAX_TOKENS_FIELD, PATHS, request_headers, spell_tool_choice, tools_for
 from toolwire.registry import Tool, ToolRegistry
 
 __all__ = ["PROBE_FORMATS", "PROBE_TOOLS", "Choice", "ProbeRequest", "render_request", "standard_probes"]
 
 #: The formats the probe speaks: the ones a local OpenAI- or Anthropic-compatible server exposes.
-PROBE_FORMATS: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic-messages")
+PROBE_FORMATS: tuple[str, ...] = tuple(PATHS)
 
 #: What a probe forces: a tool by name, any tool, no tool, or the model's own choice.
 Choice = Literal["auto", "none", "required"] | str
@@ -160,20 +161,6 @@ def standard_probes(own_tools: ToolRegistry | None = None) -> list[ProbeRequest]
     return probes
 
 
-def _chat_choice(choice: Choice) -> Any:
-    return choice if choice in ("auto", "none", "required") else {"type": "function", "function": {"name": choice}}
-
-
-def _responses_choice(choice: Choice) -> Any:
-    return choice if choice in ("auto", "none", "required") else {"type": "function", "name": choice}
-
-
-def _anthropic_choice(choice: Choice) -> Any:
-    if choice == "required":
-        return {"type": "any"}
-    return {"type": choice} if choice in ("auto", "none") else {"type": "tool", "name": choice}
-
-
 def render_request(
     probe: ProbeRequest, fmt: str, model: str, api_key: str | None
 ) -> tuple[str, dict[str, Any], dict[str, str]]:
@@ -191,44 +178,17 @@ def render_request(
     Raises:
         ValueError: ``fmt`` is not a probe format.
     """
-    headers = {"accept": "text/event-stream" if probe.stream else "application/json"}
-    max_tokens = _ONE_TOKEN[fmt] if probe.acceptance_only and fmt in _ONE_TOKEN else _MAX_TOKENS
-    if fmt == "openai-chat":
-        body: dict[str, Any] = {
-            "model": model,
-            "messages": [{"role": "user", "content": probe.prompt}],
-            "tools": probe.tools.to_openai(),
-            "tool_choice": _chat_choice(probe.choice),
-            "max_tokens": max_tokens,
-            "stream": probe.stream,
-        }
-        path = "/chat/completions"
-    elif fmt == "openai-responses":
-        body = {
-            "model": model,
-            "input": probe.prompt,
-            "tools": probe.tools.to_openai_responses(),
-            "tool_choice": _responses_choice(probe.choice),
-            "max_output_tokens": max_tokens,
-            "stream": probe.stream,
-        }
-        path = "/responses"
-    elif fmt == "anthropic-messages":
-        body = {
-            "model": model,
-            "max_tokens": max_tokens,
-            "messages": [{"role": "user", "content": probe.prompt}],
-            "tools": probe.tools.to_anthropic(),
-            "tool_choice": _anthropic_choice(probe.choice),
-            "stream": probe.stream,
-        }
-        path = "/messages"
-        headers["anthropic-version"] = "2023-06-01"
-        if api_key:
-            headers["x-api-key"] = api_key
-        return path, body, headers
-    else:
+    if fmt not in PATHS:
         raise ValueError(f"format must be one of {', '.join(PROBE_FORMATS)}; got {fmt!r}")
-    if api_key:
-        headers["authorization"] = f"Bearer {api_key}"
-    return path, body, headers
+    max_tokens = _ONE_TOKEN[fmt] if probe.acceptance_only and fmt in _ONE_TOKEN else _MAX_TOKENS
+    message = {"role": "user", "content": probe.prompt}
+    choice = probe.choice if probe.choice in ("auto", "none", "required") else {"name": probe.choice}
+    body: dict[str, Any] = {
+        "model": model,
+        **({"input": probe.prompt} if fmt == "openai-responses" else {"messages": [message]}),
+        "tools": tools_for(probe.tools, fmt),
+        "tool_choice": spell_tool_choice(choice, fmt),
+        MAX_TOKENS_FIELD[fmt]: max_tokens,
+        "stream": probe.stream,
+    }
+    return PATHS[fmt], body, request_headers(fmt, api_key, probe.stream)

@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from toolwire.schema._config import Config, load_config
-from toolwire.schema._findings import LEVELS, Finding, FindingReport, Level, Rule
+from toolwire.schema._findings import LEVELS, Finding, FindingReport, Level, Rule, sorted_findings
 from toolwire.schema._output import OUTPUT_FORMATS, render
 from toolwire.schema._sources import ToolSource, load_tools
 from toolwire.schema.check import CHECK_RULES, DEFAULT_SIMILARITY_THRESHOLD, check_tools
@@ -119,5 +119,6 @@ __all__ = [
     "render",
     "replay_calls",
     "sample_calls",
+    "sorted_findings",
     "tool_from_function",
 ]

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from toolwire._import_path import import_object
 from toolwire.errors import SchemaError
 from toolwire.registry import ServerTool, Tool, ToolRegistry
 
-__all__ = ["META_KEYS", "ToolSource", "import_object", "iter_definitions", "load_tools", "sources_of"]
+__all__ = ["META_KEYS", "ToolSource", "iter_definitions", "load_tools", "sources_of"]
 
 #: Keys beside a definition that belong to the toolkit, not to the provider's tool shape.
 META_KEYS: tuple[str, ...] = ("examples", "side_effects", "deprecated", "sunset")
@@ -227,27 +228,6 @@ def _read_file(path: Path) -> Iterator[ToolSource]:
         except yaml.YAMLError as error:
             raise ValueError(f"{path}: invalid YAML: {error}") from error
     yield from iter_definitions(data, str(path))
-
-
-def import_object(spec: str, what: str = "") -> Any:
-    """The object a ``package.module:attr`` path names (``attr`` may be dotted).
-
-    Args:
-        spec: The import path.
-        what: What it is for, prefixed to the error (``"handler for 'refund'"``).
-
-    Raises:
-        ValueError: The module or the attribute cannot be imported, naming the path and the form to write.
-    """
-    module_name, _, attribute = spec.partition(":")
-    try:
-        value: Any = importlib.import_module(module_name)
-        for part in attribute.split("."):
-            value = getattr(value, part)
-    except (ImportError, AttributeError) as error:
-        prefix = f"{what}: " if what else ""
-        raise ValueError(f"{prefix}cannot import {spec!r} ({error}); write package.module:attr") from error
-    return value
 
 
 def _import(spec: str) -> Iterator[ToolSource]:

@@ -146,7 +146,7 @@ def resolve_references(script: Script, replays: Mapping[str, Replay], folder: st
     """
     from toolwire import recordings
 
-    root = Path(folder) if folder is not None else recordings._DEFAULT_ROOT
+    root = Path(folder) if folder is not None else recordings.DEFAULT_ROOT
     found: dict[str, Replay] = {}
     for model in script.models.values():
         replies = [rule.reply for rule in model.rules] + ([model.otherwise] if model.otherwise else [])

@@ -1,14 +1,13 @@
 """One request of the matrix: its body in the spec's wire format, and sending it with retries.
 
-The body is the case's messages, tools and tool choice rendered as the format's API takes them (the tool choice
-spelled by ``tool_choice_for``, the tools by the registry's ``to_openai``, ``to_openai_responses`` or
-``to_anthropic``), plus the spec's sampling parameters under the format's own names and its extra ``params``.
-Sending retries on HTTP 429, 408 and 5xx and on timeouts and dropped connections, with exponential backoff and
-jitter, honouring ``Retry-After`` (and OpenAI's ``retry-after-ms``), for a bounded number of attempts; every retry is
-written down for the report. A refused connection is not retried: it
-says the base URL is wrong, not that the endpoint is busy.
+The body is the case's messages, tools and tool choice rendered as the format's API takes them (``toolwire._requests``,
+which the live probe shares), plus the spec's sampling parameters under the format's own names and its extra
+``params``. Sending retries on HTTP 429, 408 and 5xx and on timeouts and dropped connections, with exponential backoff
+and jitter, honouring ``Retry-After`` (and OpenAI's ``retry-after-ms``), for a bounded number of attempts; every retry
+is written down for the report. A refused connection is not retried: it says the base URL is wrong, not that the
+endpoint is busy.
 
-An exchange is *unreachable* (``toolwire.contract._reach``) when the request never got to a model: no connection,
+An exchange is *unreachable* (``toolwire._reach``) when the request never got to a model: no connection,
 no answer before the last attempt gave up, or a 401, 403, 404, 405, 429, 502, 503 or 504 (the last three and 429
 after their retries). The runner then marks the model unreachable instead of judging an answer that never came.
 """
@@ -23,31 +22,19 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
+from toolwire._reach import provider_message, refusal, transport_failure
+from toolwire._requests import MAX_TOKENS_FIELD, PATHS, tools_for
 from toolwire.cases._spec import ModelSpec
 from toolwire.cases._turn import tool_choice_for
-from toolwire.contract._probe import _provider_message
-from toolwire.contract._reach import refusal, transport_failure
 from toolwire.registry import ToolRegistry
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["PATHS", "Exchange", "RetryPolicy", "fetch", "render_request"]
+__all__ = ["Exchange", "RetryPolicy", "fetch", "render_request"]
 
-#: The path below the base URL of each format's endpoint.
-PATHS: Final[Mapping[str, str]] = {
-    "openai-chat": "/chat/completions",
-    "openai-responses": "/responses",
-    "anthropic-messages": "/messages",
-}
 # The Messages API requires max_tokens; this leaves room for calls and a short answer.
 _ANTHROPIC_MAX_TOKENS: Final = 1024
-_MAX_TOKENS_FIELD: Final = {
-    "openai-chat": "max_tokens",
-    "openai-responses": "max_output_tokens",
-    "anthropic-messages": "max_tokens",
-}
-_ANTHROPIC_VERSION: Final = "2023-06-01"
 
 
 def _anthropic_messages(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, list[dict[str, Any]]]:
@@ -96,33 +83,16 @@ def render_request(
     else:
         body["messages"] = [dict(message) for message in messages]
     if len(tools):
-        rendered = {
-            "openai-chat": tools.to_openai,
-            "openai-responses": tools.to_openai_responses,
-            "anthropic-messages": tools.to_anthropic,
-        }[fmt]()
-        body["tools"] = rendered
+        body["tools"] = tools_for(tools, fmt)
         if tool_choice is not None:
             body["tool_choice"] = tool_choice_for(tool_choice, fmt)
     for key, value in spec.sampling.items():
-        body[_MAX_TOKENS_FIELD[fmt] if key == "max_tokens" else key] = value
+        body[MAX_TOKENS_FIELD[fmt] if key == "max_tokens" else key] = value
     if fmt == "anthropic-messages":
         body.setdefault("max_tokens", _ANTHROPIC_MAX_TOKENS)
     body.update(spec.params)
     body["stream"] = stream
     return spec.base_url + PATHS[fmt], body
-
-
-def request_headers(spec: ModelSpec, api_key: str | None, stream: bool) -> dict[str, str]:
-    """The headers of a request: the accepted type, and the credential as the format sends it."""
-    headers = {"accept": "text/event-stream" if stream else "application/json"}
-    if spec.format == "anthropic-messages":
-        headers["anthropic-version"] = _ANTHROPIC_VERSION
-        if api_key:
-            headers["x-api-key"] = api_key
-    elif api_key:
-        headers["authorization"] = f"Bearer {api_key}"
-    return headers
 
 
 def _random() -> float:
@@ -274,7 +244,7 @@ async def _try(
         return _Tried(reason=reason, unreachable=transport_failure(error, timeout))
     if status == 200:
         return _Tried(final=Exchange(data))
-    message = _provider_message(data.decode("utf-8", "replace"))
+    message = provider_message(data.decode("utf-8", "replace"))
     reason = f"HTTP {status}: {message}"
     cause = refusal(status, message, base_url)
     if not _retryable(status):

@@ -23,13 +23,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Final
 
+from toolwire._requests import request_headers
 from toolwire.cases._judge import judge
 from toolwire.cases._model import Case, Expectation, Turn
 from toolwire.cases._spec import ModelSpec, assign_labels
 from toolwire.cases._turn import next_messages, turn_from_response
 from toolwire.cases.report import CaseInfo, Cell, MatrixResult, RunRecord
 from toolwire.cases.run._cache import CacheEntry, CacheMissError, ResponseCache, request_key
-from toolwire.cases.run._http import Exchange, RetryPolicy, fetch, render_request, request_headers
+from toolwire.cases.run._http import Exchange, RetryPolicy, fetch, render_request
 from toolwire.errors import ToolwireError
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ async def _answer(
             f"turn {turn}, repeat {repeat} in {where}; run once without --offline to fill the cache "
             "(or the case or model changed since it was filled)"
         )
-    headers = request_headers(spec, context.keys[spec.label], bool(body.get("stream")))
+    headers = request_headers(spec.format, context.keys[spec.label], bool(body.get("stream")))
     exchange = await fetch(
         context.client,
         url,

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolwire._import_path import import_object
 from toolwire.schema._findings import Finding
-from toolwire.schema._sources import import_object
 from toolwire.schema.diff._change import Change, place
 from toolwire.schema.diff._tools import Side
 from toolwire.schema.drift import check_handler, describe

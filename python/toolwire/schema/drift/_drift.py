@@ -42,7 +42,7 @@ from typing import Any, Final, get_args, get_origin
 
 import toolwire
 from toolwire._model import Severity
-from toolwire.registry import Tool, ToolRegistry, _python_tool
+from toolwire.registry import Tool, ToolRegistry, tool_from_python
 from toolwire.schema._findings import Finding, FindingReport, Rule, sorted_findings
 from toolwire.schema._sources import ToolSource
 from toolwire.schema.drift._handler import Handler, Param, Problem, class_kind, construct, describe
@@ -432,5 +432,5 @@ def tool_from_function(fn: Callable[..., Any], *, name: str | None = None, descr
     Raises:
         TypeError: pydantic cannot build a schema from the signature, or a parameter is positional-only or ``*args``.
     """
-    tool = _python_tool(fn, "tool_from_function", name)
+    tool = tool_from_python(fn, "tool_from_function", name)
     return dataclasses.replace(tool, description=description) if description is not None else tool

@@ -19,6 +19,7 @@ the provider's). ``toolwire probe`` exits 2 on an unreachable endpoint, ``toolwi
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
@@ -28,7 +29,14 @@ from toolwire.errors import ToolwireError
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["UNREACHABLE_STATUSES", "EndpointUnreachableError", "check_base_url", "refusal", "transport_failure"]
+__all__ = [
+    "UNREACHABLE_STATUSES",
+    "EndpointUnreachableError",
+    "check_base_url",
+    "provider_message",
+    "refusal",
+    "transport_failure",
+]
 
 #: The HTTP statuses that say a request never got to a model (see the module docstring).
 UNREACHABLE_STATUSES: Final = frozenset({401, 403, 404, 405, 429, 502, 503, 504})
@@ -44,6 +52,8 @@ _WHAT: Final = {
     504: "the gateway timed out",
 }
 _VERSION_SEGMENT: Final = re.compile(r"/v\d+[a-z0-9]*$")
+# A provider's refusal can be long (a whole schema echoed back); the report keeps enough to act on.
+_MESSAGE_CHARS: Final = 600
 
 
 class EndpointUnreachableError(ToolwireError, ConnectionError):
@@ -78,6 +88,18 @@ def check_base_url(base_url: str) -> str:
     if not parts.hostname:
         raise ValueError(f"{base_url}: the base URL names no host, e.g. http://localhost:8000/v1")
     return base_url.rstrip("/")
+
+
+def provider_message(text: str) -> str:
+    """The message of an error body in OpenAI's or Anthropic's shape, else the body itself, clipped."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else None
+    found = message if isinstance(message, str) and message else text.strip() or "(empty body)"
+    return found if len(found) <= _MESSAGE_CHARS else found[: _MESSAGE_CHARS - 1] + "…"
 
 
 def refusal(status: int, message: str, base_url: str) -> str | None:

@@ -1,0 +1,83 @@
+"""A request to a provider's endpoint as each wire format's API takes it: path, headers, tools and tool choice.
+
+The live probe (``toolwire.contract``) and the matrix runner (``toolwire.cases``) ask the same endpoints; what a
+request looks like in each format is written here once, and each caller adds its own messages and sampling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from toolwire.registry import ToolRegistry
+
+__all__ = ["ANTHROPIC_VERSION", "MAX_TOKENS_FIELD", "PATHS", "request_headers", "spell_tool_choice", "tools_for"]
+
+#: The path below the base URL of each format's endpoint.
+PATHS: Final[Mapping[str, str]] = {
+    "openai-chat": "/chat/completions",
+    "openai-responses": "/responses",
+    "anthropic-messages": "/messages",
+}
+
+#: The body field that caps the answer's length, by format.
+MAX_TOKENS_FIELD: Final[Mapping[str, str]] = {
+    "openai-chat": "max_tokens",
+    "openai-responses": "max_output_tokens",
+    "anthropic-messages": "max_tokens",
+}
+
+#: The ``anthropic-version`` header the Messages API requires.
+ANTHROPIC_VERSION: Final = "2023-06-01"
+
+
+def request_headers(format: str, api_key: str | None, stream: bool) -> dict[str, str]:
+    """The headers of a request: the accepted type, and the credential as the format sends it."""
+    headers = {"accept": "text/event-stream" if stream else "application/json"}
+    if format == "anthropic-messages":
+        headers["anthropic-version"] = ANTHROPIC_VERSION
+        if api_key:
+            headers["x-api-key"] = api_key
+    elif api_key:
+        headers["authorization"] = f"Bearer {api_key}"
+    return headers
+
+
+def tools_for(tools: ToolRegistry, format: str) -> list[dict[str, Any]]:
+    """The ``tools`` of a request in one of the ``PATHS`` formats."""
+    if format == "anthropic-messages":
+        return tools.to_anthropic()
+    if format == "openai-responses":
+        return tools.to_openai_responses()
+    return tools.to_openai()
+
+
+def spell_tool_choice(choice: Any, format: str) -> Any:
+    """A tool choice in one of the ``PATHS`` formats' own spelling.
+
+    Args:
+        choice: ``"auto"``, ``"none"``, ``"required"``, ``{"name": tool}``, None, or a ``tool_choice`` already in a
+            provider's shape (any mapping with a ``type``, returned as it is).
+        format: ``"openai-chat"``, ``"openai-responses"`` or ``"anthropic-messages"``.
+
+    Returns:
+        What the request sends (None: send no ``tool_choice``).
+
+    Raises:
+        ValueError: An unknown choice.
+    """
+    if choice is None or (isinstance(choice, Mapping) and "type" in choice):
+        return choice
+    anthropic = format == "anthropic-messages"
+    if choice in ("auto", "none"):
+        return {"type": choice} if anthropic else choice
+    if choice == "required":
+        return {"type": "any"} if anthropic else "required"
+    if isinstance(choice, Mapping) and isinstance(choice.get("name"), str):
+        name = choice["name"]
+        if anthropic:
+            return {"type": "tool", "name": name}
+        if format == "openai-responses":
+            return {"type": "function", "name": name}
+        return {"type": "function", "function": {"name": name}}
+    raise ValueError(f"tool_choice must be 'auto', 'none', 'required' or {{'name': tool}}; got {choice!r}")
