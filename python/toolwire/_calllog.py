@@ -48,6 +48,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
+from toolwire._json import compact, compact_utf8
 from toolwire._jsontree import Pairs, dump_tree, parse_tree
 from toolwire._redact import REDACTED, Redactor, compile_patterns
 from toolwire.errors import CallLogWriteError
@@ -254,7 +255,7 @@ def _arguments_text(value: Any) -> str:
     if hasattr(value, "model_dump") and callable(value.model_dump):
         value = value.model_dump(mode="json")
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return compact(value)
     except (TypeError, ValueError) as error:
         raise TypeError(
             f"CallLog.record: arguments must be JSON text or a JSON-compatible value; {error}; pass the text the "
@@ -273,12 +274,7 @@ def _iso(moment: datetime) -> str:
 
 
 def _line(record: Mapping[str, Any]) -> bytes:
-    text = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    try:
-        return (text + "\n").encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate cannot be UTF-8; written as a \u escape (e.g. \ud800) the line is still JSON.
-        return (json.dumps(record, ensure_ascii=True, allow_nan=False, separators=(",", ":")) + "\n").encode()
+    return (compact_utf8(record) + "\n").encode("utf-8")
 
 
 class _Sink:

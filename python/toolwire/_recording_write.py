@@ -49,6 +49,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
+from toolwire._json import compact_utf8
 from toolwire._redact import Redactor, compile_patterns, split_headers
 from toolwire._redact_stream import redact_chunks, redact_stream
 from toolwire.formats import FRAMING_SUFFIXES, WIRE_FORMATS, Format, Framing, format_of
@@ -108,12 +109,7 @@ def check_name(name: object) -> str:
 
 def _line(chunk: Any) -> str:
     """A chunk as one compact JSON line (non-ASCII kept, unless a lone surrogate needs its escape)."""
-    text = json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(chunk, separators=(",", ":"))
-    return text
+    return compact_utf8(chunk, allow_nan=True)
 
 
 def _check_format(format: object) -> Format:

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolwire._json import pointer_token
+
 __all__ = [
     "DETECTORS",
     "SECRET_HEADERS",
@@ -233,10 +235,6 @@ def masked(secret: str) -> str:
     return f"{secret[:_SHOWN]}… ({len(secret)} characters)"
 
 
-def _escape(segment: str) -> str:
-    return segment.replace("~", "~0").replace("/", "~1")
-
-
 def _kinds(text: str) -> Iterator[tuple[str, str]]:
     for start, end, kind in find(text):
         yield kind, text[start:end]
@@ -267,7 +265,7 @@ def _walk(value: Any, pointer: str) -> Iterator[tuple[str, str, str]]:
             yield pointer, kind, masked(found)
     elif isinstance(value, dict):
         for key, item in value.items():
-            where = f"{pointer}/{_escape(str(key))}"
+            where = f"{pointer}/{pointer_token(str(key))}"
             for kind, found in _kinds(str(key)):
                 yield where, kind, masked(found)
             yield from _walk(item, where)

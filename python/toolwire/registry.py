@@ -81,6 +81,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, NoReturn, Protocol, TypeAlias, TypeVar, cast, get_args
 
 from toolwire import _extension
+from toolwire._json import canonical, pointer_token
 
 __all__ = [
     "PydanticModel",
@@ -152,19 +153,13 @@ def _no_parameters() -> dict[str, Any]:
     return {"type": "object", "properties": {}}
 
 
-def _canonical_json(value: object) -> str:
-    """The one JSON spelling hashed by fingerprints: sorted keys, no spaces, non-ASCII kept, no NaN."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
 def _sha256(value: object) -> str:
-    return "sha256:" + hashlib.sha256(_canonical_json(value).encode("utf-8")).hexdigest()
+    return "sha256:" + hashlib.sha256(canonical(value).encode("utf-8")).hexdigest()
 
 
 def _pointer(parent: str, key: str | int) -> str:
     """Extend a JSON pointer (RFC 6901) by one reference token."""
-    token = str(key).replace("~", "~0").replace("/", "~1")
-    return f"{parent}/{token}"
+    return f"{parent}/{pointer_token(key)}"
 
 
 def _json_scalar(value: object, where: str, field_name: str, pointer: str) -> Any:

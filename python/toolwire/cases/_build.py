@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, cast
 
+from toolwire._json import pointer_token
 from toolwire._validation import core_validators
 from toolwire.cases._model import Alternative, Case, Expectation, ExpectedCall, Matcher, Mode, Step
 from toolwire.cases._tools import TOOL_FILE_SUFFIXES, ToolsProblem, ToolsResolver
@@ -41,11 +42,6 @@ class Problem:
     pointer: str
     message: str
     fix: str
-
-
-def token(key: str | int) -> str:
-    """A JSON pointer reference token (RFC 6901)."""
-    return str(key).replace("~", "~0").replace("/", "~1")
 
 
 def _suggest(name: str, known: Sequence[str]) -> str:
@@ -148,7 +144,7 @@ class Builder:
             for name in raw.get("tool_results", {}):
                 if name not in tools:
                     self.problem(
-                        f"{pointer}/tool_results/{token(name)}",
+                        f"{pointer}/tool_results/{pointer_token(name)}",
                         f"tool_results answers {name!r}, which the tools do not declare",
                         _suggest(name, tools.names),
                     )
@@ -229,7 +225,7 @@ class Builder:
             call = ExpectedCall(raw, {}, strict)
         else:
             arguments = {
-                key: self._matcher(value, f"{pointer}/arguments/{token(key)}")
+                key: self._matcher(value, f"{pointer}/arguments/{pointer_token(key)}")
                 for key, value in raw.get("arguments", {}).items()
             }
             call = ExpectedCall(raw["name"], arguments, bool(raw.get("strict_args", strict)))
@@ -250,7 +246,9 @@ class Builder:
         if isinstance(value, Mapping) and value and set(value) <= MATCHER_KEYS:
             return self._matcher_object(value, pointer)
         if isinstance(value, Mapping):
-            members = tuple((key, self._matcher(item, f"{pointer}/{token(key)}")) for key, item in value.items())
+            members = tuple(
+                (key, self._matcher(item, f"{pointer}/{pointer_token(key)}")) for key, item in value.items()
+            )
             return Matcher("object", members)
         if isinstance(value, list):
             return Matcher("array", tuple(self._matcher(item, f"{pointer}/{i}") for i, item in enumerate(value)))
@@ -275,7 +273,7 @@ class Builder:
         properties = tool.parameters.get("properties", {})
         closed = tool.parameters.get("additionalProperties") is False
         for key, matcher in call.arguments.items():
-            where = f"{pointer}/arguments/{token(key)}"
+            where = f"{pointer}/arguments/{pointer_token(key)}"
             if closed and key not in properties:
                 listed = ", ".join(properties) or "none"
                 self.problem(where, f"{tool.name} takes no argument {key!r}", f"its arguments are: {listed}")
@@ -288,7 +286,7 @@ class Builder:
 
     def _check_value(self, tool: Tool, tools: ToolRegistry, key: str, value: Any, where: str) -> None:
         text = json.dumps({key: value}, ensure_ascii=False)
-        mine = f"/{token(key)}"
+        mine = f"/{pointer_token(key)}"
         for violation in core_validators(tools).validate(tool.name, text, call=False):
             path = violation.path or ""
             if (path == mine or path.startswith(mine + "/")) and violation.code.value != "UNEXPECTED_ARGUMENT":

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolwire._core import ToolValidators
+from toolwire._json import pointer_token
 from toolwire._model import Violation
-from toolwire.cases._build import Builder, Problem, token
+from toolwire.cases._build import Builder, Problem
 from toolwire.cases._model import CaseFile
 from toolwire.errors import ToolwireError
 
@@ -162,7 +163,7 @@ def _yaml_lines(text: str) -> dict[str, int]:
         lines.setdefault(pointer, node.start_mark.line + 1)
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                child = f"{pointer}/{token(key.value)}"
+                child = f"{pointer}/{pointer_token(key.value)}"
                 lines[child] = key.start_mark.line + 1
                 walk(value, child)
         elif isinstance(node, yaml.SequenceNode):
@@ -189,7 +190,7 @@ def _json_data(value: Any, pointer: str, problems: list[Problem]) -> Any:
             if not isinstance(key, str):
                 problems.append(Problem(pointer, f"the key {key!r} is a {type(key).__name__}", f"quote it: '{key}'"))
                 key = str(key)
-            out[key] = _json_data(item, f"{pointer}/{token(key)}", problems)
+            out[key] = _json_data(item, f"{pointer}/{pointer_token(key)}", problems)
         return out
     if isinstance(value, list):
         return [_json_data(item, f"{pointer}/{index}", problems) for index, item in enumerate(value)]

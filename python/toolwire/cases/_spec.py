@@ -58,6 +58,8 @@ from types import MappingProxyType
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from toolwire._json import compact
+
 __all__ = ["SPEC_FORMATS", "ModelSpec", "assign_labels", "load_models", "parse_spec"]
 
 #: The wire formats a matrix column can speak: those with an HTTP endpoint toolwire renders requests for.
@@ -194,7 +196,7 @@ def _param_text(value: Any) -> str:
             json.loads(value)
         except ValueError:
             return value
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return compact(value, allow_nan=True)
 
 
 def _base_url(text: str, where: str) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import toolwire
+from toolwire._json import compact
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
 from toolwire._requests import spell_tool_choice
 from toolwire.cases._model import Case, Turn
@@ -152,7 +153,7 @@ def turn_from_response(
 
 
 def _content(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return value if isinstance(value, str) else compact(value, allow_nan=True)
 
 
 def _answer(case: Case, call: ToolCall | InvalidToolCall, format: str) -> dict[str, Any]:

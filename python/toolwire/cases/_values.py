@@ -13,26 +13,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from toolwire._json import json_type
 from toolwire.cases._model import ExpectedCall, Matcher
 
 __all__ = ["ArgumentProblem", "argument_problems", "json_kind", "matches", "same_value"]
 
 
 def json_kind(value: Any) -> str:
-    """The JSON type of a Python value: ``boolean`` is checked before ``number`` (``bool`` is an ``int``)."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
+    """The JSON type of a Python value, an integer being a number; what JSON cannot hold (a YAML date) by its class."""
+    kind = json_type(value)
+    if kind == "integer":
         return "number"
-    if isinstance(value, str):
-        return "string"
-    if value is None:
-        return "null"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return type(value).__name__
+    return type(value).__name__ if kind == "object" and not isinstance(value, Mapping) else kind
 
 
 def same_value(expected: Any, received: Any) -> bool:

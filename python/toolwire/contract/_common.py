@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import difflib
 import functools
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeGuard
 
 from toolwire._choice import ToolChoice, parse_tool_choice
+from toolwire._json import compact
 from toolwire._model import Violation, ViolationCode
 from toolwire.contract._report import Check, CheckStatus
 from toolwire.registry import ToolRegistry
@@ -141,7 +141,7 @@ def is_int(value: object) -> TypeGuard[int]:
 def text_of(value: object) -> str:
     """JSON text for an argument value sent as an object: its compact canonical form (``repr`` if it has none)."""
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return compact(value)
     except (TypeError, ValueError, RecursionError):
         return repr(value)
 

@@ -27,7 +27,7 @@ from toolwire.formats import (
     openai_chat,
     openai_responses,
 )
-from toolwire.formats._body import compact_json, sse_event
+from toolwire.formats._body import sse_event
 from toolwire.formats._buffered import field
 from toolwire.formats._history import turn_calls
 from toolwire.formats._json import event_json
@@ -48,7 +48,6 @@ __all__ = [
     "buffered_events",
     "call_entry",
     "check_format",
-    "compact_json",
     "detect_buffered",
     "event_json",
     "format_of",

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-__all__ = ["compact_json", "named_sse_events", "sse_event"]
+from toolwire._json import compact
 
-
-def compact_json(value: Any) -> str:
-    """Compact JSON, non-ASCII kept as is, as the providers send it."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+__all__ = ["named_sse_events", "sse_event"]
 
 
 def sse_event(payload: Any, name: str | None = None) -> bytes:
     """One server-sent event: an optional ``event:`` line, the ``data:`` line (JSON, or a text as is), a blank line."""
     head = f"event: {name}\n" if name is not None else ""
-    data = payload if isinstance(payload, str) else compact_json(payload)
+    data = payload if isinstance(payload, str) else compact(payload)
     return f"{head}data: {data}\n\n".encode()
 
 

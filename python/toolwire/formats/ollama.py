@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolwire.formats._body import compact_json
+from toolwire._json import compact
 from toolwire.formats._buffered import as_dict, field
 from toolwire.formats._history import arguments_object, call_name, provider_id
 from toolwire.formats._tool_result import payload_text
@@ -58,4 +58,4 @@ def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
 
 def stream_body(events: list[Any]) -> list[bytes]:
     """Each chunk as one JSON line."""
-    return [f"{compact_json(event)}\n".encode() for event in events]
+    return [f"{compact(event)}\n".encode() for event in events]

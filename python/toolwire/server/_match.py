@@ -9,10 +9,10 @@ required. The arguments of ``auto`` calls are synthesized from the tool's schema
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolwire._json import compact
 from toolwire.server._quirks import PROSE, Quirks
 from toolwire.server._request import ParsedRequest, RequestError
 from toolwire.server._script import Model, Reply, ScriptedError, When
@@ -57,7 +57,7 @@ def matches(when: When, request: ParsedRequest) -> bool:
 
 
 def _call(name: str, arguments: dict[str, Any]) -> PlannedCall:
-    return PlannedCall(name, arguments, json.dumps(arguments, ensure_ascii=False, separators=(",", ":")))
+    return PlannedCall(name, arguments, compact(arguments, allow_nan=True))
 
 
 def _auto(model: Model, request: ParsedRequest) -> Turn:

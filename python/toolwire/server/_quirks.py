@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
+from toolwire._json import pointer_token
 from toolwire.registry import ToolRegistry
 
 __all__ = ["PROSE", "QUIRKS", "Quirks", "rejected_keyword"]
@@ -152,21 +153,17 @@ def _schema_keywords(schema: Any, pointer: str) -> Iterator[tuple[str, str]]:
     if not isinstance(schema, Mapping):
         return
     for key, value in schema.items():
-        at = f"{pointer}/{_escape(key)}"
+        at = f"{pointer}/{pointer_token(key)}"
         yield key, at
         if key in _SCHEMA_MAPS and isinstance(value, Mapping):
             for name, subschema in value.items():
-                yield from _schema_keywords(subschema, f"{at}/{_escape(name)}")
+                yield from _schema_keywords(subschema, f"{at}/{pointer_token(name)}")
         elif key in _SCHEMA_VALUES:
             if isinstance(value, list):
                 for position, subschema in enumerate(value):
                     yield from _schema_keywords(subschema, f"{at}/{position}")
             else:
                 yield from _schema_keywords(value, at)
-
-
-def _escape(token: str) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
 
 
 def rejected_keyword(tools: ToolRegistry, keywords: tuple[str, ...]) -> tuple[int, str, str, str] | None:

@@ -9,12 +9,12 @@ field, which the app answers with HTTP 400 in the format's own error shape.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from toolwire._choice import ToolChoice, parse_tool_choice
+from toolwire._json import canonical, json_type
 from toolwire._validation import core_validators
 from toolwire.errors import SchemaError
 from toolwire.registry import ToolRegistry, WireFormat
@@ -84,18 +84,9 @@ class ParsedRequest:
 
 
 def _kind(value: object) -> str:
-    """The type of a JSON value as JSON names it, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    """The type of a JSON value as a request's reader names it: an integer is a number too."""
+    kind = json_type(value)
+    return "number" if kind == "integer" else kind
 
 
 def _bad(field: str, message: str) -> RequestError:
@@ -172,8 +163,8 @@ def _choice(body: Mapping[str, Any], tools: ToolRegistry) -> tuple[ToolChoice, s
 
 
 def _digest(fmt: str, body: Mapping[str, Any]) -> tuple[str, int]:
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(f"{fmt}\n{canonical}".encode()).hexdigest(), max(1, len(canonical) // 4)
+    text = canonical(body, allow_nan=True)
+    return hashlib.sha256(f"{fmt}\n{text}".encode()).hexdigest(), max(1, len(text) // 4)
 
 
 def _messages(body: Mapping[str, Any], roles: Sequence[str]) -> list[Mapping[str, Any]]:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 import toolwire
+from toolwire._json import pointer_token
 from toolwire._model import Severity
 from toolwire.registry import ToolRegistry
 
@@ -125,7 +126,7 @@ class _Synthesizer:
             if not isinstance(name, str) or name in built:
                 continue
             subschema = properties.get(name, extra if isinstance(extra, Mapping) else True)
-            built[name] = self.value(subschema, f"{where}/{_escape(name)}", depth + 1)
+            built[name] = self.value(subschema, f"{where}/{pointer_token(name)}", depth + 1)
         return built
 
     def array(self, schema: Mapping[str, Any], where: str, depth: int) -> list[Any]:
@@ -194,10 +195,6 @@ def _bound(schema: Mapping[str, Any], key: str) -> int | float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return value
     return None
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def synthesize(name: str, tools: ToolRegistry) -> dict[str, Any]:

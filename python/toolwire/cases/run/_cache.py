@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from toolwire._json import canonical
+
 __all__ = ["CacheEntry", "CacheMissError", "ResponseCache", "request_key"]
 
 _VERSION: Final = 1
@@ -34,7 +36,7 @@ class CacheMissError(LookupError):
 
 
 def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return canonical(value)
 
 
 def request_key(fmt: str, base_url: str, body: Mapping[str, Any], repeat: int) -> str:

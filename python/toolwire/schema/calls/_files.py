@@ -19,6 +19,7 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
+from toolwire._json import compact
 from toolwire.recordings import DATA_SUFFIXES, RAW_SUFFIXES
 from toolwire.schema.calls._conversations import calls_in_conversation, is_conversation
 from toolwire.schema.calls._model import ObservedCall, RawCall, UnreadableRecord, call_from_record
@@ -38,10 +39,6 @@ _NO_RECORD: Final[dict[str, Any]] = {}
 
 def _orjson_dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
-
-
-def _stdlib_dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 def _record(value: Any, origin: str, dumps: Callable[[Any], str]) -> Iterator[Found]:
@@ -159,7 +156,7 @@ def _cold_line(line: bytes, label: str, number: int) -> Iterator[Found]:
         yield unreadable
         return
     # What the standard library reads and orjson does not (NaN, huge integers) is dumped the same way.
-    yield from _record(value, f"{label}:{number}", _stdlib_dumps)
+    yield from _record(value, f"{label}:{number}", compact)
 
 
 def read_stdin(records: bool = True) -> Iterator[RawCall | Found]:
@@ -179,7 +176,7 @@ def _read_json(path: Path) -> Iterator[Found]:
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             yield UnreadableRecord(str(path), f"not JSON ({error}); a .json source holds one record or a list of them")
             return
-        dumps = _stdlib_dumps
+        dumps = compact
     if isinstance(value, list) and not any(isinstance(item, dict) and "role" in item for item in value):
         for index, item in enumerate(value):
             yield from _record(item, f"{path}[{index}]", dumps)

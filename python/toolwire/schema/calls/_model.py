@@ -8,13 +8,14 @@ Keys of a call record: ``name`` (required), ``arguments`` (JSON text as received
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Final, TypeAlias
+
+from toolwire._json import compact
 
 __all__ = [
     "CALL_KEYS",
@@ -143,11 +144,7 @@ def _iso_z(value: str, key: str) -> datetime:
         ) from None
 
 
-def _json_dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
-def arguments_text(value: Any, dumps: Callable[[Any], str] = _json_dumps) -> str:
+def arguments_text(value: Any, dumps: Callable[[Any], str] = compact) -> str:
     """The arguments of a record as JSON text: text as it is, bytes decoded, None as ``""``, anything else dumped.
 
     Raises:
@@ -179,7 +176,7 @@ def _identifier(value: Any) -> str | None:
 
 
 def call_from_record(
-    record: Mapping[str, Any], origin: str, dumps: Callable[[Any], str] = _json_dumps
+    record: Mapping[str, Any], origin: str, dumps: Callable[[Any], str] = compact
 ) -> ObservedCall | UnreadableRecord:
     """One call record (a JSONL object, a database row) as an ``ObservedCall``, or why it is not one.
 

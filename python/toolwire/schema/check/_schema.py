@@ -11,11 +11,12 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from toolwire._json import pointer_token
+
 __all__ = [
     "JSON_TYPES",
     "draft_of",
     "enum_locations",
-    "escape",
     "missing_required",
     "open_objects",
     "resolve",
@@ -57,11 +58,6 @@ _SAME_INSTANCE: Final = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else",
 _DRAFTS: Final = (("draft-04", "4"), ("draft-06", "6"), ("draft-07", "7"), ("2019-09", "2019-09"))
 
 
-def escape(segment: object) -> str:
-    """One JSON pointer segment (``~`` and ``/`` escaped)."""
-    return str(segment).replace("~", "~0").replace("/", "~1")
-
-
 def draft_of(schema: object) -> str:
     """The draft a schema declares with ``$schema`` (a name ``schema_problems`` takes); 2020-12 otherwise."""
     declared = schema.get("$schema") if isinstance(schema, Mapping) else None
@@ -96,7 +92,7 @@ def _children(schema: Mapping[str, Any], pointer: str) -> Iterator[tuple[str, st
         if kind is None:
             continue
         if isinstance(value, (Mapping, bool)) and kind & _ONE_KIND:
-            yield keyword, f"{pointer}/{escape(keyword)}", value
+            yield keyword, f"{pointer}/{pointer_token(keyword)}", value
             continue
         if isinstance(value, Mapping) and kind & _MAP_KIND:
             named: Iterator[tuple[object, Any]] = iter(value.items())
@@ -106,7 +102,7 @@ def _children(schema: Mapping[str, Any], pointer: str) -> Iterator[tuple[str, st
             continue
         for name, item in named:
             if isinstance(item, (Mapping, bool)):
-                yield keyword, f"{pointer}/{escape(keyword)}/{escape(name)}", item
+                yield keyword, f"{pointer}/{pointer_token(keyword)}/{pointer_token(name)}", item
 
 
 def _subschemas(schema: Any, pointer: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
@@ -213,7 +209,7 @@ def undescribed_properties(root: Any) -> Iterator[tuple[str, str]]:
                 target = resolve(root, item["$ref"])
                 described = isinstance(target, Mapping) and bool(target.get("description"))
             if not described:
-                yield f"{pointer}/properties/{escape(name)}", str(name)
+                yield f"{pointer}/properties/{pointer_token(name)}", str(name)
 
 
 # Where the instance goes when a keyword is followed: a member name, any member or item ("*"), or nowhere new.

@@ -38,6 +38,7 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any, Final, TypeAlias
 
+from toolwire._json import json_type
 from toolwire.schema.diff._normalize import ANNOTATIONS, json_key, same
 
 __all__ = ["KINDS", "Inclusion", "accepts_nothing", "includes", "key_schemas", "kind_of", "matches", "member"]
@@ -82,18 +83,10 @@ class _OutOfBudget(Exception):
 
 
 def kind_of(value: Any) -> str:
-    """The kind of a JSON value (``1.0`` is an integer, as JSON Schema reads it)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
+    """The kind of a JSON value (``1.0`` is an integer, as JSON Schema reads it; other numbers are fractions)."""
     if isinstance(value, float):
         return "integer" if value.is_integer() else "fraction"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    return json_type(value)
 
 
 def _exact(value: Any) -> Fraction | None:

@@ -42,13 +42,14 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 from urllib.parse import unquote
+
+from toolwire._json import canonical, pointer_token
 
 __all__ = [
     "ANNOTATIONS",
@@ -112,7 +113,7 @@ class Normalised:
 
 def json_key(value: Any) -> str:
     """A key equal for equal JSON values (``1 == 1.0``, ``true != 1``, object key order ignored)."""
-    return json.dumps(_plain_numbers(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return canonical(_plain_numbers(value), allow_nan=True)
 
 
 def same(first: Any, second: Any, *, ordered: bool = False, known: dict[tuple[int, int], bool] | None = None) -> bool:
@@ -166,10 +167,6 @@ def _plain_numbers(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain_numbers(item) for item in value]
     return value
-
-
-def _token(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _untoken(part: str) -> str:
@@ -317,7 +314,7 @@ class _Normaliser:
         in_place = self.evaluating or "unevaluatedProperties" in node
         for key, value in node.items():
             with self.context(in_place and key in _IN_PLACE):
-                self.child(out, node, key, value, f"{pointer}/{_token(key)}")
+                self.child(out, node, key, value, f"{pointer}/{pointer_token(key)}")
         return out
 
     def child(self, out: dict[str, Any], node: Mapping[str, Any], key: str, value: Any, where: str) -> None:
@@ -330,7 +327,7 @@ class _Normaliser:
         elif key in _ONE:
             out[key] = self.node(value, where)
         elif key in _MAP and isinstance(value, Mapping):
-            out[key] = {name: self.node(item, f"{where}/{_token(name)}") for name, item in value.items()}
+            out[key] = {name: self.node(item, f"{where}/{pointer_token(name)}") for name, item in value.items()}
         elif key in _LIST and isinstance(value, list):
             out[key] = [self.node(item, f"{where}/{i}") for i, item in enumerate(value)]
         elif key == "dependencies" and isinstance(value, Mapping):
@@ -343,7 +340,7 @@ class _Normaliser:
             if isinstance(item, list):
                 out.setdefault("dependentRequired", {})[name] = item
             else:
-                out.setdefault("dependentSchemas", {})[name] = self.node(item, f"{where}/{_token(name)}")
+                out.setdefault("dependentSchemas", {})[name] = self.node(item, f"{where}/{pointer_token(name)}")
 
     def canonical(self, node: dict[str, Any], pointer: str) -> dict[str, Any]:
         # A merge can bring keys that an earlier step rewrites (a branch's number beside the node's multipleOf):

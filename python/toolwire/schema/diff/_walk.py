@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
+from toolwire._json import pointer_token
 from toolwire.schema._similarity import words
 from toolwire.schema.diff._change import ABSENT, Change, place
 from toolwire.schema.diff._inclusion import Inclusion, key_schemas, kind_of
@@ -56,10 +57,6 @@ _VISIT_BUDGET: Final = 20_000
 def _key(value: Any) -> str:
     """``json_key``, with ``ABSENT`` apart from every JSON value."""
     return "\u0000absent" if value is ABSENT else json_key(value)
-
-
-def _token(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _eq(first: Any, second: Any) -> bool:
@@ -453,7 +450,7 @@ class _Walk:
             added.remove(new_name)
             self.add(
                 "param-renamed",
-                f"{path}/properties/{_token(new_name)}",
+                f"{path}/properties/{pointer_token(new_name)}",
                 old_name,
                 new_name,
                 f"{_child(path, old_name)} renamed to {new_name!r}: old calls send {old_name!r}",
@@ -465,7 +462,7 @@ class _Walk:
             held = self.extra(old, name)
             self.added(path, name, new_props[name], name in new_required, held=held, new_open=new_open)
         for name in (name for name in new_props if name in old_props):
-            self.compare(old_props[name], new_props[name], f"{path}/properties/{_token(name)}")
+            self.compare(old_props[name], new_props[name], f"{path}/properties/{pointer_token(name)}")
         self.required(path, old_props, new_props, old_required, new_required)
         self.order(path, old_props, new_props)
         self.additional(old, new, path)
@@ -521,7 +518,7 @@ class _Walk:
         return "schema", held
 
     def removed(self, path: str, name: str, schema: Any, was_required: bool, *, held: tuple[str, Any]) -> None:
-        where = f"{path}/properties/{_token(name)}"
+        where = f"{path}/properties/{pointer_token(name)}"
         param = f"{'required ' if was_required else ''}parameter {_child(path, name)}"
         how, extra = held
         if how == "open":
@@ -536,7 +533,7 @@ class _Walk:
     def added(
         self, path: str, name: str, schema: Any, required: bool, *, held: tuple[str, Any], new_open: bool
     ) -> None:
-        where = f"{path}/properties/{_token(name)}"
+        where = f"{path}/properties/{pointer_token(name)}"
         param = _child(path, name)
         how, extra = held
         if required and is_nullable(schema) and not new_open:
@@ -570,7 +567,7 @@ class _Walk:
             undeclared = name not in old_props and name not in new_props
             if not (in_both or undeclared):
                 continue  # an added or removed property: reported with it
-            where = f"{path}/properties/{_token(name)}"
+            where = f"{path}/properties/{pointer_token(name)}"
             if name in new_required:
                 self.add("param-became-required", where, False, True, f"{_child(path, name)} is now required")
             else:
@@ -603,7 +600,7 @@ class _Walk:
     def keyed(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str, keyword: str) -> None:
         o, n = _mapping(old, keyword), _mapping(new, keyword)
         for key in [*n, *(k for k in o if k not in n)]:
-            where = f"{path}/{keyword}/{_token(key)}"
+            where = f"{path}/{keyword}/{pointer_token(key)}"
             if key in o and key in n:
                 self.compare(o[key], n[key], where)
             else:
@@ -622,7 +619,7 @@ class _Walk:
             before, after = set(o.get(key) or ()), set(n.get(key) or ())
             if before == after:
                 continue
-            where = f"{path}/dependentRequired/{_token(key)}"
+            where = f"{path}/dependentRequired/{pointer_token(key)}"
             kind = (
                 "constraint-added"
                 if after > before

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, get_args, get_origin
 
 import toolwire
+from toolwire._json import pointer_token
 from toolwire._model import Severity
 from toolwire.registry import Tool, ToolRegistry, tool_from_python
 from toolwire.schema._findings import Finding, FindingReport, Rule, sorted_findings
@@ -76,10 +77,6 @@ DRIFT_RULES: tuple[Rule, ...] = (
 _LEVELS: Final = {rule.id: rule.level for rule in DRIFT_RULES}
 _ARRAYS: Final = (list, tuple, set, frozenset)
 _SHOWN_PROBLEMS: Final = 3
-
-
-def _token(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _show(annotation: Any) -> str:
@@ -161,7 +158,7 @@ class _Drift:
             return
         for key in properties:
             if handler.param(key) is None:
-                self.ignored(f"{pointer}/properties/{_token(key)}", f"{path}.{key}", key, handler)
+                self.ignored(f"{pointer}/properties/{pointer_token(key)}", f"{path}.{key}", key, handler)
 
     def ignored(self, pointer: str, field: str, key: str, handler: Handler) -> None:
         effect = (
@@ -178,7 +175,7 @@ class _Drift:
         )
 
     def param(self, properties: Mapping[str, Any], required: set[str], pointer: str, param: Param, field: str) -> None:
-        where = f"{pointer}/properties/{_token(param.key)}"
+        where = f"{pointer}/properties/{pointer_token(param.key)}"
         if param.key not in properties:
             if param.required:
                 self.add(
@@ -344,7 +341,7 @@ class _Drift:
         first = problems[0][0][0] if problems[0][0] else None
         properties = self.tool.parameters.get("properties") or {}
         known = isinstance(first, str) and first in properties
-        pointer = f"/properties/{_token(str(first))}" if known else ""
+        pointer = f"/properties/{pointer_token(str(first))}" if known else ""
         self.add(
             "example-refused",
             pointer,

@@ -49,9 +49,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args, get_origin
 
+from toolwire._json import json_type
 from toolwire.schema.drift._handler import class_kind, is_union
 
-__all__ = ["ANY", "Accepts", "SchemaDoc", "accepted_by", "is_union", "json_key", "json_type", "type_within", "unwrap"]
+__all__ = ["ANY", "Accepts", "SchemaDoc", "accepted_by", "is_union", "json_key", "type_within", "unwrap"]
 
 _STRING_CLASSES: Final[tuple[type[Any], ...]] = (
     str,
@@ -87,21 +88,6 @@ class Accepts:
 
 #: Any JSON value.
 ANY: Final = Accepts()
-
-
-def json_type(value: Any) -> str:
-    """The JSON type name of a JSON value (``bool`` before ``int``; any other object is ``"object"``)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, (list, tuple)) else "object"
 
 
 def json_key(value: Any) -> Any:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from toolwire._json import canonical
+
 __all__ = ["Migration", "MigrationError", "MigrationFunction", "Migrations", "default_migrations", "migration"]
 
 #: What a migration is: the arguments of a call under one version in, the arguments under a later version out.
@@ -37,7 +39,7 @@ def _where(function: Callable[..., Any]) -> str:
 
 def _canonical(value: object) -> str:
     # Sorted keys: two runs that build the same object in a different key order are the same result.
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return canonical(value)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Final
 
+from toolwire._json import compact
 from toolwire._model import Severity, Violation
 from toolwire.schema.calls import ObservedCall, UnreadableRecord
 from toolwire.schema.history._migrations import Migration, MigrationError, Migrations, default_migrations
@@ -232,7 +233,7 @@ class _Replay:
             message = str(error)
             self._problem("migration_failed", call, match, lambda: message, ())
             return None
-        return json.dumps(arguments, ensure_ascii=False, allow_nan=False, separators=(",", ":")), steps
+        return compact(arguments), steps
 
     def _judge(
         self, call: ObservedCall, match: VersionMatch, steps: tuple[_Step, ...], errors: list[Violation]

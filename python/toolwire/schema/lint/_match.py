@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolwire._json import pointer_token
 from toolwire.registry import Tool
 from toolwire.schema.lint._rules import LintRule, Match, SiblingTest, TargetRules, Unverified, ValueTest
-from toolwire.schema.lint._walk import Node, SchemaFacts, declared_types, escape, is_object, regex_features
+from toolwire.schema.lint._walk import Node, SchemaFacts, declared_types, is_object, regex_features
 
 __all__ = ["CompiledTarget", "Entry", "Hit"]
 
@@ -106,7 +107,7 @@ def _keyword_hit(match: Match, node: Node, keyword: str) -> Hit | None:
     value = schema[keyword]
     if match.value is not None and not passes(match.value, value):
         return None
-    return Hit(f"{node.pointer}/{escape(keyword)}", {"keyword": keyword, "value": _quoted(value)})
+    return Hit(f"{node.pointer}/{pointer_token(keyword)}", {"keyword": keyword, "value": _quoted(value)})
 
 
 def _properties(schema: Mapping[str, Any]) -> list[str]:
@@ -120,7 +121,7 @@ def _required(schema: Mapping[str, Any]) -> set[str]:
 
 
 def _property_hit(node: Node, name: str) -> Hit:
-    return Hit(f"{node.pointer}/properties/{escape(name)}", {"property": name})
+    return Hit(f"{node.pointer}/properties/{pointer_token(name)}", {"property": name})
 
 
 def _object_hits(match: Match, node: Node) -> Iterator[Hit]:
@@ -216,7 +217,7 @@ class CompiledTarget:
         for entry in self._by_kind.get("unknown-keyword", ()):
             for keyword in node.schema:
                 if keyword not in entry.match.allowed and keyword not in entry.match.skip:
-                    yield entry, Hit(f"{node.pointer}/{escape(keyword)}", {"keyword": keyword})
+                    yield entry, Hit(f"{node.pointer}/{pointer_token(keyword)}", {"keyword": keyword})
         if is_object(node.schema):
             for entry in self._by_kind.get("object", ()):
                 yield from ((entry, hit) for hit in _object_hits(entry.match, node))

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-__all__ = ["Node", "SchemaFacts", "declared_types", "escape", "is_object", "regex_features"]
+from toolwire._json import pointer_token
+
+__all__ = ["Node", "SchemaFacts", "declared_types", "is_object", "regex_features"]
 
 # Keywords whose value is a mapping of subschemas, one subschema, or a list of subschemas (draft 2020-12 and the
 # draft-7 spellings still met in the wild).
@@ -37,11 +39,6 @@ _SCHEMA_ONE = (
     "contentSchema",
 )
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
-
-
-def escape(token: str) -> str:
-    """A JSON pointer reference token (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def declared_types(schema: Mapping[str, Any]) -> frozenset[str]:
@@ -68,16 +65,16 @@ def _children(schema: Mapping[str, Any], pointer: str, *, definitions: bool) -> 
         value = schema.get(keyword)
         if isinstance(value, Mapping) and (definitions or keyword not in _DEFINITIONS):
             for name, child in value.items():
-                yield f"{pointer}/{escape(keyword)}/{escape(str(name))}", keyword, child
+                yield f"{pointer}/{pointer_token(keyword)}/{pointer_token(str(name))}", keyword, child
     for keyword in _SCHEMA_ONE:
         value = schema.get(keyword)
         if isinstance(value, Mapping):
-            yield f"{pointer}/{escape(keyword)}", keyword, value
+            yield f"{pointer}/{pointer_token(keyword)}", keyword, value
     for keyword in _SCHEMA_LISTS:
         value = schema.get(keyword)
         if isinstance(value, list):
             for index, child in enumerate(value):
-                yield f"{pointer}/{escape(keyword)}/{index}", keyword, child
+                yield f"{pointer}/{pointer_token(keyword)}/{index}", keyword, child
 
 
 @dataclass(frozen=True)
@@ -128,7 +125,7 @@ def _resolve(root: Mapping[str, Any], ref: str) -> tuple[str, Mapping[str, Any]]
             return None
     if not isinstance(node, Mapping):
         return None
-    pointer = "".join(f"/{escape(part)}" for part in (fragment.split("/")[1:] if fragment else []))
+    pointer = "".join(f"/{pointer_token(part)}" for part in (fragment.split("/")[1:] if fragment else []))
     return pointer, node
 
 

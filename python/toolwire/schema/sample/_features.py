@@ -26,6 +26,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
+from toolwire._json import pointer_token
+
 __all__ = ["MAX_INFERRED_VALUES", "Feature", "Inference", "ToolShape", "call_features", "feature_label", "schema_shape"]
 
 #: A pointer's strings count as an enumeration when they take at most this many distinct values.
@@ -44,13 +46,6 @@ def feature_label(feature: Feature) -> str:
     if kind == "value":
         return f"{tool} {rest[0]}={rest[1]}"
     return f"{tool} {rest[0]} {kind}" if kind in ("present", "absent") else f"{tool} {rest[0]}"
-
-
-def escape(key: str) -> str:
-    """One reference token of a JSON pointer (RFC 6901)."""
-    if "~" in key or "/" in key:
-        return key.replace("~", "~0").replace("/", "~1")
-    return key
 
 
 @dataclass
@@ -90,7 +85,7 @@ def _children(schema: Mapping[str, Any], pointer: str) -> Iterator[tuple[Any, st
     properties = schema.get("properties")
     if isinstance(properties, Mapping):
         for name, child in properties.items():
-            yield child, f"{pointer}/{escape(name)}"
+            yield child, f"{pointer}/{pointer_token(name)}"
     items = schema.get("items")
     for child in [items] if isinstance(items, Mapping) else items if isinstance(items, list) else []:
         yield child, f"{pointer}/*"
@@ -130,7 +125,7 @@ def _nodes(value: Any) -> list[tuple[str, Any]]:
         pointer, node = stack.pop()
         found.append((pointer, node))
         if isinstance(node, dict):
-            stack.extend((f"{pointer}/{escape(key)}", item) for key, item in node.items())
+            stack.extend((f"{pointer}/{pointer_token(key)}", item) for key, item in node.items())
         elif isinstance(node, list):
             stack.extend((f"{pointer}/*", item) for item in node)
     return found
@@ -183,7 +178,7 @@ def call_features(tool: str, arguments: Any, shape: ToolShape) -> set[Feature]:
     for pointer, node in _nodes(arguments):
         if isinstance(node, dict):
             for name in shape.members.get(pointer, ()):
-                found.add(("present" if name in node else "absent", tool, f"{pointer}/{escape(name)}"))
+                found.add(("present" if name in node else "absent", tool, f"{pointer}/{pointer_token(name)}"))
         if isinstance(node, (dict, list)) and pointer not in shape.pinned:
             continue
         if node is None or isinstance(node, bool) or pointer in shape.pinned or pointer in shape.enumerated:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from toolwire._json import compact_utf8
 from toolwire.registry import ToolRegistry
 from toolwire.schema.calls import ObservedCall, UnreadableRecord
 from toolwire.schema.sample._features import (
@@ -187,13 +188,7 @@ class SampleResult:
 
 
 def _line(record: Mapping[str, Any]) -> str:
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate cannot be UTF-8; escaped, the line is still JSON.
-        return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
-    return text
+    return compact_utf8(record, allow_nan=True)
 
 
 def _render_text(result: SampleResult) -> str:

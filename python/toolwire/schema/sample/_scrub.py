@@ -40,10 +40,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolwire._json import pointer_token
 from toolwire._jsontree import Number, Pairs, dump_tree, parse_tree
 from toolwire._redact import REDACTED
 from toolwire._secrets import find, is_secret_name, merge_spans
-from toolwire.schema.sample._features import escape
 
 __all__ = ["DEFAULT_FIELDS", "DEFAULT_PATTERNS", "Scrub", "Scrubber"]
 
@@ -306,7 +306,7 @@ class Scrubber:
             for key, item in value:
                 scrubbed = self.fields(key) or is_secret_name(key)
                 child_prefix = prefix if prefix is not None else (_prefix(key) if scrubbed else None)
-                token = escape(key)
+                token = pointer_token(key)
                 new_key = self._spans(key, used, real)
                 out.append(
                     (new_key, self._tree(item, tool, f"{pointer}/{token}", f"{real}/{token}", child_prefix, used))

@@ -1,0 +1,76 @@
+"""JSON as the package writes and names it: pointer tokens, type names, and compact and canonical text.
+
+Every kit points into schemas and arguments (RFC 6901 pointers), names the JSON type of a value in its messages, and
+writes JSON text compactly, or canonically where the text is hashed or compared; each of these is written here once.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["canonical", "compact", "compact_utf8", "json_type", "pointer_token"]
+
+
+def pointer_token(key: object) -> str:
+    """One reference token of a JSON pointer (RFC 6901): the key as text, ``~`` written ``~0`` and ``/`` ``~1``."""
+    text = str(key)
+    # Most keys hold neither character; they are returned as they are, without two scans and copies.
+    if "~" in text or "/" in text:
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
+
+
+def json_type(value: object) -> str:
+    """The JSON Schema type name of a JSON value: ``bool`` before ``int``, a tuple an array, anything else an object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, (list, tuple)) else "object"
+
+
+def compact(value: Any, *, allow_nan: bool = False) -> str:
+    """JSON text with no spaces, and its characters as they are rather than escaped.
+
+    Args:
+        value: The value.
+        allow_nan: Write NaN and the infinities as ``NaN``/``Infinity`` (not JSON) instead of raising, for text that
+            only shows a value already received.
+
+    Raises:
+        ValueError: A NaN or an infinity, unless ``allow_nan``.
+        TypeError: A value JSON cannot hold.
+    """
+    return json.dumps(value, ensure_ascii=False, allow_nan=allow_nan, separators=(",", ":"))
+
+
+def canonical(value: Any, *, allow_nan: bool = False) -> str:
+    """``compact`` with the keys of every object sorted: one text per value, to hash or to compare.
+
+    Raises:
+        As ``compact``.
+    """
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=allow_nan, separators=(",", ":"))
+
+
+def compact_utf8(value: Any, *, allow_nan: bool = False) -> str:
+    """``compact`` text that encodes as UTF-8: a lone surrogate, which cannot, has the whole text written in ASCII.
+
+    Raises:
+        As ``compact``.
+    """
+    text = compact(value, allow_nan=allow_nan)
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, allow_nan=allow_nan, separators=(",", ":"))
+    return text
