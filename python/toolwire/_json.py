@@ -1,4 +1,4 @@
-"""JSON as the package writes and names it: pointer tokens, type names, and compact and canonical text.
+"""JSON as the package writes and names it: pointers, type names, and compact and canonical text.
 
 Every kit points into schemas and arguments (RFC 6901 pointers), names the JSON type of a value in its messages, and
 writes JSON text compactly, or canonically where the text is hashed or compared; each of these is written here once.
@@ -7,9 +7,19 @@ writes JSON text compactly, or canonically where the text is hashed or compared;
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["canonical", "compact", "compact_utf8", "json_type", "pointer_token"]
+__all__ = [
+    "canonical",
+    "compact",
+    "compact_utf8",
+    "json_type",
+    "lookup",
+    "pointer_token",
+    "pointer_tokens",
+    "unescape_token",
+]
 
 
 def pointer_token(key: object) -> str:
@@ -19,6 +29,32 @@ def pointer_token(key: object) -> str:
     if "~" in text or "/" in text:
         return text.replace("~", "~0").replace("/", "~1")
     return text
+
+
+def unescape_token(token: str) -> str:
+    """The key a JSON pointer reference token stands for (``~1`` read as ``/``, then ``~0`` as ``~``)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def pointer_tokens(pointer: str) -> list[str]:
+    """The keys of a JSON pointer, in order (``""``, the whole document, has none)."""
+    return [unescape_token(token) for token in pointer.split("/")[1:]]
+
+
+def lookup(document: Any, tokens: Iterable[str], default: Any = None) -> Any:
+    """The value the keys ``tokens`` reach in a document, or ``default`` where they lead nowhere.
+
+    A key reaches into an object by name and into an array by a decimal index within its length.
+    """
+    node = document
+    for token in tokens:
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return default
+    return node
 
 
 def json_type(value: object) -> str:

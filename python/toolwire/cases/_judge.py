@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from toolwire._json import lookup, pointer_tokens
 from toolwire._model import InvalidToolCall, ToolCall, Violation
 from toolwire.cases._diagnose import Context, diagnose
 from toolwire.cases._diff import compact, diff_lines
@@ -79,16 +80,7 @@ def portable_finish_reason(turn: Turn) -> str | None:
 
 
 def _value_at(arguments: object, pointer: str | None) -> object:
-    value = arguments
-    for token in (pointer or "").split("/")[1:]:
-        key = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(value, dict) and key in value:
-            value = value[key]
-        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
-            value = value[int(key)]
-        else:
-            return None
-    return value
+    return lookup(arguments, pointer_tokens(pointer or ""))
 
 
 def _allowed(violation: Violation) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolwire._core import ToolValidators
-from toolwire._json import pointer_token
+from toolwire._json import pointer_token, pointer_tokens, unescape_token
 from toolwire._model import Violation
 from toolwire.cases._build import Builder, Problem
 from toolwire.cases._model import CaseFile
@@ -237,7 +237,7 @@ def _did_you_mean(word: str, known: list[str]) -> str:
 def _schema_problem(violation: Violation) -> Problem:
     pointer = violation.path or ""
     parent, _, key = pointer.rpartition("/")
-    key = key.replace("~1", "/").replace("~0", "~")
+    key = unescape_token(key)
     code = violation.code.value
     data = violation.data if isinstance(violation.data, dict) else {}
     if code == "MISSING_REQUIRED_ARGUMENT":
@@ -265,8 +265,7 @@ def _schema_problem(violation: Violation) -> Problem:
 def _enum_value(problem: Problem, data: Any) -> Problem:
     """An enum problem with the value that was written, and the closest allowed one."""
     value: Any = data
-    for part in problem.pointer.split("/")[1:]:
-        part = part.replace("~1", "/").replace("~0", "~")
+    for part in pointer_tokens(problem.pointer):
         value = value[int(part)] if isinstance(value, list) else value.get(part) if isinstance(value, dict) else None
     if not isinstance(value, str) or "allowed values" not in problem.message:
         return problem

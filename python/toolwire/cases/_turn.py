@@ -38,15 +38,9 @@ def _check_format(format: str) -> None:
 
 
 def tool_choice_for(choice: Any, format: str) -> Any:
-    """A case's ``tool_choice`` in a wire format's own spelling.
+    """A case's ``tool_choice`` in a wire format's own spelling, the format checked first.
 
-    Args:
-        choice: ``"auto"``, ``"none"``, ``"required"``, ``{"name": tool}``, None, or a ``tool_choice`` already in a
-            provider's shape (any mapping with a ``type``, returned as it is).
-        format: ``"openai-chat"``, ``"openai-responses"`` or ``"anthropic-messages"``.
-
-    Returns:
-        What the request sends (None: send no ``tool_choice``).
+    The choices and what is sent for each are ``toolwire._requests.spell_tool_choice``'s.
 
     Raises:
         ValueError: An unknown format or choice.

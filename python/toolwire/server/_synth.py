@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 import toolwire
-from toolwire._json import pointer_token
+from toolwire._json import lookup, pointer_token, pointer_tokens
 from toolwire._model import Severity
 from toolwire.registry import ToolRegistry
 
@@ -40,19 +40,17 @@ class NotSynthesizableError(ValueError):
     """A tool's schema asks for something the plain value cannot give; the message says what and where."""
 
 
+# What a ``$ref`` that leads nowhere reaches (a subschema may itself be null).
+_NOWHERE: Final = object()
+
+
 def _pointer_get(root: Any, reference: str, where: str) -> Any:
     """The subschema a local ``$ref`` (``#/...``) points to."""
     if not reference.startswith("#"):
         raise NotSynthesizableError(f"{where}: only local $ref ('#/...') are followed, got {reference!r}")
-    node = root
-    for raw in reference[1:].split("/")[1:]:
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            raise NotSynthesizableError(f"{where}: $ref {reference!r} points nowhere")
+    node = lookup(root, pointer_tokens(reference[1:]), _NOWHERE)
+    if node is _NOWHERE:
+        raise NotSynthesizableError(f"{where}: $ref {reference!r} points nowhere")
     return node
 
 

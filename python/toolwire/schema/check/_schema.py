@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from toolwire._json import pointer_token
+from toolwire._json import lookup, pointer_token, pointer_tokens, unescape_token
 
 __all__ = [
     "JSON_TYPES",
@@ -72,15 +72,7 @@ def resolve(root: object, reference: object) -> Any:
     """The subschema a local ``$ref`` (``#/$defs/x``) names, or None when it is not local or not there."""
     if not isinstance(reference, str) or not reference.startswith("#"):
         return None
-    node: Any = root
-    for raw in reference[1:].split("/")[1:] if reference != "#" else []:
-        segment = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and segment in node:
-            node = node[segment]
-        elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
-            node = node[int(segment)]
-        else:
-            return None
+    node = lookup(root, pointer_tokens(reference[1:]))
     return node
 
 
@@ -256,7 +248,7 @@ def _enums(
         if keyword in ("not", "if", "propertyNames", "contentSchema", "$defs", "definitions", "dependencies"):
             continue
         if keyword == "properties":
-            step: tuple[str, ...] = (where.rsplit("/", 1)[1].replace("~1", "/").replace("~0", "~"),)
+            step: tuple[str, ...] = (unescape_token(where.rsplit("/", 1)[1]),)
         elif keyword == "prefixItems" or (keyword == "items" and isinstance(schema.get("items"), list)):
             step = (where.rsplit("/", 1)[1],)
         elif keyword in _INSTANCE_STEP:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+from toolwire._json import unescape_token
 from toolwire.schema.diff._rubric import CHANGE_KINDS, Checks, Verdict, fold
 
 __all__ = ["ABSENT", "Change", "instance_path", "jsonable", "place"]
@@ -125,10 +126,6 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def _untoken(part: str) -> str:
-    return part.replace("~1", "/").replace("~0", "~")
-
-
 def instance_path(pointer: str) -> list[str]:
     """The instance path a schema pointer constrains, as segments (``*`` for any key or index).
 
@@ -141,7 +138,7 @@ def instance_path(pointer: str) -> list[str]:
     while position < len(parts):
         keyword = parts[position]
         if keyword in ("properties", "prefixItems") and position + 1 < len(parts):
-            segments.append(_untoken(parts[position + 1]))
+            segments.append(unescape_token(parts[position + 1]))
             position += 2
         elif keyword in ("patternProperties",) and position + 1 < len(parts):
             segments.append("*")

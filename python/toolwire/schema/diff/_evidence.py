@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import toolwire
+from toolwire._json import pointer_tokens
 from toolwire._model import Severity, Violation
 from toolwire.registry import ToolRegistry
 from toolwire.schema._findings import Finding
@@ -134,7 +135,7 @@ def _patterns(change: Change) -> list[list[str]]:
 
 
 def _segments(violation: Violation) -> list[str]:
-    return [part.replace("~1", "/").replace("~0", "~") for part in (violation.path or "").split("/")[1:]]
+    return pointer_tokens(violation.path or "")
 
 
 def _pin(violation: Violation, candidates: Sequence[tuple[int, Change]]) -> list[int]:

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 from urllib.parse import unquote
 
-from toolwire._json import canonical, pointer_token
+from toolwire._json import canonical, pointer_token, unescape_token
 
 __all__ = [
     "ANNOTATIONS",
@@ -170,7 +170,7 @@ def _plain_numbers(value: Any) -> Any:
 
 
 def _untoken(part: str) -> str:
-    return unquote(part).replace("~1", "/").replace("~0", "~")
+    return unescape_token(unquote(part))
 
 
 def is_nullable(node: Any) -> bool:

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args, get_origin
 
-from toolwire._json import json_type
+from toolwire._json import json_type, unescape_token
 from toolwire.schema.drift._handler import class_kind, is_union
 
 __all__ = ["ANY", "Accepts", "SchemaDoc", "accepted_by", "is_union", "json_key", "type_within", "unwrap"]
@@ -212,10 +212,6 @@ def accepted_by(annotation: Any) -> Accepts:
 # -- schemas -------------------------------------------------------------------------------------------------------
 
 
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
 class SchemaDoc:
     """A parameters schema with its local ``$ref``s resolvable."""
 
@@ -232,7 +228,7 @@ class SchemaDoc:
             return node, pointer
         target: Any = self.root
         for token in fragment.split("/")[1:]:
-            key = _unescape(token)
+            key = unescape_token(token)
             if isinstance(target, Mapping) and key in target:
                 target = target[key]
             elif isinstance(target, list) and key.isdigit() and int(key) < len(target):

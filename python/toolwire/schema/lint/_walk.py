@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from toolwire._json import pointer_token
+from toolwire._json import lookup, pointer_token, pointer_tokens
 
 __all__ = ["Node", "SchemaFacts", "declared_types", "is_object", "regex_features"]
 
@@ -114,15 +114,7 @@ def _resolve(root: Mapping[str, Any], ref: str) -> tuple[str, Mapping[str, Any]]
     fragment = unquote(ref[1:])
     if fragment and not fragment.startswith("/"):
         return None  # a plain-name fragment ($anchor), not followed
-    node: Any = root
-    for token in fragment.split("/")[1:] if fragment else []:
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
+    node = lookup(root, pointer_tokens(fragment))
     if not isinstance(node, Mapping):
         return None
     pointer = "".join(f"/{pointer_token(part)}" for part in (fragment.split("/")[1:] if fragment else []))

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
-from toolwire._json import pointer_token
+from toolwire._json import lookup, pointer_token, pointer_tokens
 
 __all__ = ["MAX_INFERRED_VALUES", "Feature", "Inference", "ToolShape", "call_features", "feature_label", "schema_shape"]
 
@@ -64,16 +64,7 @@ class ToolShape:
 
 
 def _resolve(reference: str, root: Mapping[str, Any]) -> Any:
-    node: Any = root
-    for token in reference[2:].split("/") if reference != "#" else ():
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node
+    return lookup(root, pointer_tokens(reference[1:]))
 
 
 def _children(schema: Mapping[str, Any], pointer: str) -> Iterator[tuple[Any, str]]:
