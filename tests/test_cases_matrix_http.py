@@ -17,9 +17,9 @@ import pytest
 
 from conftest import loopback
 from server_helpers import TOOLS
-from toolwire._requests import request_headers
 from toolwire.cases._spec import parse_spec
 from toolwire.cases.run._http import RetryPolicy, fetch, render_request, retry_after
+from toolwire.formats import request_headers
 from toolwire.registry import ToolRegistry
 from toolwire.server import LocalEndpoint
 

@@ -18,10 +18,10 @@ from typing import Any, Final
 import toolwire
 from toolwire._json import compact
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-from toolwire._requests import spell_tool_choice
 from toolwire.cases._model import Case, Turn
 from toolwire.contract import SUPPORTED_FORMATS, check_completion, check_stream
 from toolwire.errors import MalformedChunkError
+from toolwire.formats import spell_tool_choice
 from toolwire.registry import ToolRegistry
 
 __all__ = ["TURN_FORMATS", "next_messages", "tool_choice_for", "turn_from_response"]
@@ -40,7 +40,7 @@ def _check_format(format: str) -> None:
 def tool_choice_for(choice: Any, format: str) -> Any:
     """A case's ``tool_choice`` in a wire format's own spelling, the format checked first.
 
-    The choices and what is sent for each are ``toolwire._requests.spell_tool_choice``'s.
+    The choices and what is sent for each are ``toolwire.formats.spell_tool_choice``'s.
 
     Raises:
         ValueError: An unknown format or choice.

@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolwire._requests import MAX_TOKENS_FIELD, PATHS, request_headers, spell_tool_choice, tools_for
+from toolwire.formats import MAX_TOKENS_FIELD, REQUEST_PATHS, request_headers, request_tools, spell_tool_choice
 from toolwire.registry import Tool, ToolRegistry
 
 __all__ = ["PROBE_FORMATS", "PROBE_TOOLS", "Choice", "ProbeRequest", "render_request", "standard_probes"]
 
 #: The formats the probe speaks: the ones a local OpenAI- or Anthropic-compatible server exposes.
-PROBE_FORMATS: tuple[str, ...] = tuple(PATHS)
+PROBE_FORMATS: tuple[str, ...] = tuple(REQUEST_PATHS)
 
 #: What a probe forces: a tool by name, any tool, no tool, or the model's own choice.
 Choice = Literal["auto", "none", "required"] | str
@@ -178,7 +178,7 @@ def render_request(
     Raises:
         ValueError: ``fmt`` is not a probe format.
     """
-    if fmt not in PATHS:
+    if fmt not in REQUEST_PATHS:
         raise ValueError(f"format must be one of {', '.join(PROBE_FORMATS)}; got {fmt!r}")
     max_tokens = _ONE_TOKEN[fmt] if probe.acceptance_only and fmt in _ONE_TOKEN else _MAX_TOKENS
     message = {"role": "user", "content": probe.prompt}
@@ -186,9 +186,9 @@ def render_request(
     body: dict[str, Any] = {
         "model": model,
         **({"input": probe.prompt} if fmt == "openai-responses" else {"messages": [message]}),
-        "tools": tools_for(probe.tools, fmt),
+        "tools": request_tools(probe.tools, fmt),
         "tool_choice": spell_tool_choice(choice, fmt),
         MAX_TOKENS_FIELD[fmt]: max_tokens,
         "stream": probe.stream,
     }
-    return PATHS[fmt], body, request_headers(fmt, api_key, probe.stream)
+    return REQUEST_PATHS[fmt], body, request_headers(fmt, api_key, probe.stream)

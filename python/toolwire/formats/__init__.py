@@ -5,7 +5,8 @@ reference, the framing its streamed bodies come in, and its module here. A forma
 (``toolwire.formats.gemini``...) holds everything Python knows of that format beyond decoding: a buffered response
 as the events its stream would have sent, a call and a whole assistant turn written back for the next request
 (``to_history``), an invalid call answered (``to_tool_result``), and the tools as its requests offer them. The
-functions here dispatch to it by name. Every other list of format names in the package is derived from ``FORMATS``.
+functions here dispatch to it by name. A request sent to an endpoint (the probe's, the matrix's) takes its path,
+headers, length cap and tool choice from here too. Every other list of format names in the package is derived from ``FORMATS``.
 
 Adding a wire format means its core decoder, its reference twin, its module here with one line in ``FORMATS`` (and
 its name in ``WireFormat``), and its recordings in ``recordings/<name>/`` (``tests/test_formats_registry.py``
@@ -32,14 +33,18 @@ from toolwire.formats._buffered import field
 from toolwire.formats._history import turn_calls
 from toolwire.formats._json import event_json
 from toolwire.formats._module import FormatModule
+from toolwire.formats._request import MAX_TOKENS_FIELD, request_headers, spell_tool_choice
 
 if TYPE_CHECKING:
     from toolwire._model import InvalidToolCall, StreamResult, ToolCall
+    from toolwire.registry import ToolRegistry
 
 __all__ = [
     "DEFAULT_FORMAT",
     "FORMATS",
     "FRAMING_SUFFIXES",
+    "MAX_TOKENS_FIELD",
+    "REQUEST_PATHS",
     "WIRE_FORMATS",
     "Format",
     "FormatModule",
@@ -51,6 +56,9 @@ __all__ = [
     "detect_buffered",
     "event_json",
     "format_of",
+    "request_headers",
+    "request_tools",
+    "spell_tool_choice",
     "sse_event",
     "tool_result",
     "turn",
@@ -248,3 +256,19 @@ def tool_result(call: InvalidToolCall, format: str) -> dict[str, Any]:
         ValueError: ``format`` names no wire format.
     """
     return format_of(format).module.tool_result(call)
+
+
+#: The formats a request is sent in (an OpenAI- or Anthropic-compatible endpoint's), and the path of each one's
+#: endpoint below a base URL that ends in the API version (``http://localhost:8000/v1``), as the SDKs' base URLs do.
+REQUEST_PATHS: Final[Mapping[str, str]] = MappingProxyType(
+    {name: format_of(name).endpoint.removeprefix("/v1") for name in MAX_TOKENS_FIELD}
+)
+
+
+def request_tools(tools: ToolRegistry, format: str) -> list[dict[str, Any]]:
+    """The tools as a request of ``format`` offers them.
+
+    Raises:
+        ValueError: ``format`` names no wire format.
+    """
+    return format_of(format).module.request_tools(tools)

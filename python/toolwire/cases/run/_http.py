@@ -1,6 +1,6 @@
 """One request of the matrix: its body in the spec's wire format, and sending it with retries.
 
-The body is the case's messages, tools and tool choice rendered as the format's API takes them (``toolwire._requests``,
+The body is the case's messages, tools and tool choice rendered as the format's API takes them (``toolwire.formats``,
 which the live probe shares), plus the spec's sampling parameters under the format's own names and its extra
 ``params``. Sending retries on HTTP 429, 408 and 5xx and on timeouts and dropped connections, with exponential backoff
 and jitter, honouring ``Retry-After`` (and OpenAI's ``retry-after-ms``), for a bounded number of attempts; every retry
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from toolwire._reach import provider_message, refusal, transport_failure
-from toolwire._requests import MAX_TOKENS_FIELD, PATHS, tools_for
 from toolwire.cases._spec import ModelSpec
 from toolwire.cases._turn import tool_choice_for
+from toolwire.formats import MAX_TOKENS_FIELD, REQUEST_PATHS, request_tools
 from toolwire.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def render_request(
     else:
         body["messages"] = [dict(message) for message in messages]
     if len(tools):
-        body["tools"] = tools_for(tools, fmt)
+        body["tools"] = request_tools(tools, fmt)
         if tool_choice is not None:
             body["tool_choice"] = tool_choice_for(tool_choice, fmt)
     for key, value in spec.sampling.items():
@@ -92,7 +92,7 @@ def render_request(
         body.setdefault("max_tokens", _ANTHROPIC_MAX_TOKENS)
     body.update(spec.params)
     body["stream"] = stream
-    return spec.base_url + PATHS[fmt], body
+    return spec.base_url + REQUEST_PATHS[fmt], body
 
 
 def _random() -> float:

@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Final
 
-from toolwire._requests import request_headers
 from toolwire.cases._judge import judge
 from toolwire.cases._model import Case, Expectation, Turn
 from toolwire.cases._spec import ModelSpec, assign_labels
@@ -32,6 +31,7 @@ from toolwire.cases.report import CaseInfo, Cell, MatrixResult, RunRecord
 from toolwire.cases.run._cache import CacheEntry, CacheMissError, ResponseCache, request_key
 from toolwire.cases.run._http import Exchange, RetryPolicy, fetch, render_request
 from toolwire.errors import ToolwireError
+from toolwire.formats import request_headers
 
 if TYPE_CHECKING:
     import httpx

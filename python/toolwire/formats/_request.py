@@ -1,7 +1,9 @@
-"""A request to a provider's endpoint as each wire format's API takes it: path, headers, tools and tool choice.
+"""A request to an endpoint as each format's API takes it: the headers, the answer's length cap, the tool choice.
 
-The live probe (``toolwire.contract``) and the matrix runner (``toolwire.cases``) ask the same endpoints; what a
-request looks like in each format is written here once, and each caller adds its own messages and sampling.
+The formats a request is sent in are those an OpenAI- or Anthropic-compatible endpoint speaks. The live probe
+(``toolwire.contract``) and the matrix runner (``toolwire.cases``) ask the same endpoints; what their requests share
+is written here once, with the path and the tools, which the registry and each format's module hold, and each caller
+adds its own messages and sampling.
 """
 
 from __future__ import annotations
@@ -9,18 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from toolwire.registry import ToolRegistry
+__all__ = ["ANTHROPIC_VERSION", "MAX_TOKENS_FIELD", "request_headers", "spell_tool_choice"]
 
-__all__ = ["ANTHROPIC_VERSION", "MAX_TOKENS_FIELD", "PATHS", "request_headers", "spell_tool_choice", "tools_for"]
-
-#: The path below the base URL of each format's endpoint.
-PATHS: Final[Mapping[str, str]] = {
-    "openai-chat": "/chat/completions",
-    "openai-responses": "/responses",
-    "anthropic-messages": "/messages",
-}
-
-#: The body field that caps the answer's length, by format.
+#: The formats a request is sent in, and the body field of each that caps the answer's length.
 MAX_TOKENS_FIELD: Final[Mapping[str, str]] = {
     "openai-chat": "max_tokens",
     "openai-responses": "max_output_tokens",
@@ -43,17 +36,8 @@ def request_headers(format: str, api_key: str | None, stream: bool) -> dict[str,
     return headers
 
 
-def tools_for(tools: ToolRegistry, format: str) -> list[dict[str, Any]]:
-    """The ``tools`` of a request in one of the ``PATHS`` formats."""
-    if format == "anthropic-messages":
-        return tools.to_anthropic()
-    if format == "openai-responses":
-        return tools.to_openai_responses()
-    return tools.to_openai()
-
-
 def spell_tool_choice(choice: Any, format: str) -> Any:
-    """A tool choice in one of the ``PATHS`` formats' own spelling.
+    """A tool choice in one of the ``MAX_TOKENS_FIELD`` formats' own spelling.
 
     Args:
         choice: ``"auto"``, ``"none"``, ``"required"``, ``{"name": tool}``, None, or a ``tool_choice`` already in a
