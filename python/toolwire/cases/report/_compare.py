@@ -1,11 +1,12 @@
 """``toolwire matrix --compare OLD.json NEW.json``: what changed between two runs of the matrix.
 
-Both files are JSON reports (``--json FILE``). Cells are matched by case name and model label. The comparison lists
-cells newly below their threshold (regressions), cells newly at it (fixes), every other change of pass rate, cells
-whose failure codes changed at the same rate, and the cases and models only one run has.
+Both files are JSON reports (``--output FILE.json``). Cells are matched by case name and model label. The comparison
+lists cells newly below their threshold (regressions), cells newly at it (fixes), every other change of pass rate,
+cells whose failure codes changed at the same rate, and the cases and models only one run has.
 
-Exit status under ``--fail-on``: ``threshold`` (default) 1 when a cell is newly below its threshold; ``any`` 1 when
-any cell's pass rate dropped; ``never`` 0. A cell whose model could not be reached in either run (status
+Exit status under each policy (``toolwire matrix --fail-on`` error, warning, never): ``threshold`` (error, the
+default) 1 when a cell is newly below its threshold; ``any`` (warning) 1 when any cell's pass rate dropped; ``never``
+0. A cell whose model could not be reached in either run (status
 ``unreachable``) measures nothing: it is listed as not compared, never as a regression or a fix.
 """
 

@@ -9,12 +9,13 @@ names its version.
 Cell statuses, used for colours and in the JSON: ``pass`` (every repeat passed), ``flaky`` (some failed, but the
 pass rate reaches the threshold), ``fail`` (below the threshold), ``error`` (no repeat got an answer) and
 ``unreachable`` (a repeat could not reach the model: no answer at all, or one saying the request never got to a
-model, see ``toolwire.contract._reach``; the cell says nothing of the model and is not judged).
+model, see ``toolwire._reach``; the cell says nothing of the model and is not judged).
 
-Exit status policies (``--fail-on``): ``threshold`` (the default: 1 when any cell is below its threshold),
-``any`` (1 when any repeat of any cell failed, even in a cell at its threshold) and ``never`` (always 0; reports
-only). Under every policy, a run with an unreachable cell exits 3 (``EXIT_UNREACHABLE``): its matrix is incomplete,
-and a model that cannot be reached is neither a pass nor a regression.
+Exit status policies (``toolwire matrix --fail-on`` error, warning, never): ``threshold`` (error, the default: 1 when
+any cell is below its threshold), ``any`` (warning: 1 when any repeat of any cell failed, even in a cell at its
+threshold) and ``never`` (always 0; reports only). Under every policy, a run with an unreachable cell exits 3
+(``EXIT_UNREACHABLE``): its matrix is incomplete, and a model that cannot be reached is neither a pass nor a
+regression.
 
 A report is drawn from a ``Matrix``: what every rendering reads of a run, which ``MatrixResult`` has.
 """

@@ -1,4 +1,4 @@
-"""The provider lint's rules: one versioned YAML data file per target (``lint_rules/<target>.yaml``), checked at load.
+"""The provider lint's rules: one versioned YAML data file per target (``lint/rules/<target>.yaml``), checked at load.
 
 A file::
 
