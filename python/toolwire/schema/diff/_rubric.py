@@ -1,6 +1,6 @@
 """The breaking-change rubric: every change kind, its three checks, and the verdict they fold into.
 
-The rubric is the research note's Part B.3 (``../shared/research/provider-schema-rules.md``). Each change is judged
+The rubric is the research note's Part B.3 (``docs/research/provider-schema-rules.md``). Each change is judged
 by separate checks, then folded into one verdict, the most serious wins (``BREAKING`` > ``RISKY`` > ``COMPATIBLE``):
 
 - **replay** (model -> handler, must hold): is every call valid under OLD still valid under NEW? ``pass``;
