@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from toolwire.cli._common import FAIL_ON, OUTPUT_FORMATS, add_fail_on, add_output_format, config_of, finish, tool_specs
+from toolwire.cli._common import add_finding_output, add_tools, config_of, finish, tool_specs
 from toolwire.schema.check import DEFAULT_SIMILARITY_THRESHOLD, check_tools
 
 __all__ = ["add_arguments", "run"]
@@ -19,13 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "deprecation without sunset, and keys or tokens written into definitions. Exits 1 when a finding "
         "reaches --fail-on, 2 on a usage error."
     )
-    parser.add_argument(
-        "tools",
-        nargs="*",
-        metavar="TOOLS",
-        help="tool files (.json, .yaml, .yml, .jsonl), directories or package.module:attr import paths "
-        "(default: tools in [tool.toolwire])",
-    )
+    add_tools(parser)
     parser.add_argument(
         "--similarity-threshold",
         type=float,
@@ -33,8 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="score in (0, 1] from which two tools are reported as ambiguous "
         f"(default: similarity-threshold in [tool.toolwire], else {DEFAULT_SIMILARITY_THRESHOLD})",
     )
-    add_output_format(parser, OUTPUT_FORMATS)
-    add_fail_on(parser, FAIL_ON, "a finding reaches this level", None)
+    add_finding_output(parser)
 
 
 def run(options: argparse.Namespace) -> int:

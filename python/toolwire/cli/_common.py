@@ -30,8 +30,10 @@ __all__ = [
     "OUTPUT_FORMATS",
     "Progress",
     "add_fail_on",
+    "add_finding_output",
     "add_output_format",
     "add_shared_options",
+    "add_tools",
     "config_of",
     "error_line",
     "finish",
@@ -43,6 +45,7 @@ __all__ = [
     "tool_specs",
     "use_color",
     "verbosity",
+    "whole_number",
 ]
 
 #: Every ``--output-format`` a command may offer; each offers those it renders, ``text`` first and by default.
@@ -92,6 +95,34 @@ def add_fail_on(parser: argparse.ArgumentParser, choices: Sequence[str], meaning
     parser.add_argument(
         "--fail-on", choices=tuple(choices), default=default, help=f"exit 1 when {meaning} (default: {shown})"
     )
+
+
+def add_tools(parser: argparse.ArgumentParser) -> None:
+    """The ``TOOLS`` a command reads when it reads no other files (``tool_specs`` falls back to the configuration's)."""
+    parser.add_argument(
+        "tools",
+        nargs="*",
+        metavar="TOOLS",
+        help="tool files (.json, .yaml, .yml, .jsonl), directories or package.module:attr import paths "
+        "(default: tools in [tool.toolwire])",
+    )
+
+
+def add_finding_output(parser: argparse.ArgumentParser) -> None:
+    """``--output-format`` and ``--fail-on`` of a command whose result is a ``FindingReport`` (printed by ``finish``)."""
+    add_output_format(parser, OUTPUT_FORMATS)
+    add_fail_on(parser, FAIL_ON, "a finding reaches this level", None)
+
+
+def whole_number(text: str) -> int:
+    """An argument that counts something: a whole number, 0 or more (an ``argparse`` ``type``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number; got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more; got {value}")
+    return value
 
 
 def verbosity(options: argparse.Namespace) -> int:

@@ -7,10 +7,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from toolwire.cli._common import (
-    FAIL_ON,
-    OUTPUT_FORMATS,
-    add_fail_on,
-    add_output_format,
+    add_finding_output,
+    add_tools,
     config_of,
     finish,
     handler_specs,
@@ -32,9 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "examples the handler refuses. Handlers come from --handler and [tool.toolwire.handlers]. Exits 1 when "
         "a finding reaches --fail-on, 2 on a usage error."
     )
-    parser.add_argument(
-        "tools", nargs="*", metavar="TOOLS", help="tool files, directories or module:attr (default: tools in config)"
-    )
+    add_tools(parser)
     parser.add_argument(
         "--handler",
         action="append",
@@ -42,8 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=module:attr",
         help="the handler of tool NAME, e.g. refund=app.handlers:RefundArgs (repeatable; wins over the config)",
     )
-    add_output_format(parser, OUTPUT_FORMATS)
-    add_fail_on(parser, FAIL_ON, "a finding reaches this level", None)
+    add_finding_output(parser)
 
 
 def _tool_named(name: str, sources: Sequence[ToolSource]) -> ToolSource:

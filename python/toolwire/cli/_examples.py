@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from toolwire.cli._common import FAIL_ON, OUTPUT_FORMATS, add_fail_on, add_output_format, config_of, finish, tool_specs
+from toolwire.cli._common import add_finding_output, config_of, finish, tool_specs
 
 __all__ = ["add_arguments", "run"]
 
@@ -26,8 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="T",
         help="tool files, directories or module:attr (repeatable; default: tools in [tool.toolwire])",
     )
-    add_output_format(parser, OUTPUT_FORMATS)
-    add_fail_on(parser, FAIL_ON, "a finding reaches this level", None)
+    add_finding_output(parser)
 
 
 def run(options: argparse.Namespace) -> int:

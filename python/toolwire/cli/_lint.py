@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from toolwire.cli._common import FAIL_ON, OUTPUT_FORMATS, add_fail_on, add_output_format, config_of, finish, tool_specs
+from toolwire.cli._common import add_finding_output, add_tools, config_of, finish, tool_specs
 from toolwire.schema.lint import LINT_TARGETS, lint_tools, refresh_matrix, render_matrix, resolve_targets
 
 __all__ = ["add_arguments", "run"]
@@ -18,9 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "date. A construct a target rejects fails the command; ignored or weakened ones mean the handler must "
         "re-validate. Exits 1 when a finding reaches --fail-on, 2 on a usage error."
     )
-    parser.add_argument(
-        "tools", nargs="*", metavar="TOOLS", help="tool files, directories or module:attr (default: tools in config)"
-    )
+    add_tools(parser)
     parser.add_argument(
         "--target",
         action="append",
@@ -32,8 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also list, as info, the constructs no source settles for a target (never enforced)",
     )
-    add_output_format(parser, OUTPUT_FORMATS)
-    add_fail_on(parser, FAIL_ON, "a finding reaches this level", None)
+    add_finding_output(parser)
 
 
 def run(options: argparse.Namespace) -> int:

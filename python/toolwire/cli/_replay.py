@@ -16,21 +16,12 @@ from toolwire.cli._common import (
     show_progress,
     tool_specs,
     use_color,
+    whole_number,
 )
 from toolwire.schema.calls import read_calls
 from toolwire.schema.replay import DEFAULT_BATCH_SIZE, REPLAY_FORMATS, render_replay, replay_calls
 
 __all__ = ["add_arguments", "run"]
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number; got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more; got {value}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,13 +54,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_output_format(parser, REPLAY_FORMATS)
     parser.add_argument(
-        "--limit", type=_positive, default=20, metavar="N", help="failures and unreadable records listed (default: 20)"
+        "--limit",
+        type=whole_number,
+        default=20,
+        metavar="N",
+        help="failures and unreadable records listed (default: 20)",
     )
     # An invalid call or an unreadable record is an error; replay finds nothing at a lower level.
     add_fail_on(parser, ("error", "never"), "a call is invalid or a record unreadable", "error")
     parser.add_argument(
         "--batch-size",
-        type=_positive,
+        type=whole_number,
         default=DEFAULT_BATCH_SIZE,
         metavar="N",
         help=f"calls validated per batch, rows fetched per round trip (default: {DEFAULT_BATCH_SIZE})",

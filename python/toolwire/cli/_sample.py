@@ -5,21 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolwire.cli._common import Progress, add_output_format, config_of, show_progress, verbosity
+from toolwire.cli._common import Progress, add_output_format, config_of, show_progress, verbosity, whole_number
 from toolwire.schema.calls import read_calls
 from toolwire.schema.sample import DEFAULT_PER_TOOL, Scrub, sample_calls
 
 __all__ = ["add_arguments", "run"]
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number; got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more; got {value}")
-    return value
 
 
 def _seed(text: str) -> int:
@@ -49,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", default="-", metavar="FILE", help="the fixture to write (default: standard output)")
     parser.add_argument(
         "--per-tool",
-        type=_count,
+        type=whole_number,
         default=DEFAULT_PER_TOOL,
         metavar="N",
         help=f"calls per tool once every feature is covered (default: {DEFAULT_PER_TOOL}; coverage may need more)",
