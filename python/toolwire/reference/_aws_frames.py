@@ -12,6 +12,7 @@ import json
 import zlib
 
 from toolwire.reference._framed import Event, FramingError, OnEvent, too_large
+from toolwire.reference._json import loads
 
 __all__ = ["PRELUDE", "AwsFrames", "prelude_fits"]
 
@@ -177,7 +178,7 @@ def _event(headers: dict[str, str], payload: bytes) -> bytes:
         shown_type = json.dumps(message_type, ensure_ascii=False)
         raise _Broken(f"its `:message-type` is {shown_type}, not event, exception or error")
     try:
-        value = json.loads(payload.decode("utf-8"), parse_constant=_not_json)
+        value = loads(payload.decode("utf-8"))
     except ValueError:  # UnicodeDecodeError is one
         value = None
     if not isinstance(value, dict):
@@ -185,7 +186,3 @@ def _event(headers: dict[str, str], payload: bytes) -> bytes:
     value.pop("p", None)
     # ASCII-escaped, so that a lone surrogate the payload escaped reads back as the same character.
     return json.dumps({key: value}, separators=(",", ":")).encode()
-
-
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not a JSON value")

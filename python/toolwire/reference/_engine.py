@@ -19,6 +19,7 @@ from toolwire.errors import MalformedChunkError
 from toolwire.formats import check_format, event_json
 from toolwire.reference._accumulator import Accumulator, Emit
 from toolwire.reference._framing import Event, Framer, FramingError
+from toolwire.reference._json import loads
 from toolwire.reference._snapshot import Partial
 from toolwire.reference.decode import Decoder, decoder_for, detect, is_error
 from toolwire.reference.decode.openai_chat import read_chunk
@@ -191,7 +192,7 @@ class Engine:
         number = self._chunks_read
         self._ready_before_event = self._accumulator.has_ready()
         try:
-            chunk = json.loads(data.decode("utf-8"), parse_constant=_not_json)
+            chunk = loads(data.decode("utf-8"))
         except UnicodeDecodeError as error:
             self._chunks_read += 1  # an event with data is a chunk, readable or not
             raise MalformedChunkError(number, "", f"the chunk is not UTF-8: {error}") from None
@@ -326,8 +327,3 @@ def _unidentified(accumulator: Accumulator, event: dict[str, Any]) -> None:
         accumulator.provider_error(error)
     elif event.get("type") == "error":
         accumulator.provider_error(event)
-
-
-def _not_json(constant: str) -> None:
-    """``NaN`` and ``Infinity`` are not JSON (``json.loads`` would take them)."""
-    raise ValueError(f"{constant} is not a JSON value")

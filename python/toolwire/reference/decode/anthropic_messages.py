@@ -8,7 +8,6 @@ block kept: a stream that opens blocks without end at new indexes holds no more 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from toolwire._model import OutputItem
 from toolwire.reference._accumulator import REFUSED, Accumulator, FinishKind, Fragment
 from toolwire.reference._fields import Fields
+from toolwire.reference._json import value_or_text
 from toolwire.reference.decode._output import text_size, whole_size
 
 #: The event types of the Messages API: one identifies a stream as this format's.
@@ -71,7 +71,7 @@ class _OutputBlock:
         if self.partial_json is not None:
             text = "".join(self.partial_json)
             if text.strip(_JSON_WHITESPACE):
-                value["input"] = _strict_json(text)
+                value["input"] = value_or_text(text)
         return value
 
 
@@ -268,15 +268,3 @@ def _extended(items: list[Any] | None, item: Any) -> list[Any]:
         return [item]
     items.append(item)
     return items
-
-
-def _strict_json(text: str) -> Any:
-    """The value of a server call's assembled input, or the text itself when it is not JSON (NaN is not JSON)."""
-    try:
-        return json.loads(text, parse_constant=_not_json)
-    except ValueError:
-        return text
-
-
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not a JSON value")

@@ -8,7 +8,6 @@ within ``Limits.max_output_bytes``. A block index holds something only for a cal
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from toolwire._model import OutputItem
 from toolwire.reference._accumulator import REFUSED, Accumulator, FinishKind, Fragment
 from toolwire.reference._fields import Fields
+from toolwire.reference._json import value_or_text
 from toolwire.reference.decode._output import BOOKKEEPING, text_size, whole_size
 from toolwire.reference.decode._shared import is_error
 
@@ -85,22 +85,10 @@ class _ServerBlock:
         value = dict(self.start)
         if self.input is not None:
             text = "".join(self.input)
-            value["input"] = _strict_json(text) if text.strip(" \t\r\n") else text
+            value["input"] = value_or_text(text) if text.strip(" \t\r\n") else text
         if self.content is not None:
             value["content"] = list(self.content)
         return {self.member: value}
-
-
-def _strict_json(text: str) -> Any:
-    """The value of a server call's assembled input, or the text itself when it is not JSON (NaN is not JSON)."""
-    try:
-        return json.loads(text, parse_constant=_not_json)
-    except ValueError:
-        return text
-
-
-def _not_json(constant: str) -> None:
-    raise ValueError(f"{constant} is not a JSON value")
 
 
 class BedrockConverseDecoder:
