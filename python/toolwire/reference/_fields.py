@@ -1,19 +1,20 @@
-"""Typed field access on one decoded JSON event, for the decoders of every format but Chat Completions.
+"""Typed field access on one decoded JSON event, for every decoder.
 
-An event is a ``dict`` (the engine turns SDK objects into the JSON they serialize to first). A null field is an
-absent one; a field of the wrong JSON type is a ``MalformedChunkError`` naming the event number, the field's path and
-the Python type found, with the same wording as the Chat Completions reader.
+An event is a ``dict`` (the engine turns SDK objects into the JSON they serialize to first; the Chat Completions
+reader, which reads an SDK chunk as it is, widens ``get`` to attributes). A null field is an absent one; a field of
+the wrong JSON type is a ``MalformedChunkError`` naming the event number, the field's path and the Python type found.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from toolwire.errors import MalformedChunkError
 
 _I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
-_NOT_A_MAPPING = "expected a mapping or an object with attributes, got"
+NOT_A_MAPPING = "expected a mapping or an object with attributes, got"
 
 
 class Fields:
@@ -27,20 +28,25 @@ class Fields:
         """The error for a field at ``path``."""
         return MalformedChunkError(self.number, path, problem)
 
+    @staticmethod
+    def get(container: Any, key: str) -> Any:
+        """A field of a JSON object, or None."""
+        return container.get(key)
+
     def record(self, value: Any, path: str) -> dict[str, Any]:
         """``value`` itself, which must be a JSON object (a list element, say)."""
         if not isinstance(value, dict):
-            raise self.fail(path, f"{_NOT_A_MAPPING} {type(value).__name__}")
+            raise self.fail(path, f"{NOT_A_MAPPING} {type(value).__name__}")
         return value
 
     def mapping(self, container: dict[str, Any], key: str, path: str) -> dict[str, Any] | None:
         """An object field, or None."""
-        value = container.get(key)
+        value = self.get(container, key)
         return None if value is None else self.record(value, path)
 
-    def sequence(self, container: dict[str, Any], key: str, path: str) -> list[Any]:
+    def sequence(self, container: dict[str, Any], key: str, path: str) -> Sequence[Any]:
         """A list field; absent is empty."""
-        value = container.get(key)
+        value = self.get(container, key)
         if value is None:
             return []
         if not isinstance(value, list):
@@ -49,14 +55,14 @@ class Fields:
 
     def string(self, container: dict[str, Any], key: str, path: str) -> str | None:
         """A string field, kept exactly as sent, or None."""
-        value = container.get(key)
+        value = self.get(container, key)
         if value is not None and not isinstance(value, str):
             raise self.fail(path, f"expected a string or null, got {type(value).__name__}")
         return value
 
     def integer(self, container: dict[str, Any], key: str, path: str) -> int | None:
         """A 64-bit integer field (a bool is not one), or None."""
-        value = container.get(key)
+        value = self.get(container, key)
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
@@ -74,7 +80,7 @@ class Fields:
 
     def boolean(self, container: dict[str, Any], key: str, path: str) -> bool | None:
         """A boolean field, or None."""
-        value = container.get(key)
+        value = self.get(container, key)
         if value is not None and not isinstance(value, bool):
             raise self.fail(path, f"expected a boolean or null, got {type(value).__name__}")
         return value
@@ -90,9 +96,11 @@ class Fields:
 
     def arguments(self, container: dict[str, Any], key: str, path: str) -> str | None:
         """Arguments sent as a JSON value (where the format promises one), as their canonical text; None if absent."""
-        value = container.get(key)
-        if value is None:
-            return None
+        value = self.get(container, key)
+        return None if value is None else self.canonical(value, path)
+
+    def canonical(self, value: Any, path: str) -> str:
+        """The canonical text of arguments sent as a JSON value."""
         try:
             return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError, RecursionError) as exc:

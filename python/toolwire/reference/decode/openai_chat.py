@@ -6,15 +6,13 @@ with ``read_chunk`` as it is (an SDK object is never serialized first), as the b
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolwire._model import OutputItem
-from toolwire.errors import MalformedChunkError
 from toolwire.reference._accumulator import Accumulator, FinishKind, Fragment
+from toolwire.reference._fields import NOT_A_MAPPING, Fields
 
-_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 _SCALARS = (str, bytes, bytearray, int, float, list, tuple)
 _CUTTING = frozenset({"length", "content_filter"})
 
@@ -94,20 +92,8 @@ def read_chunk(accumulator: Accumulator, chunk: Any, number: int) -> None:
         accumulator.usage(usage)
 
 
-class _Reader:
-    """Field access that works on dicts and on objects with the same attributes, and names the culprit."""
-
-    def __init__(self, number: int) -> None:
-        self.number = number
-
-    def fail(self, path: str, problem: str) -> MalformedChunkError:
-        return MalformedChunkError(self.number, path, problem)
-
-    def record(self, value: Any, path: str) -> None:
-        if isinstance(value, dict):
-            return
-        if value is None or isinstance(value, _SCALARS):
-            raise self.fail(path, f"expected a mapping or an object with attributes, got {type(value).__name__}")
+class _Reader(Fields):
+    """``Fields`` of a chunk read as it is: a dict, or an SDK object whose attributes are its fields."""
 
     @staticmethod
     def get(container: Any, key: str) -> Any:
@@ -116,29 +102,20 @@ class _Reader:
             return container.get(key)
         return getattr(container, key, None)
 
-    def sequence(self, container: Any, key: str, path: str) -> list[Any] | tuple[Any, ...]:
+    def record(self, value: Any, path: str) -> Any:
+        """``value`` itself, which must be a mapping or an object with attributes, not null, a scalar or a list."""
+        if value is None or isinstance(value, _SCALARS):
+            raise self.fail(path, f"{NOT_A_MAPPING} {type(value).__name__}")
+        return value
+
+    def sequence(self, container: Any, key: str, path: str) -> Sequence[Any]:
+        """A list field (a tuple is one); absent is empty."""
         value = self.get(container, key)
         if value is None:
             return ()
         if not isinstance(value, (list, tuple)):
             raise self.fail(path, f"expected a list, got {type(value).__name__}")
         return value
-
-    def string(self, container: Any, key: str, path: str) -> str | None:
-        value = self.get(container, key)
-        if value is not None and not isinstance(value, str):
-            raise self.fail(path, f"expected a string or null, got {type(value).__name__}")
-        return value
-
-    def integer(self, container: Any, key: str, path: str) -> int | None:
-        value = self.get(container, key)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(path, f"expected an integer or null, got {type(value).__name__}")
-        if not _I64_MIN <= value <= _I64_MAX:
-            raise self.fail(path, f"integer {value} is out of the 64-bit range")
-        return int(value)
 
     def fragment(self, tool_call: Any, path: str) -> Fragment:
         self.record(tool_call, path)
@@ -158,9 +135,3 @@ class _Reader:
                 arguments = self.canonical(raw, f"{path}.function.arguments")
                 arguments_was_value = True
         return Fragment(index, call_id, name, kind, arguments, arguments_was_value)
-
-    def canonical(self, value: Any, path: str) -> str:
-        try:
-            return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError, RecursionError) as exc:
-            raise self.fail(path, f"arguments sent as a value that is not JSON: {exc}") from exc
