@@ -16,6 +16,7 @@ __all__ = [
     "compact_utf8",
     "json_type",
     "lookup",
+    "parse_json",
     "pointer_token",
     "pointer_tokens",
     "unescape_token",
@@ -55,6 +56,18 @@ def lookup(document: Any, tokens: Iterable[str], default: Any = None) -> Any:
         else:
             return default
     return node
+
+
+def parse_json(text: str, where: str) -> Any:
+    """The value of a JSON text read from a file.
+
+    Raises:
+        ValueError: The text is not JSON: ``<where>: invalid JSON at line L column C: <problem>``.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from error
 
 
 def json_type(value: object) -> str:

@@ -81,7 +81,8 @@ from pathlib import Path
 from typing import Any, Final, Literal, NoReturn, Protocol, TypeAlias, TypeVar, cast, get_args
 
 from toolwire import _extension
-from toolwire._json import canonical, pointer_token
+from toolwire._json import canonical, parse_json, pointer_token
+from toolwire._yaml import parse_yaml
 
 __all__ = [
     "PydanticModel",
@@ -787,35 +788,18 @@ class _Builder:
         if suffix == ".jsonl":
             for number, line in enumerate(text.splitlines(), start=1):
                 if line.strip():
-                    self.top(_parse_json(line, f"{path}:{number}"), f"{path}:{number}: ")
+                    self.top(parse_json(line, f"{path}:{number}"), f"{path}:{number}: ")
             return
-        data = _parse_json(text, str(path)) if suffix == ".json" else _parse_yaml(text, path)
+        data = (
+            parse_json(text, str(path))
+            if suffix == ".json"
+            else parse_yaml(text, str(path), install="pip install pyyaml")
+        )
         if data is None:
             raise ValueError(
                 f"{path}: the file is empty; write a list of tool definitions or a {{name: schema}} mapping"
             )
         self.top(data, f"{path}: ")
-
-
-def _parse_json(text: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{where}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from error
-
-
-def _parse_yaml(text: str, path: Path) -> Any:
-    try:
-        yaml = importlib.import_module("yaml")
-    except ImportError as error:
-        raise ImportError(f"{path}: reading YAML tool files needs PyYAML (pip install pyyaml)") from error
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise ValueError(f"{path}: invalid YAML{at}: {problem}") from error
 
 
 class ToolRegistry:

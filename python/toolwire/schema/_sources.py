@@ -17,7 +17,6 @@ toolkit's own that never reach a provider:
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -26,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from toolwire._import_path import import_object
+from toolwire._json import parse_json
+from toolwire._yaml import parse_yaml
 from toolwire.errors import SchemaError
 from toolwire.registry import ServerTool, Tool, ToolRegistry
 
@@ -215,18 +216,9 @@ def _read_file(path: Path) -> Iterator[ToolSource]:
                 yield replace(found, origin=f"{path}:{number}")
         return
     if suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(
-                f"{path}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
-            ) from error
+        data = parse_json(text, str(path))
     else:
-        yaml = importlib.import_module("yaml")
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            raise ValueError(f"{path}: invalid YAML: {error}") from error
+        data = parse_yaml(text, str(path))
     yield from iter_definitions(data, str(path))
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-from toolwire.server._script import Script, parse_yaml, read_script
+from toolwire._yaml import parse_yaml
+from toolwire.server._script import Script, read_script
 
 __all__ = ["default_script"]
 

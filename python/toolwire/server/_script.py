@@ -30,7 +30,6 @@ Every error is a ``ValueError`` naming the file and the field path, e.g.
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Mapping
@@ -40,6 +39,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
+from toolwire._json import parse_json
+from toolwire._yaml import parse_yaml
 from toolwire.server._quirks import Quirks
 
 __all__ = ["Chunking", "Model", "Reply", "Rule", "Script", "ScriptedCall", "ScriptedError", "When", "load_script"]
@@ -353,26 +354,8 @@ def _read_file(path: Path) -> Any:
         raise ValueError(f"{path}: a script is a .yaml, .yml or .json file")
     text = path.read_text(encoding="utf-8")
     if suffix == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(
-                f"{path}: invalid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
-            ) from None
+        return parse_json(text, str(path))
     return parse_yaml(text, str(path))
-
-
-def parse_yaml(text: str, origin: str) -> Any:
-    """The document of a YAML text (PyYAML, imported only now).
-
-    Raises:
-        ValueError: The text is not YAML.
-    """
-    yaml = importlib.import_module("yaml")
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ValueError(f"{origin}: invalid YAML ({error})") from None
 
 
 def read_script(document: object, origin: str) -> Script:

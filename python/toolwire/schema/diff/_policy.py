@@ -30,14 +30,14 @@ info finding (``diff/waiver-unused``). Unknown keys and kinds are usage errors t
 from __future__ import annotations
 
 import datetime
-import importlib
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from toolwire._json import parse_json
+from toolwire._yaml import parse_yaml
 from toolwire.schema._findings import Finding
 from toolwire.schema.diff._change import Change
 from toolwire.schema.diff._rubric import CHANGE_KINDS, VERDICTS, Verdict
@@ -235,16 +235,9 @@ def _read(path: Path) -> Any:
     suffix = path.suffix.lower()
     text = path.read_text(encoding="utf-8-sig")
     if suffix == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path}: invalid JSON at line {error.lineno}: {error.msg}") from None
+        return parse_json(text, str(path))
     if suffix in (".yaml", ".yml"):
-        yaml = importlib.import_module("yaml")
-        try:
-            return yaml.safe_load(text) or {}
-        except yaml.YAMLError as error:
-            raise ValueError(f"{path}: invalid YAML: {error}") from None
+        return parse_yaml(text, str(path)) or {}
     if suffix == ".toml":
         if sys.version_info >= (3, 11):
             import tomllib

@@ -26,15 +26,15 @@ arguments (``/amount``); its message starts with where the example is (``message
 
 from __future__ import annotations
 
-import importlib
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import toolwire
+from toolwire._json import parse_json
 from toolwire._model import Severity, Violation
+from toolwire._yaml import parse_yaml
 from toolwire.registry import ToolRegistry
 from toolwire.schema._findings import Finding, FindingReport, Rule, sorted_findings
 from toolwire.schema._sources import ToolSource
@@ -91,13 +91,6 @@ def _path_of(prompt: object) -> Path | None:
     return None
 
 
-def _json(text: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{where}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from error
-
-
 def read_prompt(path: str | os.PathLike[str]) -> tuple[Any, bool]:
     """A prompt file's content: parsed ``.json``/``.jsonl`` (a list of lines)/``.yaml``/``.yml``, else text.
 
@@ -112,16 +105,12 @@ def read_prompt(path: str | os.PathLike[str]) -> tuple[Any, bool]:
     text = path.read_text(encoding="utf-8-sig")
     suffix = path.suffix.lower()
     if suffix == ".json":
-        return _json(text, str(path)), False
+        return parse_json(text, str(path)), False
     if suffix == ".jsonl":
         lines = enumerate(text.splitlines(), start=1)
-        return [_json(line, f"{path}:{number}") for number, line in lines if line.strip()], False
+        return [parse_json(line, f"{path}:{number}") for number, line in lines if line.strip()], False
     if suffix in (".yaml", ".yml"):
-        yaml = importlib.import_module("yaml")
-        try:
-            return yaml.safe_load(text), False
-        except yaml.YAMLError as error:
-            raise ValueError(f"{path}: invalid YAML: {error}") from error
+        return parse_yaml(text, str(path)), False
     return text, True
 
 

@@ -6,7 +6,6 @@ times) are in ``toolwire.schema.history._history``'s docstring and in docs/histo
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import subprocess
@@ -16,6 +15,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from toolwire._json import parse_json
+from toolwire._yaml import parse_yaml
 from toolwire.registry import ServerTool, Tool, ToolRegistry
 from toolwire.schema._sources import ToolSource, iter_definitions
 
@@ -199,20 +200,12 @@ def _read_text(file: Path) -> str:
 
 def _parse(text: str, name: str, origin: str) -> Any:
     if Path(name).suffix.lower() == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(
-                f"{origin}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
-            ) from None
+        return parse_json(text, origin)
     try:
-        yaml = importlib.import_module("yaml")
-    except ModuleNotFoundError:
-        raise ValueError(f"{origin}: reading YAML needs PyYAML: pip install 'toolwire[yaml]'") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ValueError(f"{origin}: invalid YAML: {error}") from None
+        return parse_yaml(text, origin)
+    except ImportError as error:
+        # A history entry that cannot be read is reported as unreadable, as any other.
+        raise ValueError(str(error)) from None
 
 
 def _registry_from_text(text: str, name: str, origin: str) -> tuple[ToolRegistry, object]:
