@@ -23,11 +23,12 @@ use crate::violation::{Severity, Violation, ViolationCode, ViolationData};
 pub const REFUSED: usize = usize::MAX;
 
 /// When a call is handed over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Emit {
     /// The moment its JSON value closes.
     Complete,
     /// Once its value closed and the call is over (the default).
+    #[default]
     CallEnd,
     /// Only at the end of the stream.
     StreamEnd,
@@ -89,8 +90,9 @@ pub struct ToolChoice {
     pub name: Option<String>,
 }
 
-/// Settings of one stream.
-#[derive(Debug, Clone)]
+/// Settings of one stream; the default is `reassemble`'s (calls handed over at their end, default limits, no tool
+/// choice, no tools, no logs).
+#[derive(Debug, Clone, Default)]
 pub struct Config {
     /// Emission policy.
     pub emit: Emit,
@@ -1703,11 +1705,8 @@ mod tests {
     fn accumulator(emit: Emit) -> Accumulator {
         Accumulator::new(Config {
             emit,
-            limits: Limits::default(),
-            tool_choice: ToolChoice::default(),
             log_violations: true,
-            validators: None,
-            log_steps: false,
+            ..Config::default()
         })
     }
 
@@ -1739,12 +1738,9 @@ mod tests {
             .unwrap()
             .with_server_tools(["web_search"]);
         Accumulator::new(Config {
-            emit: Emit::CallEnd,
-            limits: Limits::default(),
-            tool_choice: ToolChoice::default(),
             log_violations: true,
             validators: Some(Arc::new(validators)),
-            log_steps: false,
+            ..Config::default()
         })
     }
 
@@ -1920,12 +1916,8 @@ mod tests {
             ..Limits::default()
         };
         let config = Config {
-            emit: Emit::CallEnd,
             limits,
-            tool_choice: ToolChoice::default(),
-            log_violations: false,
-            validators: None,
-            log_steps: false,
+            ..Config::default()
         };
         let mut stream = Accumulator::new(config);
         stream.fragment(0, &open(0, "a", "f", "{\"x\": \"0123456789abcdef\"}"));
@@ -1951,10 +1943,8 @@ mod tests {
         Accumulator::new(Config {
             emit,
             limits,
-            tool_choice: ToolChoice::default(),
             log_violations: true,
-            validators: None,
-            log_steps: false,
+            ..Config::default()
         })
     }
 

@@ -516,11 +516,11 @@ fn tell(opening: &[u8]) -> Verdict {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Every event (kind, data) of `pieces`, fed as reads or as items, or the framing error.
-    fn frame(pieces: &[&[u8]], items: bool, limit: usize) -> Result<Vec<(String, String)>, FramingError> {
+    pub(crate) fn frame(pieces: &[&[u8]], items: bool, limit: usize) -> Result<Vec<(String, String)>, FramingError> {
         let mut framer = Framer::new(limit);
         let mut found = Vec::new();
         let mut collect = |event: Event<'_>| -> Result<(), FramingError> {

@@ -179,24 +179,11 @@ impl SseFramer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framing::Framer;
+    use crate::framing::tests::frame;
 
     /// The events of `reads` through the body framer (which chooses this framing for all of them).
     fn events(reads: &[&[u8]]) -> Vec<(String, String)> {
-        let mut framer = Framer::new(1 << 20);
-        let mut found = Vec::new();
-        let mut collect = |event: Event<'_>| -> Result<(), FramingError> {
-            found.push((
-                String::from_utf8_lossy(event.kind).into_owned(),
-                String::from_utf8_lossy(event.data).into_owned(),
-            ));
-            Ok(())
-        };
-        for read in reads {
-            framer.feed(read, &mut collect).unwrap();
-        }
-        framer.finish(&mut collect).unwrap();
-        found
+        frame(reads, false, 1 << 20).unwrap()
     }
 
     fn message(data: &str) -> (String, String) {

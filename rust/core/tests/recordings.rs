@@ -19,7 +19,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use toolwire_core::framing::{Event, Framer, FramingError};
 use toolwire_core::{
-    Accumulator, Arguments, Canonical, Config, Decoder, Emit, HandedOver, Limits, Severity, ToolChoice, ToolValidators,
+    Accumulator, Arguments, Canonical, Config, Decoder, HandedOver, Severity, ToolChoice, ToolValidators,
 };
 
 /// The data files a manifest may sit beside, as `toolwire.recordings.DATA_SUFFIXES` lists them.
@@ -217,12 +217,9 @@ fn every_recording_reassembles_to_its_expected_calls() {
             .find(|path| path.exists())
             .expect("a data file beside the manifest");
         let config = Config {
-            emit: Emit::CallEnd,
-            limits: Limits::default(),
             tool_choice: tool_choice(&manifest),
-            log_violations: false,
             validators: validators(&manifest),
-            log_steps: false,
+            ..Config::default()
         };
         let mut accumulator = Accumulator::new(config);
         let mut decoder = Decoder::new(None);

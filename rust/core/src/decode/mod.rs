@@ -313,17 +313,13 @@ fn undetected<'a>(event: &Object<'a>, data: &'a [u8]) -> EventExtras<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::accumulator::{Arguments, Config, Emit, HandedOver, Limits, ToolChoice};
+    use crate::accumulator::{Arguments, Config, Emit, HandedOver, Limits};
     use crate::violation::{ViolationCode, ViolationData};
 
     fn accumulator(emit: Emit) -> Accumulator {
         Accumulator::new(Config {
             emit,
-            limits: Limits::default(),
-            tool_choice: ToolChoice::default(),
-            log_violations: false,
-            validators: None,
-            log_steps: false,
+            ..Config::default()
         })
     }
 
@@ -546,12 +542,8 @@ mod tests {
 
     fn limited(limits: Limits) -> Accumulator {
         Accumulator::new(Config {
-            emit: Emit::CallEnd,
             limits,
-            tool_choice: ToolChoice::default(),
-            log_violations: false,
-            validators: None,
-            log_steps: false,
+            ..Config::default()
         })
     }
 

@@ -663,17 +663,10 @@ fn integer(raw: &[u8], at: At) -> Result<i64, ChunkError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::accumulator::{Config, Emit, HandedOver, Limits, ToolChoice};
+    use crate::accumulator::{Config, HandedOver};
 
     fn accumulator() -> Accumulator {
-        Accumulator::new(Config {
-            emit: Emit::CallEnd,
-            limits: Limits::default(),
-            tool_choice: ToolChoice::default(),
-            log_violations: false,
-            validators: None,
-            log_steps: false,
-        })
+        Accumulator::new(Config::default())
     }
 
     fn no_values(_: &[u8]) -> Result<Vec<u8>, String> {
