@@ -11,6 +11,7 @@ project's settings (``files = [...]``) do not leak in.
 from __future__ import annotations
 
 import re
+import sys
 import textwrap
 from pathlib import Path
 from types import ModuleType
@@ -130,9 +131,15 @@ def _run_mypy(folder: Path, scripts: dict[str, str]) -> dict[str, str]:
         path = folder / f"{name}.py"
         path.write_text(textwrap.dedent(text), encoding="utf-8")
         paths.append(str(path))
-    report, errors, _status = mypy_api.run(
-        [*paths, "--config-file", str(config), "--cache-dir", str(folder / ".mypy_cache"), "--no-error-summary"]
-    )
+    # mypy raises the interpreter's recursion limit for its own run and leaves it raised; restored, so that the tests
+    # run after this one see Python's limit (how deep a dict must be to be unserializable depends on it).
+    limit = sys.getrecursionlimit()
+    try:
+        report, errors, _status = mypy_api.run(
+            [*paths, "--config-file", str(config), "--cache-dir", str(folder / ".mypy_cache"), "--no-error-summary"]
+        )
+    finally:
+        sys.setrecursionlimit(limit)
     assert not errors, errors
     return {name: "\n".join(line for line in report.splitlines() if f"{name}.py:" in line) for name in scripts}
 
