@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -14,13 +15,6 @@ import toolwire.reference
 from toolwire import Limits, ViolationCode
 from toolwire._core import violation_table
 from toolwire._model import VIOLATION_TABLE
-
-IMPLEMENTATIONS = [toolwire, toolwire.reference]
-
-
-@pytest.fixture(params=IMPLEMENTATIONS, ids=["core", "reference"])
-def ts(request: pytest.FixtureRequest) -> Any:
-    return request.param
 
 
 def chunk(tool_calls: list[dict[str, Any]] | None = None, finish: str | None = None, **delta: Any) -> dict[str, Any]:
@@ -90,8 +84,8 @@ def test_version_comes_from_cargo() -> None:
     assert toolwire.__version__.count(".") == 2
 
 
-def test_reassemble_hands_over_calls_and_settles_the_result(ts: Any) -> None:
-    stream = ts.reassemble(two_calls())
+def test_reassemble_hands_over_calls_and_settles_the_result(implementation: ModuleType) -> None:
+    stream = implementation.reassemble(two_calls())
     calls = list(stream)
     assert [(c.id, c.name, c.arguments, c.seq, c.index) for c in calls] == [
         ("call_a", "get_weather", {"city": "Paris"}, 0, 0),
@@ -104,8 +98,8 @@ def test_reassemble_hands_over_calls_and_settles_the_result(ts: Any) -> None:
     assert stream.result.ok
 
 
-def test_the_result_is_available_only_once_exhausted(ts: Any) -> None:
-    stream = ts.reassemble(two_calls())
+def test_the_result_is_available_only_once_exhausted(implementation: ModuleType) -> None:
+    stream = implementation.reassemble(two_calls())
     with pytest.raises(ValueError, match="iterated to its end"):
         _ = stream.result
     list(stream)
@@ -113,9 +107,9 @@ def test_the_result_is_available_only_once_exhausted(ts: Any) -> None:
 
 
 @pytest.mark.parametrize("emit", ["complete", "call_end", "stream_end"])
-def test_emission_policies_hand_calls_over_at_their_moment(ts: Any, emit: str) -> None:
+def test_emission_policies_hand_calls_over_at_their_moment(implementation: ModuleType, emit: str) -> None:
     source = Source(two_calls())
-    moments = [(source.read, call.seq) for call in ts.reassemble(source, emit=emit)]
+    moments = [(source.read, call.seq) for call in implementation.reassemble(source, emit=emit)]
     expected = {
         "complete": [(4, 0), (5, 1)],  # the chunk that closed each value
         "call_end": [(5, 0), (6, 1)],  # another call's fragment; the finish
@@ -124,29 +118,29 @@ def test_emission_policies_hand_calls_over_at_their_moment(ts: Any, emit: str) -
     assert moments == expected[emit]
 
 
-def test_breaking_out_closes_the_source(ts: Any) -> None:
+def test_breaking_out_closes_the_source(implementation: ModuleType) -> None:
     source = Source(two_calls())
-    for call in ts.reassemble(source, emit="complete"):
+    for call in implementation.reassemble(source, emit="complete"):
         assert call.seq == 0
         break
     assert source.closed
     assert source.read == 4
 
 
-def test_a_with_block_closes_the_source(ts: Any) -> None:
+def test_a_with_block_closes_the_source(implementation: ModuleType) -> None:
     source = Source(two_calls())
-    with ts.reassemble(source) as calls:
+    with implementation.reassemble(source) as calls:
         next(calls)
     assert source.closed
 
 
-def test_an_exhausted_stream_closes_its_source(ts: Any) -> None:
+def test_an_exhausted_stream_closes_its_source(implementation: ModuleType) -> None:
     source = Source(two_calls())
-    list(ts.reassemble(source))
+    list(implementation.reassemble(source))
     assert source.closed
 
 
-def test_an_exception_from_the_source_propagates_and_closes_it(ts: Any) -> None:
+def test_an_exception_from_the_source_propagates_and_closes_it(implementation: ModuleType) -> None:
     class Broken(Source):
         def __iter__(self) -> Iterator[Any]:
             yield two_calls()[1]
@@ -154,16 +148,16 @@ def test_an_exception_from_the_source_propagates_and_closes_it(ts: Any) -> None:
 
     source = Broken([])
     with pytest.raises(ConnectionError):
-        list(ts.reassemble(source))
+        list(implementation.reassemble(source))
     assert source.closed
 
 
-def test_async_reassembly_and_closing_on_break(ts: Any) -> None:
+def test_async_reassembly_and_closing_on_break(implementation: ModuleType) -> None:
     async def run() -> tuple[list[str], AsyncSource, AsyncSource]:
         whole = AsyncSource(two_calls())
-        names = [call.name async for call in ts.areassemble(whole)]
+        names = [call.name async for call in implementation.areassemble(whole)]
         early = AsyncSource(two_calls())
-        async for _call in ts.areassemble(early, emit="complete"):
+        async for _call in implementation.areassemble(early, emit="complete"):
             break
         return names, whole, early
 
@@ -173,12 +167,12 @@ def test_async_reassembly_and_closing_on_break(ts: Any) -> None:
     assert early.read == 4
 
 
-def test_async_cancellation_closes_the_source(ts: Any) -> None:
+def test_async_cancellation_closes_the_source(implementation: ModuleType) -> None:
     async def run() -> AsyncSource:
         never_ending = AsyncSource([chunk(role="assistant")] * 10_000_000)
 
         async def consume() -> None:
-            async for _call in ts.areassemble(never_ending):
+            async for _call in implementation.areassemble(never_ending):
                 pass
 
         task = asyncio.ensure_future(consume())
@@ -193,11 +187,11 @@ def test_async_cancellation_closes_the_source(ts: Any) -> None:
     assert 0 < source.read < 10_000_000
 
 
-def test_invalid_calls_raise_by_default_with_the_call_and_the_result_so_far(ts: Any) -> None:
+def test_invalid_calls_raise_by_default_with_the_call_and_the_result_so_far(implementation: ModuleType) -> None:
     chunks = [chunk([opening(0, "call_a", "f", '{"a": 1}')]), chunk([opening(1, "call_b", "g", '{"b": ')])]
     chunks.append(chunk([more(1, "]")]))
-    with pytest.raises(ts.InvalidToolCallError) as caught:
-        list(ts.reassemble(chunks))
+    with pytest.raises(implementation.InvalidToolCallError) as caught:
+        list(implementation.reassemble(chunks))
     error = caught.value
     assert isinstance(error, ValueError)
     assert error.call.id == "call_b"
@@ -206,9 +200,9 @@ def test_invalid_calls_raise_by_default_with_the_call_and_the_result_so_far(ts: 
     assert [call.id for call in error.result.calls] == ["call_a"]
 
 
-def test_on_invalid_yield_hands_over_invalid_calls(ts: Any) -> None:
+def test_on_invalid_yield_hands_over_invalid_calls(implementation: ModuleType) -> None:
     chunks = [chunk([opening(0, "call_a", "f", '{"a": 1}{"b": 2}')]), chunk(finish="tool_calls")]
-    stream = ts.reassemble(chunks, on_invalid="yield")
+    stream = implementation.reassemble(chunks, on_invalid="yield")
     (call,) = list(stream)
     assert not call.ok
     assert call.arguments_json == '{"a": 1}{"b": 2}'
@@ -217,33 +211,33 @@ def test_on_invalid_yield_hands_over_invalid_calls(ts: Any) -> None:
     assert not stream.result.ok
 
 
-def test_stream_contract_errors_raise_at_the_end(ts: Any) -> None:
+def test_stream_contract_errors_raise_at_the_end(implementation: ModuleType) -> None:
     chunks = [chunk([opening(0, "call_a", "f", '{"a": 1}')]), chunk(finish="length")]
-    with pytest.raises(ts.InvalidToolCallError):
-        list(ts.reassemble(chunks))
+    with pytest.raises(implementation.InvalidToolCallError):
+        list(implementation.reassemble(chunks))
     chunks = [chunk(content="I cannot"), chunk(finish="tool_calls")]
-    with pytest.raises(ts.StreamContractError) as caught:
-        list(ts.reassemble(chunks))
+    with pytest.raises(implementation.StreamContractError) as caught:
+        list(implementation.reassemble(chunks))
     assert [v.code for v in caught.value.violations] == [ViolationCode.FINISH_WITHOUT_CALLS]
     assert caught.value.result.text == "I cannot"
 
 
-def test_data_after_a_call_was_handed_over_is_reported_never_merged(ts: Any) -> None:
+def test_data_after_a_call_was_handed_over_is_reported_never_merged(implementation: ModuleType) -> None:
     chunks = [chunk([opening(0, "call_a", "f", '{"a": 1}')]), chunk([more(0, ', "b": 2}')]), chunk(finish="stop")]
-    stream = ts.reassemble(chunks, emit="complete", on_invalid="yield")
+    stream = implementation.reassemble(chunks, emit="complete", on_invalid="yield")
     (call,) = list(stream)
     assert call.ok and call.arguments == {"a": 1}
     trailing = [v for v in stream.result.violations if v.code is ViolationCode.TRAILING_DATA]
     assert [(v.seq, v.data, v.offset) for v in trailing] == [(0, {"text": ', "b": 2}', "bytes": 9, "fragments": 1}, 8)]
 
 
-def test_on_violation_sees_every_violation_once_as_found(ts: Any) -> None:
+def test_on_violation_sees_every_violation_once_as_found(implementation: ModuleType) -> None:
     seen: list[ViolationCode] = []
     chunks = [
         chunk([{"id": "call_a", "function": {"name": "f", "arguments": '{"a": 1, "a": 2}'}}]),
         chunk(finish="stop"),
     ]
-    stream = ts.reassemble(chunks, on_violation=lambda violation: seen.append(violation.code))
+    stream = implementation.reassemble(chunks, on_violation=lambda violation: seen.append(violation.code))
     (call,) = list(stream)
     assert call.arguments == {"a": 2}
     assert seen == [
@@ -255,8 +249,8 @@ def test_on_violation_sees_every_violation_once_as_found(ts: Any) -> None:
     assert [v.path for v in call.violations if v.code is ViolationCode.DUPLICATE_KEY] == ["/a"]
 
 
-def test_reassembler_feed_finish_close(ts: Any) -> None:
-    reassembler = ts.Reassembler(emit="call_end")
+def test_reassembler_feed_finish_close(implementation: ModuleType) -> None:
+    reassembler = implementation.Reassembler(emit="call_end")
     handed = [call.id for item in two_calls()[:-2] for call in reassembler.feed(item)]
     assert handed == ["call_a"]
     assert [call.id for call in reassembler.feed(two_calls()[-2])] == ["call_b"]
@@ -268,8 +262,8 @@ def test_reassembler_feed_finish_close(ts: Any) -> None:
         reassembler.feed(two_calls()[0])
 
 
-def test_reassembler_hands_over_at_finish_what_only_the_end_releases(ts: Any) -> None:
-    reassembler = ts.Reassembler()
+def test_reassembler_hands_over_at_finish_what_only_the_end_releases(implementation: ModuleType) -> None:
+    reassembler = implementation.Reassembler()
     assert reassembler.feed(chunk([opening(0, "call_a", "f", '{"a": 1}')])) == []
     (call,) = reassembler.finish()
     assert call.id == "call_a"
@@ -287,15 +281,17 @@ def test_reassembler_hands_over_at_finish_what_only_the_end_releases(ts: Any) ->
         ({"tool_choice": {"type": "function"}}, TypeError, "tool_choice must be"),
     ],
 )
-def test_misused_keywords_name_the_problem(ts: Any, keywords: dict[str, Any], error: type, match: str) -> None:
+def test_misused_keywords_name_the_problem(
+    implementation: ModuleType, keywords: dict[str, Any], error: type, match: str
+) -> None:
     with pytest.raises(error, match=match):
-        ts.reassemble([], **keywords)
+        implementation.reassemble([], **keywords)
 
 
 @pytest.mark.parametrize("source", ["data: {}", {"choices": []}, 42, None])  # bytes are raw streams: test_raw_bytes
-def test_a_source_must_be_a_stream_of_chunks(ts: Any, source: Any) -> None:
+def test_a_source_must_be_a_stream_of_chunks(implementation: ModuleType, source: Any) -> None:
     with pytest.raises(TypeError, match="source must be an iterable"):
-        ts.reassemble(source)
+        implementation.reassemble(source)
 
 
 @pytest.mark.parametrize(
@@ -317,9 +313,11 @@ def test_a_source_must_be_a_stream_of_chunks(ts: Any, source: Any) -> None:
         ({"choices": [{"finish_reason": 1}]}, "choices[0].finish_reason"),
     ],
 )
-def test_malformed_chunks_raise_a_type_error_naming_chunk_and_field(ts: Any, bad: Any, path: str) -> None:
-    with pytest.raises(ts.MalformedChunkError) as caught:
-        list(ts.reassemble([chunk(role="assistant"), bad], on_invalid="yield"))
+def test_malformed_chunks_raise_a_type_error_naming_chunk_and_field(
+    implementation: ModuleType, bad: Any, path: str
+) -> None:
+    with pytest.raises(implementation.MalformedChunkError) as caught:
+        list(implementation.reassemble([chunk(role="assistant"), bad], on_invalid="yield"))
     assert isinstance(caught.value, TypeError)
     assert (caught.value.chunk_number, caught.value.path) == (1, path)
 
@@ -334,7 +332,7 @@ def test_limits_are_checked() -> None:
         Limits(max_depth=True)
 
 
-def test_going_past_a_limit_is_a_violation_and_memory_stays_bounded(ts: Any) -> None:
+def test_going_past_a_limit_is_a_violation_and_memory_stays_bounded(implementation: ModuleType) -> None:
     big = '{"text": "' + "x" * 5000 + '"}'
     deep = '{"a": ' * 6 + "1" + "}" * 6
     chunks = [
@@ -345,7 +343,9 @@ def test_going_past_a_limit_is_a_violation_and_memory_stays_bounded(ts: Any) -> 
         chunk([opening(3, "fourth", "f", "{}")]),
         chunk(finish="tool_calls"),
     ]
-    stream = ts.reassemble(chunks, on_invalid="yield", limits=Limits(max_argument_bytes=4096, max_depth=5, max_calls=3))
+    stream = implementation.reassemble(
+        chunks, on_invalid="yield", limits=Limits(max_argument_bytes=4096, max_depth=5, max_calls=3)
+    )
     calls = {call.id: call for call in stream}
     assert [v.code for v in calls["big"].errors] == [ViolationCode.ARGUMENTS_TOO_LARGE]
     assert calls["big"].arguments_json == big[:2000]
@@ -356,24 +356,24 @@ def test_going_past_a_limit_is_a_violation_and_memory_stays_bounded(ts: Any) -> 
     assert (refused.seq, refused.data) == (None, {"limit": 3, "fragments": 1})
 
 
-def test_a_lone_surrogate_in_a_python_string_is_invalid_json(ts: Any) -> None:
+def test_a_lone_surrogate_in_a_python_string_is_invalid_json(implementation: ModuleType) -> None:
     chunks = [chunk([opening(0, "call_a", "f", '{"a": "\ud800"}')]), chunk(finish="tool_calls")]
-    (call,) = ts.reassemble(chunks, on_invalid="yield")
+    (call,) = implementation.reassemble(chunks, on_invalid="yield")
     # Encoded as CPython's surrogatepass would (ED A0 80), it fails UTF-8 validation at its second byte.
     assert [(v.code, v.offset) for v in call.errors] == [(ViolationCode.INVALID_JSON, 8)]
     assert call.arguments_json == '{"a": "\ufffd\ufffd\ufffd"}'
 
 
-def test_numbers_are_exact(ts: Any) -> None:
+def test_numbers_are_exact(implementation: ModuleType) -> None:
     text = '{"big": 123456789012345678901234567890, "neg": -17, "f": 0.1, "e": 1e-7, "zero": -0}'
-    (call,) = ts.reassemble([chunk([opening(0, "c", "f", text)]), chunk(finish="tool_calls")])
+    (call,) = implementation.reassemble([chunk([opening(0, "c", "f", text)]), chunk(finish="tool_calls")])
     assert call.arguments == json.loads(text)
     assert type(call.arguments["big"]) is int
 
 
-def test_tool_choice_is_checked_against_the_stream(ts: Any) -> None:
+def test_tool_choice_is_checked_against_the_stream(implementation: ModuleType) -> None:
     chunks = [chunk([opening(0, "c", "get_time", "{}")]), chunk(finish="stop")]
-    stream = ts.reassemble(
+    stream = implementation.reassemble(
         chunks, tool_choice={"type": "function", "function": {"name": "get_weather"}}, on_invalid="yield"
     )
     list(stream)
@@ -383,11 +383,11 @@ def test_tool_choice_is_checked_against_the_stream(ts: Any) -> None:
     ]
 
 
-def test_an_integer_python_cannot_hold_is_invalid_json_not_an_exception(ts: Any) -> None:
+def test_an_integer_python_cannot_hold_is_invalid_json_not_an_exception(implementation: ModuleType) -> None:
     seen: list[ViolationCode] = []
     text = '{"n": ' + "7" * 5000 + "}"
     chunks = [chunk([opening(0, "c", "f", text)]), chunk(finish="tool_calls")]
-    (call,) = ts.reassemble(chunks, on_invalid="yield", on_violation=lambda v: seen.append(v.code))
+    (call,) = implementation.reassemble(chunks, on_invalid="yield", on_violation=lambda v: seen.append(v.code))
     assert [(v.code, v.offset) for v in call.errors] == [(ViolationCode.INVALID_JSON, None)]
     assert call.arguments is None
     assert call.arguments_json == text

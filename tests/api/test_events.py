@@ -13,6 +13,7 @@ import asyncio
 import copy
 import json
 from collections.abc import AsyncIterator
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -21,10 +22,10 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference
+from tests.support.implementations import IMPLEMENTATIONS
 from toolwire import Pending
 from toolwire.recordings import Recording, iter_recordings
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 RECORDINGS = [pytest.param(recording, id=recording.name) for recording in iter_recordings()]
 
 
@@ -66,22 +67,26 @@ def replayed(module: Any, recording: Recording) -> list[tuple[Any, ...]]:
     return found
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("recording", RECORDINGS)
-def test_events_tell_what_reassemble_hands_over(recording: Recording, implementation: str) -> None:
-    module = IMPLEMENTATIONS[implementation]
+def test_events_tell_what_reassemble_hands_over(recording: Recording, implementation: ModuleType) -> None:
     tools = (recording.request or {}).get("tools")
-    stream = module.reassemble(source(recording), tools=tools, on_invalid="yield")
+    stream = implementation.reassemble(source(recording), tools=tools, on_invalid="yield")
     handed = list(stream)
-    events = list(module.events(source(recording), tools=tools))
-    assert isinstance(events[-1], module.Finished)
+    events = list(implementation.events(source(recording), tools=tools))
+    assert isinstance(events[-1], implementation.Finished)
     assert events[-1].result == stream.result
-    calls = [event.call for event in events if isinstance(event, (module.ToolCallReady, module.ToolCallInvalid))]
+    calls = [
+        event.call
+        for event in events
+        if isinstance(event, (implementation.ToolCallReady, implementation.ToolCallInvalid))
+    ]
     assert calls == handed
-    assert all(isinstance(event, module.ToolCallReady) == event.call.ok for event in events if hasattr(event, "call"))
+    assert all(
+        isinstance(event, implementation.ToolCallReady) == event.call.ok for event in events if hasattr(event, "call")
+    )
     texts: dict[int, str] = {}
     for event in events:
-        if isinstance(event, module.TextDelta):
+        if isinstance(event, implementation.TextDelta):
             texts[event.choice] = texts.get(event.choice, "") + event.text
     assert {choice.choice: choice.text for choice in stream.result.choices if choice.text} == texts
 
@@ -89,13 +94,13 @@ def test_events_tell_what_reassemble_hands_over(recording: Recording, implementa
     fragments: dict[int, str] = {}
     ready: set[int] = set()
     for event in events:
-        if isinstance(event, module.ToolCallStarted):
+        if isinstance(event, implementation.ToolCallStarted):
             assert event.seq not in started
             started.add(event.seq)
-        elif isinstance(event, module.ArgumentsDelta):
+        elif isinstance(event, implementation.ArgumentsDelta):
             assert event.seq in started and event.seq not in ready
             fragments[event.seq] = fragments.get(event.seq, "") + event.fragment
-        elif isinstance(event, (module.ToolCallReady, module.ToolCallInvalid)):
+        elif isinstance(event, (implementation.ToolCallReady, implementation.ToolCallInvalid)):
             assert event.seq in started
             ready.add(event.seq)
     assert started == ready == {call.seq for call in handed}
@@ -110,9 +115,7 @@ def test_core_and_reference_give_the_same_events_and_snapshots(recording: Record
     assert replayed(toolwire, recording) == replayed(toolwire.reference, recording)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_async_events_and_the_stream_snapshot(implementation: str) -> None:
-    module = IMPLEMENTATIONS[implementation]
+def test_async_events_and_the_stream_snapshot(implementation: ModuleType) -> None:
     recording = next(r for r in iter_recordings(format="anthropic-messages") if r.name.endswith("paris"))
 
     async def chunks() -> AsyncIterator[Any]:
@@ -120,22 +123,22 @@ def test_async_events_and_the_stream_snapshot(implementation: str) -> None:
             yield chunk
 
     async def run() -> list[Any]:
-        stream = module.aevents(chunks())
+        stream = implementation.aevents(chunks())
         found = []
         async for event in stream:
-            if isinstance(event, module.ArgumentsDelta):
+            if isinstance(event, implementation.ArgumentsDelta):
                 assert stream.snapshot(event.seq) is event.snapshot()
             found.append(event)
         return found
 
     events = asyncio.run(run())
-    assert [type(event).__name__ for event in events if not isinstance(event, module.ArgumentsDelta)] == [
+    assert [type(event).__name__ for event in events if not isinstance(event, implementation.ArgumentsDelta)] == [
         "TextDelta",
         "ToolCallStarted",
         "ToolCallReady",
         "Finished",
-    ][: len(events)] or any(isinstance(event, module.Finished) for event in events)
-    assert isinstance(events[-1], module.Finished)
+    ][: len(events)] or any(isinstance(event, implementation.Finished) for event in events)
+    assert isinstance(events[-1], implementation.Finished)
     assert events[-1].result.calls[0].arguments == recording.expected["calls"][0]["arguments"]
 
 

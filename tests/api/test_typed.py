@@ -21,12 +21,14 @@ import pytest
 
 import toolwire
 import toolwire.reference
+from tests.support.implementations import IMPLEMENTATIONS
 from toolwire import _core, _exports
 from toolwire._api import Api
 
 mypy_api = pytest.importorskip("mypy.api")
 
-PACKAGES = {"core": "toolwire", "reference": "toolwire.reference"}
+#: The import name of each implementation, as a user's script spells it.
+PACKAGES = {key: module.__name__ for key, module in IMPLEMENTATIONS.items()}
 
 #: Every entry point called with typical arguments; ``PKG`` is replaced by the package under test.
 USER_SCRIPT = """
@@ -153,19 +155,17 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return _run_mypy(tmp_path_factory.mktemp("typed_api"), scripts)
 
 
-@pytest.mark.parametrize("implementation", PACKAGES)
-def test_a_user_script_calling_every_entry_point_passes_mypy_strict(
-    reports: dict[str, str], implementation: str
-) -> None:
-    report = reports[f"user_{implementation}"]
+@pytest.mark.parametrize("package", PACKAGES)
+def test_a_user_script_calling_every_entry_point_passes_mypy_strict(reports: dict[str, str], package: str) -> None:
+    report = reports[f"user_{package}"]
     problems = [line for line in report.splitlines() if ": error:" in line]
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("implementation", PACKAGES)
-def test_the_revealed_type_of_reassemble_shows_its_parameters(reports: dict[str, str], implementation: str) -> None:
-    revealed = [line for line in reports[f"user_{implementation}"].splitlines() if "Revealed type is" in line]
-    assert len(revealed) == 1, reports[f"user_{implementation}"]
+@pytest.mark.parametrize("package", PACKAGES)
+def test_the_revealed_type_of_reassemble_shows_its_parameters(reports: dict[str, str], package: str) -> None:
+    revealed = [line for line in reports[f"user_{package}"].splitlines() if "Revealed type is" in line]
+    assert len(revealed) == 1, reports[f"user_{package}"]
     signature = revealed[0]
     assert signature.count("def (source: ") == 1, signature
     for parameter in ("tools:", "tool_choice:", "emit:", "on_invalid:", "on_violation:", "limits:", "repair:"):
@@ -181,9 +181,9 @@ def test_the_revealed_type_of_reassemble_shows_its_parameters(reports: dict[str,
     assert re.search(r"-> toolwire\._streams\.ToolCallStream\"$", signature), signature
 
 
-@pytest.mark.parametrize("implementation", PACKAGES)
-def test_wrong_keywords_and_literals_are_refused_by_mypy(reports: dict[str, str], implementation: str) -> None:
-    report = reports[f"wrong_{implementation}"]
+@pytest.mark.parametrize("package", PACKAGES)
+def test_wrong_keywords_and_literals_are_refused_by_mypy(reports: dict[str, str], package: str) -> None:
+    report = reports[f"wrong_{package}"]
     refused = {int(match) for match in re.findall(r"wrong_\w+\.py:(\d+): error:", report)}
     lines = textwrap.dedent(WRONG_SCRIPT).splitlines()
     expected = {number for number, line in enumerate(lines, start=1) if "  # " in line}
@@ -195,8 +195,9 @@ def test_wrong_keywords_and_literals_are_refused_by_mypy(reports: dict[str, str]
 ENTRY_POINTS = sorted(name for name in vars(Api) if not name.startswith("_") and callable(getattr(Api, name)))
 
 
-@pytest.mark.parametrize("package", [toolwire, toolwire.reference], ids=["core", "reference"])
-def test_each_package_exports_the_shared_names_and_binds_every_entry_point_to_its_own_api(package: ModuleType) -> None:
+def test_each_package_exports_the_shared_names_and_binds_every_entry_point_to_its_own_api(
+    implementation: ModuleType,
+) -> None:
     assert ENTRY_POINTS == [
         "aevents",
         "areassemble",
@@ -206,18 +207,20 @@ def test_each_package_exports_the_shared_names_and_binds_every_entry_point_to_it
         "validate",
         "validate_many",
     ]
-    assert set(_exports.__all__) <= set(package.__all__)
-    assert len(package.__all__) == len(set(package.__all__)), "a name listed twice"
-    for name in package.__all__:
-        assert getattr(package, name) is not None, name
-    apis = {getattr(package, name).__self__ for name in ENTRY_POINTS}
+    assert set(_exports.__all__) <= set(implementation.__all__)
+    assert len(implementation.__all__) == len(set(implementation.__all__)), "a name listed twice"
+    for name in implementation.__all__:
+        assert getattr(implementation, name) is not None, name
+    apis = {getattr(implementation, name).__self__ for name in ENTRY_POINTS}
     assert len(apis) == 1, "every entry point of a package is bound to one Api"
     (api,) = apis
     for name in ENTRY_POINTS:
-        assert name in package.__all__
-        assert getattr(package, name).__func__ is getattr(Api, name)
-    assert package.Reassembler._implementation is api.implementation
-    assert api.implementation.engine is (toolwire.reference.Engine if package is toolwire.reference else _core.Engine)
+        assert name in implementation.__all__
+        assert getattr(implementation, name).__func__ is getattr(Api, name)
+    assert implementation.Reassembler._implementation is api.implementation
+    assert api.implementation.engine is (
+        toolwire.reference.Engine if implementation is toolwire.reference else _core.Engine
+    )
 
 
 def test_the_two_packages_differ_only_by_what_is_their_own() -> None:
@@ -227,9 +230,8 @@ def test_the_two_packages_differ_only_by_what_is_their_own() -> None:
     assert set(toolwire.reference.__all__) - set(toolwire.__all__) == {"Engine"}
 
 
-@pytest.mark.parametrize("package", [toolwire, toolwire.reference], ids=["core", "reference"])
-def test_a_users_subclass_of_reassembler_keeps_its_packages_engine(package: ModuleType) -> None:
-    class Counting(package.Reassembler):
+def test_a_users_subclass_of_reassembler_keeps_its_packages_engine(implementation: ModuleType) -> None:
+    class Counting(implementation.Reassembler):
         fed = 0
 
         def feed(self, chunk: object) -> list[Any]:

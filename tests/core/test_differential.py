@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference as reference
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_chat import (
     ABSENT,
     CHUNK_HEAD,
@@ -38,7 +39,6 @@ from tests.support.strategies_chat import (
 )
 from toolwire import ChoiceResult, InvalidToolCall, MalformedChunkError, ToolCall, Violation
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 POLICIES = ("complete", "call_end", "stream_end")
 
 

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference as reference
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_formats import (
     FORMATS,
     FormatCase,
@@ -33,7 +34,6 @@ from tests.support.strategies_formats import (
 )
 from toolwire import InvalidToolCall, MalformedChunkError, StreamResult, ToolCall, Violation
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 POLICIES = ("complete", "call_end", "stream_end")
 # Half the profile's examples per format and family: this file takes about 25 s under the ci profile.
 EXAMPLES = max(10, settings().max_examples // 2)
@@ -201,7 +201,7 @@ def differential(
     assert core.form(by_key) == ref.form(by_key), f"core and reference disagree under emit={emit!r}"
     assert core.form(every_field) == ref.form(every_field), f"violation details disagree under emit={emit!r}"
     if reassembler:
-        driven = [run_reassembler(module, items, emit, format, **options) for module in (toolwire, reference)]
+        driven = [run_reassembler(module, items, emit, format, **options) for module in IMPLEMENTATIONS.values()]
         assert driven[0] == driven[1], f"Reassembler: core and reference disagree under emit={emit!r}"
     return core, ref
 

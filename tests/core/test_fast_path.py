@@ -16,9 +16,8 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference as reference
+from tests.support.implementations import IMPLEMENTATIONS
 from toolwire import MalformedChunkError
-
-IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 
 OPEN = json.dumps(
     {

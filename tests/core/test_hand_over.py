@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -24,12 +25,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolwire
-import toolwire.reference as reference
 from tests.core.test_differential import nc, nr, nv
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_chat import HostileCase, chat_streams, hostile_streams
 from toolwire import InvalidToolCallError, Limits, MalformedChunkError, ToolCall, Violation, ViolationCode
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 POLICIES = ("complete", "call_end", "stream_end")
 BIG = "1" * 4301  # an integer Python will not convert (sys.get_int_max_str_digits): INVALID_JSON at hand-over
 WITH_BIG = '{"n": ' + BIG + "}"
@@ -222,13 +222,12 @@ def test_iteration_stopped_by_on_violation_keeps_every_call_in_its_result(case: 
 # ----------------------------------------------------------------------------------------------- regressions
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_on_violation_raising_in_finish_loses_no_call(implementation: str) -> None:
+def test_on_violation_raising_in_finish_loses_no_call(implementation: ModuleType) -> None:
     def on_violation(violation: Violation) -> None:
         if violation.code is ViolationCode.NO_FINISH_REASON:
             raise Boom
 
-    machine = IMPLEMENTATIONS[implementation].Reassembler(on_violation=on_violation)
+    machine = implementation.Reassembler(on_violation=on_violation)
     assert machine.feed(chunk([call(0, "a", '{"x": 1}')])) == []
     with pytest.raises(Boom):
         machine.finish()
@@ -239,8 +238,9 @@ def test_on_violation_raising_in_finish_loses_no_call(implementation: str) -> No
     assert ids(machine.close().calls) == ["a"]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_finish_resumed_after_on_violation_raised_tells_what_the_rest_of_the_end_found(implementation: str) -> None:
+def test_a_finish_resumed_after_on_violation_raised_tells_what_the_rest_of_the_end_found(
+    implementation: ModuleType,
+) -> None:
     # An empty stream ends in two steps: the decoder's end finds UNRECOGNIZED_STREAM, the accumulator's NO_FINISH_REASON;
     # the core once told both in one batch and skipped the second when the callback raised on the first.
     seen: list[ViolationCode] = []
@@ -250,7 +250,7 @@ def test_a_finish_resumed_after_on_violation_raised_tells_what_the_rest_of_the_e
         if len(seen) == 1:
             raise Boom
 
-    machine = IMPLEMENTATIONS[implementation].Reassembler(on_invalid="yield", on_violation=on_violation)
+    machine = implementation.Reassembler(on_invalid="yield", on_violation=on_violation)
     with pytest.raises(Boom):
         machine.finish()
     assert machine.finish() == []
@@ -258,8 +258,7 @@ def test_a_finish_resumed_after_on_violation_raised_tells_what_the_rest_of_the_e
     assert [v.code for v in machine.result.violations] == seen
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_on_violation_raising_on_a_number_python_cannot_hold_loses_no_call(implementation: str) -> None:
+def test_on_violation_raising_on_a_number_python_cannot_hold_loses_no_call(implementation: ModuleType) -> None:
     seen: list[ViolationCode] = []
 
     def on_violation(violation: Violation) -> None:
@@ -267,7 +266,7 @@ def test_on_violation_raising_on_a_number_python_cannot_hold_loses_no_call(imple
         if violation.code is ViolationCode.INVALID_JSON:
             raise Boom
 
-    machine = IMPLEMENTATIONS[implementation].Reassembler(on_invalid="yield", on_violation=on_violation)
+    machine = implementation.Reassembler(on_invalid="yield", on_violation=on_violation)
     big = chunk([call(0, "a", WITH_BIG), call(1, "b", "{}")], finish="tool_calls")
     with pytest.raises(Boom):
         machine.feed(big)
@@ -291,21 +290,19 @@ def test_a_number_python_cannot_hold_is_reported_in_the_order_found() -> None:
     assert orders[0] == orders[1] == ["INVALID_JSON", "ARGUMENTS_NOT_STRING"]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_malformed_chunk_carries_the_calls_handed_over_before_it(implementation: str) -> None:
-    module = IMPLEMENTATIONS[implementation]
+def test_a_malformed_chunk_carries_the_calls_handed_over_before_it(implementation: ModuleType) -> None:
     # Under emit="complete", call a is handed over by the chunk's first field; the chunk is malformed further on.
     chunks = [chunk([call(0, "a", "{}")], finish=7)]
     with pytest.raises(MalformedChunkError) as raised:
-        list(module.reassemble(chunks, emit="complete"))
+        list(implementation.reassemble(chunks, emit="complete"))
     assert raised.value.result is not None
     assert ids(raised.value.result.calls) == ["a"]
-    stream = module.reassemble(chunks, emit="complete")
+    stream = implementation.reassemble(chunks, emit="complete")
     with pytest.raises(MalformedChunkError):
         next(stream)
     assert ids(stream.result.calls) == ["a"]
 
-    machine = module.Reassembler(emit="complete")
+    machine = implementation.Reassembler(emit="complete")
     with pytest.raises(MalformedChunkError) as raised:
         machine.feed(chunks[0])
     assert raised.value.result is not None
@@ -313,9 +310,8 @@ def test_a_malformed_chunk_carries_the_calls_handed_over_before_it(implementatio
     assert ids(machine.finish()) == ["a"]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_calls_after_an_invalid_one_come_out_of_the_next_step(implementation: str) -> None:
-    machine = IMPLEMENTATIONS[implementation].Reassembler()
+def test_calls_after_an_invalid_one_come_out_of_the_next_step(implementation: ModuleType) -> None:
+    machine = implementation.Reassembler()
     both = chunk([call(0, "a", "{}"), call(1, "b", "[1]"), call(2, "c", "{}")], finish="tool_calls")
     with pytest.raises(InvalidToolCallError) as raised:
         machine.feed(both)
@@ -324,8 +320,7 @@ def test_calls_after_an_invalid_one_come_out_of_the_next_step(implementation: st
     assert ids(machine.result.calls) == ["a", "c"]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_repair_hook_that_raises_loses_no_call(implementation: str) -> None:
+def test_a_repair_hook_that_raises_loses_no_call(implementation: ModuleType) -> None:
     tools = {"f": {"type": "object", "properties": {"x": {"type": "integer"}}}}
     attempts = []
 
@@ -335,7 +330,7 @@ def test_a_repair_hook_that_raises_loses_no_call(implementation: str) -> None:
             raise Boom
         return {"x": 1}
 
-    machine = IMPLEMENTATIONS[implementation].Reassembler(tools=tools, on_invalid="yield", repair=repair)
+    machine = implementation.Reassembler(tools=tools, on_invalid="yield", repair=repair)
     broken = chunk([call(0, "a", '{"x": "1"}'), call(1, "b", '{"x": "2"}'), call(2, "c", "{}")], finish="tool_calls")
     with pytest.raises(Boom):
         machine.feed(broken)
@@ -346,9 +341,8 @@ def test_a_repair_hook_that_raises_loses_no_call(implementation: str) -> None:
     assert (ids(machine.result.invalid_calls), ids(machine.result.calls)) == (["a"], ["b", "c"])
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("method", ["feed", "feed_bytes", "finish", "result", "snapshot"])
-def test_using_a_reassembler_from_its_own_callback_says_so(implementation: str, method: str) -> None:
+def test_using_a_reassembler_from_its_own_callback_says_so(implementation: ModuleType, method: str) -> None:
     uses: dict[str, Callable[[Any], Any]] = {
         "feed": lambda machine: machine.feed(chunk()),
         "feed_bytes": lambda machine: machine.feed_bytes(b"\n"),
@@ -364,7 +358,7 @@ def test_using_a_reassembler_from_its_own_callback_says_so(implementation: str, 
             misused.append(True)
             uses[method](machine)
 
-    machine = IMPLEMENTATIONS[implementation].Reassembler(on_violation=on_violation, snapshots=True)
+    machine = implementation.Reassembler(on_violation=on_violation, snapshots=True)
     with pytest.raises(RuntimeError, match=rf"Reassembler\.{method} was used while its feed was running"):
         machine.feed(chunk([{"function": {"name": "f", "arguments": "{}"}}]))
     # The misuse changed nothing: the stream goes on.
@@ -430,13 +424,12 @@ def test_a_signal_landing_anywhere_in_a_large_read_loses_no_call() -> None:
     assert interrupted > 0, "no signal landed once the read had begun"
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_keyboard_interrupt_from_on_violation_in_feed_bytes_loses_no_call(implementation: str) -> None:
+def test_a_keyboard_interrupt_from_on_violation_in_feed_bytes_loses_no_call(implementation: ModuleType) -> None:
     def on_violation(violation: Violation) -> None:
         if violation.code is ViolationCode.MISSING_INDEX:
             raise KeyboardInterrupt
 
-    machine = IMPLEMENTATIONS[implementation].Reassembler(on_violation=on_violation)
+    machine = implementation.Reassembler(on_violation=on_violation)
     no_index = {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
     data = sse([chunk([call(0, "a", "{}"), call(1, "b", "{}")]), chunk([no_index])])
     with pytest.raises(KeyboardInterrupt):

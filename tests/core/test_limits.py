@@ -14,17 +14,14 @@ templates of the raw path) stays as small as those.
 from __future__ import annotations
 
 import json
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 import toolwire
-import toolwire.reference as reference
 from tests.support.bounded import run_bounded
 from toolwire import Limits, Violation, ViolationCode
-
-IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
-MODULES = {"core": "toolwire", "reference": "toolwire.reference"}
 
 
 def chunk(tool_calls: list[dict[str, Any]] | None = None, finish: str | None = None) -> dict[str, Any]:
@@ -43,15 +40,16 @@ def codes(violations: Any) -> list[str]:
 # -------------------------------------------------------------------------------------------- the rules, small
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_data_trailing_a_handed_over_call_is_one_finding_bounded_by_the_argument_limit(implementation: str) -> None:
+def test_data_trailing_a_handed_over_call_is_one_finding_bounded_by_the_argument_limit(
+    implementation: ModuleType,
+) -> None:
     seen: list[Violation] = []
     chunks = [
         chunk([opening(0, "a", '{"x": 1}')]),
         *[chunk([{"index": 0, "function": {"arguments": piece}}]) for piece in ("  ", ' {"y": ', "2", "}  ", "ab")],
         chunk(finish="tool_calls"),
     ]
-    stream = IMPLEMENTATIONS[implementation].reassemble(
+    stream = implementation.reassemble(
         chunks, emit="complete", on_invalid="yield", on_violation=seen.append, limits=Limits(max_argument_bytes=10)
     )
     (call,) = list(stream)
@@ -66,12 +64,11 @@ def test_data_trailing_a_handed_over_call_is_one_finding_bounded_by_the_argument
     ]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_violations_past_the_limit_are_counted_by_one_last_finding(implementation: str) -> None:
+def test_violations_past_the_limit_are_counted_by_one_last_finding(implementation: ModuleType) -> None:
     seen: list[str] = []
     duplicates = "{" + '"k": 0, ' * 9 + '"k": 0}'
     chunks = [chunk([opening(0, "a", duplicates)]), *[chunk(finish="tool_calls")] * 7]
-    stream = IMPLEMENTATIONS[implementation].reassemble(
+    stream = implementation.reassemble(
         chunks, on_invalid="yield", on_violation=lambda v: seen.append(v.code.value), limits=Limits(max_violations=4)
     )
     (call,) = list(stream)
@@ -88,8 +85,7 @@ def test_violations_past_the_limit_are_counted_by_one_last_finding(implementatio
     ]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_calls_past_max_calls_are_refused_counted_and_never_built(implementation: str) -> None:
+def test_calls_past_max_calls_are_refused_counted_and_never_built(implementation: ModuleType) -> None:
     seen: list[Violation] = []
     chunks = [
         chunk([opening(0, "a", "{}")]),
@@ -99,9 +95,7 @@ def test_calls_past_max_calls_are_refused_counted_and_never_built(implementation
         chunk([{"id": "d", "type": "function", "function": {"name": "g", "arguments": "{}"}}]),
         chunk([{"index": 1, "function": {"arguments": " 1}"}}], finish="tool_calls"),
     ]
-    stream = IMPLEMENTATIONS[implementation].reassemble(
-        chunks, on_invalid="yield", on_violation=seen.append, limits=Limits(max_calls=2)
-    )
+    stream = implementation.reassemble(chunks, on_invalid="yield", on_violation=seen.append, limits=Limits(max_calls=2))
     calls = list(stream)
     assert [(c.id, c.ok, c.arguments) for c in calls] == [("a", True, {}), ("b", True, {"x": 1})]
     (refused,) = stream.result.violations
@@ -125,16 +119,16 @@ def sse(chunks: list[dict[str, Any]]) -> bytes:
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["chunks", "bytes"])
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_text_past_the_limit_is_counted_for_its_choice_and_never_kept(implementation: str, raw: bool) -> None:
+def test_text_past_the_limit_is_counted_for_its_choice_and_never_kept(implementation: ModuleType, raw: bool) -> None:
     seen: list[Violation] = []
     # Choice 0 brings 7 bytes ("é" is two), then 5 that would make 12 of a limit of 9, then 1: the 6 are counted, and
     # its text stops where it was (a prefix, never one with a hole). Choice 1's text fits.
     chunks = [content(0, "héllo "), content(1, "x"), content(0, "world"), content(0, "!"), content(1, None, "stop")]
     chunks.append(content(0, None, "stop"))
     source: Any = [sse(chunks)] if raw else chunks
-    module = IMPLEMENTATIONS[implementation]
-    stream = module.reassemble(source, on_invalid="yield", on_violation=seen.append, limits=Limits(max_text_bytes=9))
+    stream = implementation.reassemble(
+        source, on_invalid="yield", on_violation=seen.append, limits=Limits(max_text_bytes=9)
+    )
     list(stream)
     result = stream.result
     assert (result.text, [(c.choice, c.text) for c in result.choices]) == ("héllo ", [(0, "héllo "), (1, "x")])
@@ -148,13 +142,12 @@ def test_text_past_the_limit_is_counted_for_its_choice_and_never_kept(implementa
     assert not result.ok, "the text was not all kept: the result says so"
     assert [(v.code, v.data) for v in seen] == [(ViolationCode.TEXT_TOO_LARGE, {"limit": 9, "bytes": 5})]
     # Events show the text kept, nothing of what was counted.
-    events = list(module.events(source, limits=Limits(max_text_bytes=9)))
+    events = list(implementation.events(source, limits=Limits(max_text_bytes=9)))
     assert [(e.choice, e.text) for e in events if isinstance(e, toolwire.TextDelta)] == [(0, "héllo "), (1, "x")]
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["chunks", "bytes"])
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_choices_past_the_limit_are_counted_and_not_read(implementation: str, raw: bool) -> None:
+def test_choices_past_the_limit_are_counted_and_not_read(implementation: ModuleType, raw: bool) -> None:
     seen: list[Violation] = []
     chunks = [
         content(3, "three "),
@@ -166,7 +159,7 @@ def test_choices_past_the_limit_are_counted_and_not_read(implementation: str, ra
         content(0, None, "stop"),
     ]
     source: Any = [sse(chunks)] if raw else chunks
-    stream = IMPLEMENTATIONS[implementation].reassemble(
+    stream = implementation.reassemble(
         source, on_invalid="yield", on_violation=seen.append, limits=Limits(max_choices=2)
     )
     assert list(stream) == []
@@ -182,8 +175,7 @@ def test_choices_past_the_limit_are_counted_and_not_read(implementation: str, ra
     assert [(v.code, v.data) for v in seen] == [(ViolationCode.TOO_MANY_CHOICES, {"limit": 2, "entries": 1})]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_gemini_candidates_past_the_choice_limit_are_counted_and_not_read(implementation: str) -> None:
+def test_gemini_candidates_past_the_choice_limit_are_counted_and_not_read(implementation: ModuleType) -> None:
     def candidate(index: int, text: str, finish: str | None = None) -> dict[str, Any]:
         return {"index": index, "content": {"parts": [{"text": text}]}, "finishReason": finish}
 
@@ -191,7 +183,7 @@ def test_gemini_candidates_past_the_choice_limit_are_counted_and_not_read(implem
         {"candidates": [candidate(0, "a"), candidate(1, "b")]},
         {"candidates": [candidate(1, "c", "STOP"), candidate(0, "d", "STOP"), candidate(2, "e", "STOP")]},
     ]
-    stream = IMPLEMENTATIONS[implementation].reassemble(chunks, on_invalid="yield", limits=Limits(max_choices=2))
+    stream = implementation.reassemble(chunks, on_invalid="yield", limits=Limits(max_choices=2))
     list(stream)
     result = stream.result
     assert [(c.choice, c.text, c.finish_reason) for c in result.choices] == [(0, "ad", "STOP"), (1, "bc", "STOP")]
@@ -202,15 +194,14 @@ def test_gemini_candidates_past_the_choice_limit_are_counted_and_not_read(implem
     assert [item.value for item in result.output] == [{"text": "a"}, {"text": "bc"}, {"text": "d"}]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_anthropic_usage_is_the_start_s_with_the_latest_delta_s_members(implementation: str) -> None:
+def test_anthropic_usage_is_the_start_s_with_the_latest_delta_s_members(implementation: ModuleType) -> None:
     # Anthropic's message_delta usage is cumulative: the latest one stands for every delta before it.
     events = [
         {"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 9, "output_tokens": 1}}},
         {"type": "message_delta", "delta": {}, "usage": {"output_tokens": 5, "server_tool_use": {"n": 1}}},
         {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 7, "cache": 2}},
     ]
-    stream = IMPLEMENTATIONS[implementation].reassemble(events, on_invalid="yield")
+    stream = implementation.reassemble(events, on_invalid="yield")
     list(stream)
     assert stream.result.usage == {"input_tokens": 9, "output_tokens": 7, "cache": 2}
 
@@ -258,13 +249,12 @@ FRAGMENTS = {fragments}
 """
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_190_mib_trailing_a_handed_over_call_keep_one_mib(implementation: str) -> None:
+def test_190_mib_trailing_a_handed_over_call_keep_one_mib(implementation: ModuleType) -> None:
     # 190 MiB in 48 640 fragments of 4 KiB after the call was handed over (main kept all of it, one violation per
     # fragment: 406 MiB of RSS). One finding now, its text stopped at max_argument_bytes.
     fragments = 190 * 256
     bounded = run_bounded(
-        TRAILING, setup=SETUP.format(module=MODULES[implementation], fragments=fragments), memory_mib=1024
+        TRAILING, setup=SETUP.format(module=implementation.__name__, fragments=fragments), memory_mib=1024
     )
     assert bounded.outcome == [1, "TRAILING_DATA", 1 << 20, fragments * 4096, fragments]
     # Measured on a shared 2-core machine: core 3.6 MiB in 0.05 s, reference 2.9 MiB in 0.7 s; what stays is the
@@ -284,17 +274,17 @@ outcome = [len(kept), [v.code.value for v in call.errors], call.errors[-1].data,
 """
 
 
-@pytest.mark.parametrize(("implementation", "keys"), [("core", 1_048_000), ("reference", 131_000)])
-def test_an_argument_of_a_million_duplicate_keys_keeps_a_thousand_findings(implementation: str, keys: int) -> None:
+def test_an_argument_of_a_million_duplicate_keys_keeps_a_thousand_findings(implementation: ModuleType) -> None:
+    keys = 1_048_000 if implementation is toolwire else 131_000
     # 8 MiB of one key repeated (main made 1.68 M Violation objects: 1 GiB, 16 s). The reference scans in Python:
     # 1 MiB of them.
     bounded = run_bounded(
-        DUPLICATES, setup=SETUP.format(module=MODULES[implementation], fragments=0) + f"KEYS = {keys}", memory_mib=1024
+        DUPLICATES, setup=SETUP.format(module=implementation.__name__, fragments=0) + f"KEYS = {keys}", memory_mib=1024
     )
     assert bounded.outcome == [1000, ["VIOLATIONS_OMITTED"], {"omitted": keys - 1000}, {"a": 1}]
     # Measured: core 26 MiB (the 8 MiB text, and the call's copy of it) in 0.3 s; reference 4 MiB (1 MiB of text) in
     # 1.2 s. A pointer is built only for the findings kept.
-    assert bounded.peak_growth_mib < (80 if implementation == "core" else 40)
+    assert bounded.peak_growth_mib < (80 if implementation is toolwire else 40)
     assert bounded.seconds < 60
 
 
@@ -309,11 +299,11 @@ outcome = [len(calls), [(v.code.value, v.data) for v in stream.result.violations
 """
 
 
-@pytest.mark.parametrize(("implementation", "calls"), [("core", 1_000_000), ("reference", 100_000)])
-def test_a_million_calls_past_max_calls_are_counted_not_built(implementation: str, calls: int) -> None:
+def test_a_million_calls_past_max_calls_are_counted_not_built(implementation: ModuleType) -> None:
+    calls = 1_000_000 if implementation is toolwire else 100_000
     # Main built and kept each as an invalid call: 10^6 calls, 1.25 GiB.
     bounded = run_bounded(
-        CALLS, setup=SETUP.format(module=MODULES[implementation], fragments=0) + f"CALLS = {calls}", memory_mib=1024
+        CALLS, setup=SETUP.format(module=implementation.__name__, fragments=0) + f"CALLS = {calls}", memory_mib=1024
     )
     assert bounded.outcome == [256, [["TOO_MANY_CALLS", {"limit": 256, "fragments": calls - 256}]]]
     # Measured: core 1.6 MiB in 2.4 s (10^6 chunk dicts made and read), reference 0.4 MiB in 1.6 s (10^5).
@@ -336,11 +326,11 @@ outcome = [len(found), found[-1], stream.result.violations[-1].data, len(seen)]
 """
 
 
-@pytest.mark.parametrize(("implementation", "events"), [("core", 1_000_000), ("reference", 200_000)])
-def test_a_million_finish_reasons_and_error_events_keep_a_thousand_findings(implementation: str, events: int) -> None:
+def test_a_million_finish_reasons_and_error_events_keep_a_thousand_findings(implementation: ModuleType) -> None:
+    events = 1_000_000 if implementation is toolwire else 200_000
     bounded = run_bounded(
         STREAM_FINDINGS,
-        setup=SETUP.format(module=MODULES[implementation], fragments=0) + f"EVENTS = {events}",
+        setup=SETUP.format(module=implementation.__name__, fragments=0) + f"EVENTS = {events}",
         memory_mib=1024,
     )
     # The first finish is the finish; every later one is MULTIPLE_FINISH_REASONS, every error event a
@@ -368,8 +358,8 @@ def source(events):
 """
 
 
-def kept_setup(implementation: str, raw: bool) -> str:
-    return KEPT_SETUP.format(module=MODULES[implementation], raw=raw)
+def kept_setup(implementation: ModuleType, raw: bool) -> str:
+    return KEPT_SETUP.format(module=implementation.__name__, raw=raw)
 
 
 TEXT = """
@@ -386,8 +376,7 @@ outcome = [len(result.text), [(v.code.value, v.choice, v.data) for v in result.v
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["chunks", "bytes"])
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_190_mib_of_text_keep_one_mib(implementation: str, raw: bool) -> None:
+def test_190_mib_of_text_keep_one_mib(implementation: ModuleType, raw: bool) -> None:
     # 190 MiB of content text in 48 640 deltas of 4 KiB (main kept all of it: a peak of 570 MiB in the core, of 190
     # MiB from chunks and 383 MiB from bytes in the reference).
     pieces = 190 * 256
@@ -414,8 +403,8 @@ outcome = [len(result.choices), [(v.code.value, v.data) for v in result.violatio
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["chunks", "bytes"])
-@pytest.mark.parametrize(("implementation", "choices"), [("core", 1_000_000), ("reference", 200_000)])
-def test_a_million_choices_keep_128(implementation: str, choices: int, raw: bool) -> None:
+def test_a_million_choices_keep_128(implementation: ModuleType, raw: bool) -> None:
+    choices = 1_000_000 if implementation is toolwire else 200_000
     # Main opened every choice (its state, its text, its result entry): 713 MiB in the core, 133 MiB in the reference.
     bounded = run_bounded(
         f"CHOICES = {choices}\n" + CHOICES, setup=kept_setup(implementation, raw), memory_mib=1024, timeout_s=180
@@ -441,11 +430,11 @@ outcome = [call.id, call.name, [v.code.value for v in call.errors][-2:], call.er
 """
 
 
-@pytest.mark.parametrize(("implementation", "fragments"), [("core", 1_000_000), ("reference", 100_000)])
-def test_a_call_keeps_the_first_conflicting_ids_and_names_only(implementation: str, fragments: int) -> None:
+def test_a_call_keeps_the_first_conflicting_ids_and_names_only(implementation: ModuleType) -> None:
+    fragments = 1_000_000 if implementation is toolwire else 100_000
     bounded = run_bounded(
         f"FRAGMENTS = {fragments}\n" + BOOKKEEPING,
-        setup=SETUP.format(module=MODULES[implementation], fragments=0),
+        setup=SETUP.format(module=implementation.__name__, fragments=0),
         memory_mib=1024,
         timeout_s=180,
     )
@@ -470,12 +459,12 @@ outcome = [sizes[:3], sizes[-1], len(call.arguments_json or ""), [v.code.value f
 """
 
 
-@pytest.mark.parametrize(("implementation", "fragments"), [("core", 1_000_000), ("reference", 200_000)])
-def test_snapshots_of_an_endless_argument_stop_at_the_argument_limit(implementation: str, fragments: int) -> None:
+def test_snapshots_of_an_endless_argument_stop_at_the_argument_limit(implementation: ModuleType) -> None:
+    fragments = 1_000_000 if implementation is toolwire else 200_000
     # A snapshot is the live value: it grows with the text kept, never past Limits.max_argument_bytes.
     bounded = run_bounded(
         f"FRAGMENTS = {fragments}\n" + SNAPSHOTS,
-        setup=SETUP.format(module=MODULES[implementation], fragments=0),
+        setup=SETUP.format(module=implementation.__name__, fragments=0),
         memory_mib=1024,
         timeout_s=180,
     )
@@ -501,8 +490,9 @@ outcome = [len(usage), usage["output_tokens"], usage["tokens_7"]]
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["events", "bytes"])
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_large_usage_updated_by_every_delta_costs_each_delta_its_own_bytes(implementation: str, raw: bool) -> None:
+def test_a_large_usage_updated_by_every_delta_costs_each_delta_its_own_bytes(
+    implementation: ModuleType, raw: bool
+) -> None:
     # Main merged the whole usage (20 000 members, 400 KB) again at each of the 20 000 deltas, and built it as a dict:
     # 142 s in the core, 9 s in the reference.
     bounded = run_bounded(

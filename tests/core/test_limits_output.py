@@ -14,16 +14,14 @@ past ``Limits.max_calls`` keep nothing per index; the raw path's templates keep 
 from __future__ import annotations
 
 import json
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 import toolwire
-import toolwire.reference as reference
 from tests.support.bounded import run_bounded
 from toolwire import Limits, ViolationCode
-
-IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 
 
 def whole(value: Any) -> int:
@@ -71,12 +69,11 @@ ANTHROPIC = [
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["events", "bytes"])
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_anthropic_blocks_past_the_limit_are_left_out_with_their_deltas(implementation: str, raw: bool) -> None:
+def test_anthropic_blocks_past_the_limit_are_left_out_with_their_deltas(implementation: ModuleType, raw: bool) -> None:
     # The thinking block: its start, 5 bytes of "été", 3 of signature. The text block: its start and 2.
     kept = whole(THINKING) + 5 + 3 + whole(TEXT) + 2
     source = [sse(ANTHROPIC)] if raw else ANTHROPIC
-    result = run(IMPLEMENTATIONS[implementation], source, kept)
+    result = run(implementation, source, kept)
     assert [item.value for item in result.output] == [
         {"type": "thinking", "thinking": "été", "signature": "sig"},
         {"type": "text", "text": "hi"},
@@ -93,8 +90,7 @@ def test_anthropic_blocks_past_the_limit_are_left_out_with_their_deltas(implemen
     assert not result.ok
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_anthropic_citations_count_each_as_a_value(implementation: str) -> None:
+def test_anthropic_citations_count_each_as_a_value(implementation: ModuleType) -> None:
     citation = {"type": "web_search_result_location", "url": "u", "cited_text": "c"}
     events = [
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "", "citations": []}},
@@ -102,7 +98,7 @@ def test_anthropic_citations_count_each_as_a_value(implementation: str) -> None:
         {"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": citation}},
     ]
     start = whole({"type": "text", "text": "", "citations": []})
-    result = run(IMPLEMENTATIONS[implementation], events, start + whole(citation))
+    result = run(implementation, events, start + whole(citation))
     assert [item.value for item in result.output] == [{"type": "text", "text": "", "citations": [citation]}]
     assert left_out(result) == [
         (ViolationCode.OUTPUT_TOO_LARGE, {"limit": start + whole(citation), "bytes": whole(citation)})
@@ -132,11 +128,10 @@ RESPONSES = [
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["events", "bytes"])
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_responses_items_past_the_limit_are_left_out(implementation: str, raw: bool) -> None:
+def test_responses_items_past_the_limit_are_left_out(implementation: ModuleType, raw: bool) -> None:
     kept = whole(REASONING) + whole(SEARCH)
     source = [sse(RESPONSES)] if raw else RESPONSES
-    result = run(IMPLEMENTATIONS[implementation], source, kept)
+    result = run(implementation, source, kept)
     assert [item.value for item in result.output] == [REASONING, SEARCH]
     # The provider's custom tool call: remembering its index would count 256 bytes (left out), its input's two events
     # 10 bytes each (at an index where nothing is kept, once the output is over: not taken for a client call), its item
@@ -159,12 +154,11 @@ GEMINI = [
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["events", "bytes"])
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_gemini_parts_past_the_limit_are_left_out(implementation: str, raw: bool) -> None:
+def test_gemini_parts_past_the_limit_are_left_out(implementation: ModuleType, raw: bool) -> None:
     # A text part starts an item (256 and its 5 bytes); the next one joins it (3 bytes).
     kept = 256 + 5 + 3
     source = [sse(GEMINI)] if raw else GEMINI
-    result = run(IMPLEMENTATIONS[implementation], source, kept)
+    result = run(implementation, source, kept)
     assert [item.value for item in result.output] == [{"text": "été ok"}]
     assert left_out(result) == [(ViolationCode.OUTPUT_TOO_LARGE, {"limit": kept, "bytes": whole(CODE) + 256 + 4})]
     assert result.text == "été okmore"
@@ -190,12 +184,11 @@ BEDROCK = [
 ]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_bedrock_blocks_past_the_limit_are_left_out(implementation: str) -> None:
+def test_bedrock_blocks_past_the_limit_are_left_out(implementation: ModuleType) -> None:
     # The reasoning block (256, "hm" and "s"), the server call's start and its input (20 bytes), the result's start and
     # its first content item: the second does not fit.
     kept = 256 + 3 + whole(SERVER_USE) + 20 + whole(RESULT) + whole(ITEM)
-    result = run(IMPLEMENTATIONS[implementation], BEDROCK, kept)
+    result = run(implementation, BEDROCK, kept)
     assert [item.value for item in result.output] == [
         {"reasoningContent": {"reasoningText": {"text": "hm", "signature": "s"}}},
         {"toolUse": {**SERVER_USE, "input": {"snippet": "1 + 1"}}},
@@ -206,9 +199,8 @@ def test_bedrock_blocks_past_the_limit_are_left_out(implementation: str) -> None
     assert result.text == "done"
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_bedrock_server_input_at_an_index_left_out_is_no_call(implementation: str) -> None:
-    result = run(IMPLEMENTATIONS[implementation], BEDROCK[:5], 256 + 3)
+def test_bedrock_server_input_at_an_index_left_out_is_no_call(implementation: ModuleType) -> None:
+    result = run(implementation, BEDROCK[:5], 256 + 3)
     assert [item.value for item in result.output] == [
         {"reasoningContent": {"reasoningText": {"text": "hm", "signature": "s"}}}
     ]
@@ -218,7 +210,6 @@ def test_bedrock_server_input_at_an_index_left_out_is_no_call(implementation: st
 
 # -------------------------------------------------------------------------------------------- hostile, measured
 
-MODULES = {"core": "toolwire", "reference": "toolwire.reference"}
 SETUP = """
 import json
 import {module} as module
@@ -276,15 +267,14 @@ outcome = [over.data["limit"], over.data["bytes"] > 98_000_000, len(result.outpu
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["events", "bytes"])
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("stream", OUTPUT)
-def test_100_mb_of_output_keep_one_mib(stream: str, implementation: str, raw: bool) -> None:
+def test_100_mb_of_output_keep_one_mib(stream: str, implementation: ModuleType, raw: bool) -> None:
     # Main kept it all: a peak of 287 to 483 MiB in the core, 145 to 201 MiB in the reference.
     sse, event = OUTPUT[stream]
     first = f"yield {FIRST[stream]}" if stream in FIRST else "pass"
     bounded = run_bounded(
         HOSTILE_OUTPUT.format(first=first, event=event),
-        setup=f"SSE = {sse}\n" + SETUP.format(module=MODULES[implementation], raw=raw),
+        setup=f"SSE = {sse}\n" + SETUP.format(module=implementation.__name__, raw=raw),
         memory_mib=1024,
         timeout_s=180,
     )
@@ -328,16 +318,15 @@ outcome = [len(calls), [(v.code.value, v.data) for v in result.violations if v.c
 """
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("stream", INDEXES)
-def test_calls_at_new_indexes_keep_what_the_calls_kept_do(stream: str, implementation: str) -> None:
+def test_calls_at_new_indexes_keep_what_the_calls_kept_do(stream: str, implementation: ModuleType) -> None:
     # Main kept every index, and every start input: a peak of 52 to 124 MiB in the core (10^6 events, 10^5 starts),
     # 9 to 124 MiB in the reference (10^5).
     sse, event = INDEXES[stream]
-    events = 100_000 if stream == "anthropic starts" or implementation == "reference" else 1_000_000
+    events = 100_000 if stream == "anthropic starts" or implementation is toolwire.reference else 1_000_000
     bounded = run_bounded(
         f"EVENTS = {events}\n" + HOSTILE_INDEXES.format(event=event),
-        setup=f"SSE = {sse}\n" + SETUP.format(module=MODULES[implementation], raw=False),
+        setup=f"SSE = {sse}\n" + SETUP.format(module=implementation.__name__, raw=False),
         memory_mib=1024,
         timeout_s=180,
     )
@@ -361,13 +350,12 @@ outcome = [len(calls), sorted({v.code.value for c in calls for v in c.errors})]
 """
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_the_raw_path_keeps_no_argument_text_in_its_templates(implementation: str) -> None:
+def test_the_raw_path_keeps_no_argument_text_in_its_templates(implementation: ModuleType) -> None:
     # 64 calls streamed at once, each sent deltas of 1 MiB from raw bytes: main kept the last of each as the template
     # the next one is matched against (64 MiB), though the calls keep nothing past 4 KiB.
     bounded = run_bounded(
         "PIECE = 'x' * (1 << 20)\n" + TEMPLATES,
-        setup="SSE = True\n" + SETUP.format(module=MODULES[implementation], raw=True),
+        setup="SSE = True\n" + SETUP.format(module=implementation.__name__, raw=True),
         memory_mib=1024,
         timeout_s=180,
     )

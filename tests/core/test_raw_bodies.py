@@ -14,6 +14,7 @@ import io
 import json
 import zlib
 from collections.abc import AsyncIterator
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -24,17 +25,16 @@ import toolwire
 import toolwire.reference
 from tests.core.test_raw_bytes import core_frame, reference_frame
 from tests.support.bounded import run_bounded
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.paths import RECORDINGS
 from toolwire import Limits, MalformedChunkError, StreamContractError
 from toolwire._choice import parse_tool_choice
 from toolwire.reference._framed import shown
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
-
-def outcome(implementation: str, source: Any, **options: Any) -> Any:
+def outcome(implementation: ModuleType, source: Any, **options: Any) -> Any:
     """The result of a reassembly (calls handed over, codes), or the error it raised (chunk, path, problem)."""
-    stream = IMPLEMENTATIONS[implementation].reassemble(source, on_invalid="yield", **options)
+    stream = implementation.reassemble(source, on_invalid="yield", **options)
     try:
         handed = [(call.name, call.arguments) for call in stream]
     except MalformedChunkError as error:
@@ -49,7 +49,8 @@ def both(source: bytes | list[Any], **options: Any) -> Any:
     Framing errors read word for word alike; a JSON parser's own words (``not JSON: ...``) differ between the two.
     """
     core, reference = (
-        outcome(name, iter(source) if isinstance(source, list) else source, **options) for name in IMPLEMENTATIONS
+        outcome(implementation, iter(source) if isinstance(source, list) else source, **options)
+        for implementation in IMPLEMENTATIONS.values()
     )
     if core[0] == "raised" and core[3].startswith("not JSON"):
         assert core[:3] == reference[:3] and reference[3].startswith("not JSON")
@@ -91,8 +92,7 @@ def converse_body() -> bytes:
     return b"".join(aws_event(kind, payload) for kind, payload in CONVERSE)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_bedrock_body_reads_as_the_events_boto3_yields(implementation: str) -> None:
+def test_a_bedrock_body_reads_as_the_events_boto3_yields(implementation: ModuleType) -> None:
     body = converse_body()
     events = [{kind: payload} for kind, payload in CONVERSE]
     expected = ([("get_weather", {"city": "Paris"})], [], "tool_use")
@@ -183,8 +183,7 @@ def json_array(elements: list[Any]) -> bytes:
     return ("[" + "\n,\r\n".join(json.dumps(element, indent=2) for element in elements) + "\n]").encode()
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_gemini_array_is_read_element_by_element(implementation: str) -> None:
+def test_a_gemini_array_is_read_element_by_element(implementation: ModuleType) -> None:
     body = json_array(GEMINI)
     handed, codes, finish = outcome(implementation, body)
     assert (handed, finish) == ([("get_weather", {"city": "Paris"})], "STOP")
@@ -192,7 +191,7 @@ def test_a_gemini_array_is_read_element_by_element(implementation: str) -> None:
     lines = body.decode().splitlines()  # httpx iter_lines(): line ends dropped
     assert outcome(implementation, iter(lines)) == outcome(implementation, body)
     # The call is handed over the moment its element closes, long before the array does.
-    machine = IMPLEMENTATIONS[implementation].Reassembler(on_invalid="yield")
+    machine = implementation.Reassembler(on_invalid="yield")
     second = body.index(b'"functionCall"')
     assert machine.feed_bytes(body[:second]) == []
     closes = body.index(b"\n,", second)
@@ -224,10 +223,8 @@ def test_a_broken_json_array_is_a_malformed_chunk(body: bytes, chunk: int, probl
         assert raised[3] == problem
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_async_sources_and_events_read_every_framing(implementation: str) -> None:
+def test_async_sources_and_events_read_every_framing(implementation: ModuleType) -> None:
     """``areassemble`` (httpx ``aiter_bytes()``/``aiter_text()``) and ``events`` frame as ``reassemble`` does."""
-    module = IMPLEMENTATIONS[implementation]
     array = json_array(GEMINI)
     bodies: list[list[Any]] = [
         [converse_body()[at : at + 7] for at in range(0, len(converse_body()), 7)],
@@ -240,12 +237,14 @@ def test_async_sources_and_events_read_every_framing(implementation: str) -> Non
             yield item
 
     async def collect(items: list[Any]) -> list[Any]:
-        return [(call.name, call.arguments) async for call in module.areassemble(reads(items), on_invalid="yield")]
+        return [
+            (call.name, call.arguments) async for call in implementation.areassemble(reads(items), on_invalid="yield")
+        ]
 
     for items in bodies:
         expected = outcome(implementation, iter(items))[0]
         assert expected and asyncio.run(collect(items)) == expected
-        ready = [e.call.name for e in module.events(iter(items)) if isinstance(e, module.ToolCallReady)]
+        ready = [e.call.name for e in implementation.events(iter(items)) if isinstance(e, implementation.ToolCallReady)]
         assert ready == [name for name, _ in expected]
 
 
@@ -256,19 +255,17 @@ def ollama(content: str, **fields: Any) -> dict[str, Any]:
     return {"model": "m", "message": {"role": "assistant", "content": content}, "done": False, **fields}
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_json_lines_split_at_a_brace_pair_inside_a_string_are_one_value(implementation: str) -> None:
+def test_json_lines_split_at_a_brace_pair_inside_a_string_are_one_value(implementation: ModuleType) -> None:
     """Issue 15 (from 2.9): reads split at ``}{`` inside a string were taken for lines and misread."""
     line = json.dumps(ollama("a}{b", done=True, done_reason="stop")).encode()
     cut = line.index(b"}{") + 1
     for pieces in ([line[:cut], line[cut:]], [line[: cut - 1], line[cut - 1 : cut + 1], line[cut + 1 :]]):
-        stream = IMPLEMENTATIONS[implementation].reassemble(iter(pieces), on_invalid="yield")
+        stream = implementation.reassemble(iter(pieces), on_invalid="yield")
         assert list(stream) == []
         assert (stream.result.text, stream.result.finish_reason) == ("a}{b", "stop")
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_json_lines_fail_line_by_line(implementation: str) -> None:
+def test_json_lines_fail_line_by_line(implementation: ModuleType) -> None:
     good = json.dumps(ollama("a")).encode()
     assert outcome(implementation, good + b"\n{oops\n" + good + b"\n")[:3] == ("raised", 1, "")
     # A line iterator's lines have no ends: each value ends where its JSON closes.
@@ -296,13 +293,12 @@ def test_a_body_of_no_framing_names_its_first_bytes(body: bytes) -> None:
     assert raised[3].endswith(shown(body[:32]))
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_failed_body_never_ends_clean(implementation: str) -> None:
+def test_a_failed_body_never_ends_clean(implementation: ModuleType) -> None:
     """The engine raises at every later read and at every end: a body not understood has no clean end.
 
     Once the end has begun no more input is taken (a usage error), and every later end raises the framing error again.
     """
-    engine_class = toolwire._core.Engine if implementation == "core" else toolwire.reference.Engine
+    engine_class = toolwire.reference.Engine if implementation is toolwire.reference else toolwire._core.Engine
     engine = engine_class(tool_choice=parse_tool_choice(None), emit="call_end", limits=Limits(), on_violation=None)
     with pytest.raises(MalformedChunkError):
         engine.feed_bytes(b"<html>" + b" " * 40)
@@ -335,8 +331,7 @@ def samples() -> dict[str, bytes]:
     return bodies
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_each_format_read_as_another_is_never_ok(implementation: str) -> None:
+def test_each_format_read_as_another_is_never_ok(implementation: ModuleType) -> None:
     """Every sample under its own format is understood; under any other named format, it is not."""
     formats = list(toolwire.WIRE_FORMATS)
     for name, body in samples().items():
@@ -353,7 +348,6 @@ def test_each_format_read_as_another_is_never_ok(implementation: str) -> None:
             assert not got[0], (name, other, "no call may come out of a stream that was not understood")
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize(
     "source",
     [[], b"", [b""], [b"", b""], b"\xef\xbb\xbf \r\n", b": keep-alive\n\ndata: [DONE]\n\n", b"[]", b"[\n]\n"],
@@ -368,43 +362,38 @@ def test_each_format_read_as_another_is_never_ok(implementation: str) -> None:
         "empty array, whitespace",
     ],
 )
-def test_an_empty_stream_is_not_understood(implementation: str, source: Any) -> None:
-    module = IMPLEMENTATIONS[implementation]
-    stream = module.reassemble(iter(source) if isinstance(source, list) else source, on_invalid="yield")
+def test_an_empty_stream_is_not_understood(implementation: ModuleType, source: Any) -> None:
+    stream = implementation.reassemble(iter(source) if isinstance(source, list) else source, on_invalid="yield")
     assert list(stream) == []
     (unrecognized,) = [v for v in stream.result.violations if v.code.value == "UNRECOGNIZED_STREAM"]
     assert unrecognized.data == {"events": 0, "format": None}
     assert not stream.result.ok
     with pytest.raises(StreamContractError):
-        list(module.reassemble(iter(source) if isinstance(source, list) else source))
+        list(implementation.reassemble(iter(source) if isinstance(source, list) else source))
     with pytest.raises(StreamContractError):
-        module.Reassembler().close()
+        implementation.Reassembler().close()
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_events_no_format_claims_are_not_understood(implementation: str) -> None:
-    module = IMPLEMENTATIONS[implementation]
+def test_events_no_format_claims_are_not_understood(implementation: ModuleType) -> None:
     for source in ([{"usage": {"total_tokens": 3}}], b'data: {"hello": "world"}\n\n', b'{"a": 1}\n{"b": 2}\n'):
-        stream = module.reassemble(source, on_invalid="yield")
+        stream = implementation.reassemble(source, on_invalid="yield")
         list(stream)
         (unrecognized,) = [v for v in stream.result.violations if v.code.value == "UNRECOGNIZED_STREAM"]
         assert unrecognized.data["format"] is None and unrecognized.data["events"] >= 1
     # An error event is understood: the provider said what went wrong.
-    stream = module.reassemble([{"error": {"message": "overloaded"}}], on_invalid="yield")
+    stream = implementation.reassemble([{"error": {"message": "overloaded"}}], on_invalid="yield")
     list(stream)
     assert [v.code.value for v in stream.result.violations if v.severity.value == "error"] == ["PROVIDER_ERROR"]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_chunk_source_of_another_format_is_not_understood(implementation: str) -> None:
-    module = IMPLEMENTATIONS[implementation]
+def test_a_chunk_source_of_another_format_is_not_understood(implementation: ModuleType) -> None:
     anthropic = [{"type": "message_start", "message": {"id": "m"}}, {"type": "message_stop"}]
-    stream = module.reassemble(anthropic, format="openai-chat", on_invalid="yield")
+    stream = implementation.reassemble(anthropic, format="openai-chat", on_invalid="yield")
     list(stream)
     (unrecognized,) = [v for v in stream.result.violations if v.code.value == "UNRECOGNIZED_STREAM"]
     assert unrecognized.data == {"events": 2, "format": "openai-chat"}
     chat = [{"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}]
-    stream = module.reassemble(chat, format="openai-chat", on_invalid="yield")
+    stream = implementation.reassemble(chat, format="openai-chat", on_invalid="yield")
     list(stream)
     assert stream.result.ok
 
@@ -426,9 +415,8 @@ HOSTILE = {
 SIZES = {"an AWS message cut short": 5}
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("body", HOSTILE)
-def test_memory_stays_bounded_in_every_framing(body: str, implementation: str) -> None:
+def test_memory_stays_bounded_in_every_framing(body: str, implementation: ModuleType) -> None:
     via, first = HOSTILE[body]
     bounded = run_bounded(
         f"""
@@ -454,8 +442,7 @@ def test_memory_stays_bounded_in_every_framing(body: str, implementation: str) -
         except toolwire.MalformedChunkError as error:
             outcome = error.problem
         """,
-        setup="import zlib, toolwire, toolwire.reference\n"
-        + f"module = {'toolwire' if implementation == 'core' else 'toolwire.reference'}",
+        setup="import zlib, toolwire, toolwire.reference\n" + f"module = {implementation.__name__}",
         memory_mib=1024,
         timeout_s=120,
     )

@@ -22,8 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toolwire
-import toolwire.reference as reference
 from tests.core.test_differential import nc, nr, nv
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.loopback import loopback
 from tests.support.paths import CORPORA
 from tests.support.strategies_chat import chat_streams, junk_streams
@@ -31,8 +31,6 @@ from toolwire import MalformedChunkError
 from toolwire._core import frame
 from toolwire.recordings import decode_jsonl, decode_sse, describe_call, iter_recordings
 from toolwire.reference._framing import Framer, FramingError
-
-IMPLEMENTATIONS = {"core": toolwire, "reference": reference}
 
 
 def _utf8(text: str) -> bool:
@@ -119,7 +117,7 @@ def test_bytes_reassemble_as_their_chunks(case: Any, rng: random.Random) -> None
     chunks = json.loads(json.dumps(case.chunks))
     expected = outcome(toolwire, chunks)
     data = sse(chunks, rng)
-    for module in (toolwire, reference):
+    for module in IMPLEMENTATIONS.values():
         assert outcome(module, iter(split(data, rng))) == expected, module.__name__
 
 
@@ -129,7 +127,7 @@ def test_malformed_chunks_fail_alike_as_bytes(chunks: list[Any], rng: random.Ran
         return  # a string first is read as raw event-stream text when it looks like one: not a chunk source
     chunks = json.loads(json.dumps(chunks))
     expected = outcome(toolwire, chunks)
-    for module in (toolwire, reference):
+    for module in IMPLEMENTATIONS.values():
         assert outcome(module, iter(split(sse(chunks, rng), rng))) == expected, module.__name__
 
 
@@ -139,16 +137,13 @@ def test_malformed_chunks_fail_alike_as_bytes(chunks: list[Any], rng: random.Ran
 RECORDINGS = list(iter_recordings())
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
 @pytest.mark.parametrize("recording", RECORDINGS, ids=[recording.name for recording in RECORDINGS])
-def test_every_recording_from_its_bytes(recording: Any, implementation: str) -> None:
+def test_every_recording_from_its_bytes(recording: Any, implementation: ModuleType) -> None:
     data = recording.path.read_bytes() if recording.path.suffix != ".jsonl" else sse(recording.chunks())
     rng = random.Random(recording.name)
     sources = [data, io.BytesIO(data), iter(split(data, rng)), iter([data[i : i + 1] for i in range(len(data))])]
     for source in sources:
-        stream = IMPLEMENTATIONS[implementation].reassemble(
-            source, **recording.reassemble_options(), on_invalid="yield"
-        )
+        stream = implementation.reassemble(source, **recording.reassemble_options(), on_invalid="yield")
         list(stream)
         every = sorted([*stream.result.calls, *stream.result.invalid_calls], key=lambda call: (call.choice, call.seq))
         assert [describe_call(call) for call in every] == recording.expected["calls"]
@@ -172,7 +167,7 @@ def test_corpus_streams_from_their_bytes(entry: dict[str, Any]) -> None:
     data = sse(chunks) if path.suffix == ".jsonl" else raw
     expected = outcome(toolwire, chunks)
     rng = random.Random(entry["file"])
-    for module in (toolwire, reference):
+    for module in IMPLEMENTATIONS.values():
         assert outcome(module, data) == expected
         assert outcome(module, iter(split(data, rng))) == expected
 
@@ -180,73 +175,66 @@ def test_corpus_streams_from_their_bytes(entry: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------------------------------- sources
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
-def test_bad_bytes_are_malformed_chunks_with_their_number(implementation: str) -> None:
-    impl = IMPLEMENTATIONS[implementation]
+def test_bad_bytes_are_malformed_chunks_with_their_number(implementation: ModuleType) -> None:
     good = b'data: {"choices": []}\n\n'
     with pytest.raises(MalformedChunkError) as raised:
-        list(impl.reassemble(good + b"data: {not json\n\n"))
+        list(implementation.reassemble(good + b"data: {not json\n\n"))
     assert (raised.value.chunk_number, raised.value.path) == (1, "")
     for constant in (b"NaN", b"Infinity", b"-Infinity"):  # json.loads takes them; they are not JSON
         with pytest.raises(MalformedChunkError, match="not JSON") as raised:
-            list(impl.reassemble(b'data: {"choices": ' + constant + b"}\n\n"))
+            list(implementation.reassemble(b'data: {"choices": ' + constant + b"}\n\n"))
         assert (raised.value.chunk_number, raised.value.path) == (0, "")
     with pytest.raises(MalformedChunkError, match="not UTF-8"):
-        list(impl.reassemble(good + b'data: {"choices": [], "x": "\xff"}\n\n'))
+        list(implementation.reassemble(good + b'data: {"choices": [], "x": "\xff"}\n\n'))
     with pytest.raises(MalformedChunkError, match="max_event_bytes"):
-        list(impl.reassemble(b"data: " + b"x" * 100, limits=toolwire.Limits(max_event_bytes=64)))
+        list(implementation.reassemble(b"data: " + b"x" * 100, limits=toolwire.Limits(max_event_bytes=64)))
     with pytest.raises(TypeError, match="encode it"):
-        impl.reassemble('data: {"choices": []}\n\n')
+        implementation.reassemble('data: {"choices": []}\n\n')
     with pytest.raises(TypeError, match="must be bytes"):
-        list(impl.reassemble(iter([good, {"choices": []}])))
+        list(implementation.reassemble(iter([good, {"choices": []}])))
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
 @pytest.mark.parametrize("as_text", [False, True])
 @pytest.mark.parametrize("ends", ["\n", "\r\n"])
-def test_lines_without_their_ends_are_framed_too(implementation: str, as_text: bool, ends: str) -> None:
+def test_lines_without_their_ends_are_framed_too(implementation: ModuleType, as_text: bool, ends: str) -> None:
     """httpx ``iter_lines()`` (str) and requests ``iter_lines()`` (bytes) drop the line ends; reads keep them."""
     recording = next(r for r in RECORDINGS if r.name == "openai-chat/q9-interleaved-parallel-calls")
     text = sse(recording.chunks()).decode().replace("\n", ends)
     lines = text.splitlines()
     items: list[Any] = lines if as_text else [line.encode() for line in lines]
     for source in (iter(items), iter([b"", *items])):
-        calls = list(IMPLEMENTATIONS[implementation].reassemble(source, on_invalid="yield"))
+        calls = list(implementation.reassemble(source, on_invalid="yield"))
         expected = sorted(recording.expected["calls"], key=lambda call: (call["choice"], call["seq"]))
         assert sorted(map(describe_call, calls), key=lambda call: (call["choice"], call["seq"])) == expected
-    one_line = IMPLEMENTATIONS[implementation].reassemble(iter(['data: {"choices": []}']), on_invalid="yield")
+    one_line = implementation.reassemble(iter(['data: {"choices": []}']), on_invalid="yield")
     assert list(one_line) == [] and one_line.result.choices == ()
     text_reads = [text[i : i + 9] for i in range(0, len(text), 9)]
-    assert len(list(IMPLEMENTATIONS[implementation].reassemble(iter(text_reads), on_invalid="yield"))) == len(
+    assert len(list(implementation.reassemble(iter(text_reads), on_invalid="yield"))) == len(
         recording.expected["calls"]
     )
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
-def test_calls_ready_before_a_malformed_event_of_the_same_read_come_out_first(implementation: str) -> None:
+def test_calls_ready_before_a_malformed_event_of_the_same_read_come_out_first(implementation: ModuleType) -> None:
     """As a chunk source yields the calls before the chunk that raises, whatever events share a read."""
-    impl = IMPLEMENTATIONS[implementation]
     call = {"index": 0, "id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
     chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": "tool_calls"}]}, None]
     data = sse(chunks)
     for source in (data, iter([data]), io.BytesIO(data)):
-        stream = impl.reassemble(source, on_invalid="yield")
+        stream = implementation.reassemble(source, on_invalid="yield")
         assert next(stream).id == "a"
         with pytest.raises(MalformedChunkError) as raised:
             next(stream)
         assert raised.value.chunk_number == 1
-    machine = impl.Reassembler(on_invalid="yield")
+    machine = implementation.Reassembler(on_invalid="yield")
     assert [c.id for c in machine.feed_bytes(data)] == ["a"]
     with pytest.raises(MalformedChunkError):
         machine.finish()
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
-def test_the_reassembler_and_async_sources_take_bytes(implementation: str) -> None:
-    impl = IMPLEMENTATIONS[implementation]
+def test_the_reassembler_and_async_sources_take_bytes(implementation: ModuleType) -> None:
     recording = next(r for r in RECORDINGS if r.name == "openai-chat/parallel-calls")
     data = recording.path.read_bytes()
-    machine = impl.Reassembler(on_invalid="yield")
+    machine = implementation.Reassembler(on_invalid="yield")
     calls = [call for i in range(0, len(data), 7) for call in machine.feed_bytes(data[i : i + 7])]
     calls += machine.finish()
     assert [describe_call(call) for call in calls] == recording.expected["calls"]
@@ -256,7 +244,7 @@ def test_the_reassembler_and_async_sources_take_bytes(implementation: str) -> No
             yield data[i : i + 5]
 
     async def collect() -> list[Any]:
-        return [describe_call(call) async for call in impl.areassemble(chunks(), on_invalid="yield")]
+        return [describe_call(call) async for call in implementation.areassemble(chunks(), on_invalid="yield")]
 
     assert asyncio.run(collect()) == recording.expected["calls"]
 

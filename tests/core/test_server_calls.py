@@ -8,6 +8,7 @@ buffered (docs/semantics.md, "Every wire format", "bedrock-converse", "gemini").
 from __future__ import annotations
 
 import json
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -16,13 +17,12 @@ import toolwire
 import toolwire.reference
 from tests.support.paths import CORPORA
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 EXT = CORPORA / "provider-streams-ext"
 needs_corpus = pytest.mark.skipif(not EXT.is_dir(), reason="the shared provider-streams-ext corpus is not present")
 
 
-def run(implementation: str, source: Any, **options: Any) -> toolwire.StreamResult:
-    stream = IMPLEMENTATIONS[implementation].reassemble(source, on_invalid="yield", **options)
+def run(implementation: ModuleType, source: Any, **options: Any) -> toolwire.StreamResult:
+    stream = implementation.reassemble(source, on_invalid="yield", **options)
     list(stream)
     return stream.result  # type: ignore[no-any-return]
 
@@ -33,8 +33,7 @@ def nova_events() -> list[dict[str, Any]]:
 
 
 @needs_corpus
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_bedrock_server_tool_is_no_client_call(implementation: str) -> None:
+def test_a_bedrock_server_tool_is_no_client_call(implementation: ModuleType) -> None:
     result = run(implementation, nova_events())
     assert [(call.name, call.index, call.arguments) for call in result.calls] == [
         ("final_result", 2, {"result": 7006652.0})
@@ -51,8 +50,7 @@ def test_a_bedrock_server_tool_is_no_client_call(implementation: str) -> None:
 
 
 @needs_corpus
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_bedrock_server_tool_is_replayed_in_place_and_never_answered(implementation: str) -> None:
+def test_a_bedrock_server_tool_is_replayed_in_place_and_never_answered(implementation: ModuleType) -> None:
     result = run(implementation, nova_events(), tools=[{"name": "final_result", "input_schema": {"type": "object"}}])
     turn = result.to_history("bedrock-converse")
     assert [next(iter(block)) for block in turn["content"]] == ["toolUse", "toolResult", "toolUse"]
@@ -65,17 +63,15 @@ def test_a_bedrock_server_tool_is_replayed_in_place_and_never_answered(implement
 
 
 @needs_corpus
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_buffered_converse_response_with_a_server_tool(implementation: str) -> None:
+def test_a_buffered_converse_response_with_a_server_tool(implementation: ModuleType) -> None:
     response = json.loads((EXT / "buffered" / "bedrock__nova-code-interpreter-then-final.json").read_text())
-    result = IMPLEMENTATIONS[implementation].normalize(response)
+    result = implementation.normalize(response)
     assert [(call.name, call.arguments) for call in result.calls] == [("final_result", {"result": 7006652.0})]
     assert [call["toolUse"]["name"] for call in result.server_calls] == ["nova_code_interpreter"]
     assert result.output[1].value["toolResult"]["status"] == "success"
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_bedrock_server_tool_input_that_is_no_json_is_kept_as_text(implementation: str) -> None:
+def test_a_bedrock_server_tool_input_that_is_no_json_is_kept_as_text(implementation: ModuleType) -> None:
     events = [
         {"messageStart": {"role": "assistant"}},
         {
@@ -98,7 +94,6 @@ def test_a_bedrock_server_tool_input_that_is_no_json_is_kept_as_text(implementat
 
 
 @needs_corpus
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
@@ -107,7 +102,9 @@ def test_a_bedrock_server_tool_input_that_is_no_json_is_kept_as_text(implementat
         ("gemini__g3flash-file-search-server-toolcall.sse", ["toolCall"]),
     ],
 )
-def test_gemini_built_in_tool_parts_are_server_calls(name: str, expected: list[str], implementation: str) -> None:
+def test_gemini_built_in_tool_parts_are_server_calls(
+    name: str, expected: list[str], implementation: ModuleType
+) -> None:
     result = run(implementation, (EXT / "streams" / name).read_bytes())
     assert not result.calls and not result.invalid_calls
     assert [next(key for key in call if key in ("executableCode", "toolCall")) for call in result.server_calls] == (

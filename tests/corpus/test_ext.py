@@ -14,17 +14,18 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 import toolwire
 import toolwire.reference
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.paths import CORPORA
 from toolwire.recordings import decode_jsonl, decode_sse
 
 EXT = CORPORA / "provider-streams-ext"
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 # Finish reasons that cut a stream (docs/semantics.md): the only error finding a real response may bring.
 CUTTING = {"incomplete", "failed", "cancelled", "max_tokens", "length", "MAX_TOKENS", "SAFETY"}
 
@@ -135,45 +136,38 @@ def essence(result: toolwire.StreamResult) -> tuple[Any, ...]:
     )
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("entry", STREAMS, ids=[entry["file"] for entry in STREAMS])
-def test_every_response_from_its_raw_body(entry: dict[str, Any], implementation: str) -> None:
-    impl = IMPLEMENTATIONS[implementation]
+def test_every_response_from_its_raw_body(entry: dict[str, Any], implementation: ModuleType) -> None:
     data = body(entry)
-    outcomes = {way: run(impl, source) for way, source in sources(data, entry["file"]).items()}
-    outcomes["lines"] = run(impl, iter(data.splitlines()))  # a line iterator: line ends dropped
+    outcomes = {way: run(implementation, source) for way, source in sources(data, entry["file"]).items()}
+    outcomes["lines"] = run(implementation, iter(data.splitlines()))  # a line iterator: line ends dropped
     for way, result in outcomes.items():
         check(entry, result)
         assert essence(result) == essence(outcomes["whole"]), way
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("entry", STREAMS, ids=[entry["file"] for entry in STREAMS])
-def test_every_response_from_its_events(entry: dict[str, Any], implementation: str) -> None:
-    impl = IMPLEMENTATIONS[implementation]
-    result = run(impl, events(entry))
+def test_every_response_from_its_events(entry: dict[str, Any], implementation: ModuleType) -> None:
+    result = run(implementation, events(entry))
     check(entry, result)
-    assert essence(result) == essence(run(impl, body(entry)))
+    assert essence(result) == essence(run(implementation, body(entry)))
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("entry", RAW_FILES, ids=[entry["raw_file"] for entry in RAW_FILES])
-def test_bedrock_aws_event_stream_frames(entry: dict[str, Any], implementation: str) -> None:
+def test_bedrock_aws_event_stream_frames(entry: dict[str, Any], implementation: ModuleType) -> None:
     """The binary body a Bedrock ``ConverseStream`` sends over HTTP reads as the events boto3 yields for it."""
-    impl = IMPLEMENTATIONS[implementation]
     frames = (EXT / "streams" / entry["raw_file"]).read_bytes()
-    decoded = run(impl, events(entry))
+    decoded = run(implementation, events(entry))
     for way, source in sources(frames, entry["raw_file"]).items():
-        result = run(impl, source)
+        result = run(implementation, source)
         check(entry, result)
         assert essence(result) == essence(decoded), way
         assert result.format == "bedrock-converse"
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("entry", BUFFERED, ids=[entry["file"] for entry in BUFFERED])
-def test_every_buffered_response_through_normalize(entry: dict[str, Any], implementation: str) -> None:
-    check(entry, IMPLEMENTATIONS[implementation].normalize(json.loads(body(entry))))
+def test_every_buffered_response_through_normalize(entry: dict[str, Any], implementation: ModuleType) -> None:
+    check(entry, implementation.normalize(json.loads(body(entry))))
 
 
 @pytest.mark.parametrize("entry", STREAMS, ids=[entry["file"] for entry in STREAMS])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import anthropic._models
@@ -24,11 +25,11 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.paths import CORPORA
 from toolwire.recordings import decode_jsonl, decode_sse
 
 STREAMS = CORPORA / "provider-streams" / "streams"
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 FORMATS = ("anthropic-messages", "openai-responses")
 
 
@@ -106,23 +107,20 @@ def check(entry: dict[str, Any], source: Any, implementation: Any) -> toolwire.S
     return result
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("entry", MANIFESTS, ids=IDS)
-def test_raw_bytes(entry: dict[str, Any], implementation: str) -> None:
-    check(entry, data_of(entry), IMPLEMENTATIONS[implementation])
+def test_raw_bytes(entry: dict[str, Any], implementation: ModuleType) -> None:
+    check(entry, data_of(entry), implementation)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("entry", MANIFESTS, ids=IDS)
-def test_event_dicts(entry: dict[str, Any], implementation: str) -> None:
-    check(entry, events_of(entry), IMPLEMENTATIONS[implementation])
+def test_event_dicts(entry: dict[str, Any], implementation: ModuleType) -> None:
+    check(entry, events_of(entry), implementation)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("entry", MANIFESTS, ids=IDS)
-def test_sdk_event_objects(entry: dict[str, Any], implementation: str) -> None:
+def test_sdk_event_objects(entry: dict[str, Any], implementation: ModuleType) -> None:
     events = [sdk_event(entry["wire_format"], event) for event in events_of(entry)]
-    check(entry, events, IMPLEMENTATIONS[implementation])
+    check(entry, events, implementation)
 
 
 @settings(max_examples=40, deadline=None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -20,11 +21,11 @@ from openai.types.chat import ChatCompletionChunk
 
 import toolwire
 import toolwire.reference
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.paths import CORPORA
 from toolwire.recordings import decode_jsonl, decode_sse
 
 STREAMS = CORPORA / "provider-streams" / "streams"
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 
 def chat_manifests() -> list[dict[str, Any]]:
@@ -91,20 +92,18 @@ def check(entry: dict[str, Any], chunks: list[Any], raw: list[Any], implementati
         assert mismatch.severity is (toolwire.Severity.INFO if forced else toolwire.Severity.WARNING)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("entry", MANIFESTS, ids=[entry["file"] for entry in MANIFESTS])
-def test_dict_chunks(entry: dict[str, Any], implementation: str) -> None:
+def test_dict_chunks(entry: dict[str, Any], implementation: ModuleType) -> None:
     chunks = chunks_of(entry)
-    check(entry, chunks, chunks, IMPLEMENTATIONS[implementation])
+    check(entry, chunks, chunks, implementation)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("entry", MANIFESTS, ids=[entry["file"] for entry in MANIFESTS])
-def test_sdk_chunk_objects(entry: dict[str, Any], implementation: str) -> None:
+def test_sdk_chunk_objects(entry: dict[str, Any], implementation: ModuleType) -> None:
     raw = chunks_of(entry)
     if any("error" in chunk for chunk in raw):
         pytest.skip("the openai SDK raises APIError on an error event instead of yielding a chunk")
-    check(entry, as_sdk_objects(raw), raw, IMPLEMENTATIONS[implementation])
+    check(entry, as_sdk_objects(raw), raw, implementation)
 
 
 @pytest.mark.parametrize("entry", MANIFESTS, ids=[entry["file"] for entry in MANIFESTS])

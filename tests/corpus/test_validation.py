@@ -16,14 +16,11 @@ from typing import Any
 
 import pytest
 
-import toolwire
-import toolwire.reference
 from tests.support.paths import CORPORA
 from toolwire import Severity, ToolRegistry
 from toolwire.recordings import decode_jsonl, decode_sse
 
 PROVIDER_STREAMS = CORPORA / "provider-streams"
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 # The manifests' error texts: "<where>: <value> is not of type '<type>'" and "<where>: '<member>' is a required
 # property", where <where> is "<root>" or a dotted path.
@@ -80,13 +77,13 @@ def errors_of(violations: Any) -> list[tuple[str, str]]:
     return [(v.code.value, v.path) for v in violations if v.severity is Severity.ERROR]
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
 @pytest.mark.parametrize(("folder", "entry"), ENTRIES)
-def test_validate_reports_exactly_the_expected_errors(implementation: str, folder: str, entry: dict[str, Any]) -> None:
-    impl: ModuleType = IMPLEMENTATIONS[implementation]
+def test_validate_reports_exactly_the_expected_errors(
+    implementation: ModuleType, folder: str, entry: dict[str, Any]
+) -> None:
     registry = ToolRegistry(entry["request_tools"])
     for call, verdict in pairs(entry):
-        found = errors_of(impl.validate(call["name"], call["arguments"], registry))
+        found = errors_of(implementation.validate(call["name"], call["arguments"], registry))
         assert found == expected_errors(verdict["errors"]), call["name"]
         assert (not found) == verdict["valid"]
 
@@ -99,15 +96,13 @@ def chat_streams() -> list[Any]:
     ]
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
 @pytest.mark.parametrize(("folder", "entry"), chat_streams())
 def test_reassembled_streams_report_exactly_the_expected_errors(
-    implementation: str, folder: str, entry: dict[str, Any]
+    implementation: ModuleType, folder: str, entry: dict[str, Any]
 ) -> None:
-    impl: ModuleType = IMPLEMENTATIONS[implementation]
     path = Path(PROVIDER_STREAMS / folder / entry["file"])
     chunks = (decode_jsonl if path.suffix == ".jsonl" else decode_sse)(path.read_bytes(), str(path))
-    stream = impl.reassemble(chunks, tools=entry["request_tools"], on_invalid="yield")
+    stream = implementation.reassemble(chunks, tools=entry["request_tools"], on_invalid="yield")
     calls = sorted(stream, key=lambda call: (call.choice, call.seq))
     verdicts = [verdict for call, verdict in pairs(entry) if call.get("complete", True)]
     assert len(calls) == len(verdicts)

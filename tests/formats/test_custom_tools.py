@@ -7,6 +7,7 @@ a custom tool of that name (xAI's server-run ``x_search``); docs/semantics.md, "
 from __future__ import annotations
 
 import json
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -22,14 +23,13 @@ import toolwire.reference
 from tests.support.paths import CORPORA, REPO
 from toolwire.recordings import load_recording
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 EXT = CORPORA / "provider-streams-ext"
 TOOLS = [{"type": "custom", "name": "code_exec", "description": "Executes Python."}]
 CODE = 'print("hi")\n'
 
 
-def run(implementation: str, source: Any, **options: Any) -> toolwire.StreamResult:
-    stream = IMPLEMENTATIONS[implementation].reassemble(source, on_invalid="yield", **options)
+def run(implementation: ModuleType, source: Any, **options: Any) -> toolwire.StreamResult:
+    stream = implementation.reassemble(source, on_invalid="yield", **options)
     list(stream)
     return stream.result  # type: ignore[no-any-return]
 
@@ -92,9 +92,8 @@ def events(tools: list[dict[str, Any]] | None = TOOLS, *, done: bool = True) -> 
     return stream
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("tools", [TOOLS, None], ids=["declared in the echo", "no echoed tools"])
-def test_a_custom_tool_call_is_handed_over_with_its_input(implementation: str, tools: Any) -> None:
+def test_a_custom_tool_call_is_handed_over_with_its_input(implementation: ModuleType, tools: Any) -> None:
     result = run(implementation, events(tools))
     (call,) = result.calls
     assert (call.id, call.name, call.input, call.arguments_json, call.arguments) == (
@@ -109,8 +108,7 @@ def test_a_custom_tool_call_is_handed_over_with_its_input(implementation: str, t
     assert not result.server_calls
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_sdk_event_objects_read_as_their_json(implementation: str) -> None:
+def test_sdk_event_objects_read_as_their_json(implementation: ModuleType) -> None:
     models = [
         events()[0],  # a Response needs fields a test has no use for: its created event goes as a dict
         ResponseOutputItemAddedEvent.model_validate(events()[1]),
@@ -123,24 +121,21 @@ def test_sdk_event_objects_read_as_their_json(implementation: str) -> None:
     assert (call.input, call.arguments_json) == (CODE, None)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_custom_call_the_echo_does_not_declare_is_the_providers(implementation: str) -> None:
+def test_a_custom_call_the_echo_does_not_declare_is_the_providers(implementation: ModuleType) -> None:
     result = run(implementation, events([{"type": "x_search"}]))
     assert not result.calls and not result.invalid_calls
     assert [call["name"] for call in result.server_calls] == ["code_exec"]
 
 
 @pytest.mark.skipif(not EXT.is_dir(), reason="the shared provider-streams-ext corpus is not present")
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_xai_x_search_reported_as_a_custom_tool_call_is_a_server_call(implementation: str) -> None:
+def test_xai_x_search_reported_as_a_custom_tool_call_is_a_server_call(implementation: ModuleType) -> None:
     result = run(implementation, (EXT / "streams" / "xai-responses__x-search-server-custom-tool.sse").read_bytes())
     assert not result.calls and not result.invalid_calls
     assert [(call["type"], call["name"]) for call in result.server_calls] == [("custom_tool_call", "x_keyword_search")]
     assert result.finish_reason == "completed" and result.ok
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_custom_call_without_its_end_is_truncated(implementation: str) -> None:
+def test_a_custom_call_without_its_end_is_truncated(implementation: ModuleType) -> None:
     (call,) = run(implementation, events(done=False)).invalid_calls
     assert [error.code.value for error in call.errors] == ["TRUNCATED"]
     assert (call.input, call.arguments, call.arguments_json) == (CODE, None, None)
@@ -149,8 +144,7 @@ def test_a_custom_call_without_its_end_is_truncated(implementation: str) -> None
     assert json.loads(answer["output"])["problems"][0]["code"] == "TRUNCATED"
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_the_done_input_is_authoritative(implementation: str) -> None:
+def test_the_done_input_is_authoritative(implementation: ModuleType) -> None:
     stream = events()
     stream[4] = {**stream[4], "input": "print(1)\n"}
     stream[5] = {**stream[5], "item": item("completed", "print(1)\n")}
@@ -159,8 +153,7 @@ def test_the_done_input_is_authoritative(implementation: str) -> None:
     assert [violation.code.value for violation in call.violations] == ["ARGUMENTS_MISMATCH"]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_json_looking_input_is_never_parsed(implementation: str) -> None:
+def test_json_looking_input_is_never_parsed(implementation: ModuleType) -> None:
     stream = events()
     for position, text in ((2, '{"a": '), (3, "1}} trailing")):
         stream[position] = {**stream[position], "delta": text}
@@ -170,8 +163,7 @@ def test_json_looking_input_is_never_parsed(implementation: str) -> None:
     assert call.input == '{"a": 1}} trailing' and call.violations == ()
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_registry_declares_custom_tools_and_checks_no_input(implementation: str) -> None:
+def test_a_registry_declares_custom_tools_and_checks_no_input(implementation: ModuleType) -> None:
     declared = run(implementation, events(), tools=TOOLS)
     (call,) = declared.calls
     assert call.tool_fingerprint is None
@@ -182,8 +174,7 @@ def test_a_registry_declares_custom_tools_and_checks_no_input(implementation: st
     assert [error.code.value for error in invalid.errors] == ["UNKNOWN_TOOL"]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_history_replays_the_custom_call(implementation: str) -> None:
+def test_history_replays_the_custom_call(implementation: ModuleType) -> None:
     result = run(implementation, events())
     assert result.to_history("openai-responses") == [
         {"type": "custom_tool_call", "call_id": "call_1", "name": "code_exec", "input": CODE, "id": "ctc_1"}
@@ -193,8 +184,7 @@ def test_history_replays_the_custom_call(implementation: str) -> None:
     ]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_buffered_response_with_custom_calls(implementation: str) -> None:
+def test_a_buffered_response_with_custom_calls(implementation: ModuleType) -> None:
     response = {
         "id": "resp_1",
         "object": "response",
@@ -202,15 +192,15 @@ def test_a_buffered_response_with_custom_calls(implementation: str) -> None:
         "tools": TOOLS,
         "output": [item("completed", CODE), {**item("completed", "q"), "name": "x_search", "call_id": "xs_1"}],
     }
-    result = IMPLEMENTATIONS[implementation].normalize(response)
+    result = implementation.normalize(response)
     assert [(call.name, call.input) for call in result.calls] == [("code_exec", CODE)]
     assert [call["name"] for call in result.server_calls] == ["x_search"]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_events_carry_the_input_pieces(implementation: str) -> None:
-    module = IMPLEMENTATIONS[implementation]
-    fragments = [event.fragment for event in module.events(events()) if isinstance(event, module.ArgumentsDelta)]
+def test_events_carry_the_input_pieces(implementation: ModuleType) -> None:
+    fragments = [
+        event.fragment for event in implementation.events(events()) if isinstance(event, implementation.ArgumentsDelta)
+    ]
     assert "".join(fragments) == CODE
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -18,7 +19,6 @@ import toolwire.reference
 from tests.support.bounded import run_bounded
 from tests.support.paths import CORPORA
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 EXT = CORPORA / "provider-streams-ext"
 PARTIAL_ARGS = [
     "vertex-gemini__partial-args-two-calls",
@@ -45,8 +45,8 @@ def as_sse(events: list[dict[str, Any]]) -> bytes:
     return b"".join(b"data: " + json.dumps(event).encode() + b"\r\n\r\n" for event in events)
 
 
-def run(implementation: str, source: Any, **options: Any) -> toolwire.StreamResult:
-    stream = IMPLEMENTATIONS[implementation].reassemble(source, on_invalid="yield", **options)
+def run(implementation: ModuleType, source: Any, **options: Any) -> toolwire.StreamResult:
+    stream = implementation.reassemble(source, on_invalid="yield", **options)
     list(stream)
     return stream.result  # type: ignore[no-any-return]
 
@@ -86,10 +86,11 @@ END = {"functionCall": {}}
 
 
 @pytest.mark.skipif(not EXT.is_dir(), reason="the shared provider-streams-ext corpus is not next to the repository")
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("name", PARTIAL_ARGS)
 @pytest.mark.parametrize("shape", ["event dicts", "sse bytes whole", "sse bytes one by one"])
-def test_corpus_partial_args_streams_give_their_expected_calls(name: str, implementation: str, shape: str) -> None:
+def test_corpus_partial_args_streams_give_their_expected_calls(
+    name: str, implementation: ModuleType, shape: str
+) -> None:
     events = corpus_events(name)
     source: Any = events
     if shape == "sse bytes whole":
@@ -128,27 +129,25 @@ def test_core_and_reference_give_the_same_events_and_fragments(name: str) -> Non
 
     core, reference = seen(toolwire), seen(toolwire.reference)
     assert core == reference
-    result = run("core", events)
+    result = run(toolwire, events)
     for call in result.calls:
         fragments = [event.fragment for event in toolwire.events(events) if isinstance(event, toolwire.ArgumentsDelta)]
         assert call.arguments_json is not None and call.arguments_json in "".join(fragments)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_snapshot_shows_the_string_still_arriving(implementation: str) -> None:
+def test_a_snapshot_shows_the_string_still_arriving(implementation: ModuleType) -> None:
     events = [
         chunk(opening("get_weather")),
         chunk(entries({"jsonPath": "$.location", "stringValue": "Bos", "willContinue": True})),
         chunk(entries({"jsonPath": "$.location", "stringValue": "ton"})),
         chunk(entries({"jsonPath": "$.days", "numberValue": 3}, more=False)),
     ]
-    module = IMPLEMENTATIONS[implementation]
     snapshots = []
     ready = []
-    for event in module.events(events):
-        if isinstance(event, module.ArgumentsDelta):
+    for event in implementation.events(events):
+        if isinstance(event, implementation.ArgumentsDelta):
             snapshots.append(json.dumps(event.snapshot(), default=repr))
-        elif isinstance(event, module.ToolCallReady):
+        elif isinstance(event, implementation.ToolCallReady):
             ready.append(event.call)
     assert snapshots == [
         "{}",
@@ -159,8 +158,7 @@ def test_a_snapshot_shows_the_string_still_arriving(implementation: str) -> None
     assert [call.arguments_json for call in ready] == ['{"location":"Boston","days":3}']
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_values_of_every_kind_are_written_as_their_canonical_text(implementation: str) -> None:
+def test_values_of_every_kind_are_written_as_their_canonical_text(implementation: ModuleType) -> None:
     events = [
         chunk(opening()),
         chunk(
@@ -245,9 +243,8 @@ BAD_ENTRIES = {
 }
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("case", BAD_ENTRIES)
-def test_an_entry_that_cannot_be_placed_makes_its_call_invalid(case: str, implementation: str) -> None:
+def test_an_entry_that_cannot_be_placed_makes_its_call_invalid(case: str, implementation: ModuleType) -> None:
     bad, pointer = BAD_ENTRIES[case]
     events = [
         chunk(opening()),
@@ -265,8 +262,7 @@ def test_an_entry_that_cannot_be_placed_makes_its_call_invalid(case: str, implem
     assert call.arguments == json.loads(call.arguments_json)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_string_awaiting_its_next_piece_when_the_call_closes_is_a_path_finding(implementation: str) -> None:
+def test_a_string_awaiting_its_next_piece_when_the_call_closes_is_a_path_finding(implementation: ModuleType) -> None:
     events = [
         chunk(opening()),
         chunk(entries({"jsonPath": "$.a", "stringValue": "x", "willContinue": True})),
@@ -277,7 +273,6 @@ def test_a_string_awaiting_its_next_piece_when_the_call_closes_is_a_path_finding
     assert call.arguments == {"a": "x"}
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize(
     ("after", "valid"),
     [
@@ -288,7 +283,7 @@ def test_a_string_awaiting_its_next_piece_when_the_call_closes_is_a_path_finding
     ],
 )
 def test_a_call_still_open_is_truncated_never_whole(
-    after: list[dict[str, Any]], valid: list[str], implementation: str
+    after: list[dict[str, Any]], valid: list[str], implementation: ModuleType
 ) -> None:
     events = [chunk(opening()), chunk(entries({"jsonPath": "$.a", "numberValue": 1})), *after]
     result = run(implementation, events)
@@ -299,8 +294,7 @@ def test_a_call_still_open_is_truncated_never_whole(
     assert [call.name for call in result.calls] == valid
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_nothing_of_a_streamed_call_is_handed_over_before_it_closes(implementation: str) -> None:
+def test_nothing_of_a_streamed_call_is_handed_over_before_it_closes(implementation: ModuleType) -> None:
     events = [
         chunk(opening()),
         chunk(entries({"jsonPath": "$.a", "numberValue": 1})),
@@ -309,14 +303,13 @@ def test_nothing_of_a_streamed_call_is_handed_over_before_it_closes(implementati
         chunk(END),
     ]
     for emit in ("complete", "call_end"):
-        reassembler = IMPLEMENTATIONS[implementation].Reassembler(emit=emit, on_invalid="yield")
+        reassembler = implementation.Reassembler(emit=emit, on_invalid="yield")
         counts = [len(reassembler.feed(event)) for event in events]
         assert counts == [0, 0, 0, 0, 1]
         reassembler.finish()
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_an_empty_function_call_with_no_call_open_ends_nothing(implementation: str) -> None:
+def test_an_empty_function_call_with_no_call_open_ends_nothing(implementation: ModuleType) -> None:
     result = run(implementation, [chunk(END), chunk(END, finish="STOP")])
     assert not result.calls and not result.invalid_calls
     # A nameless continuation with no call open is a call without its name.
@@ -326,15 +319,13 @@ def test_an_empty_function_call_with_no_call_open_ends_nothing(implementation: s
     ]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_whole_args_on_a_streamed_call_are_not_merged(implementation: str) -> None:
+def test_whole_args_on_a_streamed_call_are_not_merged(implementation: ModuleType) -> None:
     events = [chunk({"functionCall": {"name": "f", "willContinue": True, "args": {"x": 1}}}), chunk(END)]
     (call,) = run(implementation, events).invalid_calls
     assert [error.code.value for error in call.errors] == ["INVALID_ARGUMENT_PATH"]
     assert call.arguments == {}
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize(
     ("part", "path", "problem"),
     [
@@ -365,7 +356,7 @@ def test_whole_args_on_a_streamed_call_are_not_merged(implementation: str) -> No
     ],
 )
 def test_a_field_of_the_wrong_type_names_its_path(
-    part: dict[str, Any], path: str, problem: str, implementation: str
+    part: dict[str, Any], path: str, problem: str, implementation: ModuleType
 ) -> None:
     with pytest.raises(toolwire.MalformedChunkError) as raised:
         run(implementation, [chunk(opening()), chunk(part)])
@@ -396,8 +387,7 @@ def test_memory_stays_bounded_for_a_hostile_streamed_call() -> None:
     assert bounded.seconds < 60
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-def test_a_repeated_path_in_a_hostile_stream_is_one_finding(implementation: str) -> None:
+def test_a_repeated_path_in_a_hostile_stream_is_one_finding(implementation: ModuleType) -> None:
     events = [
         chunk(opening()),
         *[chunk(entries({"jsonPath": "$.a", "numberValue": n})) for n in range(2000)],

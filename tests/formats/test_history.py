@@ -21,14 +21,11 @@ from openai.types.chat import (
 from openai.types.responses import ResponseInputParam
 from pydantic import TypeAdapter
 
-import toolwire
-import toolwire.reference
 from tests.corpus.test_validation import expected_errors
 from tests.support.paths import CORPORA
 from toolwire import MalformedChunkError, Severity, ToolRegistry, ViolationCode
 from toolwire.recordings import iter_recordings
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 BUFFERED = CORPORA / "provider-streams" / "buffered"
 
 
@@ -40,14 +37,12 @@ def buffered_chat() -> list[Any]:
     return [pytest.param(e, id=e["file"]) for e in entries if e["wire_format"] == "openai-chat"]
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
 @pytest.mark.parametrize("entry", buffered_chat())
-def test_buffered_chat_completions_normalize_to_their_calls(implementation: str, entry: dict[str, Any]) -> None:
-    impl: ModuleType = IMPLEMENTATIONS[implementation]
+def test_buffered_chat_completions_normalize_to_their_calls(implementation: ModuleType, entry: dict[str, Any]) -> None:
     response = json.loads((BUFFERED / entry["file"]).read_text(encoding="utf-8"))
     tools = entry.get("request_tools")
     for source in (response, ChatCompletion.model_construct(**response), _sdk(response)):
-        result = impl.normalize(source, tools=tools)
+        result = implementation.normalize(source, tools=tools)
         calls = sorted([*result.calls, *result.invalid_calls], key=lambda call: call.seq)
         assert [(call.name, call.arguments) for call in calls] == [
             (call["name"], call["arguments"]) for call in entry["expected_calls"]
@@ -78,9 +73,7 @@ def completion(message: dict[str, Any], finish: str | None = "tool_calls") -> di
     }
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
-def test_normalize_reports_as_a_stream_does(implementation: str) -> None:
-    impl: ModuleType = IMPLEMENTATIONS[implementation]
+def test_normalize_reports_as_a_stream_does(implementation: ModuleType) -> None:
     message = {
         "role": "assistant",
         "content": None,
@@ -89,19 +82,22 @@ def test_normalize_reports_as_a_stream_does(implementation: str) -> None:
             {"id": "b", "type": "function", "function": {"name": "f", "arguments": '{"x": '}},
         ],
     }
-    result = impl.normalize(completion(message))
+    result = implementation.normalize(completion(message))
     assert [call.id for call in result.calls] == ["a"]
     assert result.calls[0].arguments_json == '{"x":1}'
     assert [v.code for v in result.calls[0].violations] == [ViolationCode.ARGUMENTS_NOT_STRING]
     assert [sorted(v.code.value for v in call.errors) for call in result.invalid_calls] == [["TRUNCATED"]]
-    assert impl.normalize({"error": {"message": "overloaded"}}).violations[0].code is ViolationCode.PROVIDER_ERROR
+    assert (
+        implementation.normalize({"error": {"message": "overloaded"}}).violations[0].code
+        is ViolationCode.PROVIDER_ERROR
+    )
     with pytest.raises(MalformedChunkError) as raised:
-        impl.normalize(completion({"role": "assistant", "content": 3}))
+        implementation.normalize(completion({"role": "assistant", "content": 3}))
     assert raised.value.path == "choices[0].message.content"
     with pytest.raises(TypeError, match="buffered response"):
-        impl.normalize("{}")
+        implementation.normalize("{}")
     with pytest.raises(ValueError, match="openai-chat"):
-        impl.normalize(completion({"content": "hi"}), format="palm")
+        implementation.normalize(completion({"content": "hi"}), format="palm")
 
 
 # ------------------------------------------------------------------------------------------------ to_history
@@ -122,9 +118,8 @@ def turn_result(impl: ModuleType) -> Any:
     return impl.normalize(completion(message))
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
-def test_the_turn_goes_back_in_every_format(implementation: str) -> None:
-    result = turn_result(IMPLEMENTATIONS[implementation])
+def test_the_turn_goes_back_in_every_format(implementation: ModuleType) -> None:
+    result = turn_result(implementation)
     assert len(result.calls) == 2 and len(result.invalid_calls) == 1
 
     chat = result.to_history("openai-chat")
@@ -157,17 +152,15 @@ def test_the_turn_goes_back_in_every_format(implementation: str) -> None:
         result.to_history("palm")
 
 
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
-def test_a_streamed_turn_round_trips_through_normalize(implementation: str) -> None:
+def test_a_streamed_turn_round_trips_through_normalize(implementation: ModuleType) -> None:
     """The assistant message a stream writes back reads, as a buffered response, to the same calls."""
-    impl: ModuleType = IMPLEMENTATIONS[implementation]
     for recording in iter_recordings(format="openai-chat"):
-        stream = impl.reassemble(recording.chunks(), on_invalid="yield")
+        stream = implementation.reassemble(recording.chunks(), on_invalid="yield")
         list(stream)
         if not stream.result.calls or stream.result.invalid_calls:
             continue
         message = stream.result.to_history("openai-chat")
-        again = impl.normalize(completion(message, stream.result.finish_reason))
+        again = implementation.normalize(completion(message, stream.result.finish_reason))
         first = stream.result.choices[0].choice
         assert [(c.id, c.name, c.arguments) for c in again.calls] == [
             (c.id, c.name, c.arguments) for c in stream.result.calls if c.choice == first

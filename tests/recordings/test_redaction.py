@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import openai
@@ -26,13 +27,13 @@ from hypothesis import strategies as st
 import toolwire
 import toolwire.reference
 from tests.support.bounded import run_bounded
+from tests.support.implementations import IMPLEMENTATIONS
 from toolwire import _stream_pieces
 from toolwire._core import frame_body
 from toolwire.recordings import Recorder, decode_eventstream, load, write
 from toolwire.server import LocalEndpoint
 
 WINDOW = 4
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 _RNG = random.Random(15)
 
 
@@ -377,8 +378,8 @@ def written(folder: Path) -> list[str]:
     return [view for path in sorted(folder.rglob("*")) if path.is_file() for view in views(path.read_bytes())]
 
 
-def replayed(path: Path, implementation: str = "core") -> tuple[list[Any], str]:
-    calls = IMPLEMENTATIONS[implementation].reassemble(load(path), on_invalid="yield")
+def replayed(path: Path, implementation: ModuleType = toolwire) -> tuple[list[Any], str]:
+    calls = implementation.reassemble(load(path), on_invalid="yield")
     return [(call.name, call.arguments) for call in calls], calls.result.text
 
 
@@ -427,7 +428,7 @@ def test_no_piece_of_a_secret_is_written_and_the_recording_replays_masked(
     assert leaked(written(folder), plain) == {}
     recording = recorder.recording
     assert recording is not None
-    for implementation in IMPLEMENTATIONS:
+    for implementation in IMPLEMENTATIONS.values():
         calls, text = replayed(recording.path, implementation)
         assert leaked([json.dumps(calls), text], plain) == {}
         assert calls == [("login", masked(ARGUMENTS))], implementation

@@ -26,6 +26,7 @@ import pytest
 
 import toolwire
 import toolwire.reference
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.paths import RECORDINGS, REPO
 from tests.support.server import (
     FORMATS,
@@ -745,7 +746,7 @@ def test_gemini_recordings_read_as_sent_and_chunks_as_alt_asks(url: str, recordi
         response = post(url.removesuffix("/v1"), replayed_path(recording, query), {"contents": []})
         if recording.path.suffix == ".jsonl":
             assert response.headers["content-type"].startswith(framing)
-        for implementation in (toolwire, toolwire.reference):
+        for implementation in IMPLEMENTATIONS.values():
             calls = implementation.reassemble(response.content, on_invalid="yield")
             assert [(call.id, call.name, call.arguments) for call in calls] == expected
             assert calls.result.finish_reason == recording.expected["finish_reason"]

@@ -11,16 +11,13 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator
+from types import ModuleType
 from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessageChunk
 
-import toolwire
-import toolwire.reference
 from toolwire.recordings import iter_recordings
-
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 
 
 def representable(chunks: list[dict[str, Any]]) -> bool:
@@ -64,14 +61,12 @@ def described(calls: Any) -> list[tuple[str, str | None, Any, bool]]:
     return [(call.id, call.name, call.arguments, call.ok) for call in sorted(calls, key=lambda call: call.seq)]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("recording", CHAT)
-def test_langchain_message_chunks(recording: Any, implementation: str) -> None:
-    module = IMPLEMENTATIONS[implementation]
+def test_langchain_message_chunks(recording: Any, implementation: ModuleType) -> None:
     chunks = recording.chunks()
-    wire = module.reassemble(chunks, on_invalid="yield")
+    wire = implementation.reassemble(chunks, on_invalid="yield")
     expected = described(wire)
-    stream = module.reassemble([langchain(chunk) for chunk in chunks], on_invalid="yield")
+    stream = implementation.reassemble([langchain(chunk) for chunk in chunks], on_invalid="yield")
     assert described(stream) == expected
     assert stream.result.finish_reason == wire.result.finish_reason
     assert stream.result.text == wire.result.text
@@ -81,19 +76,17 @@ def test_langchain_message_chunks(recording: Any, implementation: str) -> None:
             yield langchain(chunk)
 
     async def run() -> list[tuple[str, str | None, Any, bool]]:
-        return described([call async for call in module.areassemble(source(), on_invalid="yield")])
+        return described([call async for call in implementation.areassemble(source(), on_invalid="yield")])
 
     assert asyncio.run(run()) == expected
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("recording", CHAT)
-def test_litellm_model_response_stream_chunks(recording: Any, implementation: str) -> None:
+def test_litellm_model_response_stream_chunks(recording: Any, implementation: ModuleType) -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
     from litellm.types.utils import ModelResponseStream
 
-    module = IMPLEMENTATIONS[implementation]
     chunks = recording.chunks()
-    expected = described(module.reassemble(chunks, on_invalid="yield"))
-    stream = module.reassemble([ModelResponseStream(**chunk) for chunk in chunks], on_invalid="yield")
+    expected = described(implementation.reassemble(chunks, on_invalid="yield"))
+    stream = implementation.reassemble([ModelResponseStream(**chunk) for chunk in chunks], on_invalid="yield")
     assert described(stream) == expected

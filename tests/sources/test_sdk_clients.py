@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
 
 import anthropic
@@ -24,7 +25,6 @@ import toolwire.reference
 from tests.support.loopback import loopback, replay_handler
 from toolwire.recordings import Recording, iter_recordings
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 SERVED: dict[str, bytes] = {}
 
 
@@ -61,9 +61,8 @@ def raises_on_error_events(recording: Recording) -> bool:
     return any(chunk.get("type") == "error" or "error" in chunk for chunk in recording.chunks())
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("recording", recordings("anthropic-messages"))
-def test_anthropic_client_stream(base_url: str, recording: Recording, implementation: str) -> None:
+def test_anthropic_client_stream(base_url: str, recording: Recording, implementation: ModuleType) -> None:
     if raises_on_error_events(recording):
         pytest.skip("the anthropic SDK raises on an error event instead of yielding it")
     serve(recording)
@@ -72,14 +71,13 @@ def test_anthropic_client_stream(base_url: str, recording: Recording, implementa
             model="claude-opus-4-6", max_tokens=100, messages=[{"role": "user", "content": "hi"}], stream=True
         )
         assert isinstance(stream, anthropic.Stream)
-        calls, result = reassembled(IMPLEMENTATIONS[implementation], stream)
+        calls, result = reassembled(implementation, stream)
     assert calls == expected(recording)
     assert result.finish_reason == recording.expected["finish_reason"]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("recording", recordings("anthropic-messages"))
-def test_anthropic_stream_helper(base_url: str, recording: Recording, implementation: str) -> None:
+def test_anthropic_stream_helper(base_url: str, recording: Recording, implementation: ModuleType) -> None:
     """``messages.stream(...)`` yields the SDK's own extra events (``text``, ``input_json``) too: they are skipped."""
     if raises_on_error_events(recording):
         pytest.skip("the anthropic SDK raises on an error event instead of yielding it")
@@ -90,7 +88,7 @@ def test_anthropic_stream_helper(base_url: str, recording: Recording, implementa
         with client.messages.stream(
             model="claude-opus-4-6", max_tokens=100, messages=[{"role": "user", "content": "hi"}]
         ) as stream:
-            calls, result = reassembled(IMPLEMENTATIONS[implementation], stream)
+            calls, result = reassembled(implementation, stream)
     assert calls == expected(recording)
     assert result.output == recording_output(recording)
 
@@ -101,21 +99,19 @@ def recording_output(recording: Recording) -> tuple[Any, ...]:
     )
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("recording", recordings("openai-responses"))
-def test_openai_responses_client_stream(base_url: str, recording: Recording, implementation: str) -> None:
+def test_openai_responses_client_stream(base_url: str, recording: Recording, implementation: ModuleType) -> None:
     if raises_on_error_events(recording):
         pytest.skip("the openai SDK raises on an error event instead of yielding it")
     serve(recording)
     with openai.OpenAI(base_url=f"{base_url}/v1", api_key="test", max_retries=0) as client:
         stream = client.responses.create(model="gpt-5", input="hi", stream=True)
         assert isinstance(stream, openai.Stream)
-        calls, result = reassembled(IMPLEMENTATIONS[implementation], stream)
+        calls, result = reassembled(implementation, stream)
     assert calls == expected(recording)
     assert result.finish_reason == recording.expected["finish_reason"]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize(
     "recording",
     [
@@ -125,35 +121,33 @@ def test_openai_responses_client_stream(base_url: str, recording: Recording, imp
         *recordings("openai-responses"),
     ],
 )
-def test_httpx_bytes_and_lines(base_url: str, recording: Recording, implementation: str) -> None:
+def test_httpx_bytes_and_lines(base_url: str, recording: Recording, implementation: ModuleType) -> None:
     serve(recording)
     with httpx.Client() as http:
         for read in ("iter_bytes", "iter_lines", "iter_raw"):
             with http.stream("POST", f"{base_url}/x", json={}) as response:
-                calls, result = reassembled(IMPLEMENTATIONS[implementation], getattr(response, read)())
+                calls, result = reassembled(implementation, getattr(response, read)())
             assert calls == expected(recording), read
             assert result.finish_reason == recording.expected["finish_reason"], read
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("recording", [*recordings("gemini"), *recordings("ollama", sse_only=False)])
-def test_httpx_async_bytes(base_url: str, recording: Recording, implementation: str) -> None:
+def test_httpx_async_bytes(base_url: str, recording: Recording, implementation: ModuleType) -> None:
     serve(recording)
 
     async def run() -> list[tuple[str, str | None, Any]]:
         async with httpx.AsyncClient() as http, http.stream("POST", f"{base_url}/x", json={}) as response:
-            stream = IMPLEMENTATIONS[implementation].areassemble(response.aiter_bytes(), on_invalid="yield")
+            stream = implementation.areassemble(response.aiter_bytes(), on_invalid="yield")
             every = sorted([call async for call in stream], key=lambda call: (call.choice, call.seq))
             return [(call.id, call.name, call.arguments) for call in every]
 
     assert asyncio.run(run()) == expected(recording)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize(
     "recording", [*recordings("openai-chat"), *recordings("anthropic-messages"), *recordings("ollama", sse_only=False)]
 )
-def test_aiohttp_content_iterators(base_url: str, recording: Recording, implementation: str) -> None:
+def test_aiohttp_content_iterators(base_url: str, recording: Recording, implementation: ModuleType) -> None:
     """aiohttp hands over its body as ``content.iter_any()`` (reads as they come) or ``iter_chunked(n)``."""
     import aiohttp
 
@@ -162,7 +156,7 @@ def test_aiohttp_content_iterators(base_url: str, recording: Recording, implemen
     async def run(read: str) -> list[tuple[str, str | None, Any]]:
         async with aiohttp.ClientSession() as session, session.post(f"{base_url}/x", json={}) as response:
             body = response.content.iter_any() if read == "iter_any" else response.content.iter_chunked(7)
-            stream = IMPLEMENTATIONS[implementation].areassemble(body, on_invalid="yield")
+            stream = implementation.areassemble(body, on_invalid="yield")
             every = sorted([call async for call in stream], key=lambda call: (call.choice, call.seq))
             return [(call.id, call.name, call.arguments) for call in every]
 
@@ -193,9 +187,8 @@ BEDROCK = [
 ]
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("recording", BEDROCK)
-def test_bedrock_converse_stream_through_boto3(base_url: str, recording: Recording, implementation: str) -> None:
+def test_bedrock_converse_stream_through_boto3(base_url: str, recording: Recording, implementation: ModuleType) -> None:
     """boto3 parses Bedrock's binary event stream itself and yields each event as a dict: that is the source."""
     import boto3
 
@@ -209,7 +202,7 @@ def test_bedrock_converse_stream_through_boto3(base_url: str, recording: Recordi
         aws_secret_access_key="test",
     )
     response = client.converse_stream(modelId="m", messages=[{"role": "user", "content": [{"text": "hi"}]}])
-    calls, result = reassembled(IMPLEMENTATIONS[implementation], response["stream"])
+    calls, result = reassembled(implementation, response["stream"])
     assert calls == expected(recording)
     assert result.finish_reason == recording.expected["finish_reason"]
     assert result.format == "bedrock-converse"

@@ -31,6 +31,7 @@ from hypothesis.errors import HypothesisWarning
 import toolwire
 import toolwire.reference as reference
 import toolwire.strategies
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.paths import CORPORA
 from tests.support.strategies_schema import tool_schemas
 from toolwire import ToolCall
@@ -734,7 +735,7 @@ def reassembled(module: Any, chunks: list[Any], format: str | None) -> toolwire.
 
 def check_round_trip(calls: list[Any], chunks: list[Any], format: str, named: bool) -> None:
     truth = expected(calls)
-    for module in (toolwire, reference):
+    for module in IMPLEMENTATIONS.values():
         result = reassembled(module, chunks, format if named else None)
         assert result.format == format
         assert result.invalid_calls == ()

@@ -25,11 +25,11 @@ import pytest
 
 import toolwire
 import toolwire.reference
+from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.paths import CORPORA
 from toolwire import SchemaError, Severity, ToolRegistry
 
 SUITE = CORPORA / "json-schema-test-suite"
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
 DRAFTS = {
     "draft2020-12": ("https://json-schema.org/draft/2020-12/schema", "$defs"),
     "draft7": ("http://json-schema.org/draft-07/schema#", "definitions"),
@@ -96,7 +96,7 @@ def wrapped(schema: Any, draft: str) -> dict[str, Any]:
 
 def cases() -> list[Any]:
     params = []
-    for implementation in IMPLEMENTATIONS:
+    for key, implementation in IMPLEMENTATIONS.items():
         for draft in DRAFTS:
             folder = SUITE / draft
             if not folder.is_dir():
@@ -104,7 +104,7 @@ def cases() -> list[Any]:
             for path in sorted(folder.glob("*.json")):
                 for group in json.loads(path.read_text(encoding="utf-8")):
                     description = group["description"]
-                    reason = KNOWN_FAILURES.get((implementation, draft, path.stem, description)) or KNOWN_FAILURES.get(
+                    reason = KNOWN_FAILURES.get((key, draft, path.stem, description)) or KNOWN_FAILURES.get(
                         ("*", draft, path.stem, description)
                     )
                     marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
@@ -113,7 +113,7 @@ def cases() -> list[Any]:
                             implementation,
                             draft,
                             group,
-                            id=f"{implementation}/{draft}/{path.stem}/{description}",
+                            id=f"{key}/{draft}/{path.stem}/{description}",
                             marks=marks,
                         )
                     )
@@ -125,11 +125,10 @@ pytestmark = pytest.mark.skipif(not CASES, reason=f"{SUITE} is absent (the corpo
 
 
 @pytest.mark.parametrize(("implementation", "draft", "group"), CASES)
-def test_suite_case(implementation: str, draft: str, group: dict[str, Any]) -> None:
-    impl: ModuleType = IMPLEMENTATIONS[implementation]
+def test_suite_case(implementation: ModuleType, draft: str, group: dict[str, Any]) -> None:
     try:
         registry = ToolRegistry({"case": wrapped(group["schema"], draft)})
-        impl.validate("case", '{"value": null}', registry)
+        implementation.validate("case", '{"value": null}', registry)
     except SchemaError:
         if "localhost:1234" not in json.dumps(group["schema"]):
             raise
@@ -137,7 +136,7 @@ def test_suite_case(implementation: str, draft: str, group: dict[str, Any]) -> N
     wrong = []
     for test in group["tests"]:
         arguments = json.dumps({"value": test["data"]})
-        errors = [v for v in impl.validate("case", arguments, registry) if v.severity is Severity.ERROR]
+        errors = [v for v in implementation.validate("case", arguments, registry) if v.severity is Severity.ERROR]
         if (not errors) != test["valid"]:
             wrong.append((test["description"], test["valid"], [(v.code.value, v.path) for v in errors]))
     assert wrong == []

@@ -16,8 +16,6 @@ import toolwire
 import toolwire.reference
 from toolwire import InvalidToolCall, SchemaError, ToolCall, ToolRegistry, Violation, ViolationCode
 
-IMPLEMENTATIONS = {"core": toolwire, "reference": toolwire.reference}
-
 WEATHER = {
     "type": "object",
     "properties": {
@@ -32,11 +30,6 @@ TOOLS: list[dict[str, Any]] = [
     {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}},
     {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}}},
 ]
-
-
-@pytest.fixture(params=list(IMPLEMENTATIONS))
-def impl(request: pytest.FixtureRequest) -> ModuleType:
-    return IMPLEMENTATIONS[request.param]
 
 
 def opening(index: int, call_id: str, name: str, arguments: str) -> dict[str, Any]:
@@ -59,7 +52,7 @@ def codes(violations: tuple[Violation, ...] | list[Violation]) -> list[tuple[str
 # ------------------------------------------------------------------------------------------------------ in streams
 
 
-def test_each_call_is_checked_with_codes_and_pointers(impl: ModuleType) -> None:
+def test_each_call_is_checked_with_codes_and_pointers(implementation: ModuleType) -> None:
     chunks = stream_of(
         ("a", "get_weather", '{"city": "Paris", "days": "3"}'),
         ("b", "get_wether", "{}"),
@@ -67,7 +60,7 @@ def test_each_call_is_checked_with_codes_and_pointers(impl: ModuleType) -> None:
         ("d", "get_weather", '{"city": "Oslo", "days": 2}'),
         ("e", "get_time", ""),
     )
-    stream = impl.reassemble(chunks, tools=TOOLS, on_invalid="yield")
+    stream = implementation.reassemble(chunks, tools=TOOLS, on_invalid="yield")
     calls = list(stream)
     assert [call.ok for call in calls] == [False, False, False, True, True]
     assert codes(calls[0].errors) == [("TYPE_MISMATCH", "/days")]
@@ -93,41 +86,41 @@ def test_each_call_is_checked_with_codes_and_pointers(impl: ModuleType) -> None:
     assert stream.result.calls == (calls[3], calls[4])
 
 
-def test_invalid_calls_keep_their_fingerprint_and_unknown_ones_have_none(impl: ModuleType) -> None:
+def test_invalid_calls_keep_their_fingerprint_and_unknown_ones_have_none(implementation: ModuleType) -> None:
     chunks = stream_of(("a", "get_weather", '{"days": 1}'), ("b", "nope", "{}"))
-    calls = list(impl.reassemble(chunks, tools=TOOLS, on_invalid="yield"))
+    calls = list(implementation.reassemble(chunks, tools=TOOLS, on_invalid="yield"))
     assert calls[0].tool_fingerprint == ToolRegistry(TOOLS)["get_weather"].fingerprint
     assert calls[1].tool_fingerprint is None
 
 
-def test_without_tools_nothing_is_checked_and_an_empty_registry_declares_nothing(impl: ModuleType) -> None:
+def test_without_tools_nothing_is_checked_and_an_empty_registry_declares_nothing(implementation: ModuleType) -> None:
     chunks = stream_of(("a", "anything", '{"x": 1}'))
-    (call,) = impl.reassemble(chunks)
+    (call,) = implementation.reassemble(chunks)
     assert call.ok and call.tool_fingerprint is None
-    (call,) = impl.reassemble(chunks, tools=[], on_invalid="yield")
+    (call,) = implementation.reassemble(chunks, tools=[], on_invalid="yield")
     assert codes(call.errors) == [("UNKNOWN_TOOL", None)]
     assert call.errors[0].message.endswith("no tools are declared")
 
 
-def test_server_tools_are_declared_and_not_checked(impl: ModuleType) -> None:
+def test_server_tools_are_declared_and_not_checked(implementation: ModuleType) -> None:
     tools = [*TOOLS, {"type": "web_search_20250305", "name": "web_search"}]
     chunks = stream_of(("a", "web_search", '{"query": 1}'))
-    (call,) = impl.reassemble(chunks, tools=tools)
+    (call,) = implementation.reassemble(chunks, tools=tools)
     assert call.ok and call.tool_fingerprint is None
 
 
-def test_an_invalid_call_raises_under_the_default_policy(impl: ModuleType) -> None:
+def test_an_invalid_call_raises_under_the_default_policy(implementation: ModuleType) -> None:
     chunks = stream_of(("a", "get_weather", '{"city": "Paris"}'), ("b", "get_weather", '{"city": 3}'))
-    stream = impl.reassemble(chunks, tools=ToolRegistry(TOOLS))
+    stream = implementation.reassemble(chunks, tools=ToolRegistry(TOOLS))
     assert next(stream).id == "a"
     with pytest.raises(toolwire.InvalidToolCallError) as raised:
         next(stream)
     assert codes(raised.value.violations) == [("TYPE_MISMATCH", "/city")]
 
 
-def test_arguments_that_are_not_an_object_or_not_json_are_not_checked_again(impl: ModuleType) -> None:
+def test_arguments_that_are_not_an_object_or_not_json_are_not_checked_again(implementation: ModuleType) -> None:
     chunks = stream_of(("a", "get_weather", "[1]"), ("b", "get_weather", '{"city": nul}'), ("c", "nope", "{,"))
-    calls = list(impl.reassemble(chunks, tools=TOOLS, on_invalid="yield"))
+    calls = list(implementation.reassemble(chunks, tools=TOOLS, on_invalid="yield"))
     assert [codes(call.errors) for call in calls] == [
         [("ARGUMENTS_NOT_OBJECT", None)],
         [("INVALID_JSON", None)],
@@ -135,25 +128,25 @@ def test_arguments_that_are_not_an_object_or_not_json_are_not_checked_again(impl
     ]
 
 
-def test_on_violation_sees_schema_violations_as_they_are_found(impl: ModuleType) -> None:
+def test_on_violation_sees_schema_violations_as_they_are_found(implementation: ModuleType) -> None:
     seen: list[Violation] = []
     chunks = stream_of(("a", "get_weather", '{"city": 1}'), ("b", "nope", "{}"))
-    list(impl.reassemble(chunks, tools=TOOLS, on_invalid="yield", on_violation=seen.append))
+    list(implementation.reassemble(chunks, tools=TOOLS, on_invalid="yield", on_violation=seen.append))
     assert [(v.code.value, v.seq) for v in seen] == [("TYPE_MISMATCH", 0), ("UNKNOWN_TOOL", 1)]
 
 
-def test_a_schema_that_does_not_compile_is_a_schema_error_naming_tool_and_pointer(impl: ModuleType) -> None:
+def test_a_schema_that_does_not_compile_is_a_schema_error_naming_tool_and_pointer(implementation: ModuleType) -> None:
     bad = {"bad": {"type": "object", "properties": {"x": {"type": "integr"}}}}
     with pytest.raises(SchemaError) as raised:
-        impl.validate("bad", "{}", bad)
+        implementation.validate("bad", "{}", bad)
     assert (raised.value.tool, raised.value.pointer) == ("bad", "/properties/x/type")
     dangling = {"t": {"type": "object", "properties": {"x": {"$ref": "#/$defs/missing"}}}}
     with pytest.raises(SchemaError) as raised:
-        impl.validate("t", "{}", dangling)
+        implementation.validate("t", "{}", dangling)
     assert (raised.value.tool, raised.value.pointer) == ("t", "/properties/x/$ref")
     remote = {"t": {"type": "object", "properties": {"x": {"$ref": "https://example.com/s.json"}}}}
     with pytest.raises(SchemaError, match="t"):
-        impl.validate("t", "{}", remote)
+        implementation.validate("t", "{}", remote)
 
 
 def test_the_registry_compiles_at_construction() -> None:
@@ -164,38 +157,38 @@ def test_the_registry_compiles_at_construction() -> None:
 # ------------------------------------------------------------------------------------------- outside a stream
 
 
-def test_validate_takes_text_bytes_or_values(impl: ModuleType) -> None:
+def test_validate_takes_text_bytes_or_values(implementation: ModuleType) -> None:
     registry = ToolRegistry(TOOLS)
-    assert impl.validate("get_weather", '{"city": "Paris"}', registry) == []
-    assert impl.validate("get_weather", b'{"city": "Paris"}', registry) == []
-    assert impl.validate("get_weather", {"city": "Paris", "days": 2}, registry) == []
-    assert codes(impl.validate("get_weather", {"city": 1}, registry)) == [("TYPE_MISMATCH", "/city")]
-    assert codes(impl.validate("get_time", None, registry)) == [("EMPTY_ARGUMENTS", None)]
-    assert codes(impl.validate("get_weather", "", registry)) == [
+    assert implementation.validate("get_weather", '{"city": "Paris"}', registry) == []
+    assert implementation.validate("get_weather", b'{"city": "Paris"}', registry) == []
+    assert implementation.validate("get_weather", {"city": "Paris", "days": 2}, registry) == []
+    assert codes(implementation.validate("get_weather", {"city": 1}, registry)) == [("TYPE_MISMATCH", "/city")]
+    assert codes(implementation.validate("get_time", None, registry)) == [("EMPTY_ARGUMENTS", None)]
+    assert codes(implementation.validate("get_weather", "", registry)) == [
         ("EMPTY_ARGUMENTS", None),
         ("MISSING_REQUIRED_ARGUMENT", "/city"),
     ]
-    assert codes(impl.validate("get_weather", "[]", registry)) == [("ARGUMENTS_NOT_OBJECT", None)]
-    assert codes(impl.validate("get_weather", '{"city": "\\ud800"}', registry)) == [("INVALID_JSON", None)]
-    assert codes(impl.validate("nope", "{", registry)) == [("INVALID_JSON", None), ("UNKNOWN_TOOL", None)]
-    assert codes(impl.validate("nope", "", registry)) == [("EMPTY_ARGUMENTS", None), ("UNKNOWN_TOOL", None)]
+    assert codes(implementation.validate("get_weather", "[]", registry)) == [("ARGUMENTS_NOT_OBJECT", None)]
+    assert codes(implementation.validate("get_weather", '{"city": "\\ud800"}', registry)) == [("INVALID_JSON", None)]
+    assert codes(implementation.validate("nope", "{", registry)) == [("INVALID_JSON", None), ("UNKNOWN_TOOL", None)]
+    assert codes(implementation.validate("nope", "", registry)) == [("EMPTY_ARGUMENTS", None), ("UNKNOWN_TOOL", None)]
     with pytest.raises(TypeError, match="JSON-compatible"):
-        impl.validate("get_weather", {"city": object()}, registry)
+        implementation.validate("get_weather", {"city": object()}, registry)
     with pytest.raises(TypeError, match="tool name must be a str"):
-        impl.validate(3, "{}", registry)
+        implementation.validate(3, "{}", registry)
 
 
-def test_validate_judges_exact_types_without_coercion(impl: ModuleType) -> None:
+def test_validate_judges_exact_types_without_coercion(implementation: ModuleType) -> None:
     tools = {"t": {"type": "object", "properties": {"n": {"type": "integer"}, "b": {"type": "boolean"}}}}
-    assert codes(impl.validate("t", '{"n": "3"}', tools)) == [("TYPE_MISMATCH", "/n")]
-    assert impl.validate("t", '{"n": 1.0}', tools) == [], "1.0 is an integer in JSON Schema"
-    assert codes(impl.validate("t", '{"n": 1.5}', tools)) == [("TYPE_MISMATCH", "/n")]
-    assert codes(impl.validate("t", '{"b": "true"}', tools)) == [("TYPE_MISMATCH", "/b")]
-    assert codes(impl.validate("t", '{"b": 1}', tools)) == [("TYPE_MISMATCH", "/b")]
-    assert impl.validate("t", '{"n": 123456789012345678901234567890}', tools) == []
+    assert codes(implementation.validate("t", '{"n": "3"}', tools)) == [("TYPE_MISMATCH", "/n")]
+    assert implementation.validate("t", '{"n": 1.0}', tools) == [], "1.0 is an integer in JSON Schema"
+    assert codes(implementation.validate("t", '{"n": 1.5}', tools)) == [("TYPE_MISMATCH", "/n")]
+    assert codes(implementation.validate("t", '{"b": "true"}', tools)) == [("TYPE_MISMATCH", "/b")]
+    assert codes(implementation.validate("t", '{"b": 1}', tools)) == [("TYPE_MISMATCH", "/b")]
+    assert implementation.validate("t", '{"n": 123456789012345678901234567890}', tools) == []
 
 
-def test_validate_many_reads_pairs_mappings_and_call_objects(impl: ModuleType) -> None:
+def test_validate_many_reads_pairs_mappings_and_call_objects(implementation: ModuleType) -> None:
     registry = ToolRegistry(TOOLS)
     call = ToolCall("x", "get_weather", {"city": 5}, '{"city": 5}', 0, 0, 0)
     batch: list[object] = [
@@ -205,7 +198,7 @@ def test_validate_many_reads_pairs_mappings_and_call_objects(impl: ModuleType) -
         {"type": "tool_use", "id": "t", "name": "get_weather", "input": {"city": "Oslo"}},
         call,
     ]
-    found = impl.validate_many(batch, registry)
+    found = implementation.validate_many(batch, registry)
     assert [codes(each) for each in found] == [
         [],
         [("MISSING_REQUIRED_ARGUMENT", "/city")],
@@ -214,13 +207,15 @@ def test_validate_many_reads_pairs_mappings_and_call_objects(impl: ModuleType) -
         [("TYPE_MISMATCH", "/city")],
     ]
     with pytest.raises(TypeError, match=r"calls\[0\]"):
-        impl.validate_many([42], registry)
+        implementation.validate_many([42], registry)
 
 
-def test_validate_many_agrees_with_validate_one_by_one(impl: ModuleType) -> None:
+def test_validate_many_agrees_with_validate_one_by_one(implementation: ModuleType) -> None:
     registry = ToolRegistry(TOOLS)
     batch = [("get_weather", json.dumps({"city": "c" * i, "days": i})) for i in range(12)]
-    assert impl.validate_many(batch, registry) == [impl.validate(name, args, registry) for name, args in batch]
+    assert implementation.validate_many(batch, registry) == [
+        implementation.validate(name, args, registry) for name, args in batch
+    ]
 
 
 def test_validate_many_lets_other_threads_run() -> None:
@@ -256,10 +251,10 @@ def as_integers(call: InvalidToolCall) -> dict[str, Any] | None:
     return arguments
 
 
-def test_a_repaired_call_is_revalidated_and_marked(impl: ModuleType) -> None:
+def test_a_repaired_call_is_revalidated_and_marked(implementation: ModuleType) -> None:
     seen: list[Violation] = []
     chunks = stream_of(("a", "get_weather", '{"city": "Paris", "days": "3"}'))
-    stream = impl.reassemble(chunks, tools=TOOLS, repair=as_integers, on_violation=seen.append)
+    stream = implementation.reassemble(chunks, tools=TOOLS, repair=as_integers, on_violation=seen.append)
     (call,) = stream
     assert isinstance(call, ToolCall)
     assert call.arguments == {"city": "Paris", "days": 3}
@@ -275,35 +270,35 @@ def test_a_repaired_call_is_revalidated_and_marked(impl: ModuleType) -> None:
     assert [v.code for v in seen] == [ViolationCode.TYPE_MISMATCH, ViolationCode.REPAIRED]
 
 
-def test_a_repair_that_still_fails_or_declines_leaves_the_call_as_sent(impl: ModuleType) -> None:
+def test_a_repair_that_still_fails_or_declines_leaves_the_call_as_sent(implementation: ModuleType) -> None:
     chunks = stream_of(("a", "get_weather", '{"city": "Paris", "days": "30"}'))
-    (call,) = impl.reassemble(chunks, tools=TOOLS, repair=as_integers, on_invalid="yield")
+    (call,) = implementation.reassemble(chunks, tools=TOOLS, repair=as_integers, on_invalid="yield")
     assert not call.ok and codes(call.errors) == [("TYPE_MISMATCH", "/days")]
-    (call,) = impl.reassemble(chunks, tools=TOOLS, repair=lambda call: None, on_invalid="yield")
+    (call,) = implementation.reassemble(chunks, tools=TOOLS, repair=lambda call: None, on_invalid="yield")
     assert not call.ok
 
 
-def test_repair_is_not_offered_calls_that_did_not_arrive_whole_or_name_no_tool(impl: ModuleType) -> None:
+def test_repair_is_not_offered_calls_that_did_not_arrive_whole_or_name_no_tool(implementation: ModuleType) -> None:
     offered: list[InvalidToolCall] = []
 
     def repair(call: InvalidToolCall) -> None:
         offered.append(call)
 
     chunks = [opening(0, "a", "nope", "{}"), opening(1, "b", "get_weather", '{"city": "x'), finish("length")]
-    list(impl.reassemble(chunks, tools=TOOLS, repair=repair, on_invalid="yield"))
+    list(implementation.reassemble(chunks, tools=TOOLS, repair=repair, on_invalid="yield"))
     assert offered == []
 
 
-def test_repair_must_return_a_dict_and_needs_tools(impl: ModuleType) -> None:
+def test_repair_must_return_a_dict_and_needs_tools(implementation: ModuleType) -> None:
     chunks = stream_of(("a", "get_weather", '{"days": 1}'))
     with pytest.raises(TypeError, match="as a dict"):
-        list(impl.reassemble(chunks, tools=TOOLS, repair=lambda call: [1]))
+        list(implementation.reassemble(chunks, tools=TOOLS, repair=lambda call: [1]))
     with pytest.raises(ValueError, match="repair needs tools"):
-        impl.reassemble(chunks, repair=lambda call: None)
+        implementation.reassemble(chunks, repair=lambda call: None)
 
 
-def test_the_reassembler_repairs_too(impl: ModuleType) -> None:
-    reassembler = impl.Reassembler(tools=TOOLS, repair=as_integers)
+def test_the_reassembler_repairs_too(implementation: ModuleType) -> None:
+    reassembler = implementation.Reassembler(tools=TOOLS, repair=as_integers)
     ready = [
         call
         for chunk in stream_of(("a", "get_weather", '{"city": "P", "days": "2"}'))
@@ -336,16 +331,16 @@ BIG = "9" * 4301
     ],
 )
 def test_a_number_of_over_4300_integer_digits_is_invalid_json_in_streams_validate_and_replay(
-    impl: ModuleType, name: str, arguments: str, expected: list[str]
+    implementation: ModuleType, name: str, arguments: str, expected: list[str]
 ) -> None:
     """Issue 15: such a number was INVALID_JSON in a stream and valid through ``validate``; one rule for both."""
     registry = ToolRegistry(TOOLS)
-    found = impl.validate(name, arguments, registry)
+    found = implementation.validate(name, arguments, registry)
     assert [v.code.value for v in found] == expected
-    (batch,) = impl.validate_many([(name, arguments)], registry)
+    (batch,) = implementation.validate_many([(name, arguments)], registry)
     assert batch == found
     for tools in (registry, None):
-        (call,) = impl.reassemble(stream_of(("c", name, arguments)), tools=tools, on_invalid="yield")
+        (call,) = implementation.reassemble(stream_of(("c", name, arguments)), tools=tools, on_invalid="yield")
         errors = [] if call.ok else [v.code.value for v in call.errors]
         text_findings = [code for code in expected if code in ("ARGUMENTS_NOT_OBJECT", "INVALID_JSON")]
         assert errors == (expected if tools is not None else text_findings)
