@@ -15,7 +15,7 @@ Two kinds of evidence:
 False positives are kept in check by shape: a key needs the length its issuer gives it and a digit or a capital
 (``sk-learn`` and ``sk-performance-monitoring`` are words), a ``Bearer`` credential 16 characters with a digit or
 mixed case (prose about "bearer authentication" passes), a ``Basic`` credential base64 of ``user:password``.
-``tests/test_secrets.py`` shows that nothing in the bundled recordings and tool definitions is taken for a secret.
+``tests/recordings/test_secrets.py`` shows that nothing in the bundled recordings and tool definitions is taken for a secret.
 """
 
 from __future__ import annotations

@@ -595,6 +595,6 @@ def describe_call(call: Any) -> dict[str, Any]:
 
 
 # The writing side needs the rest of the package; a copy of this module loaded by path without it (as
-# tests/test_recording_files.py does when the compiled core is missing) keeps only the reading side.
+# tests/recordings/test_files.py does when the compiled core is missing) keeps only the reading side.
 if __name__ == "toolwire.recordings":
     from toolwire._recording_write import Recorder, write

@@ -9,7 +9,7 @@ functions here dispatch to it by name. A request sent to an endpoint (the probe'
 headers, length cap and tool choice from here too. Every other list of format names in the package is derived from ``FORMATS``.
 
 Adding a wire format means its core decoder, its reference twin, its module here with one line in ``FORMATS`` (and
-its name in ``WireFormat``), and its recordings in ``recordings/<name>/`` (``tests/test_formats_registry.py``
+its name in ``WireFormat``), and its recordings in ``recordings/<name>/`` (``tests/formats/test_registry.py``
 checks all four).
 """
 

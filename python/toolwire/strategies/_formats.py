@@ -223,7 +223,7 @@ def _arguments(draw: st.DrawFn, *, ascii: bool | None = None) -> tuple[dict[str,
 
     ``ascii=False`` keeps astral characters as they are: a hostile stream that drops or repeats a piece of an
     ``ensure_ascii`` text can leave half a surrogate pair, which the core does not keep yet (see the xfail
-    regressions in tests/test_differential_formats.py).
+    regressions in tests/core/test_differential_formats.py).
     """
     value = draw(arguments_objects())
     style = draw(render_styles())

@@ -998,7 +998,7 @@ mod tests {
             .collect()
     }
 
-    /// The same table is in `tests/test_scanner_reference.py`: the two implementations must agree
+    /// The same table is in `tests/reference/test_scanner.py`: the two implementations must agree
     /// on every verdict, kind and offset.
     const TABLE: &[(&[u8], u32, Expect)] = &[
         (b"{}", 128, Complete(2)),

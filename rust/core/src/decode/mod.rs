@@ -133,7 +133,7 @@ macro_rules! formats {
 }
 
 // The wire formats: one line each, in the order their hints are asked. Its twin is the table of
-// `python/toolwire/reference/decode/__init__.py`; `tests/test_formats_registry.py` holds both to `toolwire.formats`.
+// `python/toolwire/reference/decode/__init__.py`; `tests/formats/test_registry.py` holds both to `toolwire.formats`.
 formats! {
     OpenAiChat "openai-chat" openai_chat::OpenAiChat "`OpenAI` Chat Completions chunks (any server's).",
     OpenAiResponses "openai-responses" openai_responses::OpenAiResponses "The `OpenAI` Responses API's events.",
