@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from toolwire._json import json_type
 from toolwire._model import VIOLATION_TABLE, Violation, ViolationCode
 
 __all__ = [
@@ -115,20 +116,3 @@ def type_message(names: list[str], value: Any) -> str:
     """``expected integer or null, got string``."""
     expected = names[-1] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
     return f"expected {expected}, got {json_type(value)}"
-
-
-def json_type(value: Any) -> str:
-    """The JSON type of a parsed value as JSON Schema names it; a ``float`` (written with . or e) is a number."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
