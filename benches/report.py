@@ -306,7 +306,7 @@ def validation_breakdown(load: validation_data.Workload, rounds: int) -> list[tu
     import orjson
 
     import toolwire
-    from toolwire._validation import core_validators
+    from toolwire.registry import core_validators
 
     registry = validation_data.compiled().registry
     core = core_validators(registry)

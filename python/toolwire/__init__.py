@@ -11,13 +11,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from toolwire import _extension
-from toolwire._api import Api
+from toolwire._bound import core
 from toolwire._calllog import CallLog
 from toolwire._exports import *  # noqa: F403  (the names both implementations export, listed there once)
 from toolwire._exports import __all__
-from toolwire._protocol import Implementation
 from toolwire._reassembler import Reassembler as _Reassembler
-from toolwire._validation import core_validators
 from toolwire.errors import CallLogWriteError
 
 if TYPE_CHECKING:
@@ -26,19 +24,16 @@ if TYPE_CHECKING:
 
     __version__: str
 
-# Without the extension this still imports: a core entry point then raises one ImportError saying what is missing.
-_CORE = Api(Implementation(_extension.engine_factory(), core_validators))
-
-reassemble = _CORE.reassemble
-areassemble = _CORE.areassemble
-events = _CORE.events
-aevents = _CORE.aevents
-validate = _CORE.validate
-validate_many = _CORE.validate_many
-normalize = _CORE.normalize
+reassemble = core.reassemble
+areassemble = core.areassemble
+events = core.events
+aevents = core.aevents
+validate = core.validate
+validate_many = core.validate_many
+normalize = core.normalize
 
 
-class Reassembler(_Reassembler, implementation=_CORE.implementation):
+class Reassembler(_Reassembler, implementation=core.implementation):
     """Reassembly for callers who drive their own loop, over the Rust core (``toolwire._reassembler``)."""
 
 

@@ -1,4 +1,4 @@
-"""The entry points, written once over an implementation and bound by each package: ``reassemble = _CORE.reassemble``.
+"""The entry points, written once over an implementation and bound by each package: ``reassemble = core.reassemble``.
 
 ``toolwire`` binds an ``Api`` to the Rust core and ``toolwire.reference`` one to the reference, so both offer the same
 functions with the same signatures and documentation, and a type checker sees every parameter. A bound method costs

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Final
 
+from toolwire._bound import core
 from toolwire._model import Limits, Severity, Violation, ViolationCode
 
 if TYPE_CHECKING:
@@ -130,8 +131,6 @@ def _slice(values: Any, start: int, stop: int) -> list[Any]:
 def _results(
     names: list[Any], arguments: list[Any], start: int, registry: Any, limits: Limits | None
 ) -> list[list[Violation]]:
-    from toolwire import validate_many
-
     found: list[list[Violation]] = [[] for _ in names]
     pairs = []
     rows = []
@@ -145,7 +144,7 @@ def _results(
             continue
         pairs.append((checked, _arguments_at(text, row)))
         rows.append(offset)
-    for offset, violations in zip(rows, validate_many(pairs, registry, limits=limits), strict=True):
+    for offset, violations in zip(rows, core.validate_many(pairs, registry, limits=limits), strict=True):
         found[offset] = violations
     return found
 

@@ -11,14 +11,15 @@ import importlib.metadata
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
-    from toolwire._core import ToolValidators
-    from toolwire._protocol import EngineFactory
+    from collections.abc import Callable
+
+    from toolwire._core import Engine, ToolValidators
 
 __all__ = ["available", "engine_factory", "require", "tool_validators", "version"]
 
 _missing: ImportError | None = None
 try:
-    from toolwire import _core
+    import toolwire._core as _core
 except ImportError as error:  # a platform or Python the wheel was not built for, or a source tree not yet built
     _missing = error
 
@@ -47,7 +48,7 @@ def _unavailable(cause: ImportError) -> ImportError:
     )
 
 
-def engine_factory() -> EngineFactory:
+def engine_factory() -> type[Engine] | Callable[..., NoReturn]:
     """The core's ``Engine`` class; without the extension, a factory whose every call raises ``require``'s error."""
     if _missing is None:
         return _core.Engine

@@ -11,7 +11,7 @@ from typing import Any
 from toolwire._model import StreamResult
 from toolwire._streams import ToolCallStream
 from toolwire.errors import MalformedChunkError
-from toolwire.formats import WIRE_FORMATS, WireFormat, buffered_events, check_format, detect_buffered
+from toolwire.formats import WIRE_FORMATS, ShapeError, WireFormat, buffered_events, check_format, detect_buffered
 
 __all__ = ["buffered_stream", "drained"]
 
@@ -22,6 +22,7 @@ def buffered_stream(response: object, format: WireFormat | None) -> tuple[list[A
     Raises:
         TypeError: ``response`` is not a response object, or its format cannot be told.
         ValueError: ``format`` names no wire format.
+        MalformedChunkError: A field of the response that must be a list is not (its path named).
     """
     if isinstance(response, (str, bytes, bytearray, list, tuple)) or response is None:
         raise TypeError(
@@ -33,7 +34,10 @@ def buffered_stream(response: object, format: WireFormat | None) -> tuple[list[A
             "cannot tell the wire format of this response from its shape; pass format= (one of "
             f"{', '.join(map(repr, WIRE_FORMATS))})"
         )
-    return buffered_events(response, wire_format), wire_format
+    try:
+        return buffered_events(response, wire_format), wire_format
+    except ShapeError as error:
+        raise MalformedChunkError(0, error.where, error.problem) from None
 
 
 def drained(stream: ToolCallStream, wire_format: WireFormat) -> StreamResult:

@@ -11,7 +11,7 @@ from typing import Any, Literal, NamedTuple, Protocol
 
 from toolwire._choice import ToolChoice
 from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
-from toolwire._validation import CompileTools
+from toolwire.registry import CompileTools
 
 __all__ = ["Emit", "Emitted", "Engine", "EngineFactory", "Implementation", "OnInvalid", "OnViolation"]
 

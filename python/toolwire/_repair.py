@@ -9,7 +9,7 @@ from typing import Any
 
 from toolwire._model import VIOLATION_TABLE, InvalidToolCall, StreamResult, ToolCall, Violation, ViolationCode
 from toolwire._protocol import Emitted, Engine, OnViolation
-from toolwire._validation import CompiledTools
+from toolwire.registry import CompiledTools
 
 __all__ = ["Repair", "Repairing"]
 

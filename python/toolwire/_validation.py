@@ -9,58 +9,23 @@ pointers and order.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeAlias
 
-from toolwire import _extension
-from toolwire._model import Limits, Violation
-from toolwire.registry import ToolRegistry
+from toolwire._model import Limits
 
 __all__ = [
     "ArgumentsLike",
     "CallLike",
-    "CompileTools",
-    "CompiledTools",
     "NamedCall",
     "arguments_text",
     "call_pair",
-    "core_validators",
     "tool_name",
     "validation_bounds",
 ]
 
 _DEFAULT_DEPTH = Limits().max_depth
 _DEFAULT_STEPS = Limits().max_validation_steps
-
-
-class CompiledTools(Protocol):
-    """A registry's schemas compiled once (the core's ``ToolValidators`` or the reference's ``Validators``)."""
-
-    @property
-    def names(self) -> Any:
-        """The function tools' names in declaration order."""
-        ...
-
-    def fingerprint(self, name: str) -> str | None:
-        """The fingerprint of the function tool ``name``."""
-        ...
-
-    def unknown_tool(self, name: str) -> Violation | None:
-        """``UNKNOWN_TOOL`` when ``name`` is not declared."""
-        ...
-
-    def validate(self, name: str, arguments: str | bytes, *, call: bool = True) -> list[Violation]:
-        """Every problem of ``arguments`` (JSON text) for ``name``."""
-        ...
-
-    def validate_many(self, calls: list[Any]) -> list[list[Violation]] | None:
-        """``validate`` for each ``(name, text)`` pair; None when an item is not such a pair."""
-        ...
-
-
-CompileTools = Callable[[ToolRegistry, int, int], CompiledTools]
-"""Compiles a registry for arguments nested up to a depth (``Limits.max_depth``) whose problems are searched for
-within a budget (``Limits.max_validation_steps``); cached on the registry."""
 
 
 ArgumentsLike: TypeAlias = str | bytes | bytearray | memoryview | Mapping[str, object] | Sequence[object] | float | None
@@ -86,24 +51,6 @@ class NamedCall(Protocol):
 CallLike: TypeAlias = tuple[str, ArgumentsLike] | Mapping[str, Any] | NamedCall
 """One call of ``validate_many``: a ``(name, arguments)`` pair, a mapping with ``name`` and ``arguments`` (an OpenAI
 ``tool_calls`` entry with ``function`` too, or an Anthropic ``tool_use`` block with ``input``), or a call object."""
-
-
-def core_validators(
-    registry: ToolRegistry, max_depth: int = _DEFAULT_DEPTH, max_steps: int = _DEFAULT_STEPS
-) -> CompiledTools:
-    """The registry compiled by the Rust core, once per pair of limits.
-
-    Raises:
-        ImportError: The compiled extension is missing (``toolwire.reference`` works without it).
-    """
-
-    def build(tools: ToolRegistry) -> CompiledTools:
-        compiled: CompiledTools = _extension.tool_validators()(
-            tools._schema_texts(), tools._server_names(), max_depth, max_steps
-        )
-        return compiled
-
-    return registry._compiled(("core", max_depth, max_steps), build)
 
 
 def arguments_text(arguments: object, where: str) -> str | bytes:

@@ -82,6 +82,7 @@ from typing import Any, Final, Literal, NoReturn, Protocol, TypeAlias, TypeVar, 
 
 from toolwire import _extension
 from toolwire._json import canonical, parse_json, pointer_token
+from toolwire._model import Limits, Violation
 from toolwire._yaml import parse_yaml
 
 __all__ = [
@@ -863,8 +864,6 @@ class ToolRegistry:
         # rather than in the middle of the first stream that uses them. Without the compiled extension (the
         # reference alone), the reference compiles them when a stream first uses them, raising the same error there.
         if _extension.available():
-            from toolwire._validation import core_validators
-
             core_validators(self)
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
@@ -1070,3 +1069,57 @@ ToolsLike: TypeAlias = ToolDefinition | os.PathLike[str] | Iterable[ToolDefiniti
 One definition or any iterable of them (their shapes may mix), or a ``pathlib.Path`` to a ``.json``, ``.yaml``/``.yml``
 or ``.jsonl`` file. A ``str`` is refused: a file is named by a ``Path``, JSON text is parsed first.
 """
+
+
+#: The limits a registry is compiled for when it is built, so that a schema that cannot be compiled fails where the
+#: tools are declared: ``Limits``'s defaults, which most streams use.
+_DEFAULT_DEPTH: Final = Limits().max_depth
+_DEFAULT_STEPS: Final = Limits().max_validation_steps
+
+
+class CompiledTools(Protocol):
+    """A registry's schemas compiled once (the core's ``ToolValidators`` or the reference's ``Validators``)."""
+
+    @property
+    def names(self) -> Any:
+        """The function tools' names in declaration order."""
+        ...
+
+    def fingerprint(self, name: str) -> str | None:
+        """The fingerprint of the function tool ``name``."""
+        ...
+
+    def unknown_tool(self, name: str) -> Violation | None:
+        """``UNKNOWN_TOOL`` when ``name`` is not declared."""
+        ...
+
+    def validate(self, name: str, arguments: str | bytes, *, call: bool = True) -> list[Violation]:
+        """Every problem of ``arguments`` (JSON text) for ``name``."""
+        ...
+
+    def validate_many(self, calls: list[Any]) -> list[list[Violation]] | None:
+        """``validate`` for each ``(name, text)`` pair; None when an item is not such a pair."""
+        ...
+
+
+CompileTools = Callable[[ToolRegistry, int, int], CompiledTools]
+"""Compiles a registry for arguments nested up to a depth (``Limits.max_depth``) whose problems are searched for
+within a budget (``Limits.max_validation_steps``); cached on the registry."""
+
+
+def core_validators(
+    registry: ToolRegistry, max_depth: int = _DEFAULT_DEPTH, max_steps: int = _DEFAULT_STEPS
+) -> CompiledTools:
+    """The registry compiled by the Rust core, once per pair of limits.
+
+    Raises:
+        ImportError: The compiled extension is missing (``toolwire.reference`` works without it).
+    """
+
+    def build(tools: ToolRegistry) -> CompiledTools:
+        compiled: CompiledTools = _extension.tool_validators()(
+            tools._schema_texts(), tools._server_names(), max_depth, max_steps
+        )
+        return compiled
+
+    return registry._compiled(("core", max_depth, max_steps), build)

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 from toolwire._json import pointer_token
-from toolwire._validation import core_validators
 from toolwire.cases._model import Alternative, Case, Expectation, ExpectedCall, Matcher, Mode, Step
 from toolwire.cases._tools import TOOL_FILE_SUFFIXES, ToolsProblem, ToolsResolver
-from toolwire.registry import Tool, ToolRegistry
+from toolwire.registry import Tool, ToolRegistry, core_validators
 
 __all__ = ["MATCHER_KEYS", "Builder", "Problem"]
 

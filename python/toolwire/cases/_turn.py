@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-import toolwire
+from toolwire._bound import core
 from toolwire._json import compact
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
 from toolwire.cases._model import Case, Turn
@@ -79,7 +79,7 @@ def _buffered_source(response: Any) -> Any:
 
 
 def _reassembled(source: bytes | list[Any], registry: ToolRegistry | None, choice: Any, format: str) -> StreamResult:
-    stream = toolwire.reassemble(source, tools=registry, tool_choice=choice, on_invalid="yield", format=format)  # type: ignore[arg-type]
+    stream = core.reassemble(source, tools=registry, tool_choice=choice, on_invalid="yield", format=format)  # type: ignore[arg-type]
     calls: list[ToolCall | InvalidToolCall] = []
     try:
         for call in stream:
@@ -94,7 +94,7 @@ def _reassembled(source: bytes | list[Any], registry: ToolRegistry | None, choic
 
 def _normalized(data: Any, registry: ToolRegistry | None, choice: Any, format: str) -> StreamResult:
     try:
-        return toolwire.normalize(data, tools=registry, tool_choice=choice, format=format)  # type: ignore[arg-type]
+        return core.normalize(data, tools=registry, tool_choice=choice, format=format)  # type: ignore[arg-type]
     except MalformedChunkError:
         return StreamResult(format=format)  # the shape check says what is wrong with it
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-import toolwire
+from toolwire._bound import core
 from toolwire.cli._common import error_line, use_color
 from toolwire.cli._reassemble import findings_of
 from toolwire.recordings import iter_recordings
@@ -66,7 +66,7 @@ def _demo(folder: Path, out: TextIO, color: bool) -> int:
         return 1
     totals = {"calls": 0, "invalid": 0, "findings": 0}
     for recording in recordings:
-        stream = toolwire.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
+        stream = core.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
         calls = list(stream)
         result = stream.result
         finish = result.finish_reason or "no finish reason"

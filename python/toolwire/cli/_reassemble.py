@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import toolwire
+from toolwire._bound import core
+from toolwire._model import Violation
 from toolwire.recordings import load_recording
 
 __all__ = ["add_arguments", "findings_of", "run"]
@@ -31,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def findings_of(violations: Iterable[toolwire.Violation]) -> list[str]:
+def findings_of(violations: Iterable[Violation]) -> list[str]:
     """Each violation as its code, followed by its JSON path when it has one."""
     return [f"{v.code.value} {v.path}" if v.path else v.code.value for v in violations]
 
@@ -44,7 +45,7 @@ def run(options: argparse.Namespace) -> int:
         OSError: The recording cannot be read.
     """
     recording = load_recording(options.file)
-    stream = toolwire.reassemble(
+    stream = core.reassemble(
         recording.source(), **recording.reassemble_options(), emit=options.emit, on_invalid="yield"
     )
     out = sys.stdout

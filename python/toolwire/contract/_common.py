@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeGuard
 
+from toolwire._bound import core
 from toolwire._choice import ToolChoice, parse_tool_choice
 from toolwire._json import compact
 from toolwire._model import Violation, ViolationCode
@@ -200,9 +201,7 @@ def _no_tools() -> ToolRegistry:
 
 
 def _validate(name: str, text: str, registry: ToolRegistry) -> list[Violation]:
-    from toolwire import validate  # the package imports contract lazily; this keeps the import order free
-
-    return validate(name, text, registry)
+    return core.validate(name, text, registry)
 
 
 def _text_problem(violation: Violation) -> tuple[str, str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import toolwire
+from toolwire._bound import core
 from toolwire._reach import EndpointUnreachableError, check_base_url, provider_message, refusal, transport_failure
 from toolwire.contract._checks import check_completion, check_stream
 from toolwire.contract._probe_requests import PROBE_FORMATS, ProbeRequest, render_request, standard_probes
@@ -152,8 +152,8 @@ def _calls(probe: ProbeRequest, fmt: str, answer: Any) -> list[Any] | str:
     """Every call of the answer (valid or not), or why they could not be read."""
     try:
         if probe.stream:
-            return list(toolwire.reassemble(answer, tools=probe.tools, format=fmt, on_invalid="yield"))  # type: ignore[arg-type]
-        result = toolwire.normalize(answer, tools=probe.tools, format=fmt)  # type: ignore[arg-type]
+            return list(core.reassemble(answer, tools=probe.tools, format=fmt, on_invalid="yield"))  # type: ignore[arg-type]
+        result = core.normalize(answer, tools=probe.tools, format=fmt)  # type: ignore[arg-type]
     except (ToolwireError, TypeError, ValueError) as error:
         return f"the answer could not be read: {error}"
     return [*result.calls, *result.invalid_calls]

@@ -29,15 +29,14 @@ from toolwire.formats import (
     openai_responses,
 )
 from toolwire.formats._body import sse_event
-from toolwire.formats._buffered import field
+from toolwire.formats._buffered import ShapeError, field
 from toolwire.formats._history import turn_calls
 from toolwire.formats._json import event_json
 from toolwire.formats._module import FormatModule
 from toolwire.formats._request import MAX_TOKENS_FIELD, request_headers, spell_tool_choice
 
 if TYPE_CHECKING:
-    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-    from toolwire.registry import ToolRegistry
+    from toolwire.formats._views import CallView, InvalidCallView, ResultView, ToolsView
 
 __all__ = [
     "DEFAULT_FORMAT",
@@ -49,6 +48,7 @@ __all__ = [
     "Format",
     "FormatModule",
     "Framing",
+    "ShapeError",
     "WireFormat",
     "buffered_events",
     "call_entry",
@@ -225,11 +225,15 @@ def detect_buffered(response: Any) -> WireFormat | None:
 
 
 def buffered_events(response: Any, format: WireFormat) -> list[Any]:
-    """The stream events a buffered response of ``format`` stands for."""
+    """The stream events a buffered response of ``format`` stands for.
+
+    Raises:
+        ShapeError: A field that must be a list is not (its path named).
+    """
     return FORMATS[format].module.buffered_events(response)
 
 
-def call_entry(call: ToolCall | InvalidToolCall, format: str) -> dict[str, Any]:
+def call_entry(call: CallView, format: str) -> dict[str, Any]:
     """The assistant-side entry of one call (see ``ToolCall.to_history``), with the provider fields it needs back.
 
     Raises:
@@ -238,7 +242,7 @@ def call_entry(call: ToolCall | InvalidToolCall, format: str) -> dict[str, Any]:
     return format_of(format).module.call_entry(call, call.name if call.name is not None else "")
 
 
-def turn(result: StreamResult, format: str) -> Any:
+def turn(result: ResultView, format: str) -> Any:
     """The whole assistant turn of the result's first choice (see ``StreamResult.to_history``).
 
     Raises:
@@ -249,7 +253,7 @@ def turn(result: StreamResult, format: str) -> Any:
     return entry.module.turn(result, turn_calls(result), own)
 
 
-def tool_result(call: InvalidToolCall, format: str) -> dict[str, Any]:
+def tool_result(call: InvalidCallView, format: str) -> dict[str, Any]:
     """``call``'s error message in ``format``'s tool-result shape (see ``InvalidToolCall.to_tool_result``).
 
     Raises:
@@ -265,7 +269,7 @@ REQUEST_PATHS: Final[Mapping[str, str]] = MappingProxyType(
 )
 
 
-def request_tools(tools: ToolRegistry, format: str) -> list[dict[str, Any]]:
+def request_tools(tools: ToolsView, format: str) -> list[dict[str, Any]]:
     """The tools as a request of ``format`` offers them.
 
     Raises:

@@ -11,10 +11,27 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from toolwire.errors import MalformedChunkError
 from toolwire.formats._json import event_json
 
-__all__ = ["as_dict", "as_list", "field"]
+__all__ = ["ShapeError", "as_dict", "as_list", "field"]
+
+
+class ShapeError(ValueError):
+    """A buffered response's field does not have its format's shape (``normalize`` raises it as ``MalformedChunkError``).
+
+    The formats sit below the values and their errors, so a format module names the field and the problem and the
+    pipeline, which knows the error classes, reports them.
+
+    Attributes:
+        where: The field's path in the response (``choices[0].message.tool_calls``).
+        problem: What is wrong there.
+    """
+
+    def __init__(self, where: str, problem: str) -> None:
+        """Name the field and what is wrong with it."""
+        self.where = where
+        self.problem = problem
+        super().__init__(f"{where}: {problem}")
 
 
 def field(value: Any, key: str) -> Any:
@@ -25,12 +42,12 @@ def field(value: Any, key: str) -> Any:
 
 
 def as_list(value: Any, where: str) -> list[Any]:
-    """A list field (None: empty), or ``MalformedChunkError`` naming ``where``."""
+    """A list field (None: empty), or ``ShapeError`` naming ``where``."""
     if value is None:
         return []
     if isinstance(value, (list, tuple)):
         return list(value)
-    raise MalformedChunkError(0, where, f"expected a list, got {type(value).__name__}")
+    raise ShapeError(where, f"expected a list, got {type(value).__name__}")
 
 
 def as_dict(response: Any) -> dict[str, Any]:

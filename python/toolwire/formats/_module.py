@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-    from toolwire.registry import ToolRegistry
+    from toolwire.formats._views import CallView, InvalidCallView, ResultView, ToolsView
 
 __all__ = ["FormatModule"]
 
@@ -22,15 +21,15 @@ class FormatModule(Protocol):
         """The stream events a buffered response of this format stands for, so every stream rule applies to it.
 
         Raises:
-            MalformedChunkError: A field that must be a list is not (its path named).
+            ShapeError: A field that must be a list is not (its path named).
         """
         ...
 
-    def call_entry(self, call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
+    def call_entry(self, call: CallView, name: str) -> dict[str, Any]:
         """One call as the assistant side of a conversation records it, ``name`` its name ("" when none came)."""
         ...
 
-    def turn(self, result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: bool) -> Any:
+    def turn(self, result: ResultView, calls: list[CallView], own: bool) -> Any:
         """The whole assistant turn of ``calls`` (the first choice's, in order) and the result's text.
 
         ``own``: the result was read from a stream of this format, so its output holds every other piece of the
@@ -38,11 +37,11 @@ class FormatModule(Protocol):
         """
         ...
 
-    def tool_result(self, call: InvalidToolCall) -> dict[str, Any]:
+    def tool_result(self, call: InvalidCallView) -> dict[str, Any]:
         """The message that tells the model its call was invalid, answering the call."""
         ...
 
-    def request_tools(self, registry: ToolRegistry) -> list[dict[str, Any]]:
+    def request_tools(self, registry: ToolsView) -> list[dict[str, Any]]:
         """The tools as a request of this format offers them."""
         ...
 

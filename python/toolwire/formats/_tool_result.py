@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from toolwire._model import InvalidToolCall, Violation
+    from toolwire.formats._views import InvalidCallView, ViolationView
 
 __all__ = ["MAX_PROBLEMS", "payload", "payload_text"]
 
@@ -23,7 +23,7 @@ MAX_PROBLEMS: Final = 20
 _ALLOWED_KEYS: Final = ("expected", "allowed", "keyword", "limit")
 
 
-def _problem(violation: Violation) -> dict[str, Any]:
+def _problem(violation: ViolationView) -> dict[str, Any]:
     problem: dict[str, Any] = {"code": violation.code.value}
     if violation.path is not None:
         problem["path"] = violation.path
@@ -33,7 +33,7 @@ def _problem(violation: Violation) -> dict[str, Any]:
     return problem
 
 
-def _instruction(call: InvalidToolCall, codes: set[str], closest: str | None) -> str:
+def _instruction(call: InvalidCallView, codes: set[str], closest: str | None) -> str:
     if "MISSING_NAME" in codes:
         return "The call carried no tool name; call the tool again, giving its name and its arguments."
     if "UNKNOWN_TOOL" in codes:
@@ -44,7 +44,7 @@ def _instruction(call: InvalidToolCall, codes: set[str], closest: str | None) ->
     return f"Call {call.name!r} again with arguments that fix every problem listed; do not repeat the same arguments."
 
 
-def payload(call: InvalidToolCall) -> dict[str, Any]:
+def payload(call: InvalidCallView) -> dict[str, Any]:
     """The JSON object sent back to the model for an invalid call."""
     codes = {violation.code.value for violation in call.errors}
     body: dict[str, Any] = {"error": "invalid_tool_call", "tool": call.name}
@@ -60,6 +60,6 @@ def payload(call: InvalidToolCall) -> dict[str, Any]:
     return body
 
 
-def payload_text(call: InvalidToolCall) -> str:
+def payload_text(call: InvalidCallView) -> str:
     """The payload as the compact JSON text the formats whose tool results carry text send."""
     return json.dumps(payload(call), ensure_ascii=False, separators=(",", ":"))

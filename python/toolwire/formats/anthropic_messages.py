@@ -15,8 +15,7 @@ from toolwire.formats._history import arguments_object, pieces
 from toolwire.formats._tool_result import payload_text
 
 if TYPE_CHECKING:
-    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-    from toolwire.registry import ToolRegistry
+    from toolwire.formats._views import CallView, InvalidCallView, ResultView, ToolsView
 
 __all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "stream_body", "tool_result", "turn"]
 
@@ -40,7 +39,7 @@ def buffered_events(response: Any) -> list[Any]:
     return events
 
 
-def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
+def call_entry(call: CallView, name: str) -> dict[str, Any]:
     """A ``tool_use`` block, with its ``caller``."""
     block = {"type": "tool_use", "id": call.id, "name": name, "input": arguments_object(call)}
     if "caller" in call.extra:
@@ -48,7 +47,7 @@ def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
     return block
 
 
-def turn(result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: bool) -> dict[str, Any]:
+def turn(result: ResultView, calls: list[CallView], own: bool) -> dict[str, Any]:
     """One assistant message of content blocks, each in its place."""
     # The API refuses empty text blocks (a stream opens each text block with "").
     content = [
@@ -63,12 +62,12 @@ def _text_piece(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def tool_result(call: InvalidToolCall) -> dict[str, Any]:
+def tool_result(call: InvalidCallView) -> dict[str, Any]:
     """A ``tool_result`` block with ``is_error`` answering the call's id."""
     return {"type": "tool_result", "tool_use_id": call.id, "content": payload_text(call), "is_error": True}
 
 
-def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
+def request_tools(registry: ToolsView) -> list[dict[str, Any]]:
     """The tools as a request of this format offers them."""
     return registry.to_anthropic()
 

@@ -17,8 +17,7 @@ from toolwire.formats._history import arguments_object, pieces
 from toolwire.formats._tool_result import payload
 
 if TYPE_CHECKING:
-    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-    from toolwire.registry import ToolRegistry
+    from toolwire.formats._views import CallView, InvalidCallView, ResultView, ToolsView
 
 __all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "stream_body", "tool_result", "turn"]
 
@@ -81,12 +80,12 @@ def _tool_result_events(result: dict[str, Any], position: int) -> list[Any]:
     return events
 
 
-def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
+def call_entry(call: CallView, name: str) -> dict[str, Any]:
     """A ``toolUse`` content block."""
     return {"toolUse": {"toolUseId": call.id, "name": name, "input": arguments_object(call)}}
 
 
-def turn(result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: bool) -> dict[str, Any]:
+def turn(result: ResultView, calls: list[CallView], own: bool) -> dict[str, Any]:
     """One assistant message of content blocks, each in its place."""
     return {"role": "assistant", "content": pieces(result, calls, own, call_entry, _text_piece)}
 
@@ -95,12 +94,12 @@ def _text_piece(text: str) -> dict[str, Any]:
     return {"text": text}
 
 
-def tool_result(call: InvalidToolCall) -> dict[str, Any]:
+def tool_result(call: InvalidCallView) -> dict[str, Any]:
     """A ``toolResult`` block with ``status: "error"`` answering the call's id, the payload as its ``json``."""
     return {"toolResult": {"toolUseId": call.id, "content": [{"json": payload(call)}], "status": "error"}}
 
 
-def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
+def request_tools(registry: ToolsView) -> list[dict[str, Any]]:
     """The tools in the OpenAI Chat shape: toolwire renders none in Bedrock's own (``toolSpec``) yet."""
     return registry.to_openai()
 

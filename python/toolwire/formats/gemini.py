@@ -15,8 +15,7 @@ from toolwire.formats._history import arguments_object, pieces, provider_id
 from toolwire.formats._tool_result import payload
 
 if TYPE_CHECKING:
-    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-    from toolwire.registry import ToolRegistry
+    from toolwire.formats._views import CallView, InvalidCallView, ResultView, ToolsView
 
 __all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "stream_body", "tool_result", "turn"]
 
@@ -31,7 +30,7 @@ def buffered_events(response: Any) -> list[Any]:
     return [as_dict(response)]
 
 
-def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
+def call_entry(call: CallView, name: str) -> dict[str, Any]:
     """A ``functionCall`` part (its id only when the provider gave one), with its ``thoughtSignature``."""
     function_call: dict[str, Any] = {"name": name, "args": arguments_object(call)}
     if provider_id(call):
@@ -42,7 +41,7 @@ def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
     return part
 
 
-def turn(result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: bool) -> dict[str, Any]:
+def turn(result: ResultView, calls: list[CallView], own: bool) -> dict[str, Any]:
     """One ``role: "model"`` content of parts, each in its place."""
     return {"role": "model", "parts": pieces(result, calls, own, call_entry, _text_piece)}
 
@@ -51,7 +50,7 @@ def _text_piece(text: str) -> dict[str, Any]:
     return {"text": text}
 
 
-def tool_result(call: InvalidToolCall) -> dict[str, Any]:
+def tool_result(call: InvalidCallView) -> dict[str, Any]:
     """A ``functionResponse`` part (its id only when the call's came from the provider)."""
     response = {"name": call.name or "", "response": {"error": payload(call)}}
     if provider_id(call):
@@ -59,7 +58,7 @@ def tool_result(call: InvalidToolCall) -> dict[str, Any]:
     return {"functionResponse": response}
 
 
-def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
+def request_tools(registry: ToolsView) -> list[dict[str, Any]]:
     """The tools in the OpenAI Chat shape: toolwire renders none in Gemini's own (``functionDeclarations``) yet."""
     return registry.to_openai()
 

@@ -14,8 +14,7 @@ from toolwire.formats._history import arguments_object, call_name, provider_id
 from toolwire.formats._tool_result import payload_text
 
 if TYPE_CHECKING:
-    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-    from toolwire.registry import ToolRegistry
+    from toolwire.formats._views import CallView, InvalidCallView, ResultView, ToolsView
 
 __all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "stream_body", "tool_result", "turn"]
 
@@ -30,7 +29,7 @@ def buffered_events(response: Any) -> list[Any]:
     return [as_dict(response)]
 
 
-def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
+def call_entry(call: CallView, name: str) -> dict[str, Any]:
     """A ``tool_calls`` entry whose arguments are an object."""
     entry: dict[str, Any] = {"function": {"name": name, "arguments": arguments_object(call)}}
     if provider_id(call):
@@ -38,7 +37,7 @@ def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
     return entry
 
 
-def turn(result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: bool) -> dict[str, Any]:
+def turn(result: ResultView, calls: list[CallView], own: bool) -> dict[str, Any]:
     """One assistant message with its ``content`` and ``tool_calls`` (the text is the output's, own or not)."""
     message: dict[str, Any] = {"role": "assistant", "content": result.text}
     if calls:
@@ -46,12 +45,12 @@ def turn(result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: boo
     return message
 
 
-def tool_result(call: InvalidToolCall) -> dict[str, Any]:
+def tool_result(call: InvalidCallView) -> dict[str, Any]:
     """A ``role: "tool"`` message naming the tool (Ollama answers calls by name, not by id)."""
     return {"role": "tool", "tool_name": call.name or "", "content": payload_text(call)}
 
 
-def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
+def request_tools(registry: ToolsView) -> list[dict[str, Any]]:
     """The tools as a request of this format offers them (Ollama takes the OpenAI Chat shape)."""
     return registry.to_openai()
 

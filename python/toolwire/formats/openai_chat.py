@@ -15,8 +15,7 @@ from toolwire.formats._history import arguments_text, call_name
 from toolwire.formats._tool_result import payload_text
 
 if TYPE_CHECKING:
-    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-    from toolwire.registry import ToolRegistry
+    from toolwire.formats._views import CallView, InvalidCallView, ResultView, ToolsView
 
 __all__ = [
     "DONE",
@@ -64,14 +63,14 @@ def buffered_events(response: Any) -> list[Any]:
     return [{"choices": choices, "usage": field(response, "usage"), "error": field(response, "error")}]
 
 
-def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
+def call_entry(call: CallView, name: str) -> dict[str, Any]:
     """A ``tool_calls`` entry (a custom tool's call: ``{"type": "custom"}`` with its input)."""
     if call.input is not None:
         return {"id": call.id, "type": "custom", "custom": {"name": name, "input": call.input}}
     return {"id": call.id, "type": "function", "function": {"name": name, "arguments": arguments_text(call)}}
 
 
-def turn(result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: bool) -> dict[str, Any]:
+def turn(result: ResultView, calls: list[CallView], own: bool) -> dict[str, Any]:
     """One assistant message with its ``content`` and ``tool_calls`` (the text is the output's, own or not)."""
     message: dict[str, Any] = {"role": "assistant", "content": result.text or None}
     if calls:
@@ -79,12 +78,12 @@ def turn(result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: boo
     return message
 
 
-def tool_result(call: InvalidToolCall) -> dict[str, Any]:
+def tool_result(call: InvalidCallView) -> dict[str, Any]:
     """A ``role: "tool"`` message answering the call's id."""
     return {"role": "tool", "tool_call_id": call.id, "content": payload_text(call)}
 
 
-def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
+def request_tools(registry: ToolsView) -> list[dict[str, Any]]:
     """The tools as a request of this format offers them."""
     return registry.to_openai()
 

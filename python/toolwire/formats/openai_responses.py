@@ -16,8 +16,7 @@ from toolwire.formats._history import arguments_text, pieces
 from toolwire.formats._tool_result import payload_text
 
 if TYPE_CHECKING:
-    from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-    from toolwire.registry import ToolRegistry
+    from toolwire.formats._views import CallView, InvalidCallView, ResultView, ToolsView
 
 __all__ = ["buffered_events", "call_entry", "looks_buffered", "request_tools", "stream_body", "tool_result", "turn"]
 
@@ -65,7 +64,7 @@ def buffered_events(response: Any) -> list[Any]:
     return events
 
 
-def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
+def call_entry(call: CallView, name: str) -> dict[str, Any]:
     """A ``function_call`` input item (a custom tool's: ``custom_tool_call``), with its ``item_id`` as ``id``."""
     item: dict[str, Any]
     if call.input is not None:
@@ -78,7 +77,7 @@ def call_entry(call: ToolCall | InvalidToolCall, name: str) -> dict[str, Any]:
     return item
 
 
-def turn(result: StreamResult, calls: list[ToolCall | InvalidToolCall], own: bool) -> list[Any]:
+def turn(result: ResultView, calls: list[CallView], own: bool) -> list[Any]:
     """The input items of the turn, each in its place."""
     return pieces(result, calls, own, call_entry, _text_piece)
 
@@ -87,13 +86,13 @@ def _text_piece(text: str) -> dict[str, Any]:
     return {"role": "assistant", "content": text}
 
 
-def tool_result(call: InvalidToolCall) -> dict[str, Any]:
+def tool_result(call: InvalidCallView) -> dict[str, Any]:
     """A ``function_call_output`` item (a custom tool's: ``custom_tool_call_output``) answering the call's id."""
     kind = "custom_tool_call_output" if call.input is not None else "function_call_output"
     return {"type": kind, "call_id": call.id, "output": payload_text(call)}
 
 
-def request_tools(registry: ToolRegistry) -> list[dict[str, Any]]:
+def request_tools(registry: ToolsView) -> list[dict[str, Any]]:
     """The tools as a request of this format offers them."""
     return registry.to_openai_responses()
 

@@ -30,7 +30,7 @@ from toolwire.reference._numbers import NUMBER_TOO_LONG, loads_arguments
 from toolwire.reference._scanner import COMPLETE, INCOMPLETE, Scanner
 
 if TYPE_CHECKING:
-    from toolwire._validation import CompiledTools
+    from toolwire.registry import CompiledTools
 
 Emit = Literal["complete", "call_end", "stream_end"]
 Emitted = ToolCall | InvalidToolCall

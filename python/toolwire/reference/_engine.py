@@ -25,7 +25,7 @@ from toolwire.reference.decode import Decoder, decoder_for, detect, is_error
 from toolwire.reference.decode.openai_chat import read_chunk
 
 if TYPE_CHECKING:
-    from toolwire._validation import CompiledTools
+    from toolwire.registry import CompiledTools
 
 
 class Engine:

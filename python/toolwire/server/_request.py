@@ -15,9 +15,8 @@ from typing import Any, Final
 
 from toolwire._choice import ToolChoice, parse_tool_choice
 from toolwire._json import canonical, json_type
-from toolwire._validation import core_validators
 from toolwire.errors import SchemaError
-from toolwire.registry import ToolRegistry, WireFormat
+from toolwire.registry import ToolRegistry, WireFormat, core_validators
 
 __all__ = ["PARSERS", "ParsedRequest", "RequestError"]
 

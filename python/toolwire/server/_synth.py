@@ -14,9 +14,10 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-import toolwire
+from toolwire._bound import core
 from toolwire._json import lookup, pointer_token, pointer_tokens
 from toolwire._model import Severity
+from toolwire.errors import SchemaError
 from toolwire.registry import ToolRegistry
 
 __all__ = ["NotSynthesizableError", "synthesize"]
@@ -215,8 +216,8 @@ def synthesize(name: str, tools: ToolRegistry) -> dict[str, Any]:
     if not isinstance(arguments, dict):
         raise NotSynthesizableError(f"tool {name!r}: its parameters do not describe an object")
     try:
-        found = toolwire.validate(name, arguments, tools)
-    except toolwire.SchemaError as error:
+        found = core.validate(name, arguments, tools)
+    except SchemaError as error:
         raise NotSynthesizableError(f"tool {name!r}: {error}") from None
     errors = [violation for violation in found if violation.severity is Severity.ERROR]
     if errors:

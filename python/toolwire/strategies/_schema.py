@@ -20,7 +20,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-import toolwire
+from toolwire._bound import core
 from toolwire.registry import Tool, ToolRegistry
 from toolwire.strategies import _values
 from toolwire.strategies._hostile import PAYLOADS, HostileOptions
@@ -86,7 +86,7 @@ class _Checker:
                 "required": [_CHECK_KEY],
             }
             registry = self._registries[key] = ToolRegistry([Tool("toolwire_check", parameters=wrapper)])
-        return not toolwire.validate("toolwire_check", {_CHECK_KEY: value}, registry)
+        return not core.validate("toolwire_check", {_CHECK_KEY: value}, registry)
 
     def none_of(self, schemas: list[Any]) -> Callable[[Any], bool]:
         """A predicate: the value matches none of ``schemas``."""
@@ -144,7 +144,7 @@ class Compiler:
 
     def valid(self, value: Any) -> bool:
         """Whether ``toolwire.validate`` finds nothing wrong with ``value`` as the tool's arguments."""
-        return not toolwire.validate(self.tool.name, value, self.registry)
+        return not core.validate(self.tool.name, value, self.registry)
 
     # ---------------------------------------------------------------------------------------------- references
 

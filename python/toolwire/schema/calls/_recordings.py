@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import toolwire
+from toolwire._bound import core
 from toolwire.errors import ToolwireError
 from toolwire.recordings import Recording, load_recording
 from toolwire.schema.calls._model import ObservedCall, UnreadableRecord, timestamp
@@ -38,7 +38,7 @@ def calls_in_recording(recording: Recording) -> Iterator[ObservedCall | Unreadab
         moment = None
     count = 0
     try:
-        stream = toolwire.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
+        stream = core.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
         for call in stream:
             count += 1
             where = f"{origin} call {count}"

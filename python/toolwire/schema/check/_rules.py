@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from toolwire._bound import core
 from toolwire._core import schema_problems
 from toolwire._model import Severity
 from toolwire._secrets import find_secrets, masked_text
@@ -236,11 +237,9 @@ def _required(source: ToolSource, parameters: Any) -> Iterator[Finding]:
 
 
 def _violations(registry: ToolRegistry, name: str, example: Any) -> list[Any]:
-    from toolwire import validate
-
     try:
         text = json.dumps(example, ensure_ascii=False, allow_nan=False, default=_plain)
-        found = validate(name, text, registry)
+        found = core.validate(name, text, registry)
     except (TypeError, ValueError) as error:  # not JSON data (a set, NaN...)
         return [error]
     return [violation for violation in found if violation.severity is Severity.ERROR]

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-import toolwire
+from toolwire._bound import core
 from toolwire._json import pointer_tokens
 from toolwire._model import Severity, Violation
 from toolwire.registry import ToolRegistry
@@ -198,8 +198,8 @@ class _Judge:
 
     def run(self) -> None:
         pairs = [(call.name, call.arguments) for call in self.calls]
-        before = toolwire.validate_many(pairs, _registry(self.old)) if pairs else []
-        after = toolwire.validate_many(pairs, _registry(self.new)) if pairs else []
+        before = core.validate_many(pairs, _registry(self.old)) if pairs else []
+        after = core.validate_many(pairs, _registry(self.new)) if pairs else []
         by_tool: dict[str, list[tuple[int, Change]]] = {}
         for call, old_found, new_found in zip(self.calls, before, after, strict=True):
             counts = self.per_tool[call.name]

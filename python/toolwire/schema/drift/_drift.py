@@ -40,7 +40,7 @@ import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, get_args, get_origin
 
-import toolwire
+from toolwire._bound import core
 from toolwire._json import pointer_token
 from toolwire._model import Severity
 from toolwire.registry import Tool, ToolRegistry, tool_from_python
@@ -357,7 +357,7 @@ def _schema_accepts(name: str, example: Any, registry: ToolRegistry) -> bool:
     if not isinstance(example, Mapping):
         return False
     try:
-        violations = toolwire.validate(name, example, registry)
+        violations = core.validate(name, example, registry)
     except TypeError:  # not JSON at all (a YAML date...)
         return False
     return not any(violation.severity is Severity.ERROR for violation in violations)

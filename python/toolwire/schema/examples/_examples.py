@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-import toolwire
+from toolwire._bound import core
 from toolwire._json import parse_json
 from toolwire._model import Severity, Violation
 from toolwire._yaml import parse_yaml
@@ -119,7 +119,7 @@ def _violations(example: Example, registry: ToolRegistry) -> list[Violation] | s
     if not isinstance(example.name, str):
         return []
     try:
-        found = toolwire.validate(example.name, example.arguments, registry)
+        found = core.validate(example.name, example.arguments, registry)
     except TypeError as error:
         return str(error)
     return [violation for violation in found if violation.severity is Severity.ERROR]

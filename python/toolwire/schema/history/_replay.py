@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Final
 
+from toolwire._bound import core
 from toolwire._json import compact
 from toolwire._model import Severity, Violation
 from toolwire.schema.calls import ObservedCall, UnreadableRecord
@@ -153,8 +154,6 @@ class _Replay:
 
     def _produced(self, calls: list[ObservedCall], matches: list[VersionMatch]) -> list[list[Violation]]:
         """Each call's violations under its own version: one batch per version (nothing for unknown versions)."""
-        from toolwire import validate_many
-
         groups: dict[int, list[int]] = {}
         for position, match in enumerate(matches):
             self.report.by_rule[match.rule] += 1
@@ -162,7 +161,7 @@ class _Replay:
                 groups.setdefault(match.index, []).append(position)
         produced: list[list[Violation]] = [[] for _ in calls]
         for index, positions in groups.items():
-            found = validate_many(
+            found = core.validate_many(
                 [(calls[p].name, calls[p].arguments) for p in positions], self.history.versions[index].registry
             )
             for position, violations in zip(positions, found, strict=True):
@@ -170,8 +169,6 @@ class _Replay:
         return produced
 
     def chunk(self, items: Sequence[ObservedCall | UnreadableRecord]) -> None:
-        from toolwire import validate_many
-
         report = self.report
         calls: list[ObservedCall] = []
         for item in items:
@@ -190,7 +187,7 @@ class _Replay:
         if not pending:
             return
         current = self.history.current.registry
-        verdicts = validate_many([(calls[position].name, text) for position, text, _ in pending], current)
+        verdicts = core.validate_many([(calls[position].name, text) for position, text, _ in pending], current)
         for (position, _, steps), violations in zip(pending, verdicts, strict=True):
             self._judge(calls[position], matches[position], steps, _errors(violations))
 

@@ -23,7 +23,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final
 
-import toolwire
+from toolwire._bound import core
 from toolwire._model import Severity, Violation
 from toolwire.registry import ToolRegistry
 from toolwire.schema.calls import (
@@ -267,7 +267,7 @@ class _Replay:
             self.keys.update(found)
         if not pairs:
             return
-        results = toolwire.validate_many(pairs, self.registry)
+        results = core.validate_many(pairs, self.registry)
         invalid = 0
         for position in compress(range(len(results)), results):  # the calls with any violation
             call = calls[position]
