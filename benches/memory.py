@@ -29,16 +29,16 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from itertools import chain, repeat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-BENCHES = Path(__file__).resolve().parent
-if str(BENCHES) not in sys.path:
-    sys.path.insert(0, str(BENCHES))
+REPOSITORY = Path(__file__).resolve().parents[1]
+if str(REPOSITORY) not in sys.path:  # run as a script, in the child process
+    sys.path.insert(0, str(REPOSITORY))
 
-import grid  # noqa: E402
+from benches.contenders import core, floors  # noqa: E402
+from benches.inputs import grid  # noqa: E402
 
 MIB = 1024 * 1024
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -83,49 +83,11 @@ class _Sampler:
             yield chunk
 
 
-def _text(call: grid.Call) -> str:
-    return "".join(chain((call.head,), repeat(call.block, call.repeats), (call.tail,)))
-
-
-def _run_core(stream: grid.Stream, sampler: _Sampler) -> list[int]:
-    import toolwire
-
-    sizes = []
-    for call in toolwire.reassemble(sampler.feed(stream.feed())):
-        sizes.append(len(call.arguments_json))
-        del call
-    return sizes
-
-
-def _outputs(stream: grid.Stream, sampler: _Sampler, keep: bool) -> list[int]:
-    """The output alone (no feed, no reassembly): built where the core hands calls over."""
-    import jiter
-
-    sizes = []
-    kept = []
-    batches = [[call] for call in stream.calls] if stream.cell.mode == "sequential" else [list(stream.calls)]
-    for batch in batches:
-        outputs = []
-        for call in batch:
-            text = _text(call)
-            outputs.append((text, jiter.from_json(text.encode(), allow_inf_nan=False, cache_mode="keys")))
-            del text
-        sizes.extend(len(text) for text, _ in outputs)
-        if keep:
-            kept.extend(outputs)
-        del outputs
-    return sizes
-
-
-def _run_control(stream: grid.Stream, sampler: _Sampler) -> list[int]:
-    return _outputs(stream, sampler, keep=False)
-
-
-def _run_control_retain(stream: grid.Stream, sampler: _Sampler) -> list[int]:
-    return _outputs(stream, sampler, keep=True)
-
-
-RUNS = {"core": _run_core, "control": _run_control, "control-retain": _run_control_retain}
+RUNS: dict[str, Callable[[grid.Stream, _Sampler], list[int]]] = {
+    "core": lambda stream, sampler: core.dropping(sampler.feed(stream.feed())),
+    "control": lambda stream, _: floors.outputs(stream, keep=False),
+    "control-retain": lambda stream, _: floors.outputs(stream, keep=True),
+}
 
 
 def child(implementation: str, mode: str, calls: int, size: int) -> dict[str, Any]:

@@ -5,20 +5,20 @@
 With ``--write`` the tables replace what lies between the page's two marks (``BEGIN``, ``END``) instead of being
 printed, so the page's own prose (what the grid is, how the figures read) stays as written around them.
 
-Every implementation of ``implementations.IMPLEMENTATIONS`` runs on every grid cell it is not skipped on (the
+Every contender of ``contenders.lineups.chunks`` runs on every grid cell it is not skipped on (the
 quadratic competitors stop where one run would take over ~2 s), in round-robin order, each run timed with
-``time.perf_counter`` over one whole warm stream (``grid``); a cell's figure is the best of its rounds. Then the
+``time.perf_counter`` over one whole warm stream (``inputs.grid``); a cell's figure is the best of its rounds. Then the
 core's scaling (linearity in bytes, per-chunk cost from 1 to 16 parallel calls), its memory (``memory``), and a
 breakdown of where its time goes. Then validation (issue 3, item 7): the contenders of
-``validation_data.CONTENDERS`` on 100,000 calls as JSON text against the BFCL schemas (round-robin over whole
+``contenders.lineups.validation`` on 100,000 calls as JSON text against the BFCL schemas (round-robin over whole
 batches; ``json+jsonschema`` best of 3, without warm-up runs), what ``tools=`` adds to ``reassemble`` in each grid
 cell (plain and validating runs timed round-robin on the same stream), and a breakdown of the core's validation
-time. Then raw event-stream bytes (issue 4, item 8): the contenders of ``sse_data.CONTENDERS`` on every grid cell
+time. Then raw event-stream bytes (issue 4, item 8): the contenders of ``contenders.lineups.sse`` on every grid cell
 rendered as OpenAI's SSE bytes in 64 KiB reads (round-robin as above; ``reference-bytes`` and ``openai-sdk-bytes``
 best of 3, runs of over 1 s without warm-up runs), linearity from 0.33 MB to 166 MB of SSE, and a breakdown of
 ``core-bytes``' time. Then the same for Anthropic Messages and OpenAI Responses streams (issue 4, item 8: "the same
 table against the anthropic SDK's accumulation and the openai Responses helper"): the contenders of
-``format_data.CONTENDERS`` on every grid cell rendered as each API's SSE bytes (``reference-bytes`` and the SDKs best
+``contenders.lineups.formats`` on every grid cell rendered as each API's SSE bytes (``reference-bytes`` and the SDKs best
 of 3; the SDKs where one run takes under ~2 s), linearity per format, and a breakdown of ``core-bytes``' time on
 both; ``--only formats`` runs that section alone. Every target of the issue is checked and every miss flagged.
 """
@@ -39,15 +39,16 @@ from pathlib import Path
 from typing import Any
 
 BENCHES = Path(__file__).resolve().parent
-if str(BENCHES) not in sys.path:
-    sys.path.insert(0, str(BENCHES))
+if str(BENCHES.parent) not in sys.path:  # run as a script
+    sys.path.insert(0, str(BENCHES.parent))
 
-import format_data  # noqa: E402
-import grid  # noqa: E402
-import memory  # noqa: E402
-import sse_data  # noqa: E402
-import validation_data  # noqa: E402
-from implementations import IMPLEMENTATIONS, check, floor  # noqa: E402
+from benches import memory  # noqa: E402
+from benches.contenders import core, floors, validators  # noqa: E402
+from benches.contenders.lineups import chunks, formats, sse, validation  # noqa: E402
+from benches.inputs import formats as format_streams  # noqa: E402
+from benches.inputs import grid  # noqa: E402
+from benches.inputs import sse as sse_streams  # noqa: E402
+from benches.inputs import validation as workloads  # noqa: E402
 
 MIB = 1024 * 1024
 SLOW = {"reference", "openai-sdk", "langchain"}  # few rounds: each run is long, its noise relatively small
@@ -183,12 +184,12 @@ def time_cell(stream: grid.Stream, names: list[str], rounds: int, budget: float)
     timing starts after untimed warm-up runs and a ``gc.collect()``, with the set-up's objects frozen out of the
     collector's reach.
     """
-    impls = {name: IMPLEMENTATIONS[name] for name in names}
+    impls = {name: chunks.CONTENDERS[name] for name in names}
     for impl in impls.values():
         if impl.prepare is not None:
             impl.prepare(stream)
     runs: dict[str, Callable[[], object]] = {name: (lambda impl=impl: impl.run(stream)) for name, impl in impls.items()}
-    return time_runs(runs, lambda name, result: check(name, stream, result), rounds, budget)
+    return time_runs(runs, lambda name, result: chunks.check(name, stream, result), rounds, budget)
 
 
 def _ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -227,20 +228,20 @@ def breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
             pass
 
     def engine_pull() -> list[Any]:
-        core = engine()
-        chunks = stream.feed()
+        machine = engine()
+        feed = stream.feed()
         calls = []
-        while (ready := core.pull(chunks)) is not None:
+        while (ready := machine.pull(feed)) is not None:
             calls += ready
-        return calls + core.end()
+        return calls + machine.end()
 
     def engine_feed() -> list[Any]:
-        core = engine()
+        machine = engine()
         calls = []
-        feed = core.feed
+        feed = machine.feed
         for chunk in stream.feed():
             calls += feed(chunk)
-        return calls + core.end()
+        return calls + machine.end()
 
     def reassembler_feed() -> list[Any]:
         reassembler = toolwire.Reassembler()
@@ -250,7 +251,7 @@ def breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
         return calls + reassembler.finish()
 
     ways: list[tuple[str, Callable[[], object]]] = [
-        ("floor (Python loop reading the tool-call fields)", lambda: floor(stream.feed())),
+        ("floor (Python loop reading the tool-call fields)", lambda: floors.fields(stream.feed())),
         ("the warm feed alone (`for _ in feed: pass`)", feed_only),
         ("`_core.Engine.pull` (the chunk loop in Rust)", engine_pull),
         ("`_core.Engine.feed` per chunk from Python", engine_feed),
@@ -268,38 +269,36 @@ def breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
 # --- validation (issue 3, item 7) ---------------------------------------------------------------------------------
 
 
-def time_validation(load: validation_data.Workload, rounds: int, budget: float) -> dict[str, float]:
-    """Best time of each contender of ``validation_data.CONTENDERS`` on the whole workload (round-robin)."""
-    validation_data.compiled()  # every schema compiled once, untimed
+def time_validation(load: workloads.Workload, rounds: int, budget: float) -> dict[str, float]:
+    """Best time of each contender of ``contenders.lineups.validation`` on the whole workload (round-robin)."""
+    validation.prepare()  # every schema compiled once, untimed
     runs: dict[str, Callable[[], object]] = {
-        name: (lambda run=run: run(load.calls)) for name, run in validation_data.CONTENDERS.items()
+        name: (lambda run=run: run(load.calls)) for name, run in validation.CONTENDERS.items()
     }
 
     def check_result(name: str, result: Any) -> None:
-        validation_data.check(name, load, result)
+        validation.check(name, load, result)
 
-    return time_runs(runs, check_result, rounds, budget, slow=validation_data.SLOW_CONTENDERS, cold_over=1.0)
+    return time_runs(runs, check_result, rounds, budget, slow=validation.SLOW_CONTENDERS, cold_over=1.0)
 
 
 def time_tools(stream: grid.Stream, rounds: int, budget: float) -> dict[str, float]:
     """Best time of ``reassemble`` on one stream, plain (``core``) and with ``tools=`` (``core+tools``)."""
-    import toolwire
-
-    registry = validation_data.grid_registry()
+    registry = workloads.grid_registry()
     runs: dict[str, Callable[[], object]] = {
-        "core": lambda: list(toolwire.reassemble(stream.feed())),
-        "core+tools": lambda: list(toolwire.reassemble(stream.feed(), tools=registry, on_invalid="yield")),
+        "core": lambda: core.chunks(stream),
+        "core+tools": lambda: core.chunks_with_tools(stream),
     }
 
     def check_result(name: str, result: Any) -> None:
-        check("core", stream, result)
+        chunks.check("core", stream, result)
         if name == "core+tools":
             assert all(call.tool_fingerprint == registry[call.name].fingerprint for call in result), name
 
     return time_runs(runs, check_result, rounds, budget)
 
 
-def validation_breakdown(load: validation_data.Workload, rounds: int) -> list[tuple[str, int, float]]:
+def validation_breakdown(load: workloads.Workload, rounds: int) -> list[tuple[str, int, float]]:
     """(way, calls, ns per call) of the pieces of the core's validation and of JSON parsing alone."""
     import json
 
@@ -308,8 +307,9 @@ def validation_breakdown(load: validation_data.Workload, rounds: int) -> list[tu
     import toolwire
     from toolwire.registry import core_validators
 
-    registry = validation_data.compiled().registry
-    core = core_validators(registry)
+    validation.prepare()
+    registry = core.registry()
+    compiled = core_validators(registry)
     any_object = core_validators(toolwire.ToolRegistry([{"name": "t", "parameters": {"type": "object"}}]))
     calls = load.calls
     valid = load.subset(valid=True)
@@ -318,7 +318,7 @@ def validation_breakdown(load: validation_data.Workload, rounds: int) -> list[tu
     long = load.subset(valid=True, where=lambda _, text: len(text) >= 150)
     same_texts = [("t", text) for _, text in calls]
     empty = [("t", "{}")] * len(calls)
-    rs = validation_data.compiled().jsonschema_rs
+    rs = validators.jsonschema_rs()
 
     def parse(loads: Callable[[str], object]) -> Callable[[], object]:
         def run() -> None:
@@ -340,12 +340,12 @@ def validation_breakdown(load: validation_data.Workload, rounds: int) -> list[tu
         (
             "`_core.ToolValidators.validate_many` (no Python wrapper), all calls",
             calls,
-            lambda: core.validate_many(calls),
+            lambda: compiled.validate_many(calls),
         ),
-        ("the same, valid calls only", valid, lambda: core.validate_many(valid)),
-        ("the same, invalid calls only", invalid, lambda: core.validate_many(invalid)),
-        ("the same, valid calls of at most 40 bytes", short, lambda: core.validate_many(short)),
-        ("the same, valid calls of at least 150 bytes", long, lambda: core.validate_many(long)),
+        ("the same, valid calls only", valid, lambda: compiled.validate_many(valid)),
+        ("the same, invalid calls only", invalid, lambda: compiled.validate_many(invalid)),
+        ("the same, valid calls of at most 40 bytes", short, lambda: compiled.validate_many(short)),
+        ("the same, valid calls of at least 150 bytes", long, lambda: compiled.validate_many(long)),
         (
             'the same texts against `{"type": "object"}` (parse + per-call cost)',
             same_texts,
@@ -358,7 +358,7 @@ def validation_breakdown(load: validation_data.Workload, rounds: int) -> list[tu
         (
             "orjson+jsonschema-rs (`iter_errors`, as benchmarked)",
             calls,
-            lambda: validation_data.run_orjson_jsonschema_rs(calls),
+            lambda: validators.orjson_jsonschema_rs(calls),
         ),
     ]
     gc.collect()
@@ -376,17 +376,17 @@ def validation_report(
     """The validation section: contenders at 100,000 calls, the tools= overhead per grid cell, the breakdown."""
     progress = sys.stderr
     say("")
-    if not validation_data.available():
-        say(f"Validation against the BFCL schemas: skipped, {validation_data.SCHEMAS} is absent.")
+    if not workloads.available():
+        say(f"Validation against the BFCL schemas: skipped, {workloads.SCHEMAS} is absent.")
     else:
         size = options.validation_calls
-        load = validation_data.workload(size)
+        load = workloads.workload(size)
         invalid = 1 - load.valid.count(True) / size
-        print(f"timing validation ({size} calls): {', '.join(validation_data.CONTENDERS)}", file=progress, flush=True)
+        print(f"timing validation ({size} calls): {', '.join(validation.CONTENDERS)}", file=progress, flush=True)
         best = time_validation(load, options.rounds, options.validation_budget)
         say(
-            f"Validation of {size:,} calls given as JSON text against the {len(validation_data.tools())} BFCL schemas "
-            f"(`validation_data`: {invalid:.0%} invalid, {load.text_bytes / size:.0f} bytes of arguments on average), "
+            f"Validation of {size:,} calls given as JSON text against the {len(workloads.tools())} BFCL schemas "
+            f"(`inputs.validation`: {invalid:.0%} invalid, {load.text_bytes / size:.0f} bytes of arguments on average), "
             "every contender producing every error of every call, schemas compiled beforehand:"
         )
         say("")
@@ -406,7 +406,7 @@ def validation_report(
     overheads: dict[grid.Cell, float] = {}
     say("")
     say(
-        'What `tools=` (every call validated against `validation_data.GRID_PARAMETERS`, `on_invalid="yield"`) '
+        'What `tools=` (every call validated against `inputs.validation.GRID_PARAMETERS`, `on_invalid="yield"`) '
         "adds to `toolwire.reassemble` on the grid's streams:"
     )
     say("")
@@ -427,7 +427,7 @@ def validation_report(
         f"({worst.id}), median {statistics.median(overheads.values()):+.0%}",
     )
 
-    if validation_data.available():
+    if workloads.available():
         print("breaking down the core's validation time", file=progress, flush=True)
         say("")
         say("Where the core's validation time goes (ns per call, best of 5, same workload):")
@@ -442,63 +442,41 @@ def validation_report(
 
 
 def time_bytes(stream: grid.Stream, rounds: int, budget: float) -> dict[str, float]:
-    """Best time of each contender of ``sse_data.CONTENDERS`` on one stream's bytes (the quadratic where it runs)."""
-    names = [
-        name
-        for name in sse_data.CONTENDERS
-        if name not in sse_data.QUADRATIC or sse_data.skip_reason(name, stream.cell) is None
-    ]
+    """Best time of each contender of ``contenders.lineups.sse`` on one stream's bytes (the quadratic where it runs)."""
+    names = [name for name in sse.CONTENDERS if name not in sse.QUADRATIC or sse.skip_reason(name, stream.cell) is None]
     for name in names:
-        sse_data.prepare(name, stream)
-    runs: dict[str, Callable[[], object]] = {
-        name: (lambda run=sse_data.CONTENDERS[name]: run(stream)) for name in names
-    }
+        sse.prepare(name, stream)
+    runs: dict[str, Callable[[], object]] = {name: (lambda run=sse.CONTENDERS[name]: run(stream)) for name in names}
 
     def check_result(name: str, result: Any) -> None:
-        sse_data.check(name, stream, result)
+        sse.check(name, stream, result)
 
-    return time_runs(runs, check_result, rounds, budget, slow=sse_data.SLOW_CONTENDERS, cold_over=1.0)
+    return time_runs(runs, check_result, rounds, budget, slow=sse.SLOW_CONTENDERS, cold_over=1.0)
 
 
 def bytes_breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
     """ns per chunk of the floor, its parts and the ways the core reads the same stream, on one cell."""
-    import orjson
-
     import toolwire
     from toolwire import _core
 
-    floor_lines = sse_data.orjson_lines
+    floor_lines = floors.orjson_lines
     stream = grid.stream(cell)
-    reads = sse_data.sse(stream).reads
+    reads = sse_streams.sse(stream).reads
     whole = b"".join(reads)
     lines = [line[6:] for line in whole.split(b"\n") if line.startswith(b"data: {")]
-    bare = sse_data.render(stream, drop=sse_data.ENVELOPE).reads
-
-    def loads_only() -> None:
-        loads = orjson.loads
-        for line in lines:
-            loads(line)
-
-    def split_only() -> int:
-        rest = b""
-        count = 0
-        for read in reads:
-            parts = (rest + read).split(b"\n")
-            rest = parts.pop()
-            count += len(parts)
-        return count
+    bare = sse_streams.render(stream, drop=sse_streams.ENVELOPE).reads
 
     def bytes_of(source: Any) -> Callable[[], object]:
         return lambda: list(toolwire.reassemble(iter(source)))
 
     ways: list[tuple[str, Callable[[], object]]] = [
         ("orjson-lines (the floor: split into lines, `orjson.loads` each data line)", lambda: floor_lines(reads)),
-        ("the floor's line splitting alone", split_only),
-        ("`orjson.loads` of each data line alone (lines split beforehand, untimed)", loads_only),
+        ("the floor's line splitting alone", lambda: floors.splitting(reads)),
+        ("`orjson.loads` of each data line alone (lines split beforehand, untimed)", lambda: floors.loads_each(lines)),
         ("core-bytes (`toolwire.reassemble` over the 64 KiB reads)", bytes_of(reads)),
         ("core-bytes over one `bytes` object of the whole stream", bytes_of((whole,))),
         (
-            f"core-bytes on the same stream with the envelope left out ({', '.join(sse_data.ENVELOPE)}; "
+            f"core-bytes on the same stream with the envelope left out ({', '.join(sse_streams.ENVELOPE)}; "
             f"{1 - sum(map(len, bare)) / len(whole):.0%} fewer bytes)",
             bytes_of(bare),
         ),
@@ -509,7 +487,7 @@ def bytes_breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
         ),
     ]
     for source in (reads, (whole,), bare):  # the core's variants give the ground truth
-        sse_data.check("core-bytes", stream, bytes_of(source)())
+        sse.check("core-bytes", stream, bytes_of(source)())
     assert floor_lines(reads)[0] == stream.chunk_count
     gc.collect()
     gc.freeze()
@@ -527,7 +505,7 @@ def bytes_report(say: Callable[[str], None], target: Callable[[bool, str], None]
     sizes: dict[grid.Cell, int] = {}
     for cell in grid.GRID:
         stream = grid.stream(cell)
-        sizes[cell] = sse_data.sse(stream).size
+        sizes[cell] = sse_streams.sse(stream).size
         print(f"timing raw bytes on {cell.id} ({sizes[cell] / 1e6:.1f} MB of SSE)", file=progress, flush=True)
         results[cell] = time_bytes(stream, rounds, budget)
 
@@ -538,8 +516,8 @@ def bytes_report(say: Callable[[str], None], target: Callable[[bool, str], None]
     say("Raw event-stream bytes")
     say("")
     say(
-        f"Every grid cell's stream as OpenAI sends it (`sse_data`: `data: <compact JSON>` per chunk, then "
-        f"`data: [DONE]`), in reads of {sse_data.READ // 1024} KiB; each contender consumes the reads and its result "
+        f"Every grid cell's stream as OpenAI sends it (`inputs.sse`: `data: <compact JSON>` per chunk, then "
+        f"`data: [DONE]`), in reads of {sse_streams.READ // 1024} KiB; each contender consumes the reads and its result "
         "is checked against the ground truth. orjson-lines splits the reads into lines and `orjson.loads` each data "
         "line, nothing else (the floor the targets are relative to); orjson-accumulator adds a hand-written "
         "accumulator; openai-sdk-bytes is `openai.Stream` over the bytes into `ChatCompletionStreamState` (quadratic, "
@@ -595,11 +573,9 @@ def bytes_report(say: Callable[[str], None], target: Callable[[bool, str], None]
     for size, rounds_here in ((4 * 1024, 7), (2 * MIB, 5)):
         cell = grid.Cell(1, size, "sequential")
         stream = grid.stream(cell) if size <= 64 * 1024 else grid.make_stream(cell)
-        runs: dict[str, Callable[[], object]] = {"core-bytes": lambda stream=stream: sse_data.run_core_bytes(stream)}
-        best = time_runs(
-            runs, lambda name, result, stream=stream: sse_data.check(name, stream, result), rounds_here, 3.0
-        )
-        per_byte[size] = (best["core-bytes"] / sse_data.sse(stream).size, sse_data.sse(stream).size)
+        runs: dict[str, Callable[[], object]] = {"core-bytes": lambda stream=stream: core.sse_bytes(stream)}
+        best = time_runs(runs, lambda name, result, stream=stream: sse.check(name, stream, result), rounds_here, 3.0)
+        per_byte[size] = (best["core-bytes"] / sse_streams.sse(stream).size, sse_streams.sse(stream).size)
     linearity = per_byte[2 * MIB][0] / per_byte[4 * 1024][0]
     target(
         linearity <= LINEARITY,
@@ -625,18 +601,18 @@ def bytes_report(say: Callable[[str], None], target: Callable[[bool, str], None]
 FORMAT_TITLES = {"anthropic-messages": "Anthropic Messages", "openai-responses": "OpenAI Responses"}
 
 
-def time_format(stream: format_data.FormatStream, rounds: int, budget: float) -> dict[str, float]:
-    """Best time of each contender of ``format_data.CONTENDERS`` on one format stream (the slow ones where they run)."""
-    contenders = format_data.CONTENDERS[stream.format]
-    names = [name for name in contenders if format_data.skip_reason(name, stream.cell, everywhere=_EVERYWHERE) is None]
+def time_format(stream: format_streams.FormatStream, rounds: int, budget: float) -> dict[str, float]:
+    """Best time of each contender of ``contenders.lineups.formats`` on one stream (the slow ones where they run)."""
+    contenders = formats.CONTENDERS[stream.format]
+    names = [name for name in contenders if formats.skip_reason(name, stream.cell, everywhere=_EVERYWHERE) is None]
     for name in names:
-        format_data.prepare(name)
+        formats.prepare(name)
     runs: dict[str, Callable[[], object]] = {name: (lambda run=contenders[name]: run(stream)) for name in names}
 
     def check_result(name: str, result: Any) -> None:
-        format_data.check(name, stream, result)
+        formats.check(name, stream, result)
 
-    return time_runs(runs, check_result, rounds, budget, slow=format_data.SLOW_CONTENDERS, cold_over=1.0)
+    return time_runs(runs, check_result, rounds, budget, slow=formats.SLOW_CONTENDERS, cold_over=1.0)
 
 
 _EVERYWHERE = frozenset({"reference-bytes"})  # linear: timed on every cell here (best of 3), unlike in pytest
@@ -644,51 +620,38 @@ _EVERYWHERE = frozenset({"reference-bytes"})  # linear: timed on every cell here
 
 def format_breakdown(cell: grid.Cell, rounds: int) -> dict[str, list[tuple[str, float]]]:
     """ns per event of the floor, its parts, and the core, per format, on one cell."""
-    import orjson
-
     import toolwire
     from toolwire import _core
 
     ways_of: dict[str, list[tuple[str, float]]] = {}
-    for fmt in format_data.FORMATS:
-        stream = format_data.stream(fmt, cell)
+    for fmt in format_streams.FORMATS:
+        stream = format_streams.stream(fmt, cell)
         reads = stream.reads
         whole = b"".join(reads)
         lines = [line[6:] for line in whole.split(b"\n") if line.startswith(b"data: {")]
 
-        def loads_only(lines: list[bytes] = lines) -> None:
-            loads = orjson.loads
-            for line in lines:
-                loads(line)
-
-        def split_only(reads: tuple[bytes, ...] = reads) -> int:
-            rest = b""
-            count = 0
-            for read in reads:
-                parts = (rest + read).split(b"\n")
-                rest = parts.pop()
-                count += len(parts)
-            return count
-
-        def core(source: tuple[bytes, ...], fmt: str = fmt) -> Callable[[], object]:
+        def core_bytes(source: tuple[bytes, ...], fmt: str = fmt) -> Callable[[], object]:
             return lambda: list(toolwire.reassemble(iter(source), format=fmt))
 
         ways: list[tuple[str, Callable[[], object]]] = [
             (
                 "orjson-lines (the floor: split into lines, `orjson.loads` each data line)",
-                lambda reads=reads: sse_data.orjson_lines(reads),
+                lambda reads=reads: floors.orjson_lines(reads),
             ),
-            ("the floor's line splitting alone", split_only),
-            ("`orjson.loads` of each data line alone (lines split beforehand, untimed)", loads_only),
-            ("core-bytes (`toolwire.reassemble(..., format=)` over the 64 KiB reads)", core(reads)),
-            ("core-bytes over one `bytes` object of the whole stream", core((whole,))),
+            ("the floor's line splitting alone", lambda reads=reads: floors.splitting(reads)),
+            (
+                "`orjson.loads` of each data line alone (lines split beforehand, untimed)",
+                lambda lines=lines: floors.loads_each(lines),
+            ),
+            ("core-bytes (`toolwire.reassemble(..., format=)` over the 64 KiB reads)", core_bytes(reads)),
+            ("core-bytes over one `bytes` object of the whole stream", core_bytes((whole,))),
             (
                 "`_core.frame` (framing alone, but two `bytes` objects built per event)",
                 lambda reads=reads: _core.frame(reads),
             ),
         ]
         for source in (reads, (whole,)):
-            format_data.check("core-bytes", stream, core(source)())
+            formats.check("core-bytes", stream, core_bytes(source)())
         gc.collect()
         gc.freeze()
         best = {label: float("inf") for label, _ in ways}
@@ -707,14 +670,14 @@ def formats_report(say: Callable[[str], None], target: Callable[[bool, str], Non
     # Every contender once, untimed, before any timing: the SDKs' first runs import modules and build their pydantic
     # models, and objects made then (after a cell's gc.freeze) would load the collector during that whole cell
     # (measured: core-bytes 1.5x slower on the first cell of a format when it was timed right after them).
-    for fmt in format_data.FORMATS:
-        stream = format_data.stream(fmt, grid.GRID[0])
-        for name, run in format_data.CONTENDERS[fmt].items():
-            format_data.prepare(name)
-            format_data.check(name, stream, run(stream))
-    for fmt in format_data.FORMATS:
+    for fmt in format_streams.FORMATS:
+        stream = format_streams.stream(fmt, grid.GRID[0])
+        for name, run in formats.CONTENDERS[fmt].items():
+            formats.prepare(name)
+            formats.check(name, stream, run(stream))
+    for fmt in format_streams.FORMATS:
         for cell in grid.GRID:
-            stream = format_data.stream(fmt, cell)
+            stream = format_streams.stream(fmt, cell)
             sizes[fmt, cell] = (stream.size, stream.events)
             print(f"timing {fmt} on {cell.id} ({stream.size / 1e6:.1f} MB of SSE)", file=progress, flush=True)
             results[fmt, cell] = time_format(stream, rounds, budget)
@@ -724,14 +687,14 @@ def formats_report(say: Callable[[str], None], target: Callable[[bool, str], Non
     say("")
     say(
         "The grid's calls (the same names and arguments text, with each API's own ids) as each API sends them "
-        "(`format_data`, the shapes of the captures in `recordings/`: an `event:` line before each compact `data:` "
+        "(`inputs.formats`, the shapes of the captures in `recordings/`: an `event:` line before each compact `data:` "
         "line; Anthropic: `message_start`, per call a `tool_use` `content_block_start`, an empty and then one "
         "`input_json_delta` per fragment, `content_block_stop`, a `ping`, `message_delta`, `message_stop`; Responses: "
         "`response.created`/`in_progress` carrying the response object and its 7 tools, per call "
         "`output_item.added`, one `function_call_arguments.delta` per fragment with its `sequence_number` and "
         "`obfuscation`, `function_call_arguments.done` and `output_item.done` with the whole arguments, "
         "`response.completed` with every call again), in reads of "
-        f"{sse_data.READ // 1024} KiB; `toolwire.reassemble(reads, format=...)` against the same floor "
+        f"{sse_streams.READ // 1024} KiB; `toolwire.reassemble(reads, format=...)` against the same floor "
         "(orjson-lines: split into lines, `orjson.loads` each data line, nothing else), orjson plus a minimal "
         "hand-written accumulator (Anthropic: fragments per `tool_use` block; Responses: each call from its "
         "`output_item.done`), and each SDK's own path from the bytes: anthropic-sdk-bytes is `anthropic.Stream` "
@@ -754,8 +717,8 @@ def formats_report(say: Callable[[str], None], target: Callable[[bool, str], Non
     def mbps(fmt: str, cell: grid.Cell) -> float:
         return sizes[fmt, cell][0] / results[fmt, cell]["core-bytes"] / 1e6
 
-    for fmt in format_data.FORMATS:
-        sdk = format_data.SDK[fmt]
+    for fmt in format_streams.FORMATS:
+        sdk = formats.SDK[fmt]
         say("")
         say(f'{FORMAT_TITLES[fmt]} (`format="{fmt}"`):')
         say("")
@@ -803,15 +766,13 @@ def formats_report(say: Callable[[str], None], target: Callable[[bool, str], Non
         for size, rounds_here in ((4 * 1024, 7), (2 * MIB, 5)):
             cell = grid.Cell(1, size, "sequential")
             if size <= 64 * 1024:
-                stream = format_data.stream(fmt, cell)
+                stream = format_streams.stream(fmt, cell)
             else:
-                stream = format_data.make(fmt, cell, calls=grid.make_stream(cell).calls)
-            runs: dict[str, Callable[[], object]] = {
-                "core-bytes": lambda stream=stream: format_data.run_core_bytes(stream)
-            }
+                stream = format_streams.make(fmt, cell, calls=grid.make_stream(cell).calls)
+            runs: dict[str, Callable[[], object]] = {"core-bytes": lambda stream=stream: core.format_bytes(stream)}
             best = time_runs(
                 runs,
-                lambda name, result, stream=stream: format_data.check(name, stream, result),
+                lambda name, result, stream=stream: formats.check(name, stream, result),
                 rounds_here,
                 3.0,
             )
@@ -827,7 +788,7 @@ def formats_report(say: Callable[[str], None], target: Callable[[bool, str], Non
     print("breaking down core-bytes' time on both formats", file=progress, flush=True)
     cell = grid.Cell(1, 64 * 1024, "sequential")
     ways = format_breakdown(cell, rounds=7)
-    first, second = format_data.FORMATS
+    first, second = format_streams.FORMATS
     say("")
     say(f"Where core-bytes' time goes ({cell.id}, ns per event, best of 7):")
     say("")
@@ -835,7 +796,7 @@ def formats_report(say: Callable[[str], None], target: Callable[[bool, str], Non
         f"| way | {FORMAT_TITLES[first]} ns/event | / orjson-lines | {FORMAT_TITLES[second]} ns/event | / orjson-lines |"
     )
     say("| --- | ---: | ---: | ---: | ---: |")
-    base = {fmt: ways[fmt][0][1] for fmt in format_data.FORMATS}
+    base = {fmt: ways[fmt][0][1] for fmt in format_streams.FORMATS}
     for (label, a), (_, b) in zip(ways[first], ways[second], strict=True):
         say(f"| {label} | {a:,.0f} | {a / base[first]:.2f} | {b:,.0f} | {b / base[second]:.2f} |")
 
@@ -847,11 +808,11 @@ def chat_report(options: argparse.Namespace, say: Callable[[str], None], target:
     """The Chat Completions tables: every implementation on the grid, its targets, memory, the breakdown."""
     progress = sys.stderr
     cells = list(grid.GRID)
-    names = list(IMPLEMENTATIONS)
+    names = list(chunks.CONTENDERS)
     results: dict[grid.Cell, dict[str, float]] = {}
     for cell in cells:
         stream = grid.stream(cell)
-        runnable = [name for name in names if IMPLEMENTATIONS[name].skip_reason(cell) is None]
+        runnable = [name for name in names if chunks.CONTENDERS[name].skip_reason(cell) is None]
         print(f"timing {cell.id} ({stream.chunk_count} chunks): {', '.join(runnable)}", file=progress, flush=True)
         results[cell] = time_cell(stream, runnable, options.rounds, options.budget)
 
@@ -1001,7 +962,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=1.5, help="seconds of timed runs per cell (default 1.5)")
     parser.add_argument("--quick", action="store_true", help="a smaller memory stream (8 calls, not 32)")
     parser.add_argument(
-        "--validation-calls", type=int, default=validation_data.CALLS, help="calls of the validation workload"
+        "--validation-calls", type=int, default=workloads.CALLS, help="calls of the validation workload"
     )
     parser.add_argument(
         "--validation-budget", type=float, default=20.0, help="seconds of timed validation runs (default 20)"
@@ -1058,7 +1019,7 @@ def main(argv: list[str] | None = None) -> int:
     command = "benches/report.py" + (f" --only {options.only}" if options.only else "")
     python = ".venv/bin/python" if in_repository else "python"
     how = " (`.venv/bin/maturin develop --release --quiet`)" if in_repository else ""
-    slow = sorted(format_data.SLOW_CONTENDERS) if options.only == "formats" else sorted(SLOW)
+    slow = sorted(formats.SLOW_CONTENDERS) if options.only == "formats" else sorted(SLOW)
     columns = "x/core-bytes" if options.only == "formats" else "x/core"
     say(
         f"Measured in one run of `{python} {command}` ({time.perf_counter() - started:.0f} s) on a "

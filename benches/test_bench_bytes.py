@@ -1,4 +1,5 @@
-"""Raw event-stream bytes (issue 4, item 8), parametrized over contender x grid cell (see ``sse_data``).
+"""Raw event-stream bytes (issue 4, item 8), parametrized over contender x grid cell (``inputs.sse``,
+``contenders.lineups.sse``).
 
 Each benchmark times one whole stream given as the 64 KiB reads of its event-stream bytes (``data: <chunk JSON>``
 per chunk, then ``data: [DONE]``, as OpenAI sends them) and then asserts its result is the ground truth, so
@@ -14,35 +15,31 @@ from pathlib import Path
 
 import pytest
 
-import grid
-import sse_data
+from benches.contenders.lineups import sse as lineup
+from benches.inputs import grid, sse
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
-def _cells() -> list[object]:
-    return [pytest.param(cell, id=cell.id, marks=() if cell.smallest else (pytest.mark.slow,)) for cell in grid.GRID]
-
-
-@pytest.mark.parametrize("contender", list(sse_data.CONTENDERS))
-@pytest.mark.parametrize("cell", _cells())
+@pytest.mark.parametrize("contender", list(lineup.CONTENDERS))
+@pytest.mark.parametrize("cell", grid.cell_params())
 def test_bytes(benchmark, contender: str, cell: grid.Cell) -> None:
-    reason = sse_data.skip_reason(contender, cell)
+    reason = lineup.skip_reason(contender, cell)
     if reason is not None:
         pytest.skip(reason)
     stream = grid.stream(cell)
-    sse_data.prepare(contender, stream)
-    rendered = sse_data.sse(stream)
+    lineup.prepare(contender, stream)
+    rendered = sse.sse(stream)
     benchmark.group = f"bytes-{cell.id}"
     benchmark.extra_info.update(sse_bytes=rendered.size, reads=len(rendered.reads), chunks=stream.chunk_count)
-    result = benchmark(sse_data.CONTENDERS[contender], stream)
-    sse_data.check(contender, stream, result)
+    result = benchmark(lineup.CONTENDERS[contender], stream)
+    lineup.check(contender, stream, result)
 
 
 def test_rendering_is_what_openai_sends() -> None:
     """Each chunk as ``data: <compact JSON>`` and a blank line, then ``[DONE]``: byte for byte a real capture's framing."""
     stream = grid.stream(grid.GRID[0])
-    rendered = sse_data.sse(stream)
+    rendered = sse.sse(stream)
     data = b"".join(rendered.reads)
     events = data.split(b"\n\n")
     assert events.pop() == b""
@@ -53,4 +50,4 @@ def test_rendering_is_what_openai_sends() -> None:
     capture = (REPOSITORY / "recordings" / "openai-chat" / "parallel-calls.sse").read_bytes()
     assert events[0] == capture.split(b"\n\n")[0]
     assert rendered.size == len(data)
-    assert all(len(read) == sse_data.READ for read in rendered.reads[:-1])
+    assert all(len(read) == sse.READ for read in rendered.reads[:-1])

@@ -1,7 +1,7 @@
 """Anthropic Messages and OpenAI Responses raw bytes (issue 4, item 8): format x contender x grid cell.
 
-Each benchmark times one whole stream given as the 64 KiB reads of its event-stream bytes (``format_data``: the chat
-grid's calls as each API sends them) and checks, untimed and before it is timed, that the contender's result is the
+Each benchmark times one whole stream given as the 64 KiB reads of its event-stream bytes (``inputs.formats``: the chat
+grid's calls as each API sends them; who reads them: ``contenders.lineups.formats``) and checks, untimed and before it is timed, that the contender's result is the
 ground truth (and the timed run's result again after), so ``--benchmark-disable`` makes this a correctness test of
 every contender. Benchmarks are grouped by format and cell: compare rows within a group; ``benches/report.py`` prints
 the same comparison as ratios ("Anthropic Messages and OpenAI Responses (raw bytes)"), with the targets relative to
@@ -15,38 +15,34 @@ from pathlib import Path
 
 import pytest
 
-import format_data
-import grid
+from benches.contenders.lineups import formats as lineup
+from benches.inputs import formats, grid, sse
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-
-
-def _cells() -> list[object]:
-    return [pytest.param(cell, id=cell.id, marks=() if cell.smallest else (pytest.mark.slow,)) for cell in grid.GRID]
 
 
 def _contenders() -> list[object]:
     return [
         pytest.param(format, name, id=f"{format}-{name}")
-        for format, contenders in format_data.CONTENDERS.items()
+        for format, contenders in lineup.CONTENDERS.items()
         for name in contenders
     ]
 
 
 @pytest.mark.parametrize(("format", "contender"), _contenders())
-@pytest.mark.parametrize("cell", _cells())
+@pytest.mark.parametrize("cell", grid.cell_params())
 def test_format_bytes(benchmark, format: str, contender: str, cell: grid.Cell) -> None:
-    reason = format_data.skip_reason(contender, cell)
+    reason = lineup.skip_reason(contender, cell)
     if reason is not None:
         pytest.skip(reason)
-    stream = format_data.stream(format, cell)
-    format_data.prepare(contender)
-    run = format_data.CONTENDERS[format][contender]
-    format_data.check(contender, stream, run(stream))  # set-up: nothing wrong is ever timed
+    stream = formats.stream(format, cell)
+    lineup.prepare(contender)
+    run = lineup.CONTENDERS[format][contender]
+    lineup.check(contender, stream, run(stream))  # set-up: nothing wrong is ever timed
     benchmark.group = f"{format}-{cell.id}"
     benchmark.extra_info.update(sse_bytes=stream.size, reads=len(stream.reads), events=stream.events)
     result = benchmark(run, stream)
-    format_data.check(contender, stream, result)
+    lineup.check(contender, stream, result)
 
 
 def _kind(event: dict[str, object]) -> tuple[object, object]:
@@ -63,10 +59,10 @@ def _kind(event: dict[str, object]) -> tuple[object, object]:
 )
 def test_rendering_is_what_the_api_sends(format: str, capture: str) -> None:
     """Every event is ``event: <type>`` then ``data: <compact JSON>`` of that type, with a real capture's key order."""
-    stream = format_data.stream(format, grid.GRID[0])
+    stream = formats.stream(format, grid.GRID[0])
     data = b"".join(stream.reads)
     assert stream.size == len(data)
-    assert all(len(read) == format_data.sse_data.READ for read in stream.reads[:-1])
+    assert all(len(read) == sse.READ for read in stream.reads[:-1])
     events = data.split(b"\n\n")
     assert events.pop() == b""
     assert len(events) == stream.events

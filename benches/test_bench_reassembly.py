@@ -1,4 +1,5 @@
-"""Reassembly of the stream grid, parametrized over implementation x grid cell (see ``grid`` and ``implementations``).
+"""Reassembly of the stream grid, parametrized over implementation x grid cell (``inputs.grid``,
+``contenders.lineups.chunks``).
 
 Each benchmark times one whole stream (fed warm by ``Stream.feed``) and then asserts its result is the ground
 truth, so ``--benchmark-disable`` makes this a correctness test of every harness. Benchmarks are grouped by cell:
@@ -9,18 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-import grid
-from implementations import IMPLEMENTATIONS, check
+from benches.contenders.lineups import chunks as lineup
+from benches.inputs import grid
 
 
-def _cells() -> list[object]:
-    return [pytest.param(cell, id=cell.id, marks=() if cell.smallest else (pytest.mark.slow,)) for cell in grid.GRID]
-
-
-@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
-@pytest.mark.parametrize("cell", _cells())
+@pytest.mark.parametrize("implementation", list(lineup.CONTENDERS))
+@pytest.mark.parametrize("cell", grid.cell_params())
 def test_reassembly(benchmark, implementation: str, cell: grid.Cell) -> None:
-    impl = IMPLEMENTATIONS[implementation]
+    impl = lineup.CONTENDERS[implementation]
     reason = impl.skip_reason(cell)
     if reason is not None:
         pytest.skip(reason)
@@ -30,4 +27,4 @@ def test_reassembly(benchmark, implementation: str, cell: grid.Cell) -> None:
     benchmark.group = cell.id
     benchmark.extra_info.update(chunks=stream.chunk_count, argument_bytes=stream.argument_bytes)
     result = benchmark(impl.run, stream)
-    check(implementation, stream, result)
+    lineup.check(implementation, stream, result)

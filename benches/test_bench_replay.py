@@ -2,10 +2,10 @@
 
 The workload is a call log as ``toolwire.CallLog`` writes it (``id``, ``name``, ``arguments`` as JSON text,
 ``tool_fingerprint``, ``ts``, ``outcome``; plus ``kind``, what the call is by construction) against the 3462 tools of
-``validation_data.tools()`` (every distinct BFCL v4 schema). Valid arguments are drawn with
+``validation.tools()`` (every distinct BFCL v4 schema). Valid arguments are drawn with
 ``toolwire.strategies.arguments`` (hypothesis, ``derandomize`` and a fixed seed: the same values every run) for a
 seeded sample of the tools, ``PER_TOOL`` values each, into a pool; the calls are drawn from the pool with a seeded
-``random.Random``, and ``validation_data.INVALID_SHARE`` of them broken by ``validation_data``'s mutations (a number
+``random.Random``, and ``validation.INVALID_SHARE`` of them broken by ``validation``'s mutations (a number
 sent as a string, a required property left out, an enum near miss, an unexpected property). The log is written once
 per size and seed into pytest's cache (``.pytest_cache``), untimed; drawing the pool takes ~9 ms a value.
 
@@ -19,7 +19,7 @@ The process is pinned to one core (``os.sched_setaffinity``) for the timing, so 
 core too. Schemas are compiled beforehand, untimed. Sizes: ``SMALL`` calls (``bench-smoke``) and ``CALLS`` (``slow``).
 After timing, every contender's counts must equal the construction. Target: toolwire at least 200,000 calls/s.
 
-A second workload, ``words``, is the same call log made of ``validation_data.workload``'s calls (words, enum members
+A second workload, ``words``, is the same call log made of ``validation.workload``'s calls (words, enum members
 and small numbers, as models write them; the workload of ``test_bench_validation``): hypothesis' values are far
 heavier to read (arbitrary Unicode and control characters, escaped twice in a log line: ~340 bytes a line against
 ~150), so the two bracket what a real log costs.
@@ -39,7 +39,9 @@ from typing import Any
 
 import pytest
 
-import validation_data
+from benches.contenders import core, validators
+from benches.contenders.lineups import validation as lineup
+from benches.inputs import validation
 
 SEED = 20_250_507
 SMALL = 2_000
@@ -83,11 +85,11 @@ def _pool(tools: int) -> list[tuple[dict[str, Any], Any]]:
     from toolwire.strategies import UnsupportedSchemaError, arguments
 
     rng = random.Random(SEED)
-    definitions = list(validation_data.tools())
+    definitions = list(validation.tools())
     chosen = rng.sample(definitions, tools)
     # One tool at least that each kind of breakage can hit (a typed additionalProperties is rare in BFCL: 11 tools).
-    for kind in validation_data.KINDS:
-        chosen.append(rng.choice([d for d in definitions if kind in validation_data.breakable(d["parameters"])]))
+    for kind in validation.KINDS:
+        chosen.append(rng.choice([d for d in definitions if kind in validation.breakable(d["parameters"])]))
     pool: list[tuple[dict[str, Any], Any]] = []
     for definition in chosen:
         try:
@@ -101,20 +103,20 @@ def _pool(tools: int) -> list[tuple[dict[str, Any], Any]]:
 def _broken(pool: list[tuple[dict[str, Any], Any]], rng: random.Random) -> tuple[str, dict[str, Any], Any]:
     """A call broken in a kind drawn uniformly, from a pool value that allows that kind."""
     while True:
-        kind = rng.choice(validation_data.KINDS)
+        kind = rng.choice(validation.KINDS)
         for _ in range(10 * len(pool)):
             definition, value = rng.choice(pool)
             value = copy.deepcopy(value)
-            mutation = validation_data._mutations(definition["parameters"], value, rng).get(kind)
+            mutation = validation._mutations(definition["parameters"], value, rng).get(kind)
             if mutation is not None:
                 mutation()
                 return kind, definition, value
 
 
 def _word_records(n: int) -> Iterator[dict[str, Any]]:
-    """The calls of ``validation_data.workload(n)`` (words, enum members, small numbers) as call-log records."""
-    registry = validation_data.compiled().registry
-    load = validation_data.workload(n)
+    """The calls of ``validation.workload(n)`` (words, enum members, small numbers) as call-log records."""
+    registry = core.registry()
+    load = validation.workload(n)
     start = datetime(2025, 5, 1, tzinfo=timezone.utc)
     for number, ((name, text), kind) in enumerate(zip(load.calls, load.kinds, strict=True)):
         yield {
@@ -129,12 +131,12 @@ def _word_records(n: int) -> Iterator[dict[str, Any]]:
 
 
 def _records(n: int) -> Iterator[dict[str, Any]]:
-    registry = validation_data.compiled().registry
+    registry = core.registry()
     pool = _pool(POOL_TOOLS[n])
     rng = random.Random(f"{SEED}:{n}")
     start = datetime(2025, 5, 1, tzinfo=timezone.utc)
     for number in range(n):
-        if rng.random() < validation_data.INVALID_SHARE:
+        if rng.random() < validation.INVALID_SHARE:
             kind, definition, value = _broken(pool, rng)
         else:
             kind = "valid"
@@ -203,7 +205,7 @@ Result = tuple[int, int, list[tuple[str, list[Any]]]]  # calls, invalid, first f
 def run_toolwire(path: Path) -> Result:
     from toolwire.schema.replay import _replay
 
-    report = _replay.replay_calls(path, validation_data.compiled().registry, limit_failures=KEEP)
+    report = _replay.replay_calls(path, core.registry(), limit_failures=KEEP)
     return report.calls, report.invalid, [(f.id or "", list(f.errors)) for f in report.failures]
 
 
@@ -229,11 +231,11 @@ def _python_loop(path: Path, validators: dict[str, Any], loads: Callable[[bytes 
 def run_orjson_jsonschema_rs(path: Path) -> Result:
     import orjson
 
-    return _python_loop(path, validation_data.compiled().jsonschema_rs, orjson.loads)
+    return _python_loop(path, validators.jsonschema_rs(), orjson.loads)
 
 
 def run_json_jsonschema(path: Path) -> Result:
-    return _python_loop(path, validation_data.compiled().jsonschema, json.loads)
+    return _python_loop(path, validators.jsonschema(), json.loads)
 
 
 CONTENDERS: dict[str, Callable[[Path], Result]] = {
@@ -252,17 +254,17 @@ def _sizes() -> list[Any]:
 @pytest.mark.parametrize("size", _sizes())
 def test_replay_log_is_what_it_says(log_folder: Path, size: int, workload: str) -> None:
     """Python's ``jsonschema`` passes every call built valid and fails every call built broken."""
-    validation_data.skip_if_absent()
+    validation.skip_if_absent()
     log = call_log(log_folder, size, workload)
-    validators = validation_data.compiled().jsonschema
+    draft = validators.jsonschema()
     kinds: dict[str, int] = {}
     with log.path.open("rb") as lines:
         for line in lines:
             record = json.loads(line)
-            errors = list(validators[record["name"]].iter_errors(json.loads(record["arguments"])))
+            errors = list(draft[record["name"]].iter_errors(json.loads(record["arguments"])))
             assert bool(errors) == (record["kind"] != "valid"), (record, [e.message for e in errors])
             kinds[record["kind"]] = kinds.get(record["kind"], 0) + 1
-    assert set(kinds) == {"valid", *validation_data.KINDS}, kinds
+    assert set(kinds) == {"valid", *validation.KINDS}, kinds
     assert 0.08 <= log.invalid / size <= 0.12, kinds
 
 
@@ -270,9 +272,9 @@ def test_replay_log_is_what_it_says(log_folder: Path, size: int, workload: str) 
 @pytest.mark.parametrize("workload", list(WORKLOADS))
 @pytest.mark.parametrize("size", _sizes())
 def test_replay(benchmark: Any, log_folder: Path, one_core: int, contender: str, workload: str, size: int) -> None:
-    validation_data.skip_if_absent()
+    validation.skip_if_absent()
     log = call_log(log_folder, size, workload)
-    validation_data.compiled()  # every tool's schema compiled for every contender, untimed
+    lineup.prepare()  # every tool's schema compiled for every contender, untimed
     run = CONTENDERS[contender]
     benchmark.group = f"replay-{workload}-{size}calls"
     benchmark.extra_info.update(calls=size, invalid=log.invalid, text_bytes=log.text_bytes, core=one_core)

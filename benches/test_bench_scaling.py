@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-import grid
-import memory
-from implementations import check, run_core
+from benches import memory
+from benches.contenders import core
+from benches.contenders.lineups.chunks import check
+from benches.inputs import grid
 
 pytestmark = pytest.mark.slow
 MIB = 1024 * 1024
@@ -29,7 +30,7 @@ def test_linearity(benchmark, size: int) -> None:
         else grid.make_stream(grid.Cell(1, size, "sequential"))
     )
     benchmark.group = "core: linearity in bytes (1 call)"
-    result = benchmark.pedantic(run_core, args=(stream,), rounds=5 if size > 64 * 1024 else 20, warmup_rounds=1)
+    result = benchmark.pedantic(core.chunks, args=(stream,), rounds=5 if size > 64 * 1024 else 20, warmup_rounds=1)
     check("core", stream, result)
     if benchmark.stats is not None:
         benchmark.extra_info["ns_per_byte"] = benchmark.stats.stats.min / stream.argument_bytes * 1e9
@@ -40,7 +41,7 @@ def test_linearity(benchmark, size: int) -> None:
 def test_parallel_calls(benchmark, calls: int, mode: str) -> None:
     stream = grid.stream(grid.Cell(calls, 64 * 1024, mode))
     benchmark.group = f"core: per-chunk cost by parallel calls (64 KiB, {mode})"
-    result = benchmark.pedantic(run_core, args=(stream,), rounds=10, warmup_rounds=1)
+    result = benchmark.pedantic(core.chunks, args=(stream,), rounds=10, warmup_rounds=1)
     check("core", stream, result)
     if benchmark.stats is not None:
         benchmark.extra_info["ns_per_chunk"] = benchmark.stats.stats.min / stream.chunk_count * 1e9

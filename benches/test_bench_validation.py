@@ -1,7 +1,7 @@
 """Validation of tool calls given as JSON text (issue 3, item 7), and the cost of ``tools=`` inside ``reassemble``.
 
-``test_validation``: the workload of ``validation_data`` (calls against the real BFCL schemas, ~10% invalid) at
-2,000 calls (bench-smoke) and 100,000 (``slow``), for the contenders of ``validation_data.CONTENDERS``: ``core``
+``test_validation``: the workload of ``inputs.validation`` (calls against the real BFCL schemas, ~10% invalid) at
+2,000 calls (bench-smoke) and 100,000 (``slow``), for the contenders of ``contenders.lineups.validation``: ``core``
 (``toolwire.validate_many`` over the batch), ``core-loop`` (``toolwire.validate`` per call),
 ``orjson+jsonschema-rs`` and ``json+jsonschema``. Each produces the full list of errors of every call from its JSON
 text; schemas are compiled beforehand, untimed. ``json+jsonschema`` at 100,000 calls is timed with
@@ -9,7 +9,7 @@ text; schemas are compiled beforehand, untimed. ``json+jsonschema`` at 100,000 c
 timing, each contender's verdicts (valid or not, per call) must equal the workload's construction, so all contenders
 agree with one another; ``test_workload_is_what_it_says`` checks the construction with Python's ``jsonschema``.
 
-``test_recursive_union``: one call against ``validation_data.RECURSIVE_TOOLS`` (issue 15's recursive union): a valid
+``test_recursive_union``: one call against ``inputs.validation.RECURSIVE_TOOLS`` (issue 15's recursive union): a valid
 tree 18 levels deep, and trees whose one bad leaf is 6 to 40 levels deep. ``core`` and ``reference`` find the leaf
 (one ``CONSTRAINT_VIOLATION`` at its pointer) in time linear in the depth: compare the rows of one contender across
 the groups. ``orjson+jsonschema-rs`` searches every branch below every failed union, so its time multiplies per level:
@@ -18,8 +18,8 @@ one run (release build, min): core 21, 26, 38, 45, 65, 88, 108 us at depths 6, 8
 level), the reference 1.2, 1.6, 2.6, 3.1, 5.1, 6.7, 8.4 ms (0.21 ms a level), orjson+jsonschema-rs 1.7 ms, 9.2 ms and
 1.9 s at 6, 8 and 13; the valid tree 18 deep: core 9.1 us, orjson+jsonschema-rs 5.8 us, the reference 1.5 ms.
 
-``test_reassembly_tools``: every stream of the reassembly grid (``grid``) through ``toolwire.reassemble``, plain
-and with ``tools=`` (``validation_data.grid_registry``, real schemas for the arguments the grid writes) and
+``test_reassembly_tools``: every stream of the reassembly grid (``inputs.grid``) through ``toolwire.reassemble``, plain
+and with ``tools=`` (``inputs.validation.grid_registry``, real schemas for the arguments the grid writes) and
 ``on_invalid="yield"``; the calls must be the ground truth and none may carry a violation. Compare the two rows
 of a group; ``benches/report.py`` prints the overhead.
 """
@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from functools import cache
-from typing import Any
 
 import pytest
 
-import grid
 import toolwire
-import validation_data
-from implementations import check as check_reassembly
+from benches.contenders import core, validators
+from benches.contenders.lineups import chunks
+from benches.contenders.lineups import validation as lineup
+from benches.inputs import grid, validation
 
-SIZES = (validation_data.SMALL, validation_data.CALLS)
+SIZES = (validation.SMALL, validation.CALLS)
 # The validators' error keyword expected for each kind of broken call (typed additionalProperties: "type").
 KEYWORDS = {
     "number-as-string": {"type"},
@@ -49,22 +48,20 @@ KEYWORDS = {
 
 
 def _sizes() -> list[object]:
-    return [
-        pytest.param(n, id=f"{n}calls", marks=() if n == validation_data.SMALL else (pytest.mark.slow,)) for n in SIZES
-    ]
+    return [pytest.param(n, id=f"{n}calls", marks=() if n == validation.SMALL else (pytest.mark.slow,)) for n in SIZES]
 
 
 @pytest.mark.parametrize("size", _sizes())
 def test_workload_is_what_it_says(size: int) -> None:
     """Valid calls pass Python's ``jsonschema``; each broken one fails with the error its kind means."""
-    validation_data.skip_if_absent()
-    load = validation_data.workload(size)
-    validators = validation_data.compiled().jsonschema
+    validation.skip_if_absent()
+    load = validation.workload(size)
+    draft = validators.jsonschema()
     kinds = Counter(load.kinds)
-    assert set(kinds) == {"valid", *validation_data.KINDS}, kinds
+    assert set(kinds) == {"valid", *validation.KINDS}, kinds
     assert 0.08 <= 1 - kinds["valid"] / size <= 0.12, kinds
     for (name, text), kind in zip(load.calls, load.kinds, strict=True):
-        errors = list(validators[name].iter_errors(json.loads(text)))
+        errors = list(draft[name].iter_errors(json.loads(text)))
         if kind == "valid":
             assert not errors, f"{name} {text}: {[e.message for e in errors]}"
         else:
@@ -73,20 +70,20 @@ def test_workload_is_what_it_says(size: int) -> None:
             )
 
 
-@pytest.mark.parametrize("contender", list(validation_data.CONTENDERS))
+@pytest.mark.parametrize("contender", list(lineup.CONTENDERS))
 @pytest.mark.parametrize("size", _sizes())
 def test_validation(benchmark, contender: str, size: int) -> None:
-    validation_data.skip_if_absent()
-    load = validation_data.workload(size)
-    run = validation_data.CONTENDERS[contender]
-    validation_data.compiled()
+    validation.skip_if_absent()
+    load = validation.workload(size)
+    run = lineup.CONTENDERS[contender]
+    lineup.prepare()
     benchmark.group = f"validation-{size}calls"
     benchmark.extra_info.update(calls=size, text_bytes=load.text_bytes, invalid=size - load.kinds.count("valid"))
-    if contender in validation_data.SLOW_CONTENDERS and size > validation_data.SMALL:
+    if contender in lineup.SLOW_CONTENDERS and size > validation.SMALL:
         result = benchmark.pedantic(run, args=(load.calls,), rounds=1, iterations=1)
     else:
         result = benchmark(run, load.calls)
-    validation_data.check(contender, load, result)
+    lineup.check(contender, load, result)
 
 
 UNION_CASES = {
@@ -97,35 +94,11 @@ UNION_CASES = {
 EXHAUSTIVE_DEPTHS = (6, 8, 13)
 
 
-def _union_core(arguments: str) -> list[Any]:
-    return toolwire.validate("tree", arguments, _union_registry())
-
-
-def _union_reference(arguments: str) -> list[Any]:
-    import toolwire.reference
-
-    return toolwire.reference.validate("tree", arguments, _union_registry())
-
-
-def _union_jsonschema_rs(arguments: str) -> list[Any]:
-    import orjson
-
-    return list(_union_rs().iter_errors(orjson.loads(arguments)))
-
-
-@cache
-def _union_registry() -> toolwire.ToolRegistry:
-    return toolwire.ToolRegistry(validation_data.RECURSIVE_TOOLS)
-
-
-@cache
-def _union_rs() -> Any:
-    import jsonschema_rs
-
-    return jsonschema_rs.validator_for(validation_data.RECURSIVE_PARAMETERS)
-
-
-UNION_CONTENDERS = {"core": _union_core, "reference": _union_reference, "orjson+jsonschema-rs": _union_jsonschema_rs}
+UNION_CONTENDERS = {
+    "core": core.union,
+    "reference": core.reference_union,
+    "orjson+jsonschema-rs": validators.union_orjson_jsonschema_rs,
+}
 
 
 def _union_params() -> list[object]:
@@ -143,9 +116,9 @@ def _union_params() -> list[object]:
 @pytest.mark.parametrize(("case", "contender"), _union_params())
 def test_recursive_union(benchmark, case: str, contender: str) -> None:
     depth, leaf = UNION_CASES[case]
-    arguments = validation_data.tree(depth, leaf)
+    arguments = validation.tree(depth, leaf)
     run = UNION_CONTENDERS[contender]
-    run(validation_data.tree(1, "folder"))  # compiles the schema, untimed
+    run(validation.tree(1, "folder"))  # compiles the schema, untimed
     benchmark.group = f"recursive-union-{case}"
     benchmark.extra_info.update(depth=depth, argument_bytes=len(arguments))
     if contender == "orjson+jsonschema-rs" and depth == max(EXHAUSTIVE_DEPTHS):
@@ -154,34 +127,22 @@ def test_recursive_union(benchmark, case: str, contender: str) -> None:
         found = benchmark(run, arguments)
     assert bool(found) == (leaf == "file"), found
     if contender != "orjson+jsonschema-rs" and leaf == "file":
-        assert [(v.code.value, v.path) for v in found] == [("CONSTRAINT_VIOLATION", validation_data.leaf(depth))]
+        assert [(v.code.value, v.path) for v in found] == [("CONSTRAINT_VIOLATION", validation.leaf(depth))]
 
 
-def _cells() -> list[object]:
-    return [pytest.param(cell, id=cell.id, marks=() if cell.smallest else (pytest.mark.slow,)) for cell in grid.GRID]
-
-
-def run_plain(stream: grid.Stream) -> list[toolwire.ToolCall]:
-    return list(toolwire.reassemble(stream.feed()))
-
-
-def run_with_tools(stream: grid.Stream) -> list[toolwire.ToolCall]:
-    return list(toolwire.reassemble(stream.feed(), tools=validation_data.grid_registry(), on_invalid="yield"))
-
-
-REASSEMBLY = {"core": run_plain, "core+tools": run_with_tools}
+REASSEMBLY = {"core": core.chunks, "core+tools": core.chunks_with_tools}
 
 
 @pytest.mark.parametrize("variant", list(REASSEMBLY))
-@pytest.mark.parametrize("cell", _cells())
+@pytest.mark.parametrize("cell", grid.cell_params())
 def test_reassembly_tools(benchmark, variant: str, cell: grid.Cell) -> None:
     stream = grid.stream(cell)
-    run_with_tools(stream)  # compiles the registry's schemas (cached on it), untimed
+    core.chunks_with_tools(stream)  # compiles the registry's schemas (cached on it), untimed
     benchmark.group = f"tools-{cell.id}"
     benchmark.extra_info.update(chunks=stream.chunk_count, argument_bytes=stream.argument_bytes)
     result = benchmark(REASSEMBLY[variant], stream)
-    check_reassembly("core", stream, result)
+    chunks.check("core", stream, result)
     assert all(isinstance(call, toolwire.ToolCall) for call in result), result
     if variant == "core+tools":  # validated against the registry's schema, and found valid
-        registry = validation_data.grid_registry()
+        registry = validation.grid_registry()
         assert all(call.tool_fingerprint == registry[call.name].fingerprint for call in result)

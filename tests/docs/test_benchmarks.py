@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import re
-import sys
 
 import pytest
+from benches import report
 
 from tests.support.paths import REPO
-
-sys.path.insert(0, str(REPO / "benches"))
-import report
 
 PAGE = (REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8")
 

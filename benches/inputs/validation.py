@@ -28,8 +28,8 @@ calls (``KINDS``):
 An invalid call draws its kind uniformly, then a tool whose schema allows that kind (``breakable``), then arguments
 until they do (an optional number left out cannot be sent as a string). ``Workload.valid`` is what each call is by
 construction; ``test_bench_validation.py::test_workload_is_what_it_says`` confirms it with Python's ``jsonschema``
-(each broken call failing on the keyword its kind means). The contenders (``CONTENDERS``) and the schemas of the
-reassembly grid's calls (``grid_registry``) live here too, for the benchmarks and ``report.py``.
+(each broken call failing on the keyword its kind means). The schemas of the reassembly
+grid's calls (``grid_registry``) live here too; who validates is ``contenders.lineups.VALIDATION``.
 
 The recursive union of issue 15 (``RECURSIVE_TOOLS``, ``tree``): ``Node = anyOf[{kind: folder, children: [Node]},
 {kind: group, children: [Node]}]``, and a tree of it with one bad leaf. A search that lists every branch's errors
@@ -48,8 +48,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-BENCHES = Path(__file__).resolve().parent
-CORPORA = BENCHES.parent.parent / "shared" / "corpora"
+REPOSITORY = Path(__file__).resolve().parents[2]
+CORPORA = REPOSITORY.parent / "shared" / "corpora"
 SCHEMAS = CORPORA / "tool-schemas" / "bfcl_v4_jsonschema.jsonl"
 
 SEED = 20_250_301
@@ -323,11 +323,15 @@ def _mutations(schema: dict[str, Any], value: dict[str, Json], rng: random.Rando
 # --- the workload --------------------------------------------------------------------------------------------------
 
 
+Calls = list[tuple[str, str]]
+"""A batch as the contenders take it: (tool name, arguments as JSON text) per call."""
+
+
 @dataclass(frozen=True)
 class Workload:
     """``n`` calls as (name, JSON text), what each is by construction (``"valid"`` or a kind of ``KINDS``)."""
 
-    calls: list[tuple[str, str]]
+    calls: Calls
     kinds: list[str]
 
     @property
@@ -423,94 +427,6 @@ def workload(n: int) -> Workload:
     return make_workload(n)
 
 
-# --- the contenders ------------------------------------------------------------------------------------------------
-
-Calls = list[tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class Compiled:
-    """Every tool's schema compiled once per contender (never timed): the registry and the peers' validators."""
-
-    registry: Any
-    jsonschema: dict[str, Any]
-    jsonschema_rs: dict[str, Any]
-
-
-@cache
-def compiled() -> Compiled:
-    import jsonschema
-    import jsonschema_rs
-
-    import toolwire
-
-    definitions = tools()
-    registry = toolwire.ToolRegistry(list(definitions))
-    toolwire.validate_many([], registry)  # compiles the registry's schemas (cached on it)
-    return Compiled(
-        registry,
-        {d["name"]: jsonschema.Draft202012Validator(d["parameters"]) for d in definitions},
-        {d["name"]: jsonschema_rs.validator_for(d["parameters"]) for d in definitions},
-    )
-
-
-def run_core(calls: Calls) -> list[list[Any]]:
-    """``toolwire.validate_many`` over the whole batch (the GIL released around it)."""
-    import toolwire
-
-    return toolwire.validate_many(calls, compiled().registry)
-
-
-def run_core_loop(calls: Calls) -> list[list[Any]]:
-    """``toolwire.validate`` once per call, with the registry."""
-    import toolwire
-
-    validate = toolwire.validate
-    registry = compiled().registry
-    return [validate(name, text, registry) for name, text in calls]
-
-
-def run_orjson_jsonschema_rs(calls: Calls) -> list[list[Any]]:
-    """``orjson.loads`` of each text, then every error of the tool's ``jsonschema_rs`` validator."""
-    import orjson
-
-    validators = compiled().jsonschema_rs
-    loads = orjson.loads
-    return [list(validators[name].iter_errors(loads(text))) for name, text in calls]
-
-
-def run_json_jsonschema(calls: Calls) -> list[list[Any]]:
-    """``json.loads`` of each text, then every error of the tool's ``Draft202012Validator``."""
-    validators = compiled().jsonschema
-    loads = json.loads
-    return [list(validators[name].iter_errors(loads(text))) for name, text in calls]
-
-
-CONTENDERS: dict[str, Callable[[Calls], list[list[Any]]]] = {
-    "core": run_core,
-    "core-loop": run_core_loop,
-    "orjson+jsonschema-rs": run_orjson_jsonschema_rs,
-    "json+jsonschema": run_json_jsonschema,
-}
-SLOW_CONTENDERS = frozenset({"json+jsonschema"})  # pure Python: one run of 100,000 calls takes seconds
-
-
-def verdicts(result: list[list[Any]]) -> list[bool]:
-    """Valid (no error at all) or not, per call."""
-    return [not errors for errors in result]
-
-
-def check(contender: str, load: Workload, result: list[list[Any]]) -> None:
-    """Assert a contender judged every call as it was built (so all contenders agree with one another)."""
-    got = verdicts(result)
-    assert len(got) == len(load.calls), f"{contender}: {len(got)} verdicts for {len(load.calls)} calls"
-    wrong = [i for i, (have, want) in enumerate(zip(got, load.valid, strict=True)) if have != want]
-    assert not wrong, (
-        f"{contender}: {len(wrong)} calls judged differently from their construction, first "
-        f"{load.kinds[wrong[0]]} {load.calls[wrong[0]]!r}: {result[wrong[0]]!r:.500}"
-    )
-
-
 # --- the recursive union (issue 15) -------------------------------------------------------------------------------
 
 
@@ -593,9 +509,9 @@ validation walks every value of the arguments."""
 @cache
 def grid_registry() -> Any:
     """A registry declaring the grid's tool names with ``GRID_PARAMETERS``."""
-    import grid
     import toolwire
+    from benches.inputs import grid
 
     return toolwire.ToolRegistry(
-        [{"name": name, "description": f"grid tool {name}", "parameters": GRID_PARAMETERS} for name in grid._TOOLS]
+        [{"name": name, "description": f"grid tool {name}", "parameters": GRID_PARAMETERS} for name in grid.TOOLS]
     )

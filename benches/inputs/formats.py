@@ -1,4 +1,4 @@
-"""The grid as Anthropic Messages and OpenAI Responses event streams (issue 4, item 8), and the contenders that read them.
+"""The grid as Anthropic Messages and OpenAI Responses event streams (issue 4, item 8).
 
 Each cell of ``grid`` (``calls`` parallel calls x ``size`` bytes of arguments, ``sequential`` or ``interleaved``, in
 fragments of ``grid.FRAGMENT`` characters) is rendered as the raw event-stream bytes each API sends, with the very
@@ -23,74 +23,26 @@ it, but the real APIs send calls one after the other; the interleaved cells are 
 grid. Neither API ends with ``[DONE]``.
 
 Anthropic's events repeat exactly when the arguments repeat, so each pool of fragments is rendered once and repeated
-(as ``sse_data`` does); the Responses events carry a running ``sequence_number`` and are each rendered. The bytes are
-cut into reads of ``sse_data.READ`` bytes (64 KiB), as httpx's ``iter_bytes()`` hands them over. The last ``HOLD``
+(as ``inputs.sse`` does); the Responses events carry a running ``sequence_number`` and are each rendered. The bytes are
+cut into reads of ``sse.READ`` bytes (64 KiB), as httpx's ``iter_bytes()`` hands them over. The last ``HOLD``
 streams rendered stay cached.
 
-The contenders (``CONTENDERS[format]``), each a function of a ``FormatStream`` timed whole over its reads:
-
-- ``core-bytes``: ``toolwire.reassemble(reads, format=...)``, every call consumed;
-- ``reference-bytes``: ``toolwire.reference.reassemble``, the same in pure Python;
-- ``orjson-lines``: ``sse_data.orjson_lines``, the floor: split the reads into lines and ``orjson.loads`` each data
-  line, nothing else;
-- ``orjson-accumulator``: the floor's framing and decoding and a minimal hand-written accumulator, correct for these
-  streams and nothing more: Anthropic, a ``(id, name, fragments)`` entry per ``tool_use`` block start and an append
-  per ``input_json_delta``; Responses, the whole call taken from each function-call ``response.output_item.done``
-  (the cheapest correct way: no fragment is kept). ``orjson.loads`` of each call's arguments at the end;
-- ``anthropic-sdk-bytes``: ``anthropic.Stream`` over an ``httpx2.Response`` whose body is the reads (its
-  ``SSEDecoder``, ``json.loads`` of each event, ``construct_type`` into a ``RawMessageStreamEvent``), each event into
-  ``anthropic.lib.streaming._messages.accumulate_event`` (what ``MessageStream`` does before it builds its own
-  events, which are left out here); each ``tool_use`` block's ``input`` is already parsed. ``accumulate_event``
-  re-parses a call's whole partial input at every delta (quadratic);
-- ``openai-sdk-bytes``: ``openai.Stream`` over the same kind of response, cast to ``ResponseStreamEvent``, each event
-  into ``openai.lib.streaming.responses.ResponseStreamState.handle_event`` (what ``client.responses.stream()`` does),
-  then ``json.loads`` of each function call's arguments in the final response (``_completed_response``, which
-  ``ResponseStream.get_final_response`` returns). It appends each delta to a ``str`` attribute (quadratic, mildly).
-
-No SDK path touches the network: the clients are built with a dead base URL and never send a request.
+Who reads them is ``contenders.lineups.FORMATS``.
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from functools import cache
-from types import SimpleNamespace
 from typing import Any
 
-import orjson
-
-import grid
-import sse_data
-import toolwire
-import toolwire.reference
-from grid import Call, Cell, size_label
-from implementations import check as check_calls
+from benches.inputs import grid, sse
+from benches.inputs.grid import Call, Cell
 
 FORMATS = ("anthropic-messages", "openai-responses")
 HOLD = 2  # rendered streams kept (the benchmarks and report.py go cell by cell, format by format)
 _OBFUSCATED = 16  # characters of a Responses delta plus its obfuscation padding
-
-# Where the slow contenders stop, in the pytest benchmarks and in report.py alike (so that one run stays under ~2 s on
-# the development VM): (most argument bytes in the cell, most in one call). From single runs there (2-core VM):
-# reference-bytes is linear, ~11 MB/s of Anthropic and ~22 MB/s of Responses SSE (0.7 s on 4x64KiB, 3.3 s on
-# 16x64KiB; report.py runs it everywhere, best of 3); anthropic-sdk-bytes re-parses a call's whole input at every
-# delta, quadratic in one call's size (0.4 s on 16x4KiB, 4.0 s on 1x64KiB); openai-sdk-bytes costs ~85 us per event
-# (1.4 s on 1x64KiB and on 16x4KiB, 5.6 s on 4x64KiB).
-_64K = 64 * 1024
-BOUNDS: dict[str, tuple[int, int]] = {
-    "reference-bytes": (4 * _64K, 4 * _64K),
-    "anthropic-sdk-bytes": (_64K, 4 * 1024),
-    "openai-sdk-bytes": (_64K, _64K),
-}
-_WHY = {
-    "reference-bytes": "frames and decodes in Python",
-    "anthropic-sdk-bytes": "is quadratic in a call's size",
-    "openai-sdk-bytes": "costs ~85 us per event",
-}
-SLOW_CONTENDERS = frozenset({"reference-bytes", "anthropic-sdk-bytes", "openai-sdk-bytes"})
 
 
 @dataclass
@@ -116,7 +68,6 @@ class FormatStream:
 
 # --- rendering -----------------------------------------------------------------------------------------------------
 
-_ALNUM = grid._ALNUM
 Piece = tuple[bytes, int]  # bytes repeated a number of times
 
 
@@ -134,7 +85,7 @@ def _string(text: str) -> bytes:
 
 
 def _alnum(rng: random.Random, count: int) -> str:
-    return "".join(rng.choice(_ALNUM) for _ in range(count))
+    return "".join(rng.choice(grid.ALNUM) for _ in range(count))
 
 
 def _hex(rng: random.Random, count: int) -> str:
@@ -270,7 +221,7 @@ def _response(response_id: str, status: str, output: list[Any], usage: Any) -> d
             "parameters": _TOOL_PARAMETERS,
             "strict": False,
         }
-        for name in grid._TOOLS
+        for name in grid.TOOLS
     ]
     return {
         "id": response_id,
@@ -404,7 +355,7 @@ def _ids(format: str, calls: tuple[Call, ...], rng: random.Random) -> tuple[Call
     return calls
 
 
-def make(format: str, cell: Cell, calls: tuple[Call, ...] | None = None, read: int = sse_data.READ) -> FormatStream:
+def make(format: str, cell: Cell, calls: tuple[Call, ...] | None = None, read: int = sse.READ) -> FormatStream:
     """Render ``cell`` (its calls: the chat grid's unless given) as ``format``'s event stream, in reads of ``read``."""
     if calls is None:
         calls = grid.stream(cell).calls
@@ -433,174 +384,3 @@ def stream(format: str, cell: Cell) -> FormatStream:
     while len(_held) > HOLD:
         del _held[next(iter(_held))]
     return rendered
-
-
-# --- the contenders --------------------------------------------------------------------------------------------------
-
-
-def run_core_bytes(fs: FormatStream) -> Any:
-    return list(toolwire.reassemble(iter(fs.reads), format=fs.format))
-
-
-def run_reference_bytes(fs: FormatStream) -> Any:
-    return list(toolwire.reference.reassemble(iter(fs.reads), format=fs.format))
-
-
-def run_orjson_lines(fs: FormatStream) -> Any:
-    return sse_data.orjson_lines(fs.reads)
-
-
-def _events(reads: tuple[bytes, ...]) -> Iterator[dict[str, Any]]:
-    """The floor's framing and decoding, event by event (``sse_data._orjson_chunks``)."""
-    return sse_data._orjson_chunks(reads)
-
-
-def anthropic_accumulator(reads: tuple[bytes, ...]) -> list[tuple[str, str, Any]]:
-    """orjson and a minimal hand-written accumulator for Anthropic's tool_use blocks."""
-    loads = orjson.loads
-    blocks: dict[int, tuple[str, str, list[str]]] = {}
-    for event in _events(reads):
-        kind = event["type"]
-        if kind == "content_block_delta":
-            delta = event["delta"]
-            if delta["type"] == "input_json_delta":
-                blocks[event["index"]][2].append(delta["partial_json"])
-        elif kind == "content_block_start":
-            block = event["content_block"]
-            if block["type"] == "tool_use":
-                blocks[event["index"]] = (block["id"], block["name"], [])
-    return [(call_id, name, loads("".join(parts) or "{}")) for _, (call_id, name, parts) in sorted(blocks.items())]
-
-
-def responses_accumulator(reads: tuple[bytes, ...]) -> list[tuple[str, str, Any]]:
-    """orjson and a minimal hand-written accumulator for Responses: each function call from its output_item.done."""
-    loads = orjson.loads
-    calls: dict[int, tuple[str, str, Any]] = {}
-    for event in _events(reads):
-        if event["type"] == "response.output_item.done":
-            item = event["item"]
-            if item["type"] == "function_call":
-                calls[event["output_index"]] = (item["call_id"], item["name"], loads(item["arguments"] or "{}"))
-    return [call for _, call in sorted(calls.items())]
-
-
-def run_anthropic_accumulator(fs: FormatStream) -> Any:
-    return anthropic_accumulator(fs.reads)
-
-
-def run_responses_accumulator(fs: FormatStream) -> Any:
-    return responses_accumulator(fs.reads)
-
-
-@cache
-def _anthropic_sdk() -> SimpleNamespace:
-    """The anthropic SDK's pieces, imported once (its client never connects: the response is built here)."""
-    import httpx2  # the HTTP client the SDKs are built on
-    from anthropic import Anthropic
-    from anthropic import Stream as AnthropicStream
-    from anthropic.lib.streaming._messages import accumulate_event
-    from anthropic.types import RawMessageStreamEvent
-
-    return SimpleNamespace(
-        Response=httpx2.Response,
-        Stream=AnthropicStream,
-        Event=RawMessageStreamEvent,
-        accumulate=accumulate_event,
-        client=Anthropic(api_key="sk-ant-bench-no-network", base_url="http://127.0.0.1:9", max_retries=0),
-    )
-
-
-def run_anthropic_sdk_bytes(fs: FormatStream) -> Any:
-    """``anthropic.Stream`` over a response whose body is the reads, each event into ``accumulate_event``."""
-    sdk = _anthropic_sdk()
-    response = sdk.Response(200, headers={"content-type": "text/event-stream"}, content=iter(fs.reads))
-    snapshot = None
-    json_bufs: dict[int, bytes] = {}
-    for event in sdk.Stream(cast_to=sdk.Event, response=response, client=sdk.client):
-        snapshot = sdk.accumulate(event=event, current_snapshot=snapshot, json_bufs=json_bufs)
-    assert snapshot is not None
-    return [(block.id, block.name, block.input) for block in snapshot.content if block.type == "tool_use"]
-
-
-@cache
-def _openai_sdk() -> SimpleNamespace:
-    """The openai SDK's Responses pieces (``sse_data._openai``'s client: it never connects)."""
-    from openai import Omit
-    from openai.lib.streaming.responses import ResponseStreamState
-    from openai.types.responses import ResponseStreamEvent
-
-    pieces = sse_data._openai()
-    return SimpleNamespace(
-        Response=pieces.Response,
-        Stream=pieces.Stream,
-        client=pieces.client,
-        State=ResponseStreamState,
-        Event=ResponseStreamEvent,
-        omit=Omit(),
-    )
-
-
-def run_openai_sdk_bytes(fs: FormatStream) -> Any:
-    """``openai.Stream`` over a response whose body is the reads, each event into ``ResponseStreamState``."""
-    sdk = _openai_sdk()
-    response = sdk.Response(200, headers={"content-type": "text/event-stream"}, content=iter(fs.reads))
-    state = sdk.State(input_tools=sdk.omit, text_format=sdk.omit)
-    for event in sdk.Stream(cast_to=sdk.Event, response=response, client=sdk.client):
-        state.handle_event(event)
-    final = state._completed_response  # what ResponseStream.get_final_response() returns
-    assert final is not None, "no response.completed"
-    return [
-        (item.call_id, item.name, json.loads(item.arguments)) for item in final.output if item.type == "function_call"
-    ]
-
-
-_COMMON: dict[str, Callable[[FormatStream], Any]] = {
-    "core-bytes": run_core_bytes,
-    "reference-bytes": run_reference_bytes,
-    "orjson-lines": run_orjson_lines,
-}
-CONTENDERS: dict[str, dict[str, Callable[[FormatStream], Any]]] = {
-    "anthropic-messages": {
-        **_COMMON,
-        "orjson-accumulator": run_anthropic_accumulator,
-        "anthropic-sdk-bytes": run_anthropic_sdk_bytes,
-    },
-    "openai-responses": {
-        **_COMMON,
-        "orjson-accumulator": run_responses_accumulator,
-        "openai-sdk-bytes": run_openai_sdk_bytes,
-    },
-}
-SDK = {"anthropic-messages": "anthropic-sdk-bytes", "openai-responses": "openai-sdk-bytes"}
-
-
-def prepare(name: str) -> None:
-    """Everything a contender needs before it is timed but the stream itself: the SDKs' imports and clients."""
-    if name == "anthropic-sdk-bytes":
-        _anthropic_sdk()
-    elif name == "openai-sdk-bytes":
-        _openai_sdk()
-
-
-def skip_reason(name: str, cell: Cell, *, everywhere: frozenset[str] = frozenset()) -> str | None:
-    """Why ``name`` does not run on ``cell``, or None when it does (``everywhere``: contenders never skipped)."""
-    if name not in BOUNDS or name in everywhere:
-        return None
-    total, one = BOUNDS[name]
-    if cell.calls * cell.size <= total and cell.size <= one:
-        return None
-    return (
-        f"{name} {_WHY[name]}: one run on {cell.id} ({size_label(cell.calls * cell.size)} of arguments) takes over ~2 s; "
-        f"it runs up to {size_label(total)} in all and {size_label(one)} per call"
-    )
-
-
-def check(name: str, fs: FormatStream, result: Any) -> None:
-    """Assert that ``result`` is the stream's ground truth (the floor: every event decoded, the last one right)."""
-    if name == "orjson-lines":
-        count, last = result
-        assert count == fs.events, f"{name} decoded {count} events, expected {fs.events}"
-        assert last == fs.last, f"{name} decoded a wrong last event"
-        return
-    base = {"core-bytes": "core", "reference-bytes": "reference"}.get(name, "join-loop")
-    check_calls(base, fs, result)  # type: ignore[arg-type]  # a FormatStream has what check reads of a Stream

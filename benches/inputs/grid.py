@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+import pytest
+
 SEED = 20_241_116
 FRAGMENT = 4
 BLOCK = 128
@@ -53,13 +55,13 @@ _ENVELOPE: dict[str, Any] = {
     "system_fingerprint": "fp_45cf54deae",
     "usage": None,
 }
-_TOOLS = ("search_products", "get_weather", "create_ticket", "run_sql", "send_email", "book_flight", "summarize")
+TOOLS = ("search_products", "get_weather", "create_ticket", "run_sql", "send_email", "book_flight", "summarize")
 _WORDS = (
     "alpha beta gamma delta stream token tool call index order cart price ship city north south river "
     "lamp desk chair blue green red quick lazy fox dog report quarter revenue growth user account"
 ).split()
 _FILLER = " lorem ipsum dolor sit amet, consectetur adipiscing elit" * 4
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def size_label(size: int) -> str:
@@ -89,6 +91,11 @@ class Cell:
 
 
 GRID: tuple[Cell, ...] = tuple(Cell(n, size, mode) for size in SIZES.values() for n in PARALLEL for mode in MODES)
+
+
+def cell_params() -> list[Any]:
+    """Every cell as a pytest parameter named by its id, all but the smallest marked ``slow`` (bench-smoke's cut)."""
+    return [pytest.param(cell, id=cell.id, marks=() if cell.smallest else (pytest.mark.slow,)) for cell in GRID]
 
 
 # --- arguments -----------------------------------------------------------------------------------------------
@@ -185,8 +192,8 @@ def make_call(rng: random.Random, size: int) -> Call:
     """A call whose arguments are exactly ``size`` ASCII characters of valid JSON (an object)."""
     if size < _HEAD + _MIN_TAIL:
         raise ValueError(f"arguments of at least {_HEAD + _MIN_TAIL} bytes")
-    call_id = "call_" + "".join(rng.choice(_ALNUM) for _ in range(24))
-    name = rng.choice(_TOOLS)
+    call_id = "call_" + "".join(rng.choice(ALNUM) for _ in range(24))
+    name = rng.choice(TOOLS)
     head = (
         f'{{"request_id": "req_{rng.getrandbits(48):012x}", "limit": {rng.randint(5, 500)}, '
         f'"filters": {{"lang": "en", "min_score": {rng.uniform(0, 1):.2f}, "tags": ["a", "b"]}}, "query": "'
@@ -336,7 +343,7 @@ def stream(cell: Cell) -> Stream:
     return make_stream(cell)
 
 
-# --- the openai SDK's objects and LangChain's chunks -----------------------------------------------------------
+# --- the openai SDK's objects -----------------------------------------------------------
 
 
 def to_sdk(chunk: dict[str, Any]) -> Any:
@@ -349,37 +356,3 @@ def to_sdk(chunk: dict[str, Any]) -> Any:
 
 def sdk_segments(segments: list[Segment]) -> list[Segment]:
     return [([to_sdk(chunk) for chunk in pool], times) for pool, times in segments]
-
-
-def to_langchain(chunk: dict[str, Any]) -> Any:
-    """An ``AIMessageChunk`` as langchain-openai's ``_convert_delta_to_message_chunk`` makes it from a chunk.
-
-    (langchain-openai is not installed; this mirrors its code: ``tool_call_chunk(name=, args=, id=, index=)``
-    for each raw tool call of the delta, then ``AIMessageChunk(content=, additional_kwargs=, id=,
-    tool_call_chunks=)``; ``finish_reason`` and the model name go to ``response_metadata``.)
-    """
-    from langchain_core.messages import AIMessageChunk
-    from langchain_core.messages.tool import tool_call_chunk
-
-    choice = chunk["choices"][0]
-    delta = choice["delta"]
-    tool_call_chunks = [
-        tool_call_chunk(
-            name=rtc["function"].get("name"),
-            args=rtc["function"].get("arguments"),
-            id=rtc.get("id"),
-            index=rtc["index"],
-        )
-        for rtc in delta.get("tool_calls") or ()
-    ]
-    metadata: dict[str, Any] = {"model_provider": "openai"}
-    if choice.get("finish_reason"):
-        metadata["finish_reason"] = choice["finish_reason"]
-        metadata["model_name"] = chunk["model"]
-    return AIMessageChunk(
-        content=delta.get("content") or "",
-        additional_kwargs={},
-        id=chunk["id"],
-        tool_call_chunks=tool_call_chunks,
-        response_metadata=metadata,
-    )
