@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference as reference
+from tests.support.comparable import strict as _strict
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_chat import (
     ABSENT,
@@ -42,23 +43,12 @@ from toolwire import ChoiceResult, InvalidToolCall, MalformedChunkError, ToolCal
 POLICIES = ("complete", "call_end", "stream_end")
 
 
-# ------------------------------------------------------------------------------------------------ normalizing
-
-
 def strict(x: Any) -> Any:
-    """A comparable form that keeps what ``==`` forgets: bool vs int vs float, -0.0, key order, exact types."""
-    t = type(x)
-    if x is None or t is bool or t is str:
-        return (t.__name__, x)
-    if t is int:
-        return ("int", x)
-    if t is float:
-        return ("float", repr(x))
-    if t is list or t is tuple:
-        return (t.__name__, tuple(strict(i) for i in x))
-    if t is dict:
-        return ("dict", tuple((strict(k), strict(v)) for k, v in x.items()))
-    return ("object", t.__name__, id(x))
+    """``comparable.strict``, an object of another type matching only itself."""
+    return _strict(x, id)
+
+
+# ------------------------------------------------------------------------------------------------ normalizing
 
 
 def nv(v: Violation) -> tuple[Any, ...]:

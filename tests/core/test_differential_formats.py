@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference as reference
+from tests.support.comparable import strict
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_formats import (
     FORMATS,
@@ -39,22 +40,6 @@ POLICIES = ("complete", "call_end", "stream_end")
 EXAMPLES = max(10, settings().max_examples // 2)
 
 # ------------------------------------------------------------------------------------------------ normalizing
-
-
-def strict(x: Any) -> Any:
-    """A comparable form that keeps what ``==`` forgets: bool vs int vs float, -0.0, key order, exact types."""
-    t = type(x)
-    if x is None or t is bool or t is str:
-        return (t.__name__, x)
-    if t is int:
-        return ("int", x)
-    if t is float:
-        return ("float", repr(x))
-    if t is list or t is tuple:
-        return (t.__name__, tuple(strict(i) for i in x))
-    if t is dict:
-        return ("dict", tuple((strict(k), strict(v)) for k, v in x.items()))
-    return ("object", t.__name__, repr(x))
 
 
 def by_key(v: Violation) -> tuple[Any, ...]:

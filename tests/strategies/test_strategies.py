@@ -31,6 +31,7 @@ from hypothesis.errors import HypothesisWarning
 import toolwire
 import toolwire.reference as reference
 import toolwire.strategies
+from tests.support.comparable import strict
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.paths import CORPORA
 from tests.support.strategies_schema import tool_schemas
@@ -702,15 +703,6 @@ def call_lists(draw: Any, format: str) -> list[Any]:
             choice = draw(st.integers(0, 1)) if format in ("openai-chat", "gemini") else 0
             calls.append({"name": name, "arguments": value, "id": f"m_{position}", "choice": choice})
     return calls
-
-
-def strict(x: Any) -> Any:
-    """A comparable form that keeps bool vs int vs float, -0.0 and key order."""
-    if isinstance(x, dict):
-        return ("dict", tuple((k, strict(v)) for k, v in x.items()))
-    if isinstance(x, list):
-        return ("list", tuple(strict(v) for v in x))
-    return (type(x).__name__, repr(x))
 
 
 def expected(calls: list[Any]) -> list[tuple[Any, ...]]:
