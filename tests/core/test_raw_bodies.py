@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import zlib
 from collections.abc import AsyncIterator
 from types import ModuleType
 from typing import Any
@@ -25,6 +24,7 @@ import toolwire
 import toolwire.reference
 from tests.core.test_raw_bytes import core_frame, reference_frame
 from tests.support.bounded import run_bounded
+from tests.support.eventstream import aws_message
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.paths import RECORDINGS
 from toolwire import Limits, MalformedChunkError, StreamContractError
@@ -60,17 +60,6 @@ def both(source: bytes | list[Any], **options: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------------------- AWS event-stream
-
-
-def aws_message(headers: dict[str, str], payload: bytes) -> bytes:
-    """One AWS event-stream message as AWS frames it: prelude, string headers, payload, both CRC32s."""
-    head = b"".join(
-        bytes([len(name)]) + name.encode() + b"\x07" + len(value.encode()).to_bytes(2, "big") + value.encode()
-        for name, value in headers.items()
-    )
-    prelude = (12 + len(head) + len(payload) + 4).to_bytes(4, "big") + len(head).to_bytes(4, "big")
-    message = prelude + zlib.crc32(prelude).to_bytes(4, "big") + head + payload
-    return message + zlib.crc32(message).to_bytes(4, "big")
 
 
 def aws_event(kind: str, payload: dict[str, Any]) -> bytes:

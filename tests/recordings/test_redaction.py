@@ -12,7 +12,6 @@ import base64
 import itertools
 import json
 import random
-import zlib
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -27,6 +26,7 @@ from hypothesis import strategies as st
 import toolwire
 import toolwire.reference
 from tests.support.bounded import run_bounded
+from tests.support.eventstream import aws_message
 from tests.support.implementations import IMPLEMENTATIONS
 from toolwire import _stream_pieces
 from toolwire._core import frame_body
@@ -265,17 +265,6 @@ def stream(format: str, size: int, escaped: bool) -> list[dict[str, Any]]:
     if format == "gemini":
         return gemini(text, size)
     return ollama(text)
-
-
-def aws_message(headers: dict[str, str], payload: bytes) -> bytes:
-    """One AWS event-stream message as AWS frames it: prelude, string headers, payload, both CRC32s."""
-    head = b"".join(
-        bytes([len(name)]) + name.encode() + b"\x07" + len(value.encode()).to_bytes(2, "big") + value.encode()
-        for name, value in headers.items()
-    )
-    prelude = (12 + len(head) + len(payload) + 4).to_bytes(4, "big") + len(head).to_bytes(4, "big")
-    message = prelude + zlib.crc32(prelude).to_bytes(4, "big") + head + payload
-    return message + zlib.crc32(message).to_bytes(4, "big")
 
 
 def aws_event(kind: str, payload: str) -> bytes:
