@@ -136,6 +136,15 @@ def _timed(run: Callable[[], object], number: int, warm_up: bool = True) -> floa
     return (time.perf_counter() - start) / number
 
 
+def best_of(ways: list[tuple[str, Callable[[], object]]], rounds: int, warm_up: bool = True) -> dict[str, float]:
+    """Best time of one run of each way (by label), over ``rounds`` round-robin rounds: the breakdowns' timing."""
+    best = {label: math.inf for label, _ in ways}
+    for _ in range(rounds):
+        for label, run in ways:
+            best[label] = min(best[label], _timed(run, 1, warm_up=warm_up))
+    return best
+
+
 def time_runs(
     runs: dict[str, Callable[[], object]],
     check_result: Callable[[str, object], None],
@@ -258,10 +267,7 @@ def breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
         ("`toolwire.reassemble` (public API, drives `pull`)", lambda: list(toolwire.reassemble(stream.feed()))),
         ("`toolwire.Reassembler().feed` per chunk", reassembler_feed),
     ]
-    best = {label: float("inf") for label, _ in ways}
-    for _ in range(rounds):
-        for label, run in ways:
-            best[label] = min(best[label], _timed(run, 1))
+    best = best_of(ways, rounds)
     base = best[ways[0][0]]
     return [(label, best[label] / base) for label, _ in ways]
 
@@ -363,10 +369,7 @@ def validation_breakdown(load: workloads.Workload, rounds: int) -> list[tuple[st
     ]
     gc.collect()
     gc.freeze()
-    best = {label: float("inf") for label, _, _ in ways}
-    for _ in range(rounds):
-        for label, _, run in ways:
-            best[label] = min(best[label], _timed(run, 1, warm_up=False))
+    best = best_of([(label, run) for label, _, run in ways], rounds, warm_up=False)
     return [(label, len(batch), best[label] / len(batch) * 1e9) for label, batch, _ in ways]
 
 
@@ -441,6 +444,34 @@ def validation_report(
 # --- raw event-stream bytes (issue 4, item 8) ------------------------------------------------------------------------
 
 
+def bytes_linearity(
+    target: Callable[[bool, str], None],
+    label: str,
+    stream_of: Callable[[grid.Cell], Any],
+    run: Callable[[Any], object],
+    check: Callable[[str, Any, object], None],
+    size_of: Callable[[Any], int],
+) -> None:
+    """Check that core-bytes is linear: its per-byte time on one call of 2 MiB over one of 4 KiB, in the same run."""
+    per_byte = {}
+    for size, rounds_here in ((4 * 1024, 7), (2 * MIB, 5)):
+        stream = stream_of(grid.Cell(1, size, "sequential"))
+        best = time_runs(
+            {"core-bytes": lambda stream=stream: run(stream)},
+            lambda name, result, stream=stream: check(name, stream, result),
+            rounds_here,
+            3.0,
+        )
+        per_byte[size] = (best["core-bytes"] / size_of(stream), size_of(stream))
+        del stream  # the 2 MiB stream's bytes go before the next one's are made
+    linearity = per_byte[2 * MIB][0] / per_byte[4 * 1024][0]
+    target(
+        linearity <= LINEARITY,
+        f"{label}core-bytes linear in bytes: per-byte time at 1x2MiB-seq ({per_byte[2 * MIB][1] / 1e6:.0f} MB of SSE) "
+        f"/ at 1x4KiB-seq ({per_byte[4 * 1024][1] / 1e6:.2f} MB) = {linearity:.2f} (≤ {LINEARITY})",
+    )
+
+
 def time_bytes(stream: grid.Stream, rounds: int, budget: float) -> dict[str, float]:
     """Best time of each contender of ``contenders.lineups.sse`` on one stream's bytes (the quadratic where it runs)."""
     names = [name for name in sse.CONTENDERS if name not in sse.QUADRATIC or sse.skip_reason(name, stream.cell) is None]
@@ -491,10 +522,7 @@ def bytes_breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
     assert floor_lines(reads)[0] == stream.chunk_count
     gc.collect()
     gc.freeze()
-    best = {label: float("inf") for label, _ in ways}
-    for _ in range(rounds):
-        for label, run in ways:
-            best[label] = min(best[label], _timed(run, 1))
+    best = best_of(ways, rounds)
     return [(label, best[label] / stream.chunk_count * 1e9) for label, _ in ways]
 
 
@@ -567,21 +595,12 @@ def bytes_report(say: Callable[[str], None], target: Callable[[bool, str], None]
         f"{min(openai.values()):.0f} to {max(openai.values()):.0f}",
     )
 
-    # Linearity: per-byte time of one call at 4 KiB and at 2 MiB of arguments, in the same run.
     print("timing raw-bytes linearity (1 call, 4 KiB and 2 MiB)", file=progress, flush=True)
-    per_byte = {}
-    for size, rounds_here in ((4 * 1024, 7), (2 * MIB, 5)):
-        cell = grid.Cell(1, size, "sequential")
-        stream = grid.stream(cell) if size <= 64 * 1024 else grid.make_stream(cell)
-        runs: dict[str, Callable[[], object]] = {"core-bytes": lambda stream=stream: core.sse_bytes(stream)}
-        best = time_runs(runs, lambda name, result, stream=stream: sse.check(name, stream, result), rounds_here, 3.0)
-        per_byte[size] = (best["core-bytes"] / sse_streams.sse(stream).size, sse_streams.sse(stream).size)
-    linearity = per_byte[2 * MIB][0] / per_byte[4 * 1024][0]
-    target(
-        linearity <= LINEARITY,
-        f"core-bytes linear in bytes: per-byte time at 1x2MiB-seq ({per_byte[2 * MIB][1] / 1e6:.0f} MB of SSE) / at "
-        f"1x4KiB-seq ({per_byte[4 * 1024][1] / 1e6:.2f} MB) = {linearity:.2f} (≤ {LINEARITY})",
-    )
+
+    def sse_stream(cell: grid.Cell) -> grid.Stream:
+        return grid.stream(cell) if cell.size <= 64 * 1024 else grid.make_stream(cell)
+
+    bytes_linearity(target, "", sse_stream, core.sse_bytes, sse.check, lambda stream: sse_streams.sse(stream).size)
 
     print("breaking down core-bytes' time", file=progress, flush=True)
     cell = grid.Cell(1, 64 * 1024, "sequential")
@@ -654,10 +673,7 @@ def format_breakdown(cell: grid.Cell, rounds: int) -> dict[str, list[tuple[str, 
             formats.check("core-bytes", stream, core_bytes(source)())
         gc.collect()
         gc.freeze()
-        best = {label: float("inf") for label, _ in ways}
-        for _ in range(rounds):
-            for label, run in ways:
-                best[label] = min(best[label], _timed(run, 1))
+        best = best_of(ways, rounds)
         ways_of[fmt] = [(label, best[label] / stream.events * 1e9) for label, _ in ways]
     return ways_of
 
@@ -760,30 +776,14 @@ def formats_report(say: Callable[[str], None], target: Callable[[bool, str], Non
             f"{min(over_sdk.values()):.0f} to {max(over_sdk.values()):.0f}",
         )
 
-        # Linearity: per-byte time of one call at 4 KiB and at 2 MiB of arguments, in the same run.
         print(f"timing {fmt} linearity (1 call, 4 KiB and 2 MiB)", file=progress, flush=True)
-        per_byte = {}
-        for size, rounds_here in ((4 * 1024, 7), (2 * MIB, 5)):
-            cell = grid.Cell(1, size, "sequential")
-            if size <= 64 * 1024:
-                stream = format_streams.stream(fmt, cell)
-            else:
-                stream = format_streams.make(fmt, cell, calls=grid.make_stream(cell).calls)
-            runs: dict[str, Callable[[], object]] = {"core-bytes": lambda stream=stream: core.format_bytes(stream)}
-            best = time_runs(
-                runs,
-                lambda name, result, stream=stream: formats.check(name, stream, result),
-                rounds_here,
-                3.0,
-            )
-            per_byte[size] = (best["core-bytes"] / stream.size, stream.size)
-            del stream, runs
-        linearity = per_byte[2 * MIB][0] / per_byte[4 * 1024][0]
-        target(
-            linearity <= LINEARITY,
-            f"{fmt}: core-bytes linear in bytes: per-byte time at 1x2MiB-seq ({per_byte[2 * MIB][1] / 1e6:.0f} MB "
-            f"of SSE) / at 1x4KiB-seq ({per_byte[4 * 1024][1] / 1e6:.2f} MB) = {linearity:.2f} (≤ {LINEARITY})",
-        )
+
+        def format_stream(cell: grid.Cell, fmt: str = fmt) -> format_streams.FormatStream:
+            if cell.size <= 64 * 1024:
+                return format_streams.stream(fmt, cell)
+            return format_streams.make(fmt, cell, calls=grid.make_stream(cell).calls)
+
+        bytes_linearity(target, f"{fmt}: ", format_stream, core.format_bytes, formats.check, lambda stream: stream.size)
 
     print("breaking down core-bytes' time on both formats", file=progress, flush=True)
     cell = grid.Cell(1, 64 * 1024, "sequential")
