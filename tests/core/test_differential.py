@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference as reference
+from tests.core.helpers import CountedSource, error_form
 from tests.support.comparable import strict as _strict
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_chat import (
@@ -59,23 +60,15 @@ def nv(v: Violation) -> tuple[Any, ...]:
 
 
 def nc(c: Any) -> tuple[Any, ...]:
-    """A handed-over call, violations normalized."""
-    if type(c) is ToolCall:
-        return (
-            "ToolCall",
-            c.id,
-            c.name,
-            strict(c.arguments),
-            c.arguments_json,
-            c.seq,
-            c.index,
-            c.choice,
-            tuple(map(nv, c.violations)),
-        )
-    assert type(c) is InvalidToolCall, type(c)
-    assert c.errors and all(v.severity.value == "error" for v in c.errors)
+    """A handed-over call, violations normalized; an invalid call's errors are all errors."""
+    errors = None
+    if type(c) is InvalidToolCall:
+        assert c.errors and all(v.severity.value == "error" for v in c.errors)
+        errors = tuple(map(nv, c.errors))
+    else:
+        assert type(c) is ToolCall, type(c)
     return (
-        "InvalidToolCall",
+        type(c).__name__,
         c.id,
         c.name,
         strict(c.arguments),
@@ -83,7 +76,7 @@ def nc(c: Any) -> tuple[Any, ...]:
         c.seq,
         c.index,
         c.choice,
-        tuple(map(nv, c.errors)),
+        errors,
         tuple(map(nv, c.violations)),
     )
 
@@ -126,19 +119,12 @@ class Outcome:
         return {k: normalized[k] for k in ("handed", "positions", "result", "on_violation", "error")}
 
     def normalized(self) -> dict[str, Any]:
-        error = None
-        if self.error is not None:
-            error = (
-                type(self.error).__name__,
-                getattr(self.error, "chunk_number", None),
-                getattr(self.error, "path", None),
-            )
         return {
             "handed": [nc(c) for c in self.handed],
             "positions": self.positions,
             "result": nr(self.result),
             "on_violation": [nv(v) for v in self.seen],
-            "error": error,
+            "error": error_form(self.error),
             "feed_log": self.feed_log,
         }
 
@@ -146,21 +132,19 @@ class Outcome:
 def run(module: Any, chunks: list[Any], emit: str, *, tool_choice: Any = None, limits: Any = None) -> Outcome:
     """``reassemble`` over a generator that records how many chunks were read when each call comes out."""
     out = Outcome()
-    state = {"read": 0, "exhausted": False}
-
-    def source() -> Iterator[Any]:
-        for chunk in chunks:
-            state["read"] += 1
-            yield chunk
-        state["exhausted"] = True
-
+    source = CountedSource(chunks)
     stream = module.reassemble(
-        source(), emit=emit, on_invalid="yield", on_violation=out.seen.append, tool_choice=tool_choice, limits=limits
+        iter(source),
+        emit=emit,
+        on_invalid="yield",
+        on_violation=out.seen.append,
+        tool_choice=tool_choice,
+        limits=limits,
     )
     try:
         for call in stream:
             out.handed.append(call)
-            out.positions.append(len(chunks) if state["exhausted"] else state["read"] - 1)
+            out.positions.append(source.position())
         out.result = stream.result
     except Exception as exc:
         out.error = exc
@@ -182,7 +166,7 @@ def run_reassembler(
                 out.handed.append(call)
                 out.positions.append(position)
         except ALLOWED_ERRORS as exc:
-            error = (type(exc).__name__, getattr(exc, "chunk_number", None), getattr(exc, "path", None))
+            error = error_form(exc)
         out.feed_log.append((len(out.seen), error))
     try:
         for call in machine.finish():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference as reference
+from tests.core.helpers import CountedSource, error_form
 from tests.support.comparable import strict
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_formats import (
@@ -103,41 +104,27 @@ class Outcome:
     error: BaseException | None = None
 
     def form(self, nv: Norm) -> dict[str, Any]:
-        error = None
-        if self.error is not None:
-            error = (
-                type(self.error).__name__,
-                getattr(self.error, "chunk_number", None),
-                getattr(self.error, "path", None),
-            )
         return {
             "handed": [call_form(c, nv) for c in self.handed],
             "positions": self.positions,
             "result": result_form(self.result, nv),
             "on_violation": [nv(v) for v in self.seen],
-            "error": error,
+            "error": error_form(self.error),
         }
 
 
 def run(module: Any, items: list[Any], emit: str, format: str | None, **options: Any) -> Outcome:
     """``reassemble`` over a generator that records how many items were read when each call comes out."""
     out = Outcome()
-    state = {"read": 0, "exhausted": False}
-    items = copy.deepcopy(items)  # neither implementation may see what the other did to its input
-
-    def source() -> Iterator[Any]:
-        for item in items:
-            state["read"] += 1
-            yield item
-        state["exhausted"] = True
-
+    # A copy: neither implementation may see what the other did to its input.
+    source = CountedSource(copy.deepcopy(items))
     stream = module.reassemble(
-        source(), on_invalid="yield", emit=emit, format=format, on_violation=out.seen.append, **options
+        iter(source), on_invalid="yield", emit=emit, format=format, on_violation=out.seen.append, **options
     )
     try:
         for call in stream:
             out.handed.append(call)
-            out.positions.append(len(items) if state["exhausted"] else state["read"] - 1)
+            out.positions.append(source.position())
         out.result = stream.result
     except MalformedChunkError as error:
         out.error = error
@@ -261,13 +248,21 @@ def check_ground_truth(case: FormatCase, emit: str, out: Outcome, *, positions: 
     assert tuple(sorted(v.code.value for v in result.violations)) == case.stream_codes
 
 
-@pytest.mark.parametrize("format", FORMATS)
-@settings(max_examples=EXAMPLES)
-@given(data=st.data())
+def property_per_format(test: Callable[[str, st.DataObject], None]) -> Callable[..., None]:
+    """``test(format, data)`` for every format, ``EXAMPLES`` examples each: the shape of this file's properties."""
+    return pytest.mark.parametrize("format", FORMATS)(settings(max_examples=EXAMPLES)(given(data=st.data())(test)))
+
+
+def named_or_detected(format: str, data: st.DataObject) -> str | None:
+    """The ``format=`` to pass: the format named, or None for detection, both drawn alike."""
+    return format if data.draw(st.booleans(), label="format named") else None
+
+
+@property_per_format
 def test_well_formed_streams(format: str, data: st.DataObject) -> None:
     """Core == reference == ground truth, as dicts and as bytes, under every policy, format named or detected."""
     case = data.draw(format_streams(format), label="case")
-    named = format if data.draw(st.booleans(), label="format named") else None
+    named = named_or_detected(format, data)
     inputs = sources(format, case.events, data)
     objects = sdk_events(format, case.events)
     if objects is not None and data.draw(st.booleans(), label="as SDK objects"):
@@ -330,13 +325,11 @@ def small_limits(draw: Any) -> toolwire.Limits:
     )
 
 
-@pytest.mark.parametrize("format", FORMATS)
-@settings(max_examples=EXAMPLES)
-@given(data=st.data())
+@property_per_format
 def test_hostile_streams(format: str, data: st.DataObject) -> None:
     """Damaged streams: the same calls, violations, result, or the same MalformedChunkError."""
     events = data.draw(hostile_streams(format), label="events")
-    named = format if data.draw(st.booleans(), label="format named") else None
+    named = named_or_detected(format, data)
     limits = data.draw(st.one_of(st.none(), small_limits()), label="limits")
     tool_choice = data.draw(st.sampled_from(TOOL_CHOICES), label="tool_choice")
     for _, items in sources(format, events, data, hostile=True):
