@@ -249,13 +249,15 @@ FRAGMENTS = {fragments}
 """
 
 
+def chat_setup(implementation: ModuleType, fragments: int = 0) -> str:
+    return SETUP.format(module=implementation.__name__, fragments=fragments)
+
+
 def test_190_mib_trailing_a_handed_over_call_keep_one_mib(implementation: ModuleType) -> None:
     # 190 MiB in 48 640 fragments of 4 KiB after the call was handed over (main kept all of it, one violation per
     # fragment: 406 MiB of RSS). One finding now, its text stopped at max_argument_bytes.
     fragments = 190 * 256
-    bounded = run_bounded(
-        TRAILING, setup=SETUP.format(module=implementation.__name__, fragments=fragments), memory_mib=1024
-    )
+    bounded = run_bounded(TRAILING, setup=chat_setup(implementation, fragments), memory_mib=1024)
     assert bounded.outcome == [1, "TRAILING_DATA", 1 << 20, fragments * 4096, fragments]
     # Measured on a shared 2-core machine: core 3.6 MiB in 0.05 s, reference 2.9 MiB in 0.7 s; what stays is the
     # 1 MiB of text.
@@ -278,9 +280,7 @@ def test_an_argument_of_a_million_duplicate_keys_keeps_a_thousand_findings(imple
     keys = 1_048_000 if implementation is toolwire else 131_000
     # 8 MiB of one key repeated (main made 1.68 M Violation objects: 1 GiB, 16 s). The reference scans in Python:
     # 1 MiB of them.
-    bounded = run_bounded(
-        DUPLICATES, setup=SETUP.format(module=implementation.__name__, fragments=0) + f"KEYS = {keys}", memory_mib=1024
-    )
+    bounded = run_bounded(DUPLICATES, setup=chat_setup(implementation) + f"KEYS = {keys}", memory_mib=1024)
     assert bounded.outcome == [1000, ["VIOLATIONS_OMITTED"], {"omitted": keys - 1000}, {"a": 1}]
     # Measured: core 26 MiB (the 8 MiB text, and the call's copy of it) in 0.3 s; reference 4 MiB (1 MiB of text) in
     # 1.2 s. A pointer is built only for the findings kept.
@@ -302,9 +302,7 @@ outcome = [len(calls), [(v.code.value, v.data) for v in stream.result.violations
 def test_a_million_calls_past_max_calls_are_counted_not_built(implementation: ModuleType) -> None:
     calls = 1_000_000 if implementation is toolwire else 100_000
     # Main built and kept each as an invalid call: 10^6 calls, 1.25 GiB.
-    bounded = run_bounded(
-        CALLS, setup=SETUP.format(module=implementation.__name__, fragments=0) + f"CALLS = {calls}", memory_mib=1024
-    )
+    bounded = run_bounded(CALLS, setup=chat_setup(implementation) + f"CALLS = {calls}", memory_mib=1024)
     assert bounded.outcome == [256, [["TOO_MANY_CALLS", {"limit": 256, "fragments": calls - 256}]]]
     # Measured: core 1.6 MiB in 2.4 s (10^6 chunk dicts made and read), reference 0.4 MiB in 1.6 s (10^5).
     assert bounded.peak_growth_mib < 32
@@ -330,7 +328,7 @@ def test_a_million_finish_reasons_and_error_events_keep_a_thousand_findings(impl
     events = 1_000_000 if implementation is toolwire else 200_000
     bounded = run_bounded(
         STREAM_FINDINGS,
-        setup=SETUP.format(module=implementation.__name__, fragments=0) + f"EVENTS = {events}",
+        setup=chat_setup(implementation) + f"EVENTS = {events}",
         memory_mib=1024,
     )
     # The first finish is the finish; every later one is MULTIPLE_FINISH_REASONS, every error event a
@@ -432,12 +430,7 @@ outcome = [call.id, call.name, [v.code.value for v in call.errors][-2:], call.er
 
 def test_a_call_keeps_the_first_conflicting_ids_and_names_only(implementation: ModuleType) -> None:
     fragments = 1_000_000 if implementation is toolwire else 100_000
-    bounded = run_bounded(
-        f"FRAGMENTS = {fragments}\n" + BOOKKEEPING,
-        setup=SETUP.format(module=implementation.__name__, fragments=0),
-        memory_mib=1024,
-        timeout_s=180,
-    )
+    bounded = run_bounded(BOOKKEEPING, setup=chat_setup(implementation, fragments), memory_mib=1024, timeout_s=180)
     # A finding a fragment and one ARGUMENTS_TOO_LARGE, the first 1000 kept: the last an ID_CHANGED (a warning).
     assert bounded.outcome == ["a", "f", ["NAME_CHANGED", "VIOLATIONS_OMITTED"], {"omitted": fragments - 999}]
     # Measured (as on main): core 1.5 MiB in 4.8 s, reference 0.3 MiB in 10.6 s (10^5).
@@ -462,12 +455,7 @@ outcome = [sizes[:3], sizes[-1], len(call.arguments_json or ""), [v.code.value f
 def test_snapshots_of_an_endless_argument_stop_at_the_argument_limit(implementation: ModuleType) -> None:
     fragments = 1_000_000 if implementation is toolwire else 200_000
     # A snapshot is the live value: it grows with the text kept, never past Limits.max_argument_bytes.
-    bounded = run_bounded(
-        f"FRAGMENTS = {fragments}\n" + SNAPSHOTS,
-        setup=SETUP.format(module=implementation.__name__, fragments=0),
-        memory_mib=1024,
-        timeout_s=180,
-    )
+    bounded = run_bounded(SNAPSHOTS, setup=chat_setup(implementation, fragments), memory_mib=1024, timeout_s=180)
     # The opening '{"k": "' and whole pieces of 16 up to the limit: 65 535 of them.
     kept = 16 * 65_535
     assert bounded.outcome == [[16, 16 * 4097, 16 * 8193], kept, 7 + kept, ["ARGUMENTS_TOO_LARGE"]]
