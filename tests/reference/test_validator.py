@@ -35,6 +35,7 @@ DRAFTS = {
 }
 
 REMOTE = "needs the suite's remote documents at http://localhost:1234 (remotes/, not in the corpus); never fetched"
+EXTENDIBLE = '$ref "extendible-dynamic-ref.json" resolves to http://localhost:1234/draft2020-12/; ' + REMOTE
 
 #: (draft, file stem, case description or "*" for the whole file) -> why the case needs the network. Skipped.
 NEEDS_NETWORK: dict[tuple[str, str, str], str] = {
@@ -43,15 +44,9 @@ NEEDS_NETWORK: dict[tuple[str, str, str], str] = {
     ("draft2020-12", "dynamicRef", "strict-tree schema, guards against misspelled properties"): (
         '$ref "tree.json" resolves to http://localhost:1234/draft2020-12/tree.json; ' + REMOTE
     ),
-    ("draft2020-12", "dynamicRef", "tests for implementation dynamic anchor and reference link"): (
-        '$ref "extendible-dynamic-ref.json" resolves to http://localhost:1234/draft2020-12/; ' + REMOTE
-    ),
-    ("draft2020-12", "dynamicRef", "$ref and $dynamicAnchor are independent of order - $defs first"): (
-        '$ref "extendible-dynamic-ref.json" resolves to http://localhost:1234/draft2020-12/; ' + REMOTE
-    ),
-    ("draft2020-12", "dynamicRef", "$ref and $dynamicAnchor are independent of order - $ref first"): (
-        '$ref "extendible-dynamic-ref.json" resolves to http://localhost:1234/draft2020-12/; ' + REMOTE
-    ),
+    ("draft2020-12", "dynamicRef", "tests for implementation dynamic anchor and reference link"): EXTENDIBLE,
+    ("draft2020-12", "dynamicRef", "$ref and $dynamicAnchor are independent of order - $defs first"): EXTENDIBLE,
+    ("draft2020-12", "dynamicRef", "$ref and $dynamicAnchor are independent of order - $ref first"): EXTENDIBLE,
     ("draft2020-12", "dynamicRef", "$ref to $dynamicRef finds detached $dynamicAnchor"): (
         "$ref http://localhost:1234/draft2020-12/detached-dynamicref.json; " + REMOTE
     ),

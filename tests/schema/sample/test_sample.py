@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolwire
-from tests.support.paths import RECORDINGS, corpus
+from tests.support.paths import CORPORA, RECORDINGS, corpus
 from toolwire._calllog import CallLog
 from toolwire.cli import main
 from toolwire.recordings import iter_recordings
@@ -78,29 +79,11 @@ def recorded_calls() -> list[toolwire.ToolCall | toolwire.InvalidToolCall]:
     return calls
 
 
-def bfcl_tools(count: int) -> list[toolwire.Tool]:
-    """BFCL tools with enums, optional members and nesting (no combinators, which the test's reading skips)."""
-    path = corpus("tool-schemas") / "bfcl_v4_jsonschema.jsonl"
-    tools: dict[str, toolwire.Tool] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        definition = json.loads(line)
-        parameters = definition["parameters"]
-        text = json.dumps(parameters)
-        properties = parameters.get("properties", {})
-        if any(word in text for word in ("anyOf", "oneOf", "allOf", "$ref", "pattern")):
-            continue
-        enums = [k for k, v in properties.items() if isinstance(v, dict) and "enum" in v]
-        optional = [k for k in properties if k not in parameters.get("required", [])]
-        nested = any(isinstance(v, dict) and v.get("type") in ("object", "array") for v in properties.values())
-        if enums and len(optional) >= 2 and nested and definition["name"] not in tools:
-            tools[definition["name"]] = toolwire.ToolRegistry([definition]).get(definition["name"])  # type: ignore[assignment]
-        if len(tools) == count:
-            break
-    return list(tools.values())
+def bfcl_tools(keep: Callable[[dict[str, Any]], bool], count: int) -> list[toolwire.Tool]:
+    """The first ``count`` BFCL tools whose parameters ``keep`` accepts, one per name.
 
-
-def bfcl_identifier_tools(count: int) -> list[toolwire.Tool]:
-    """BFCL tools with id-like members (user_id, email, phone...), which the default rules scrub."""
+    Without combinators, ``$ref`` or patterns, which the test's reading of a schema skips.
+    """
     path = corpus("tool-schemas") / "bfcl_v4_jsonschema.jsonl"
     tools: dict[str, toolwire.Tool] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -108,19 +91,31 @@ def bfcl_identifier_tools(count: int) -> list[toolwire.Tool]:
         parameters = definition["parameters"]
         if any(word in json.dumps(parameters) for word in ("anyOf", "oneOf", "allOf", "$ref", "pattern")):
             continue
-        properties = parameters.get("properties", {})
-        scrubbed = [k for k, v in properties.items() if re.fullmatch(r"(.*_)?(id|email|phone)", k) and "enum" not in v]
-        if scrubbed and definition["name"] not in tools:
+        if keep(parameters) and definition["name"] not in tools:
             tools[definition["name"]] = toolwire.ToolRegistry([definition]).get(definition["name"])  # type: ignore[assignment]
         if len(tools) == count:
             break
     return list(tools.values())
 
 
-BFCL_IDS = (
-    bfcl_identifier_tools(5) if (RECORDINGS.parent.parent / "shared" / "corpora" / "tool-schemas").exists() else []
-)
-BFCL = bfcl_tools(4) if (RECORDINGS.parent.parent / "shared" / "corpora" / "tool-schemas").exists() else []
+def enums_optionals_and_nesting(parameters: dict[str, Any]) -> bool:
+    """Enums, two optional members or more, and a nested object or array: what the coverage test needs to see."""
+    properties = parameters.get("properties", {})
+    enums = [k for k, v in properties.items() if isinstance(v, dict) and "enum" in v]
+    optional = [k for k in properties if k not in parameters.get("required", [])]
+    nested = any(isinstance(v, dict) and v.get("type") in ("object", "array") for v in properties.values())
+    return bool(enums) and len(optional) >= 2 and nested
+
+
+def identifiers(parameters: dict[str, Any]) -> bool:
+    """Id-like members (user_id, email, phone...), which the default rules scrub."""
+    properties = parameters.get("properties", {})
+    return any(re.fullmatch(r"(.*_)?(id|email|phone)", k) and "enum" not in v for k, v in properties.items())
+
+
+HAS_BFCL = (CORPORA / "tool-schemas").exists()
+BFCL_IDS = bfcl_tools(identifiers, 5) if HAS_BFCL else []
+BFCL = bfcl_tools(enums_optionals_and_nesting, 4) if HAS_BFCL else []
 
 
 # ----------------------------------------------------------------------------------------------------------------
