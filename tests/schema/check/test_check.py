@@ -462,13 +462,19 @@ def test_schema_problems_binding() -> None:
 # --- inputs ----------------------------------------------------------------------------------------------------
 
 
+def yaml_tools(folder: Path, text: str) -> Path:
+    """A tools.yaml holding ``text``, as a user writes one."""
+    path = folder / "tools.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def test_inputs_check_tools_accepts(tmp_path: Path) -> None:
-    path = tmp_path / "tools.yaml"
-    path.write_text(
+    path = yaml_tools(
+        tmp_path,
         "get_weather:\n  description: Get the current weather for a city.\n  parameters:\n"
         "    type: object\n    properties: {city: {type: string, description: The city.}}\n"
         "    required: [city]\n",
-        encoding="utf-8",
     )
     registry = ToolRegistry([tool()])
     for given in (
@@ -497,12 +503,11 @@ def test_inputs_check_tools_accepts(tmp_path: Path) -> None:
 
 
 def test_yaml_dates_in_examples_are_iso_text_and_non_json_examples_are_named(tmp_path: Path) -> None:
-    path = tmp_path / "tools.yaml"
-    path.write_text(
+    path = yaml_tools(
+        tmp_path,
         "- name: book_room\n  description: Book a meeting room for a day.\n"
         "  examples: {valid: [{day: 2026-06-01}, {day: .nan}]}\n"
         "  parameters: {type: object, properties: {day: {type: string, format: date, description: The day.}}}\n",
-        encoding="utf-8",
     )
     (finding,) = check_tools([path]).findings
     assert finding.rule == "example-invalid" and finding.message.startswith("valid example 1 is not JSON")
@@ -514,8 +519,8 @@ def test_an_item_that_is_no_definition_is_only_not_loadable() -> None:
 
 
 def test_a_yaml_registry_with_meta_keys(tmp_path: Path) -> None:
-    path = tmp_path / "tools.yaml"
-    path.write_text(
+    path = yaml_tools(
+        tmp_path,
         """
 - name: refund_order
   description: Refund an order, fully or in part, to the original payment method.
@@ -532,7 +537,6 @@ def test_a_yaml_registry_with_meta_keys(tmp_path: Path) -> None:
       amount: {type: number, description: The amount to refund.}
     required: [order]
 """,
-        encoding="utf-8",
     )
     found = {(f.rule, f.pointer) for f in check_tools([path], today=TODAY).findings}
     assert found == {
