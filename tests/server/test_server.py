@@ -382,6 +382,11 @@ def test_the_sdks_raise_their_own_errors(url: str) -> None:
             client.messages.create(model="gpt-nope", max_tokens=5, messages=MESSAGES)
 
 
+def bad_chat(field: str, fragment: str, *, id: str, **members: Any) -> Any:  # pytest.param's type is not public
+    """A malformed Chat Completions body: a valid model and messages, and ``members`` that break it."""
+    return pytest.param("openai-chat", {"model": "clean", "messages": MESSAGES, **members}, field, fragment, id=id)
+
+
 BAD_BODIES = [
     pytest.param("openai-chat", b"{not json", None, "not valid JSON", id="chat-not-json"),
     pytest.param("openai-chat", b"", None, "empty", id="chat-empty"),
@@ -404,71 +409,34 @@ BAD_BODIES = [
         "got number",
         id="chat-content",
     ),
-    pytest.param(
-        "openai-chat", {"model": "clean", "messages": MESSAGES, "stream": "yes"}, "stream", "boolean", id="chat-stream"
-    ),
-    pytest.param(
-        "openai-chat",
-        {"model": "clean", "messages": MESSAGES, "tools": {"a": 1}},
-        "tools",
-        "array",
-        id="chat-tools-object",
-    ),
-    pytest.param(
-        "openai-chat",
-        {"model": "clean", "messages": MESSAGES, "tools": [{"type": "function", "function": {"name": 3}}]},
+    bad_chat("stream", "boolean", id="chat-stream", stream="yes"),
+    bad_chat("tools", "array", id="chat-tools-object", tools={"a": 1}),
+    bad_chat(
         "tools",
         "tools[0]: function.name must be a string",
         id="chat-tool-name",
+        tools=[{"type": "function", "function": {"name": 3}}],
     ),
-    pytest.param(
-        "openai-chat",
-        {
-            "model": "clean",
-            "messages": MESSAGES,
-            "tools": [
-                {
-                    "type": "function",
-                    "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}}},
-                }
-            ],
-        },
+    bad_chat(
         "tools",
         "/properties/a/type",
         id="chat-tool-schema",
+        tools=[
+            {
+                "type": "function",
+                "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}}},
+            }
+        ],
     ),
-    pytest.param(
-        "openai-chat",
-        {
-            "model": "clean",
-            "messages": MESSAGES,
-            "tool_choice": {"type": "function", "function": {"name": "get_weather"}},
-        },
+    bad_chat(
         "tool_choice",
         "not offered",
         id="chat-choice-not-offered",
+        tool_choice={"type": "function", "function": {"name": "get_weather"}},
     ),
-    pytest.param(
-        "openai-chat",
-        {"model": "clean", "messages": MESSAGES, "tool_choice": "maybe"},
-        "tool_choice",
-        "'maybe'",
-        id="chat-choice-string",
-    ),
-    pytest.param(
-        "openai-chat",
-        {"model": "clean", "messages": MESSAGES, "tool_choice": "required"},
-        "tool_choice",
-        "no tools",
-        id="chat-required-no-tools",
-    ),
-    pytest.param(
-        "openai-chat",
-        {"model": "clean", "messages": MESSAGES, "stream_options": {"include_usage": "y"}},
-        "stream_options.include_usage",
-        "boolean",
-        id="chat-usage",
-    ),
+    bad_chat("tool_choice", "'maybe'", id="chat-choice-string", tool_choice="maybe"),
+    bad_chat("tool_choice", "no tools", id="chat-required-no-tools", tool_choice="required"),
+    bad_chat("stream_options.include_usage", "boolean", id="chat-usage", stream_options={"include_usage": "y"}),
     pytest.param("openai-responses", {"model": "clean"}, "input", "missing", id="responses-no-input"),
     pytest.param("openai-responses", {"model": "clean", "input": [3]}, "input[0]", "input item", id="responses-item"),
     pytest.param(
