@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anthropic
@@ -157,14 +157,37 @@ def run_weather(arguments: dict[str, Any]) -> str:
     return json.dumps({"city": arguments["city"], "temperature": 18, "unit": arguments.get("unit", "celsius")})
 
 
+Ask = Callable[[list[Any]], tuple[list[Any], toolwire.StreamResult]]
+
+
+def agent_loop(
+    fmt: str, ask: Ask, answer: Callable[[Any], dict[str, Any]], reply: Callable[[list[Any]], list[Any]]
+) -> tuple[list[list[str]], toolwire.StreamResult]:
+    """An agent until a turn has no call, five turns at most: each turn's verdicts, and the last turn's result.
+
+    ``ask`` sends the conversation and reassembles the answer, ``answer`` runs a valid call and ``reply`` wraps the
+    tool results as the SDK's next messages; an invalid call is answered with its own ``to_tool_result``.
+    """
+    messages: list[Any] = [{"role": "user", "content": "What is the weather in Paris?"}]
+    turns: list[list[str]] = []
+    for _ in range(5):
+        calls, result = ask(messages)
+        answers = [answer(call) if call.ok else call.to_tool_result(fmt) for call in calls]
+        turns.append(["ok" if call.ok else "invalid" for call in result.calls + result.invalid_calls])
+        if not answers:
+            break
+        messages.append(result.to_history(fmt))
+        messages.extend(reply(answers))
+    return turns, result
+
+
 def test_an_openai_agent_loop_recovers_from_an_invalid_call() -> None:
     with (
         LocalEndpoint(AGENT_SCRIPT) as endpoint,
         openai.OpenAI(base_url=endpoint.url, api_key="test", max_retries=0) as client,
     ):
-        messages: list[Any] = [{"role": "user", "content": "What is the weather in Paris?"}]
-        turns: list[list[str]] = []
-        for _ in range(5):
+
+        def ask(messages: list[Any]) -> tuple[list[Any], toolwire.StreamResult]:
             stream = client.chat.completions.create(
                 model="agent",
                 messages=messages,
@@ -172,19 +195,16 @@ def test_an_openai_agent_loop_recovers_from_an_invalid_call() -> None:
                 stream=True,
             )
             calls = toolwire.reassemble(stream, tools=TOOLS, on_invalid="yield")
-            answers = [
-                {"role": "tool", "tool_call_id": call.id, "content": run_weather(call.arguments)}
-                if call.ok
-                else call.to_tool_result("openai-chat")
-                for call in calls
-            ]
-            turns.append(["ok" if call.ok else "invalid" for call in calls.result.calls + calls.result.invalid_calls])
-            if not answers:
-                break
-            messages.append(calls.result.to_history("openai-chat"))
-            messages.extend(answers)
+            return list(calls), calls.result
+
+        turns, result = agent_loop(
+            "openai-chat",
+            ask,
+            lambda call: {"role": "tool", "tool_call_id": call.id, "content": run_weather(call.arguments)},
+            lambda answers: answers,
+        )
         assert turns == [["invalid"], ["ok"], []]
-        assert calls.result.text == "It is 18 °C in Paris."
+        assert result.text == "It is 18 °C in Paris."
         # The invalid call's id was answered, exactly as it was sent.
         first = endpoint.requests[1].body
         assert first is not None
@@ -198,9 +218,8 @@ def test_an_anthropic_agent_loop_recovers_from_an_invalid_call() -> None:
         LocalEndpoint(AGENT_SCRIPT) as endpoint,
         anthropic.Anthropic(base_url=endpoint.url.removesuffix("/v1"), api_key="test", max_retries=0) as client,
     ):
-        messages: list[Any] = [{"role": "user", "content": "What is the weather in Paris?"}]
-        turns: list[list[str]] = []
-        for _ in range(5):
+
+        def ask(messages: list[Any]) -> tuple[list[Any], toolwire.StreamResult]:
             with client.messages.stream(
                 model="agent",
                 max_tokens=256,
@@ -208,16 +227,13 @@ def test_an_anthropic_agent_loop_recovers_from_an_invalid_call() -> None:
                 tools=TOOLS.to_anthropic(),  # type: ignore[arg-type]
             ) as stream:
                 calls = toolwire.reassemble(stream, tools=TOOLS, on_invalid="yield")
-                results = [
-                    {"type": "tool_result", "tool_use_id": call.id, "content": run_weather(call.arguments)}
-                    if call.ok
-                    else call.to_tool_result("anthropic-messages")
-                    for call in calls
-                ]
-            turns.append(["ok" if call.ok else "invalid" for call in calls.result.calls + calls.result.invalid_calls])
-            if not results:
-                break
-            messages.append(calls.result.to_history("anthropic-messages"))
-            messages.append({"role": "user", "content": results})
+                return list(calls), calls.result
+
+        turns, result = agent_loop(
+            "anthropic-messages",
+            ask,
+            lambda call: {"type": "tool_result", "tool_use_id": call.id, "content": run_weather(call.arguments)},
+            lambda results: [{"role": "user", "content": results}],
+        )
         assert turns == [["invalid"], ["ok"], []]
-        assert calls.result.text == "It is 18 °C in Paris."
+        assert result.text == "It is 18 °C in Paris."
