@@ -13,6 +13,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from toolwire._json_data import json_fields
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
 from toolwire.contract import ContractReport
 from toolwire.registry import ToolRegistry
@@ -293,13 +294,8 @@ class Turn:
 
     def as_dict(self) -> dict[str, Any]:
         """The turn as plain JSON data (the contract report included)."""
-        return {
-            "calls": [_call_json(call) for call in self.calls],
-            "text": self.text,
-            "finish_reason": self.finish_reason,
-            "format": self.format,
-            "contract": self.contract.as_dict(),
-        }
+        calls = [_call_json(call) for call in self.calls]
+        return json_fields(self, "calls text finish_reason format contract", calls=calls)
 
 
 @dataclass(frozen=True)
@@ -328,7 +324,7 @@ class Failure:
 
     def as_dict(self) -> dict[str, Any]:
         """The failure as plain JSON data."""
-        return {"code": self.code, "message": self.message, "diff": self.diff, "turn": self.turn, "call": self.call}
+        return json_fields(self, "code message diff turn call")
 
 
 @dataclass(frozen=True)
@@ -358,10 +354,4 @@ class CaseResult:
 
     def as_dict(self) -> dict[str, Any]:
         """The result as plain JSON data: every failure with its diff, every turn with its contract report."""
-        return {
-            "case": self.case,
-            "passed": self.passed,
-            "alternative": self.alternative,
-            "failures": [failure.as_dict() for failure in self.failures],
-            "turns": [turn.as_dict() for turn in self.turns],
-        }
+        return json_fields(self, "case passed alternative failures turns")

@@ -59,6 +59,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from toolwire._json import compact
+from toolwire._json_data import json_fields
 
 __all__ = ["SPEC_FORMATS", "ModelSpec", "assign_labels", "load_models", "parse_spec"]
 
@@ -162,18 +163,8 @@ class ModelSpec:
 
     def as_dict(self) -> dict[str, Any]:
         """The spec as plain JSON data, for reports (the key's variable is named; the key itself never appears)."""
-        return {
-            "label": self.label,
-            "format": self.format,
-            "model": self.model,
-            "base_url": self.base_url,
-            "key_env": self.api_key_env,
-            "stream": self.stream,
-            "timeout": self.timeout,
-            "sampling": dict(self.sampling),
-            "params": dict(self.params),
-            "spec": self.compact(),
-        }
+        keys = "label format model base_url key_env stream timeout sampling params spec"
+        return json_fields(self, keys, key_env=self.api_key_env, spec=self.compact())
 
 
 def _formats() -> str:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from toolwire._json_data import json_fields
 from toolwire._junit import JUnitDocument
 from toolwire._markdown import table_cell
 
@@ -62,14 +63,7 @@ class Check:
 
     def as_dict(self) -> dict[str, Any]:
         """The check as plain JSON data."""
-        return {
-            "id": self.id,
-            "title": self.title,
-            "status": self.status.value,
-            "severity": self.severity,
-            "evidence": self.evidence,
-            "note": self.note,
-        }
+        return json_fields(self, "id title status severity evidence note")
 
 
 @dataclass(frozen=True)
@@ -127,13 +121,7 @@ class ContractReport:
 
     def as_dict(self) -> dict[str, Any]:
         """The report as plain JSON data (``ok`` included)."""
-        return {
-            "subject": self.subject,
-            "format": self.format,
-            "mode": self.mode,
-            "ok": self.ok,
-            "checks": [check.as_dict() for check in self.checks],
-        }
+        return json_fields(self, "subject format mode ok checks")
 
     def to_text(self) -> str:
         """An aligned table with a status column (check mark, cross, dash); each failure's evidence under its row."""

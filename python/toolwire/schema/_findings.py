@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from toolwire._json_data import json_fields
+
 __all__ = ["LEVELS", "Finding", "FindingReport", "Level", "Rule", "level_reaches", "sorted_findings"]
 
 #: How serious a finding is; ``--fail-on`` names the lowest level that fails a command.
@@ -75,18 +77,7 @@ class Finding:
 
     def as_dict(self) -> dict[str, Any]:
         """The finding as JSON-ready data (keys with no value left out)."""
-        full = {
-            "rule": self.rule,
-            "level": self.level,
-            "message": self.message,
-            "tool": self.tool,
-            "pointer": self.pointer,
-            "origin": self.origin,
-            "target": self.target,
-            "effect": self.effect,
-            "source": self.source,
-            "data": dict(self.data),
-        }
+        full = json_fields(self, "rule level message tool pointer origin target effect source data")
         return {key: value for key, value in full.items() if value not in (None, {}) or key == "pointer"}
 
 

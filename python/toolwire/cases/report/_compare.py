@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from toolwire._json_data import json_fields
 from toolwire.cases.report._model import REPORT_SCHEMA, TIMES, FailOn
 
 __all__ = ["CellChange", "Comparison", "compare_reports", "load_report"]
@@ -82,14 +83,13 @@ class CellChange:
 
     def as_dict(self) -> dict[str, Any]:
         """The change as JSON data."""
-        return {
-            "case": self.case,
-            "model": self.model,
-            "change": self.change,
-            "old": {"passed": self.old[0], "total": self.old[1], "ok": self.old[2], "codes": list(self.old_codes)},
-            "new": {"passed": self.new[0], "total": self.new[1], "ok": self.new[2], "codes": list(self.new_codes)},
-            "delta": round(self.delta, 6),
-        }
+        old, new = _side(self.old, self.old_codes), _side(self.new, self.new_codes)
+        return json_fields(self, "case model change old new delta", old=old, new=new, delta=round(self.delta, 6))
+
+
+def _side(counts: tuple[int, int, bool], codes: tuple[str, ...]) -> dict[str, Any]:
+    passed, total, ok = counts
+    return {"passed": passed, "total": total, "ok": ok, "codes": list(codes)}
 
 
 def _rate(counts: tuple[int, int, bool]) -> float:
@@ -139,17 +139,9 @@ class Comparison:
 
     def as_dict(self) -> dict[str, Any]:
         """The comparison as JSON data."""
-        return {
-            "old": self.old,
-            "new": self.new,
-            "changed": self.changed,
-            "summary": {kind: len(self.of(kind)) for kind in _TITLES},
-            "cases_added": list(self.cases_added),
-            "cases_removed": list(self.cases_removed),
-            "models_added": list(self.models_added),
-            "models_removed": list(self.models_removed),
-            "cells": [cell.as_dict() for cell in self.cells if cell.change != "same"],
-        }
+        keys = "old new changed summary cases_added cases_removed models_added models_removed cells"
+        summary = {kind: len(self.of(kind)) for kind in _TITLES}
+        return json_fields(self, keys, summary=summary, cells=[cell for cell in self.cells if cell.change != "same"])
 
     def render(self, fmt: str = "text") -> str:
         """The comparison as ``text``, ``markdown`` or ``json``."""

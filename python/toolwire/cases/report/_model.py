@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final, Literal, Protocol
 
+from toolwire._json_data import json_fields
 from toolwire.cases._model import CaseResult
 from toolwire.cases._spec import ModelSpec
 
@@ -125,17 +126,8 @@ class RunRecord:
 
     def as_dict(self) -> dict[str, Any]:
         """The run as JSON data: the result with every failure, its diff, and every turn's contract report."""
-        return {
-            "repeat": self.repeat,
-            "passed": self.passed,
-            "error": self.error,
-            "unreachable": self.unreachable,
-            "retries": list(self.retries),
-            "cached_turns": self.cached_turns,
-            "sent_turns": self.sent_turns,
-            "seconds": round(self.seconds, 3),
-            "result": self.result.as_dict() if self.result is not None else None,
-        }
+        keys = "repeat passed error unreachable retries cached_turns sent_turns seconds result"
+        return json_fields(self, keys, seconds=round(self.seconds, 3))
 
 
 def meets(passed: int, total: int, min_pass_rate: float) -> bool:
@@ -245,19 +237,8 @@ class Cell:
 
     def as_dict(self) -> dict[str, Any]:
         """The cell as JSON data, with every repeat."""
-        return {
-            "case": self.case,
-            "model": self.model,
-            "passed": self.passed,
-            "total": self.total,
-            "pass_rate": round(self.rate, 6),
-            "min_pass_rate": self.min_pass_rate,
-            "ok": self.ok,
-            "status": self.status,
-            "codes": list(self.codes),
-            "retries": self.retries,
-            "repeats": [run.as_dict() for run in self.runs],
-        }
+        keys = "case model passed total pass_rate min_pass_rate ok status codes retries repeats"
+        return json_fields(self, keys, pass_rate=round(self.rate, 6), repeats=self.runs)
 
 
 @dataclass(frozen=True)

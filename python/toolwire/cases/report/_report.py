@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolwire._json_data import json_fields
 from toolwire.cases._spec import ModelSpec
 from toolwire.cases.report._html import render_html
 from toolwire.cases.report._junit import render_junit
@@ -155,17 +156,11 @@ class MatrixResult:
 
     def as_dict(self) -> dict[str, Any]:
         """The whole run as JSON data (what ``--output FILE.json`` writes and ``--compare`` reads)."""
-        return {
-            "schema": REPORT_SCHEMA,
-            "source": self.source,
-            "started": self.started,
-            "seconds": round(self.seconds, 3),
-            "offline": self.offline,
-            "ok": self.ok,
-            "summary": self.summary(),
-            "models": [spec.as_dict() for spec in self.models],
-            "cases": [
-                {"name": info.name, "origin": info.origin, "min_pass_rate": info.min_pass_rate} for info in self.cases
-            ],
-            "cells": [cell.as_dict() for cell in self.cells],
-        }
+        return json_fields(
+            self,
+            "schema source started seconds offline ok summary models cases cells",
+            schema=REPORT_SCHEMA,
+            seconds=round(self.seconds, 3),
+            summary=self.summary(),
+            cases=[json_fields(info, "name origin min_pass_rate") for info in self.cases],
+        )

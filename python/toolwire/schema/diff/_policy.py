@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolwire._json import parse_json
+from toolwire._json_data import json_fields
 from toolwire._yaml import parse_yaml
 from toolwire.schema._findings import Finding
 from toolwire.schema.diff._change import Change
@@ -81,14 +82,7 @@ class Waiver:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
-        return {
-            "tool": self.tool,
-            "path": self.path,
-            "kind": self.kind,
-            "reason": self.reason,
-            "expires": self.expires.isoformat(),
-            "source": self.source,
-        }
+        return json_fields(self, "tool path kind reason expires source", expires=self.expires.isoformat())
 
 
 @dataclass(frozen=True)

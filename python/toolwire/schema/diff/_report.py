@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolwire._json_data import json_fields
 from toolwire.schema._findings import Finding, FindingReport, Level
 from toolwire.schema._output import render
 from toolwire.schema.diff._change import Change, jsonable
@@ -153,17 +154,9 @@ class DiffReport:
 
     def as_dict(self) -> dict[str, Any]:
         """The whole report as JSON-ready data."""
-        return {
-            "old": self.old,
-            "new": self.new,
-            "verdict": self.verdict,
-            "counts": self.counts(),
-            "targets": list(self.targets),
-            "changes": [change.as_dict() for change in self.changes],
-            "problems": [finding.as_dict() for finding in self.problems],
-            "evidence": jsonable(self.evidence) if self.evidence is not None else None,
-            "notes": jsonable(self.notes),
-        }
+        keys = "old new verdict counts targets changes problems evidence notes"
+        evidence = jsonable(self.evidence) if self.evidence is not None else None
+        return json_fields(self, keys, counts=self.counts(), evidence=evidence, notes=jsonable(self.notes))
 
     def summary(self) -> str:
         """The verdict summary: overall verdict, counts, targets, evidence, notes (text and markdown open with it)."""

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from toolwire._json_data import json_fields
 from toolwire._markdown import table_cell, table_row
 
 __all__ = [
@@ -75,16 +76,7 @@ class CallProblem:
 
     def to_dict(self) -> dict[str, Any]:
         """The problem as JSON-ready data."""
-        return {
-            "kind": self.kind,
-            "id": self.id,
-            "origin": self.origin,
-            "tool": self.tool,
-            "version": self.version,
-            "rule": self.rule,
-            "reason": self.reason,
-            "codes": list(self.codes),
-        }
+        return json_fields(self, "kind id origin tool version rule reason codes")
 
 
 @dataclass

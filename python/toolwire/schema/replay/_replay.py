@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolwire._bound import core
+from toolwire._json_data import json_fields
 from toolwire._model import Severity, Violation
 from toolwire.registry import ToolRegistry
 from toolwire.schema.calls import (
@@ -62,6 +63,10 @@ class ToolCounts:
     failed: int = 0
     fingerprint_mismatch: int = 0
 
+    def as_dict(self) -> dict[str, Any]:
+        """The counts as JSON data."""
+        return json_fields(self, "calls failed fingerprint_mismatch")
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -85,6 +90,11 @@ class Failure:
     def errors(self) -> tuple[Violation, ...]:
         """The violations that make it fail."""
         return tuple(v for v in self.violations if v.severity is _ERROR)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The failure as JSON data, every violation with it."""
+        violations = [_violation_dict(violation) for violation in self.violations]
+        return json_fields(self, "origin id name arguments violations", violations=violations)
 
 
 def _violation_dict(violation: Violation) -> dict[str, Any]:
@@ -148,36 +158,18 @@ class ReplayReport:
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-able data (the ``json`` output format)."""
-        return {
-            "ok": self.ok,
-            "calls": self.calls,
-            "valid": self.valid,
-            "invalid": self.invalid,
-            "unreadable": self.unreadable,
-            "fingerprint_mismatches": self.fingerprint_mismatches,
-            "by_tool": {
-                name: {"calls": c.calls, "failed": c.failed, "fingerprint_mismatch": c.fingerprint_mismatch}
-                for name, c in self.by_tool.items()
-            },
-            "by_code": dict(self.by_code),
-            "notes_by_code": dict(self.notes_by_code),
-            "failures": [
-                {
-                    "origin": f.origin,
-                    "id": f.id,
-                    "name": f.name,
-                    "arguments": f.arguments,
-                    "violations": [_violation_dict(v) for v in f.violations],
-                }
-                for f in self.failures
-            ],
-            "unreadable_records": [{"origin": u.origin, "reason": u.reason} for u in self.unreadable_records],
-            "limit": self.limit,
-            "sources": list(self.sources),
-            "tools": list(self.tools),
-            "seconds": round(self.seconds, 6),
-            "calls_per_second": round(self.calls_per_second, 1),
-        }
+        keys = (
+            "ok calls valid invalid unreadable fingerprint_mismatches by_tool by_code notes_by_code failures "
+            "unreadable_records limit sources tools seconds calls_per_second"
+        )
+        return json_fields(
+            self,
+            keys,
+            by_tool={name: counts.as_dict() for name, counts in self.by_tool.items()},
+            unreadable_records=[json_fields(record, "origin reason") for record in self.unreadable_records],
+            seconds=round(self.seconds, 6),
+            calls_per_second=round(self.calls_per_second, 1),
+        )
 
 
 def registry_of(tools: object) -> ToolRegistry:
