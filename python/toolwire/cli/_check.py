@@ -12,13 +12,6 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``check`` options."""
-    parser.description = (
-        "Check tool definitions against the registry rules, offline: duplicate and non-portable names, schemas "
-        "that break their meta-schema, required names no property declares, examples the schema judges wrongly, "
-        "missing or over-long descriptions, tools that read alike, open objects on side-effecting tools, "
-        "deprecation without sunset, and keys or tokens written into definitions. Exits 1 when a finding "
-        "reaches --fail-on, 2 on a usage error."
-    )
     add_tools(parser)
     parser.add_argument(
         "--similarity-threshold",

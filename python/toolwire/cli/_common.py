@@ -29,6 +29,7 @@ __all__ = [
     "FAIL_ON",
     "OUTPUT_FORMATS",
     "Progress",
+    "add_call_sources",
     "add_fail_on",
     "add_finding_output",
     "add_output_format",
@@ -105,6 +106,22 @@ def add_tools(parser: argparse.ArgumentParser) -> None:
         metavar="TOOLS",
         help="tool files (.json, .yaml, .yml, .jsonl), directories or package.module:attr import paths "
         "(default: tools in [tool.toolwire])",
+    )
+
+
+def add_call_sources(parser: argparse.ArgumentParser) -> None:
+    """The ``SOURCE`` arguments of a command that reads observed calls, and ``--query`` for its database sources."""
+    parser.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="a .jsonl/.json log, a recording or a directory, '-' (stdin), or a database URL",
+    )
+    parser.add_argument(
+        "--query",
+        metavar="SQL",
+        help="for database sources: SQL selecting columns named id, name, arguments (optionally ts, "
+        'schema_fingerprint), e.g. "SELECT call_id AS id, tool AS name, args AS arguments FROM tool_calls"',
     )
 
 

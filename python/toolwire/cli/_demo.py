@@ -31,11 +31,6 @@ _RED, _YELLOW, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``demo`` options."""
-    parser.description = (
-        "Reassemble every recording of a folder (<folder>/<format>/<name>.json beside its data file) and print "
-        "each call handed over, with its violations, and each stream's findings. Without a folder, the "
-        "demonstration set shipped with toolwire."
-    )
     parser.add_argument(
         "folder",
         nargs="?",

@@ -30,15 +30,6 @@ _VERDICT_OF_LEVEL: Final = {"error": "breaking", "warning": "risky", "never": "n
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``diff`` options."""
-    parser.description = (
-        "Compare two versions of the tool registry. Both are normalised ($ref resolved, nullable spellings "
-        "unified, openness explicit...), tools matched by name (probable renames recognised), and every change "
-        "judged by the rubric: do calls valid under OLD stay valid (replay), does the handler take what NEW "
-        "admits, does the model see different prompt text, does a provider now refuse or weaken the schema "
-        "(--target). --evidence replays recorded calls against both sides and shows the ones that would now "
-        "fail. Exits 1 when a change reaches --fail-on (default error: a BREAKING change) or a waiver has expired, "
-        "2 on a usage error."
-    )
     parser.add_argument("old", metavar="OLD", help="tools file, directory, module:attr, or git:REV:PATH")
     parser.add_argument("new", metavar="NEW", help="the same, for the new version (e.g. tools.yaml)")
     parser.add_argument(

@@ -24,12 +24,6 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``drift`` options."""
-    parser.description = (
-        "Compare each tool's parameters schema with the handler that runs its calls: fields the handler requires "
-        "that the schema does not, properties it ignores, types, enums and defaults that disagree, and valid "
-        "examples the handler refuses. Handlers come from --handler and [tool.toolwire.handlers]. Exits 1 when "
-        "a finding reaches --fail-on, 2 on a usage error."
-    )
     add_tools(parser)
     parser.add_argument(
         "--handler",

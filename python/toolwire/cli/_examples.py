@@ -12,11 +12,6 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``examples`` options."""
-    parser.description = (
-        "Find the tool calls a rendered prompt shows the model (assistant tool calls in OpenAI Chat, Responses "
-        "or Anthropic message lists, and JSON tool-call objects inside text) and validate each against the "
-        "current schemas. Exits 1 when a finding reaches --fail-on, 2 on a usage error."
-    )
     parser.add_argument(
         "files", nargs="+", type=Path, metavar="FILE", help="prompts: .json/.jsonl/.yaml message lists or text"
     )

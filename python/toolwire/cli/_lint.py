@@ -12,12 +12,6 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``lint`` options."""
-    parser.description = (
-        "Lint tool schemas against providers and engines: each finding names the tool, the JSON pointer of the "
-        "construct, the target, the effect (reject, ignored, weakened, deviation) and the source with its as-of "
-        "date. A construct a target rejects fails the command; ignored or weakened ones mean the handler must "
-        "re-validate. Exits 1 when a finding reaches --fail-on, 2 on a usage error."
-    )
     add_tools(parser)
     parser.add_argument(
         "--target",

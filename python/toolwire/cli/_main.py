@@ -37,7 +37,7 @@ def build_parser(names: Iterable[str] | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     wanted = None if names is None else set(names)
     for command in COMMANDS:
-        child = commands.add_parser(command.name, help=command.help)
+        child = commands.add_parser(command.name, help=command.help, description=command.description)
         if wanted is None or command.name in wanted:
             command.load().add_arguments(child)
             add_shared_options(child, config=bool(command.config_keys))

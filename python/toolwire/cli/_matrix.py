@@ -48,12 +48,6 @@ _SUFFIXES: Final[dict[str, ReportFormat]] = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``matrix`` options."""
-    parser.description = (
-        "Run every case of a case file against every model, judge each answer, and report the case-by-model "
-        "matrix (cells k/n). A model spec is FORMAT:MODEL[@BASE_URL][,KEY=VALUE]..., e.g. openai-chat:gpt-4.1 or "
-        "openai-chat:my-vllm@http://localhost:8000/v1,temperature=0 (keys: label, key_env, stream, timeout, "
-        "temperature, top_p, max_tokens, seed, top_k, parallel_tool_calls, params.NAME)."
-    )
     parser.epilog = (
         "Exit status: 0 when --fail-on is met, 1 when not (error: a cell below its min_pass_rate; warning: any "
         "failed repeat; never: always 0); with --compare, 1 for a cell newly below its threshold. 2 for usage "

@@ -18,12 +18,6 @@ _DEFAULT_KEY_ENV = {"anthropic-messages": "ANTHROPIC_API_KEY"}
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``probe`` options."""
-    parser.description = (
-        "Send forced, parallel, none, strict and parameterless tool-calling requests to an endpoint and check "
-        "every answer's shape. Exits 1 when a contract check fails at --fail-on; 2 on a usage error or when the "
-        "endpoint cannot be reached (no answer, or a 401, 403, 404, 405, 429, 502, 503 or 504: a wrong base URL or "
-        "model, a refused key, a service that is down), which says nothing of the contract."
-    )
     parser.add_argument("--base-url", required=True, help="API root, e.g. http://localhost:8000/v1")
     parser.add_argument("--model", required=True, help="the model to ask")
     parser.add_argument(

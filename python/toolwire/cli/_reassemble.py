@@ -18,11 +18,6 @@ __all__ = ["add_arguments", "findings_of", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``reassemble`` options."""
-    parser.description = (
-        "Reassemble one recorded stream and print a JSON line per call handed over (seq, id, name, arguments, ok, "
-        "violations), then one with the stream's result (finish reason, violations, ok). Exits 1 when the stream "
-        "is not ok."
-    )
     parser.add_argument("file", type=Path, help="a .sse or .jsonl recording (with its .json manifest beside it)")
     parser.add_argument(
         "--emit",

@@ -10,6 +10,7 @@ from typing import TextIO
 from toolwire.cli import _replay_history
 from toolwire.cli._common import (
     Progress,
+    add_call_sources,
     add_fail_on,
     add_output_format,
     config_of,
@@ -26,31 +27,13 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``replay`` options, with those of ``--history``."""
-    parser.description = (
-        "Validate tool calls already made against the tools as they are now: JSONL of observed calls (id, name, "
-        "arguments, ts, schema_fingerprint), conversation logs (OpenAI Chat, Responses or Anthropic message "
-        "lists), directories of recordings, '-' for JSONL on stdin, and databases (sqlite:///calls.db, or any "
-        "SQLAlchemy URL with --query). Validation runs in the Rust core in batches. Exits 1 when a call fails or "
-        "a record is not a call (unless --fail-on never), 2 on a usage or I/O error."
-    )
-    parser.add_argument(
-        "sources",
-        nargs="+",
-        metavar="SOURCE",
-        help="a .jsonl/.json log, a recording or a directory, '-' (stdin), or a database URL",
-    )
+    add_call_sources(parser)
     parser.add_argument(
         "--tools",
         action="append",
         metavar="T",
         help="the current tools: a file (.json, .yaml, .jsonl), a directory or package.module:attr (repeatable; "
         "default: tools in [tool.toolwire])",
-    )
-    parser.add_argument(
-        "--query",
-        metavar="SQL",
-        help="for database sources: SQL selecting columns named id, name, arguments (optionally ts, "
-        'schema_fingerprint), e.g. "SELECT call_id AS id, tool AS name, args AS arguments FROM tool_calls"',
     )
     add_output_format(parser, REPLAY_FORMATS)
     parser.add_argument(

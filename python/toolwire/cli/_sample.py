@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolwire.cli._common import Progress, add_output_format, config_of, show_progress, verbosity, whole_number
+from toolwire.cli._common import (
+    Progress,
+    add_call_sources,
+    add_output_format,
+    config_of,
+    show_progress,
+    verbosity,
+    whole_number,
+)
 from toolwire.schema.calls import read_calls
 from toolwire.schema.sample import DEFAULT_PER_TOOL, Scrub, sample_calls
 
@@ -21,21 +29,7 @@ def _seed(text: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``sample`` options."""
-    parser.description = (
-        "Read observed calls (call logs such as toolwire.CallLog writes, conversation logs, recordings, '-' "
-        "for JSONL on stdin, databases) and write a small fixture: per tool, calls that together cover every "
-        "enumerated value and every optional member seen given and left out, filled up to --per-tool with a "
-        "seeded choice, identifier-like values replaced by stable placeholders of the same type and format. "
-        "The fixture is JSONL that `toolwire replay` reads. A summary goes to stderr. Exits 1 when a record "
-        "was not a call or a call had to be left out because scrubbing would break its schema, 2 on a usage or "
-        "I/O error."
-    )
-    parser.add_argument(
-        "sources",
-        nargs="+",
-        metavar="SOURCE",
-        help="a .jsonl/.json log, a recording or a directory, '-' (stdin), or a database URL",
-    )
+    add_call_sources(parser)
     parser.add_argument("--output", default="-", metavar="FILE", help="the fixture to write (default: standard output)")
     parser.add_argument(
         "--per-tool",
@@ -83,12 +77,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--include-invalid",
         action="store_true",
         help="sample invalid calls too, covering every violation code seen",
-    )
-    parser.add_argument(
-        "--query",
-        metavar="SQL",
-        help="for database sources: SQL selecting columns named id, name, arguments (optionally ts, "
-        "schema_fingerprint)",
     )
     add_output_format(parser, ("text", "json"), "the summary on stderr")
 

@@ -35,7 +35,6 @@ _LIMIT_HELP: Final = {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``serve`` options."""
-    parser.description = "Serve scripted models and recordings over HTTP until Ctrl-C."
     parser.add_argument(
         "script", nargs="?", type=Path, help="a script (.yaml, .yml or .json); default: the bundled one"
     )
