@@ -12,7 +12,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire._choice import ToolChoice
-from toolwire.contract._common import CallSeen, CheckSpec, Findings, call_checks, is_int, judge, show, span
+from toolwire.contract._common import (
+    CallSeen,
+    CheckSpec,
+    Findings,
+    error_text,
+    is_int,
+    judge,
+    ordered_checks,
+    show,
+    single_group_checks,
+    span,
+    walk_events,
+)
 from toolwire.contract._report import Check
 from toolwire.registry import ToolRegistry
 
@@ -52,34 +64,15 @@ def _stop_problem(value: object, calls: int) -> str | None:
     return None
 
 
-def _ordered(results: Mapping[str, Check], streamed: bool) -> tuple[Check, ...]:
-    return tuple(results[spec.id] for spec in SPECS if streamed or not spec.streamed_only)
-
-
-def _error_text(error: object) -> str:
-    message = error.get("message") if isinstance(error, Mapping) else error
-    return show(message, 120)
-
-
 def check_anthropic_message(
     message: Mapping[str, Any], registry: ToolRegistry | None, forced: ToolChoice | None, findings: Findings
 ) -> tuple[Check, ...]:
-    """The checks of one buffered ``Message`` (plain JSON data).
-
-    Args:
-        message: The message.
-        registry: The declared tools, or None.
-        forced: What ``tool_choice`` demanded, or None.
-        findings: Findings made before the walk (reading the source).
-
-    Returns:
-        The checks in the table's order, the streamed-only ones left out.
-    """
+    """The ``BufferedChecker`` of a ``Message``."""
     calls: list[CallSeen] = []
     text: list[str] = []
     content = message.get("content")
     if message.get("type") == "error" or message.get("error") is not None:
-        problem: str | None = f"the response is an error: {_error_text(message.get('error'))}"
+        problem: str | None = f"the response is an error: {error_text(message.get('error'))}"
     else:
         if not isinstance(content, list):
             findings.add("well_formed", f"content is {show(content)}, not a list of blocks")
@@ -87,15 +80,8 @@ def check_anthropic_message(
         for position, block in enumerate(content):
             _block(position, block, calls, text, findings)
         problem = _stop_problem(message.get("stop_reason"), len(calls))
-    results = call_checks(
-        _BY_ID,
-        calls,
-        registry=registry,
-        forced=forced,
-        texts={0: "".join(text)},
-        findings=findings,
-        id_field="tool_use id",
-        unit="",
+    results = single_group_checks(
+        _BY_ID, calls, text, registry=registry, forced=forced, findings=findings, id_field="tool_use id"
     )
     results["finish_reason"] = judge(
         _BY_ID["finish_reason"],
@@ -103,7 +89,7 @@ def check_anthropic_message(
         passed=f"stop_reason {message.get('stop_reason')!r} after {len(calls)} tool_use block(s)",
     )
     results["well_formed"] = judge(_BY_ID["well_formed"], findings.get("well_formed"), passed="a message object")
-    return _ordered(results, streamed=False)
+    return ordered_checks(SPECS, results, streamed=False)
 
 
 def _block(position: int, block: object, calls: list[CallSeen], text: list[str], findings: Findings) -> None:
@@ -191,7 +177,7 @@ class _Stream:
         elif kind == "message_stop":
             self.message_stops.append(number)
         elif kind == "error":
-            self.errors.append(f"event {number} is an error event: {_error_text(event.get('error'))}")
+            self.errors.append(f"event {number} is an error event: {error_text(event.get('error'))}")
 
     def _block_event(self, number: int, kind: str, event: Mapping[str, Any]) -> None:
         index = event.get("index")
@@ -303,30 +289,11 @@ class _Stream:
 def check_anthropic_stream(
     events: Sequence[object], registry: ToolRegistry | None, forced: ToolChoice | None, findings: Findings
 ) -> tuple[Check, ...]:
-    """The checks of one Anthropic event stream.
-
-    Args:
-        events: The decoded events, in order (anything that is not a dict is a malformed event).
-        registry: The declared tools, or None.
-        forced: What ``tool_choice`` demanded, or None.
-        findings: Findings made while reading the source (``well_formed``).
-
-    Returns:
-        The checks in the table's order.
-    """
+    """The ``StreamChecker`` of Anthropic message events."""
     walk = _Stream(findings)
-    for number, event in enumerate(events):
-        walk.event(number, event)
-    calls = walk.calls()
-    results = call_checks(
-        _BY_ID,
-        calls,
-        registry=registry,
-        forced=forced,
-        texts={0: "".join(walk.text)},
-        findings=findings,
-        id_field="tool_use id",
-        unit="",
+    calls = walk_events(walk, events)
+    results = single_group_checks(
+        _BY_ID, calls, walk.text, registry=registry, forced=forced, findings=findings, id_field="tool_use id"
     )
     failures = list(walk.errors)
     if len(walk.stops) > 1:
@@ -352,4 +319,4 @@ def check_anthropic_stream(
     results["well_formed"] = judge(
         _BY_ID["well_formed"], findings.get("well_formed"), passed="every event an Anthropic stream event object"
     )
-    return _ordered(results, streamed=True)
+    return ordered_checks(SPECS, results, streamed=True)

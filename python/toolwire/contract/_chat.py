@@ -23,8 +23,10 @@ from toolwire.contract._common import (
     CheckSpec,
     Findings,
     call_checks,
+    error_text,
     is_int,
     judge,
+    ordered_checks,
     show,
     span,
     text_of,
@@ -87,11 +89,6 @@ def _finish_problem(value: object, calls: int, forced: ToolChoice | None) -> tup
     return None, None
 
 
-def _error_text(error: object) -> str:
-    message = error.get("message") if isinstance(error, Mapping) else error
-    return show(message, 120)
-
-
 def _finish_check(
     verdicts: Sequence[tuple[str, object, int, str | None]], errors: Sequence[str], forced: ToolChoice | None
 ) -> Check:
@@ -112,10 +109,6 @@ def _finish_check(
     if not verdicts and not failures:
         failures.append("no choice at all, so no finish reason; fix: send the choice with its finish_reason")
     return judge(_BY_ID["finish_reason"], failures, passed="; ".join(passed), note=notes[0] if notes else None)
-
-
-def _ordered(results: Mapping[str, Check], streamed: bool) -> tuple[Check, ...]:
-    return tuple(results[spec.id] for spec in SPECS if streamed or not spec.streamed_only)
 
 
 # --- buffered -------------------------------------------------------------------------------------------------
@@ -212,23 +205,13 @@ class _Completion:
 def check_chat_completion(
     response: Mapping[str, Any], registry: ToolRegistry | None, forced: ToolChoice | None, findings: Findings
 ) -> tuple[Check, ...]:
-    """The checks of one buffered chat completion (already plain JSON data).
-
-    Args:
-        response: The completion.
-        registry: The declared tools, or None.
-        forced: What ``tool_choice`` demanded, or None.
-        findings: Findings made before the walk (reading the source); ``well_formed`` ones are kept.
-
-    Returns:
-        The checks in the table's order, the streamed-only ones left out.
-    """
+    """The ``BufferedChecker`` of a chat completion."""
     walk = _Completion()
     for evidence in findings.get("well_formed"):
         walk.findings.add("well_formed", evidence)
     errors = []
     if response.get("error") is not None:
-        errors.append(f"the response is an error: {_error_text(response['error'])}; fix: see the provider's message")
+        errors.append(f"the response is an error: {error_text(response['error'])}; fix: see the provider's message")
     else:
         walk.read(response)
     results = call_checks(
@@ -236,7 +219,7 @@ def check_chat_completion(
     )
     results["finish_reason"] = _finish_check(walk.finishes, errors, forced)
     results.update(_shape_checks(walk.findings, walk.calls, walk.tool_calls_seen, streamed=False))
-    return _ordered(results, streamed=False)
+    return ordered_checks(SPECS, results, streamed=False)
 
 
 def _shape_checks(
@@ -369,7 +352,7 @@ class _Stream:
             return
         if chunk.get("error") is not None:
             # As reassemble does: an error chunk is read for its error only.
-            self.errors.append(f"chunk {number} is an error event: {_error_text(chunk['error'])}")
+            self.errors.append(f"chunk {number} is an error event: {error_text(chunk['error'])}")
             return
         choices = chunk.get("choices")
         if not isinstance(choices, list):
@@ -564,17 +547,7 @@ def _once(calls: Sequence[_Call], what: str) -> list[str]:
 def check_chat_stream(
     events: Sequence[object], registry: ToolRegistry | None, forced: ToolChoice | None, findings: Findings
 ) -> tuple[Check, ...]:
-    """The checks of one chat stream.
-
-    Args:
-        events: The decoded chunks, in order (anything that is not a dict is a malformed chunk).
-        registry: The declared tools, or None.
-        forced: What ``tool_choice`` demanded, or None.
-        findings: Findings made while reading the source (``well_formed``).
-
-    Returns:
-        The checks in the table's order.
-    """
+    """The ``StreamChecker`` of chat completion chunks."""
     walk = _Stream(findings)
     for number, chunk in enumerate(events):
         walk.chunk(number, chunk)
@@ -604,7 +577,7 @@ def check_chat_stream(
         ("calls_contiguous", findings.get("calls_contiguous"), "each call's fragments arrive together"),
     ):
         results[check_id] = judge(_BY_ID[check_id], failures, passed=passed, not_applicable=no_calls)
-    return _ordered(results, streamed=True)
+    return ordered_checks(SPECS, results, streamed=True)
 
 
 def _stream_finish(number: int, state: _Choice) -> tuple[str, object, int, str | None]:

@@ -6,14 +6,12 @@ choice, and hand the events to the format's checker.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from toolwire._choice import ToolChoice
 from toolwire.contract._anthropic import check_anthropic_message, check_anthropic_stream
 from toolwire.contract._chat import check_chat_completion, check_chat_stream
-from toolwire.contract._common import Findings, parse_forced
-from toolwire.contract._report import Check, ContractReport
+from toolwire.contract._common import BufferedChecker, Findings, StreamChecker, parse_forced
+from toolwire.contract._report import ContractReport
 from toolwire.contract._responses import check_responses_response, check_responses_stream
 from toolwire.contract._sources import detect_stream, read_response, read_stream
 from toolwire.formats import WIRE_FORMATS, detect_buffered
@@ -22,14 +20,12 @@ from toolwire.registry import ToolRegistry
 
 __all__ = ["SUPPORTED_FORMATS", "assert_completion", "assert_stream", "check_completion", "check_stream"]
 
-_STREAMED: dict[str, Callable[[Sequence[object], ToolRegistry | None, ToolChoice | None, Findings], tuple[Check, ...]]]
-_STREAMED = {
+_STREAMED: dict[str, StreamChecker] = {
     "openai-chat": check_chat_stream,
     "anthropic-messages": check_anthropic_stream,
     "openai-responses": check_responses_stream,
 }
-_BUFFERED: dict[str, Callable[[Mapping[str, Any], ToolRegistry | None, ToolChoice | None, Findings], tuple[Check, ...]]]
-_BUFFERED = {
+_BUFFERED: dict[str, BufferedChecker] = {
     "openai-chat": check_chat_completion,
     "anthropic-messages": check_anthropic_message,
     "openai-responses": check_responses_response,

@@ -1,5 +1,8 @@
 """What the three formats' checks share: the check table, findings, the forced tool, and the call-level checks.
 
+A format's checker (``StreamChecker``, ``BufferedChecker``) keeps only its grammar: what its events and fields must
+be, and how its response ends.
+
 Each format's walker reads its response or stream into ``CallSeen`` records and ``Findings`` (failure evidence per
 check id); the call-level checks (``call_ids``, ``tool_names``, ``arguments_json``, ``arguments_valid``,
 ``forced_tool``) are then judged here, the same way for every format.
@@ -20,7 +23,7 @@ import difflib
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeGuard
+from typing import Any, Literal, Protocol, TypeGuard
 
 from toolwire._bound import core
 from toolwire._choice import ToolChoice, parse_tool_choice
@@ -31,17 +34,24 @@ from toolwire.registry import ToolRegistry
 
 __all__ = [
     "MAX_SHOWN",
+    "BufferedChecker",
     "CallSeen",
     "CheckSpec",
+    "EventWalk",
     "Findings",
+    "StreamChecker",
     "call_checks",
     "describe_forced",
+    "error_text",
     "is_int",
     "judge",
+    "ordered_checks",
     "parse_forced",
     "show",
+    "single_group_checks",
     "span",
     "text_of",
+    "walk_events",
 ]
 
 #: Findings shown per check; the rest are counted.
@@ -107,6 +117,73 @@ class Findings:
     def get(self, check_id: str) -> list[str]:
         """The failures recorded for ``check_id``."""
         return self._found.get(check_id, [])
+
+
+class StreamChecker(Protocol):
+    """A format's checks of one streamed response (``check_stream`` picks it by format)."""
+
+    def __call__(
+        self, events: Sequence[object], registry: ToolRegistry | None, forced: ToolChoice | None, findings: Findings, /
+    ) -> tuple[Check, ...]:
+        """The checks of the stream, in the order of the format's table.
+
+        Args:
+            events: The decoded chunks or events, in order (anything that is not a dict is a malformed one).
+            registry: The declared tools, or None.
+            forced: What ``tool_choice`` demanded, or None.
+            findings: Findings made while reading the source (``well_formed``).
+        """
+
+
+class BufferedChecker(Protocol):
+    """A format's checks of one buffered response (``check_completion`` picks it by format)."""
+
+    def __call__(
+        self,
+        response: Mapping[str, Any],
+        registry: ToolRegistry | None,
+        forced: ToolChoice | None,
+        findings: Findings,
+        /,
+    ) -> tuple[Check, ...]:
+        """The checks of the response, in the order of the format's table, the streamed-only ones left out.
+
+        Args:
+            response: The response as plain JSON data.
+            registry: The declared tools, or None.
+            forced: What ``tool_choice`` demanded, or None.
+            findings: Findings made while reading the source (``well_formed``), kept.
+        """
+
+
+class EventWalk(Protocol):
+    """The reader of a format whose response is one group of calls (no choices): fed each event, it keeps them."""
+
+    text: list[str]
+
+    def event(self, number: int, event: object) -> None:
+        """Read event ``number``, recording what breaks the format's grammar in the walk's findings."""
+
+    def calls(self) -> list[CallSeen]:
+        """Every call read, in the order the stream opened them."""
+
+
+def walk_events(walk: EventWalk, events: Sequence[object]) -> list[CallSeen]:
+    """Feed every event to ``walk`` in order; the calls it read."""
+    for number, event in enumerate(events):
+        walk.event(number, event)
+    return walk.calls()
+
+
+def ordered_checks(specs: Sequence[CheckSpec], results: Mapping[str, Check], *, streamed: bool) -> tuple[Check, ...]:
+    """The checks in the order of their table; a buffered report leaves the streamed-only ones out."""
+    return tuple(results[spec.id] for spec in specs if streamed or not spec.streamed_only)
+
+
+def error_text(error: object) -> str:
+    """What an error object (or a bare error value) says, as evidence shows it."""
+    message = error.get("message") if isinstance(error, Mapping) else error
+    return show(message, 120)
 
 
 def judge(
@@ -393,6 +470,23 @@ def call_checks(
             passed=f"{describe_forced(forced)} and the response called it",
         )
     return results
+
+
+def single_group_checks(
+    specs: Mapping[str, CheckSpec],
+    calls: Sequence[CallSeen],
+    text: Iterable[str],
+    *,
+    registry: ToolRegistry | None,
+    forced: ToolChoice | None,
+    findings: Findings,
+    id_field: str,
+) -> dict[str, Check]:
+    """``call_checks`` of a format whose response is one group of calls, with ``text`` its prose."""
+    texts = {0: "".join(text)}
+    return call_checks(
+        specs, calls, registry=registry, forced=forced, texts=texts, findings=findings, id_field=id_field, unit=""
+    )
 
 
 def _valid_check(

@@ -13,7 +13,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire._choice import ToolChoice
-from toolwire.contract._common import CallSeen, CheckSpec, Findings, call_checks, is_int, judge, show, span
+from toolwire.contract._common import (
+    CallSeen,
+    CheckSpec,
+    Findings,
+    error_text,
+    is_int,
+    judge,
+    ordered_checks,
+    show,
+    single_group_checks,
+    span,
+    walk_events,
+)
 from toolwire.contract._report import Check
 from toolwire.registry import ToolRegistry
 
@@ -38,22 +50,13 @@ _BY_ID = {spec.id: spec for spec in SPECS}
 _TERMINALS = frozenset({"response.completed", "response.incomplete", "response.failed", "response.cancelled"})
 
 
-def _ordered(results: Mapping[str, Check], streamed: bool) -> tuple[Check, ...]:
-    return tuple(results[spec.id] for spec in SPECS if streamed or not spec.streamed_only)
-
-
-def _error_text(error: object) -> str:
-    message = error.get("message") if isinstance(error, Mapping) else error
-    return show(message, 120)
-
-
 def _status_problem(status: object, calls: int, error: object) -> str | None:
     if status is None:
         return "no status; fix: end the response with a terminal status"
     if not isinstance(status, str):
         return f"status {show(status)} is not a string"
     if status == "failed":
-        return f"the response failed: {_error_text(error)}; fix: see the provider's error"
+        return f"the response failed: {error_text(error)}; fix: see the provider's error"
     if calls and status != "completed":
         return (
             f"status {status!r} although {calls} function_call(s) were made; fix: complete the response (an "
@@ -85,17 +88,7 @@ def _call(item: Mapping[str, Any], label: str, where: str) -> CallSeen:
 def check_responses_response(
     response: Mapping[str, Any], registry: ToolRegistry | None, forced: ToolChoice | None, findings: Findings
 ) -> tuple[Check, ...]:
-    """The checks of one buffered Responses ``response`` (plain JSON data).
-
-    Args:
-        response: The response object.
-        registry: The declared tools, or None.
-        forced: What ``tool_choice`` demanded, or None.
-        findings: Findings made before the walk (reading the source).
-
-    Returns:
-        The checks in the table's order, the streamed-only ones left out.
-    """
+    """The ``BufferedChecker`` of a Responses ``response``."""
     calls: list[CallSeen] = []
     text: list[str] = []
     output = response.get("output")
@@ -115,15 +108,8 @@ def check_responses_response(
         _arguments_string(findings, call.label, where, item.get("arguments"))
         call.arguments.append(("arguments", item.get("arguments")))
         calls.append(call)
-    results = call_checks(
-        _BY_ID,
-        calls,
-        registry=registry,
-        forced=forced,
-        texts={0: "".join(text)},
-        findings=findings,
-        id_field="call_id",
-        unit="",
+    results = single_group_checks(
+        _BY_ID, calls, text, registry=registry, forced=forced, findings=findings, id_field="call_id"
     )
     problem = _status_problem(response.get("status"), len(calls), response.get("error"))
     results["finish_reason"] = judge(
@@ -138,7 +124,7 @@ def check_responses_response(
         not_applicable=None if calls else "no tool call was made",
     )
     results["well_formed"] = judge(_BY_ID["well_formed"], findings.get("well_formed"), passed="a response object")
-    return _ordered(results, streamed=False)
+    return ordered_checks(SPECS, results, streamed=False)
 
 
 def _message_text(item: Mapping[str, Any]) -> list[str]:
@@ -200,7 +186,7 @@ class _Stream:
             status = response.get("status", kind.removeprefix("response."))
             self.terminals.append((number, kind, status, response.get("error")))
         elif kind == "error":
-            self.errors.append(f"event {number} is an error event: {_error_text(event)}")
+            self.errors.append(f"event {number} is an error event: {error_text(event)}")
         elif kind == "response.output_text.delta" and isinstance(event.get("delta"), str):
             self.text.append(event["delta"])
 
@@ -322,30 +308,11 @@ class _Stream:
 def check_responses_stream(
     events: Sequence[object], registry: ToolRegistry | None, forced: ToolChoice | None, findings: Findings
 ) -> tuple[Check, ...]:
-    """The checks of one Responses event stream.
-
-    Args:
-        events: The decoded events, in order (anything that is not a dict is a malformed event).
-        registry: The declared tools, or None.
-        forced: What ``tool_choice`` demanded, or None.
-        findings: Findings made while reading the source (``well_formed``).
-
-    Returns:
-        The checks in the table's order.
-    """
+    """The ``StreamChecker`` of Responses events."""
     walk = _Stream(findings)
-    for number, event in enumerate(events):
-        walk.event(number, event)
-    calls = walk.calls()
-    results = call_checks(
-        _BY_ID,
-        calls,
-        registry=registry,
-        forced=forced,
-        texts={0: "".join(walk.text)},
-        findings=findings,
-        id_field="call_id",
-        unit="",
+    calls = walk_events(walk, events)
+    results = single_group_checks(
+        _BY_ID, calls, walk.text, registry=registry, forced=forced, findings=findings, id_field="call_id"
     )
     failures = list(walk.errors)
     if len(walk.terminals) > 1:
@@ -379,4 +346,4 @@ def check_responses_stream(
     results["well_formed"] = judge(
         _BY_ID["well_formed"], findings.get("well_formed"), passed="every event a Responses stream event object"
     )
-    return _ordered(results, streamed=True)
+    return ordered_checks(SPECS, results, streamed=True)
