@@ -30,7 +30,7 @@ from toolwire._yaml import parse_yaml
 from toolwire.errors import SchemaError
 from toolwire.registry import ServerTool, Tool, ToolRegistry
 
-__all__ = ["META_KEYS", "ToolSource", "iter_definitions", "load_tools", "sources_of"]
+__all__ = ["META_KEYS", "ToolSource", "iter_definitions", "jsonl_values", "load_tools", "sources_of"]
 
 #: Keys beside a definition that belong to the toolkit, not to the provider's tool shape.
 META_KEYS: tuple[str, ...] = ("examples", "side_effects", "deprecated", "sunset")
@@ -200,20 +200,34 @@ def iter_definitions(data: Any, origin: str) -> Iterator[ToolSource]:
     raise ValueError(f"{origin}: expected a list of tool definitions or a {{name: schema}} mapping")
 
 
+def jsonl_values(text: str, origin: str) -> Iterator[tuple[str, Any, str | None]]:
+    """Each non-blank line of JSON-lines text: where it is (``origin:line``), its value, and why it is not JSON.
+
+    A line that does not parse gives None and the parser's reason; the lines after it are still read, so that a
+    caller can report every bad line or stop at the first.
+    """
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{origin}:{number}"
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            yield where, None, f"invalid JSON: {error.msg}"
+            continue
+        yield where, value, None
+
+
 def _read_file(path: Path) -> Iterator[ToolSource]:
     text = path.read_text(encoding="utf-8-sig")
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
+        for where, item, problem in jsonl_values(text, str(path)):
+            if problem is not None:
+                yield ToolSource(None, {}, where, error=problem)
                 continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as error:
-                yield ToolSource(None, {}, f"{path}:{number}", error=f"invalid JSON: {error.msg}")
-                continue
-            for found in iter_definitions(item, f"{path}:{number}"):
-                yield replace(found, origin=f"{path}:{number}")
+            for found in iter_definitions(item, where):
+                yield replace(found, origin=where)
         return
     if suffix == ".json":
         data = parse_json(text, str(path))

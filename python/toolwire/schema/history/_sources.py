@@ -6,7 +6,6 @@ times) are in ``toolwire.schema.history._history``'s docstring and in docs/histo
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 from collections.abc import Mapping
@@ -18,7 +17,7 @@ from typing import Any
 from toolwire._json import parse_json
 from toolwire._yaml import parse_yaml
 from toolwire.registry import ServerTool, Tool, ToolRegistry
-from toolwire.schema._sources import ToolSource, iter_definitions
+from toolwire.schema._sources import ToolSource, iter_definitions, jsonl_values
 
 __all__ = ["RegistryVersion", "instant", "versions_from_directory", "versions_from_git"]
 
@@ -213,14 +212,10 @@ def _registry_from_text(text: str, name: str, origin: str) -> tuple[ToolRegistry
     released: object = None
     sources: list[ToolSource] = []
     if Path(name).suffix.lower() == ".jsonl":
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{origin}:{number}: invalid JSON: {error.msg}") from None
-            sources += iter_definitions(item, f"{origin}:{number}")
+        for where, item, problem in jsonl_values(text, origin):
+            if problem is not None:
+                raise ValueError(f"{where}: {problem}")
+            sources += iter_definitions(item, where)
     else:
         data = _parse(text, name, origin)
         # ``released`` beside the tools is the version's date; a value that is a mapping would be a tool's schema.
