@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from toolwire._json_data import json_fields
 from toolwire._markdown import table_cell, table_row
@@ -23,15 +23,6 @@ __all__ = [
     "text",
 ]
 
-#: What can be wrong with a call, in the order reports list them.
-PROBLEM_KINDS: Final = (
-    "invalid_when_produced",
-    "no_migration_path",
-    "migration_failed",
-    "invalid_after_migration",
-    "unknown_version",
-    "unreadable",
-)
 
 #: The kinds that mean a call cannot be carried to the current version.
 CANNOT_MIGRATE: Final = ("no_migration_path", "migration_failed", "invalid_after_migration")
@@ -40,6 +31,7 @@ CANNOT_MIGRATE: Final = ("no_migration_path", "migration_failed", "invalid_after
 #: The values of ``HistoryReport.render``'s ``format``.
 REPORT_FORMATS: Final = ("text", "json", "markdown")
 
+#: What can be wrong with a call (``PROBLEM_KINDS`` lists them in the order reports do).
 ProblemKind = Literal[
     "invalid_when_produced",
     "no_migration_path",
@@ -48,6 +40,8 @@ ProblemKind = Literal[
     "unknown_version",
     "unreadable",
 ]
+#: What can be wrong with a call, in the order reports list them.
+PROBLEM_KINDS: Final[tuple[ProblemKind, ...]] = get_args(ProblemKind)
 
 
 @dataclass(frozen=True)
