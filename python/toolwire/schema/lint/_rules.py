@@ -459,22 +459,25 @@ def _message(text: str, effect: str, where: _Where) -> str:
     return text
 
 
-def _entry_id(data: Mapping[str, Any], target: str, where: _Where) -> str:
-    rule_id = _text(data, "id", where)
-    if not re.fullmatch(rf"{re.escape(target)}/[a-z0-9]+(-[a-z0-9]+)*", rule_id):
-        raise where.error(f"id {rule_id!r} must be '{target}/' followed by a kebab-case name")
-    return rule_id
-
-
-def _rule(data: object, target: str, index: int, origin: str) -> LintRule:
-    where = _Where(origin, f"rules[{index}]")
+def _entry(
+    data: object, keys: set[str], target: str, origin: str, place: str, kind: str
+) -> tuple[Mapping[str, Any], str, _Where]:
+    """An entry of a rule file with only ``keys`` and a valid id: the entry, its id, and where it is (by its id)."""
+    where = _Where(origin, place)
     if not isinstance(data, Mapping):
         raise where.error(f"expected a mapping; got {data!r}")
-    unknown = sorted(set(data) - {"id", "effect", "match", "message", "source", "as_of"})
+    unknown = sorted(set(data) - keys)
     if unknown:
         raise where.error(f"unknown key(s) {unknown}")
-    rule_id = _entry_id(data, target, where)
-    where = _Where(origin, f"rule {rule_id}")
+    entry_id = _text(data, "id", where)
+    if not re.fullmatch(rf"{re.escape(target)}/[a-z0-9]+(-[a-z0-9]+)*", entry_id):
+        raise where.error(f"id {entry_id!r} must be '{target}/' followed by a kebab-case name")
+    return data, entry_id, _Where(origin, f"{kind} {entry_id}")
+
+
+def _rule(entry: object, target: str, index: int, origin: str) -> LintRule:
+    keys = {"id", "effect", "match", "message", "source", "as_of"}
+    data, rule_id, where = _entry(entry, keys, target, origin, f"rules[{index}]", "rule")
     effect = data.get("effect")
     if effect not in EFFECTS:
         raise where.error(f"'effect' must be one of {', '.join(EFFECTS)}; got {effect!r}")
@@ -489,15 +492,9 @@ def _rule(data: object, target: str, index: int, origin: str) -> LintRule:
     )
 
 
-def _unverified(data: object, target: str, index: int, origin: str) -> Unverified:
-    where = _Where(origin, f"unverified[{index}]")
-    if not isinstance(data, Mapping):
-        raise where.error(f"expected a mapping; got {data!r}")
-    unknown = sorted(set(data) - {"id", "construct", "match", "why", "source", "as_of"})
-    if unknown:
-        raise where.error(f"unknown key(s) {unknown}")
-    entry_id = _entry_id(data, target, where)
-    where = _Where(origin, f"unverified {entry_id}")
+def _unverified(entry: object, target: str, index: int, origin: str) -> Unverified:
+    keys = {"id", "construct", "match", "why", "source", "as_of"}
+    data, entry_id, where = _entry(entry, keys, target, origin, f"unverified[{index}]", "unverified")
     return Unverified(
         entry_id,
         target,
