@@ -224,14 +224,22 @@ class Compiler:
             return self._if(schema, pointer, chain)
         return _PLAIN
 
+    def _subschema(self, part: Any, where: str, chain: tuple[str, ...]) -> tuple[Any, tuple[str, ...]] | None:
+        """An ``allOf`` part or a branch, ``true`` read as ``{}`` and references inlined; None past the recursion bound.
+
+        Raises:
+            Unsatisfiable: The part is ``false``: no value meets it.
+        """
+        if part is False:
+            raise Unsatisfiable(where, "the schema is false: no value is valid here")
+        return self.inline({} if part is True else part, where, chain)
+
     def _all_of(self, schema: dict[str, Any], pointer: str, chain: tuple[str, ...]) -> Strategy | None:
         merged = {k: v for k, v in schema.items() if k != "allOf"}
         leftovers = []
         for position, part in enumerate(schema["allOf"]):
             where = f"{pointer}/allOf/{position}"
-            if part is False:
-                raise Unsatisfiable(where, "the schema is false: no value is valid here")
-            inlined = self.inline({} if part is True else part, where, chain)
+            inlined = self._subschema(part, where, chain)
             if inlined is None:
                 return None
             part, chain = inlined
@@ -268,9 +276,7 @@ class Compiler:
 
     def _branch(self, rest: dict[str, Any], branch: Any, where: str, chain: tuple[str, ...]) -> Strategy | None:
         """Values of ``rest`` that also meet ``branch``: merged when that is simple, else filtered."""
-        if branch is False:
-            raise Unsatisfiable(where, "the schema is false: no value is valid here")
-        inlined = self.inline({} if branch is True else branch, where, chain)
+        inlined = self._subschema(branch, where, chain)
         if inlined is None:
             return None
         branch, chain = inlined
