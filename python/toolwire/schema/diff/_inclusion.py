@@ -129,24 +129,24 @@ def matches(pattern: str, text: str) -> bool | None:
 # -- membership --------------------------------------------------------------------------------------------------
 
 
-def _all3(results: Iterator[bool | None]) -> bool | None:
-    """Three-valued AND: False wins, then None."""
+def _fold3(results: Iterator[bool | None], decisive: bool) -> bool | None:
+    """Three-valued AND (``decisive`` False) or OR (``decisive`` True): the decisive value wins, then None."""
     unknown = False
     for result in results:
-        if result is False:
-            return False
+        if result is decisive:
+            return decisive
         unknown = unknown or result is None
-    return None if unknown else True
+    return None if unknown else not decisive
+
+
+def _all3(results: Iterator[bool | None]) -> bool | None:
+    """Three-valued AND: False wins, then None."""
+    return _fold3(results, decisive=False)
 
 
 def _any3(results: Iterator[bool | None]) -> bool | None:
     """Three-valued OR: True wins, then None."""
-    unknown = False
-    for result in results:
-        if result is True:
-            return True
-        unknown = unknown or result is None
-    return None if unknown else False
+    return _fold3(results, decisive=True)
 
 
 def _not3(result: bool | None) -> bool | None:
