@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 from urllib.parse import unquote
 
-from toolwire._json import canonical, pointer_token, unescape_token
+from toolwire._json import canonical, lookup, pointer_token, unescape_token
 
 __all__ = [
     "ANNOTATIONS",
@@ -79,6 +79,8 @@ _OBJECT_HINTS: Final = ("properties", "required", "patternProperties")
 # applicators that pass their subschemas' evaluations up.
 _EVALUATES_KEYS: Final = ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties")
 _EVALUATES_ITEMS: Final = ("prefixItems", "items", "contains", "unevaluatedItems")
+# What a pointer into the schema reaches when it leads nowhere (None is a value a schema may hold).
+_NOWHERE: Final = object()
 # Keywords whose subschemas apply to the node's own instance, their evaluations counting as the node's.
 _IN_PLACE: Final = ("allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "dependencies")
 _APPLICATORS: Final = ("allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "$ref", "$recursive")
@@ -208,16 +210,8 @@ class _Normaliser:
     # -- references ----------------------------------------------------------------------------------------------
 
     def lookup(self, target: str) -> tuple[bool, Any]:
-        node = self.root
-        for part in target.split("/")[1:] if target else []:
-            key = _untoken(part)
-            if isinstance(node, Mapping) and key in node:
-                node = node[key]
-            elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
-                node = node[int(key)]
-            else:
-                return False, None
-        return True, node
+        node = lookup(self.root, [_untoken(part) for part in target.split("/")[1:]], _NOWHERE)
+        return (False, None) if node is _NOWHERE else (True, node)
 
     def reference(self, ref: str, pointer: str) -> Any:
         """The normalised target of a ``$ref``, a recursion marker, or None when it is kept as written."""

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args, get_origin
 
-from toolwire._json import json_type, unescape_token
+from toolwire._json import json_type, lookup, pointer_tokens
 from toolwire.schema.drift._handler import class_kind, is_union
 
 __all__ = ["ANY", "Accepts", "SchemaDoc", "accepted_by", "is_union", "json_key", "type_within", "unwrap"]
@@ -70,6 +70,8 @@ _STRING_CLASSES: Final[tuple[type[Any], ...]] = (
 )
 _WRAPPER_NAMES: Final = frozenset({"Required", "NotRequired", "ReadOnly", "ClassVar", "Final"})
 _NUMBER_KINDS: Final = frozenset({"number", "integer"})
+# What a pointer into the schema reaches when it leads nowhere (None is a value a schema may hold).
+_NOWHERE: Final = object()
 
 
 @dataclass(frozen=True)
@@ -226,15 +228,9 @@ class SchemaDoc:
         # Only local JSON pointers are followed: an anchor (#name) or another document is left as it is.
         if fragment is None or (fragment and not fragment.startswith("/")) or reference in seen:
             return node, pointer
-        target: Any = self.root
-        for token in fragment.split("/")[1:]:
-            key = unescape_token(token)
-            if isinstance(target, Mapping) and key in target:
-                target = target[key]
-            elif isinstance(target, list) and key.isdigit() and int(key) < len(target):
-                target = target[int(key)]
-            else:
-                return node, pointer
+        target = lookup(self.root, pointer_tokens(fragment), _NOWHERE)
+        if target is _NOWHERE:
+            return node, pointer
         return self.resolve(target, fragment, seen | {str(reference)})
 
     def accepts(self, node: Any, depth: int = 0) -> Accepts:
