@@ -502,22 +502,9 @@ def load_recording(path: str | Path) -> Recording:
     return _load(data_path, f"{data_path.parent.name}/{data_path.stem}")
 
 
-def load(path: str | Path) -> Recording:
-    """Load one recording from its data file or from its manifest (the documented name of :func:`load_recording`).
-
-    Iterate the result for the stream as it came over the network, or hand it to ``toolwire.reassemble``.
-
-    Args:
-        path: The data file (``.sse``, ``.jsonl``, ``.json-array``, ``.eventstream``) or the ``.json`` manifest next to it.
-
-    Returns:
-        The recording, named ``<folder>/<stem>``.
-
-    Raises:
-        FileNotFoundError: The file, its manifest or its data file is missing.
-        ValueError: The path is neither a data file nor a manifest, or the manifest is malformed.
-    """
-    return load_recording(path)
+#: Load one recording (the documented name of :func:`load_recording`): iterate the result for the stream as it came
+#: over the network, or hand it to ``toolwire.reassemble``.
+load = load_recording
 
 
 def iter_recordings(root: str | Path | None = None, *, format: str | None = None) -> Iterator[Recording]:
