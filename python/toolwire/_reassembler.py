@@ -6,6 +6,7 @@ with the same findings, over the same engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from toolwire._choice import ToolChoiceLike
@@ -74,16 +75,7 @@ class Reassembler:
 
     def feed(self, chunk: object) -> list[Emitted]:
         """Read one chunk; return the calls it made ready, in hand-over order."""
-        self._enter("feed")
-        try:
-            if self._finished:
-                raise ValueError("this Reassembler has finished; start a new one for the next stream")
-            return self._deliver(self._engine.feed(chunk))
-        except MalformedChunkError as error:
-            carry_result(error, self._engine)
-            raise
-        finally:
-            self._running = None
+        return self._read("feed", self._engine.feed, chunk)
 
     def feed_bytes(self, data: RawBody) -> list[Emitted]:
         """Read a raw body's next bytes (split anywhere); return the calls they made ready, in hand-over order.
@@ -91,11 +83,15 @@ class Reassembler:
         The body is framed by what its first bytes say it is: server-sent events, JSON lines, a JSON array or AWS
         event-stream messages (``docs/semantics.md``, "Raw bodies").
         """
-        self._enter("feed_bytes")
+        return self._read("feed_bytes", self._engine.feed_bytes, data)
+
+    def _read(self, method: str, read: Callable[[Any], list[Emitted]], item: object) -> list[Emitted]:
+        """One step of the stream: ``read(item)``'s calls delivered; a malformed chunk's error carries the result."""
+        self._enter(method)
         try:
             if self._finished:
                 raise ValueError("this Reassembler has finished; start a new one for the next stream")
-            return self._deliver(self._engine.feed_bytes(data))
+            return self._deliver(read(item))
         except MalformedChunkError as error:
             carry_result(error, self._engine)
             raise
