@@ -45,9 +45,9 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
+from toolwire._closing import AsyncClosingBlock
 from toolwire._json import compact, compact_utf8
 from toolwire._jsontree import Pairs, dump_tree, parse_tree
 from toolwire._redact import REDACTED, Redactor, compile_patterns
@@ -373,7 +373,7 @@ def _cut(batch: list[tuple[bytes, dict[str, Any]]], written: int, torn: bool) ->
     return len(batch), False
 
 
-class CallLog:
+class CallLog(AsyncClosingBlock):
     """Appends each tool call a production loop handles to a JSONL file, ready for ``toolwire replay``.
 
     Example:
@@ -582,26 +582,6 @@ class CallLog:
                 same).
         """
         self._finalizer()
-
-    def __enter__(self) -> CallLog:
-        """The log itself; closed when the block ends."""
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        """Close the log (pending lines are written even when the block raised)."""
-        self.close()
-
-    async def __aenter__(self) -> CallLog:
-        """The log itself, for ``async with``."""
-        return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        """Close the log."""
-        self.close()
 
     def __repr__(self) -> str:
         """``CallLog('calls.jsonl')`` (closed logs say so)."""

@@ -46,9 +46,9 @@ import time
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
+from toolwire._closing import AsyncClosingBlock
 from toolwire._json import compact_utf8
 from toolwire._redact import Redactor, compile_patterns, split_headers
 from toolwire._redact_stream import redact_chunks, redact_stream
@@ -380,7 +380,7 @@ def write(
     return spec.commit(capture, complete=True, status=status, headers=headers)
 
 
-class Recorder:
+class Recorder(AsyncClosingBlock):
     """Records a live stream while its consumer reads it, and writes it on close (see the module docstring).
 
     ``tee`` (or ``atee`` for an async stream) hands every item on unchanged and notes it with its offset in
@@ -527,23 +527,3 @@ class Recorder:
                 self._failure = error
                 raise
         return self.recording
-
-    def __enter__(self) -> Recorder:
-        """Start a block that writes the recording when it ends."""
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        """Write the recording (an exception still propagates)."""
-        self.close()
-
-    async def __aenter__(self) -> Recorder:
-        """Start an async block that writes the recording when it ends."""
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        """Write the recording (an exception still propagates)."""
-        self.close()

@@ -12,6 +12,7 @@ from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callab
 from types import TracebackType
 from typing import Any
 
+from toolwire._closing import ClosingBlock
 from toolwire._frameworks import framework_adapter
 from toolwire._model import InvalidToolCall, Severity, StreamResult, Violation
 from toolwire._protocol import Emitted, Engine
@@ -141,7 +142,7 @@ async def _arun(
         await aclose_source(source)
 
 
-class ToolCallStream(Iterator[Emitted]):
+class ToolCallStream(ClosingBlock, Iterator[Emitted]):
     """The calls of one stream, each handed over as soon as the emission policy allows.
 
     Iterate it; ``result`` is the ``StreamResult`` once it is exhausted, or, once iteration raised, the result so
@@ -178,16 +179,6 @@ class ToolCallStream(Iterator[Emitted]):
     def close(self) -> None:
         """Stop reading and close the source (idempotent)."""
         self._calls.close()
-
-    def __enter__(self) -> ToolCallStream:
-        """Enter a ``with`` block that closes the source on exit."""
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Close the source."""
-        self.close()
 
 
 class AsyncToolCallStream(AsyncIterator[Emitted]):

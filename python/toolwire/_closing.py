@@ -1,0 +1,48 @@
+"""``with`` blocks that close what they hold: the one home of the context-manager methods of every closable object.
+
+A call log, a recorder and a stream of calls each end a ``with`` block by calling their own ``close()``, even when the
+block raised (the exception still propagates). Their ``close`` says what closing means for each.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Self
+
+__all__ = ["AsyncClosingBlock", "ClosingBlock"]
+
+
+class ClosingBlock:
+    """``with x:`` gives ``x`` and calls ``x.close()`` when the block ends."""
+
+    __slots__ = ()
+
+    def close(self) -> object:
+        """What ending the block does (each class says, and may return what it made)."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        """The object itself."""
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        """``close()``, whether or not the block raised."""
+        self.close()
+
+
+class AsyncClosingBlock(ClosingBlock):
+    """``with x:`` and ``async with x:`` alike give ``x`` and call ``x.close()`` when the block ends."""
+
+    __slots__ = ()
+
+    async def __aenter__(self) -> Self:
+        """The object itself."""
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        """``close()``, whether or not the block raised."""
+        self.close()
