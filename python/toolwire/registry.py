@@ -84,6 +84,7 @@ from toolwire import _extension
 from toolwire._json import canonical, parse_json, pointer_token
 from toolwire._model import Limits, Violation
 from toolwire._yaml import parse_yaml
+from toolwire.formats import RequestFormat
 
 __all__ = [
     "PydanticModel",
@@ -93,14 +94,11 @@ __all__ = [
     "ToolRegistry",
     "ToolSource",
     "ToolsLike",
-    "WireFormat",
 ]
 
 ToolSource = Literal["openai-chat", "openai-responses", "anthropic-messages", "mcp", "mapping", "python"]
 """Which shape a ``Tool`` was loaded from."""
 
-WireFormat = Literal["openai-chat", "openai-responses", "anthropic-messages"]
-"""A provider wire format, named as everywhere in toolwire."""
 
 _SOURCES: Final = frozenset(get_args(ToolSource))
 _Compiled = TypeVar("_Compiled")
@@ -383,13 +381,13 @@ class ServerTool:
     type: str
     name: str | None
     raw: dict[str, Any] = field(repr=False)
-    format: WireFormat = "openai-responses"
+    format: RequestFormat = "openai-responses"
 
     def __hash__(self) -> int:
         """Hash by type, name and format (the raw definition is a dict)."""
         return hash((self.type, self.name, self.format))
 
-    def _render(self, target: WireFormat | Literal["mcp"]) -> dict[str, Any] | None:
+    def _render(self, target: RequestFormat | Literal["mcp"]) -> dict[str, Any] | None:
         """The definition for ``target``, or ``None`` when that wire format does not know the tool."""
         raw: dict[str, Any] = _json_copy(self.raw, f"server tool {self.type!r}", "raw")
         if self.type == "custom" and target in ("openai-chat", "openai-responses"):
@@ -1009,7 +1007,9 @@ class ToolRegistry:
         """The names server-tool calls carry."""
         return [tool.name for tool in self._server_tools if tool.name is not None]
 
-    def _render(self, target: WireFormat | Literal["mcp"], tool_render: Callable[[Tool], dict[str, Any]]) -> list[Any]:
+    def _render(
+        self, target: RequestFormat | Literal["mcp"], tool_render: Callable[[Tool], dict[str, Any]]
+    ) -> list[Any]:
         rendered: list[dict[str, Any]] = []
         for entry in self._entries:
             definition = tool_render(entry) if isinstance(entry, Tool) else entry._render(target)

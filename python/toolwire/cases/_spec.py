@@ -60,11 +60,12 @@ from urllib.parse import urlsplit
 
 from toolwire._json import compact
 from toolwire._json_data import json_fields
+from toolwire.formats import REQUEST_FORMATS
 
 __all__ = ["SPEC_FORMATS", "ModelSpec", "assign_labels", "load_models", "parse_spec"]
 
 #: The wire formats a matrix column can speak: those with an HTTP endpoint toolwire renders requests for.
-SPEC_FORMATS: Final[tuple[str, ...]] = ("openai-chat", "openai-responses", "anthropic-messages")
+SPEC_FORMATS: Final[tuple[str, ...]] = REQUEST_FORMATS
 
 _DEFAULT_BASE_URL: Final = {
     "openai-chat": "https://api.openai.com/v1",

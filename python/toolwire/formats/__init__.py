@@ -33,7 +33,13 @@ from toolwire.formats._buffered import ShapeError, field
 from toolwire.formats._history import turn_calls
 from toolwire.formats._json import event_json
 from toolwire.formats._module import FormatModule
-from toolwire.formats._request import MAX_TOKENS_FIELD, request_headers, spell_tool_choice
+from toolwire.formats._request import (
+    MAX_TOKENS_FIELD,
+    REQUEST_FORMATS,
+    RequestFormat,
+    request_headers,
+    spell_tool_choice,
+)
 
 if TYPE_CHECKING:
     from toolwire.formats._views import CallView, InvalidCallView, ResultView, ToolsView
@@ -43,11 +49,13 @@ __all__ = [
     "FORMATS",
     "FRAMING_SUFFIXES",
     "MAX_TOKENS_FIELD",
+    "REQUEST_FORMATS",
     "REQUEST_PATHS",
     "WIRE_FORMATS",
     "Format",
     "FormatModule",
     "Framing",
+    "RequestFormat",
     "ShapeError",
     "WireFormat",
     "buffered_events",
@@ -265,7 +273,7 @@ def tool_result(call: InvalidCallView, format: str) -> dict[str, Any]:
 #: The formats a request is sent in (an OpenAI- or Anthropic-compatible endpoint's), and the path of each one's
 #: endpoint below a base URL that ends in the API version (``http://localhost:8000/v1``), as the SDKs' base URLs do.
 REQUEST_PATHS: Final[Mapping[str, str]] = MappingProxyType(
-    {name: format_of(name).endpoint.removeprefix("/v1") for name in MAX_TOKENS_FIELD}
+    {name: format_of(name).endpoint.removeprefix("/v1") for name in REQUEST_FORMATS}
 )
 
 

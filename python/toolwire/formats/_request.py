@@ -9,11 +9,25 @@ adds its own messages and sampling.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args
 
-__all__ = ["ANTHROPIC_VERSION", "MAX_TOKENS_FIELD", "request_headers", "spell_tool_choice"]
+__all__ = [
+    "ANTHROPIC_VERSION",
+    "MAX_TOKENS_FIELD",
+    "REQUEST_FORMATS",
+    "RequestFormat",
+    "request_headers",
+    "spell_tool_choice",
+]
 
-#: The formats a request is sent in, and the body field of each that caps the answer's length.
+#: A format a request is sent in: one whose requests declare tools in a shape of their own (the registry renders
+#: each), which the endpoint serves, the probe and the matrix send, and a server tool is declared for.
+RequestFormat = Literal["openai-chat", "openai-responses", "anthropic-messages"]
+
+#: The request formats, in the order of the registry.
+REQUEST_FORMATS: Final[tuple[RequestFormat, ...]] = get_args(RequestFormat)
+
+#: The body field of each request format that caps the answer's length.
 MAX_TOKENS_FIELD: Final[Mapping[str, str]] = {
     "openai-chat": "max_tokens",
     "openai-responses": "max_output_tokens",
@@ -37,7 +51,7 @@ def request_headers(format: str, api_key: str | None, stream: bool) -> dict[str,
 
 
 def spell_tool_choice(choice: Any, format: str) -> Any:
-    """A tool choice in one of the ``MAX_TOKENS_FIELD`` formats' own spelling.
+    """A tool choice in one of the ``REQUEST_FORMATS``' own spelling.
 
     Args:
         choice: ``"auto"``, ``"none"``, ``"required"``, ``{"name": tool}``, None, or a ``tool_choice`` already in a

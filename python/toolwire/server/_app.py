@@ -24,7 +24,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from toolwire.registry import WireFormat
+from toolwire.formats import RequestFormat
 from toolwire.server import _anthropic, _chat, _responses
 from toolwire.server._body import CLOSE, decode_body, read_body
 from toolwire.server._limits import EndpointLimits
@@ -105,7 +105,7 @@ def _bedrock_error(status: int, message: str, headers: Mapping[str, str] | None)
 
 @dataclass(frozen=True)
 class _Format:
-    name: WireFormat
+    name: RequestFormat
     parse: Callable[[object], ParsedRequest]
     buffered: Callable[[Turn, Context], dict[str, Any]]
     streamed: Callable[[Turn, Context], list[bytes]]

@@ -16,16 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from toolwire.formats import format_of
+from toolwire.formats import REQUEST_FORMATS, format_of
 from toolwire.recordings import Recording, iter_recordings, load_recording
 from toolwire.server._script import RECORDING_PREFIX, Script
 
 __all__ = ["REPLAYED_FORMATS", "SERVED_FORMATS", "Replay", "load_replays", "resolve_references"]
 
 #: The wire formats the endpoint speaks, scripted models and recordings alike, and the path of each one's endpoint.
-SERVED_FORMATS: Final[Mapping[str, str]] = {
-    name: format_of(name).endpoint for name in ("openai-chat", "openai-responses", "anthropic-messages")
-}
+SERVED_FORMATS: Final[Mapping[str, str]] = {name: format_of(name).endpoint for name in REQUEST_FORMATS}
 #: The wire formats whose routes replay recordings only, and the path of each (the model is part of the path).
 REPLAYED_FORMATS: Final[Mapping[str, str]] = {name: format_of(name).endpoint for name in ("gemini", "bedrock-converse")}
 _CONTENT_TYPES: Final = {

@@ -16,7 +16,8 @@ from typing import Any, Final
 from toolwire._choice import ToolChoice, parse_tool_choice
 from toolwire._json import canonical, json_type
 from toolwire.errors import SchemaError
-from toolwire.registry import ToolRegistry, WireFormat, core_validators
+from toolwire.formats import RequestFormat
+from toolwire.registry import ToolRegistry, core_validators
 
 __all__ = ["PARSERS", "ParsedRequest", "RequestError"]
 
@@ -66,7 +67,7 @@ class ParsedRequest:
         prompt_tokens: A deterministic estimate of the prompt's size in tokens, for ``usage``.
     """
 
-    format: WireFormat
+    format: RequestFormat
     body: Mapping[str, Any]
     model: str
     stream: bool
@@ -181,7 +182,7 @@ def _messages(body: Mapping[str, Any], roles: Sequence[str]) -> list[Mapping[str
 
 
 def _build(
-    fmt: WireFormat,
+    fmt: RequestFormat,
     body: Mapping[str, Any],
     model: str,
     stream: bool,
@@ -283,7 +284,7 @@ def parse_anthropic(raw: object) -> ParsedRequest:
 
 
 #: The request reader of each wire format.
-PARSERS: Final[Mapping[WireFormat, Callable[[object], ParsedRequest]]] = {
+PARSERS: Final[Mapping[RequestFormat, Callable[[object], ParsedRequest]]] = {
     "openai-chat": parse_chat,
     "openai-responses": parse_responses,
     "anthropic-messages": parse_anthropic,
