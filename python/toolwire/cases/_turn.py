@@ -21,7 +21,7 @@ from toolwire._model import InvalidToolCall, StreamResult, ToolCall
 from toolwire.cases._model import Case, Turn
 from toolwire.contract import SUPPORTED_FORMATS, check_completion, check_stream
 from toolwire.errors import MalformedChunkError
-from toolwire.formats import spell_tool_choice
+from toolwire.formats import format_of, spell_tool_choice
 from toolwire.registry import ToolRegistry
 
 __all__ = ["TURN_FORMATS", "next_messages", "tool_choice_for", "turn_from_response"]
@@ -79,7 +79,9 @@ def _buffered_source(response: Any) -> Any:
 
 
 def _reassembled(source: bytes | list[Any], registry: ToolRegistry | None, choice: Any, format: str) -> StreamResult:
-    stream = core.reassemble(source, tools=registry, tool_choice=choice, on_invalid="yield", format=format)  # type: ignore[arg-type]
+    stream = core.reassemble(
+        source, tools=registry, tool_choice=choice, on_invalid="yield", format=format_of(format).name
+    )
     calls: list[ToolCall | InvalidToolCall] = []
     try:
         for call in stream:
@@ -94,7 +96,7 @@ def _reassembled(source: bytes | list[Any], registry: ToolRegistry | None, choic
 
 def _normalized(data: Any, registry: ToolRegistry | None, choice: Any, format: str) -> StreamResult:
     try:
-        return core.normalize(data, tools=registry, tool_choice=choice, format=format)  # type: ignore[arg-type]
+        return core.normalize(data, tools=registry, tool_choice=choice, format=format_of(format).name)
     except MalformedChunkError:
         return StreamResult(format=format)  # the shape check says what is wrong with it
 
@@ -152,7 +154,7 @@ def _content(value: Any) -> str:
 
 def _answer(case: Case, call: ToolCall | InvalidToolCall, format: str) -> dict[str, Any]:
     if isinstance(call, InvalidToolCall):
-        return call.to_tool_result(format)  # type: ignore[arg-type]
+        return call.to_tool_result(format_of(format).name)
     missing = call.name not in case.tool_results
     content = _content(
         {"error": f"the case file gives no tool_results entry for {call.name!r} (case {case.name!r})"}
@@ -195,7 +197,7 @@ def next_messages(case: Case, messages: Sequence[Mapping[str, Any]], turn: Turn,
             text=turn.text,
             format=format,
         )
-    history = result.to_history(format)  # type: ignore[arg-type]
+    history = result.to_history(format_of(format).name)
     if format == "openai-responses":
         out.extend(history)
     else:

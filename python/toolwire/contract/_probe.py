@@ -25,6 +25,7 @@ from toolwire.contract._probe_requests import PROBE_FORMATS, ProbeRequest, rende
 from toolwire.contract._report import STATUS_MARKS as _MARKS
 from toolwire.contract._report import Check, CheckStatus, ContractReport, ReportFormat, render_reports
 from toolwire.errors import ToolwireError
+from toolwire.formats import format_of
 from toolwire.recordings import Recorder
 from toolwire.registry import ToolRegistry
 
@@ -152,8 +153,8 @@ def _calls(probe: ProbeRequest, fmt: str, answer: Any) -> list[Any] | str:
     """Every call of the answer (valid or not), or why they could not be read."""
     try:
         if probe.stream:
-            return list(core.reassemble(answer, tools=probe.tools, format=fmt, on_invalid="yield"))  # type: ignore[arg-type]
-        result = core.normalize(answer, tools=probe.tools, format=fmt)  # type: ignore[arg-type]
+            return list(core.reassemble(answer, tools=probe.tools, format=format_of(fmt).name, on_invalid="yield"))
+        result = core.normalize(answer, tools=probe.tools, format=format_of(fmt).name)
     except (ToolwireError, TypeError, ValueError) as error:
         return f"the answer could not be read: {error}"
     return [*result.calls, *result.invalid_calls]
