@@ -7,8 +7,8 @@
 
 use rustc_hash::FxHashMap;
 
-use super::output::{OutputItem, Whole, object_from, object_with, quoted, string_of, upsert};
-use super::shared::{Canonical, EventExtras, FormatDecoder, FromBytes, event_type};
+use super::output::{OutputItem, object_from, object_with, quoted, string_of, upsert};
+use super::shared::{Event, EventExtras, FormatDecoder, FromBytes, Read, Sink, event_type};
 use crate::accumulator::{Accumulator, FinishKind, Fragment, REFUSED};
 use crate::json_view::{ChunkError, Object, Path, object, string_inner};
 use crate::template::{Hole, Template, Templates};
@@ -70,63 +70,50 @@ impl FormatDecoder for AnthropicMessages {
     /// An `input_json_delta` of a call that differs from the call's previous one only in its text: applied as the
     /// full reading would apply it; any other event is viewed.
     #[inline]
-    fn read_bytes<'a>(
-        &mut self,
-        accumulator: &mut Accumulator,
-        name: Option<&[u8]>,
-        data: &'a [u8],
-        _canonical: Canonical<'_>,
-    ) -> FromBytes<'a> {
+    fn read_bytes<'a>(&mut self, sink: &mut Sink<'_, '_>, name: Option<&[u8]>, data: &'a [u8]) -> FromBytes<'a> {
         let Some((index, text)) = self.templates.find(name, data) else {
             return FromBytes::View;
         };
-        if !self.input_delta(accumulator, index, &text) {
+        if !self.input_delta(sink.accumulator, index, &text) {
             self.templates.forget(index); // its call is no longer the one at the index
         }
         FromBytes::Known
     }
 
-    fn read<'a>(
-        &mut self,
-        accumulator: &mut Accumulator,
-        event: &Object<'a>,
-        name: Option<&[u8]>,
-        data: &'a [u8],
-        canonical: Canonical<'_>,
-    ) -> Result<EventExtras<'a>, ChunkError> {
+    fn read<'a>(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'a, '_>) -> Read<'a> {
         let root = Path::ROOT;
-        let kind = event_type(event, name)?;
+        let kind = event_type(event)?;
         let kind = kind.as_deref().unwrap_or_default();
         match kind {
-            b"message_start" => return self.message_start(accumulator, event),
-            b"content_block_start" => self.block_start(accumulator, event, canonical)?,
-            b"content_block_delta" => self.block_delta(accumulator, event, name, data, canonical)?,
+            b"message_start" => return self.message_start(sink.accumulator, &event.object),
+            b"content_block_start" => self.block_start(sink, &event.object)?,
+            b"content_block_delta" => self.block_delta(sink, event)?,
             b"content_block_stop" => {
-                let index = block_index(event)?;
-                self.feed_start_input(accumulator, index, canonical)?;
+                let index = block_index(&event.object)?;
+                self.feed_start_input(sink, index)?;
                 if let Some(Slot::Call { .. }) = self.slots.get(&index) {
-                    accumulator.end_call(CHOICE, index);
+                    sink.accumulator.end_call(CHOICE, index);
                 }
             }
             b"message_delta" => {
-                let delta = event.object("delta", &root)?;
+                let delta = event.object.object("delta", &root)?;
                 if let Some(delta) = delta
                     && let Some(reason) = delta.string("stop_reason", &root.key("delta"))?
                 {
                     // The message is over: a call whose block never stopped has its start input now, not `{}`.
-                    self.end(accumulator, canonical)?;
-                    accumulator.finish(CHOICE, &reason, finish_kind(&reason));
+                    self.end(sink)?;
+                    sink.accumulator.finish(CHOICE, &reason, finish_kind(&reason));
                 }
-                if let Some(usage) = event.raw("usage") {
-                    event.object("usage", &root)?;
+                if let Some(usage) = event.object.raw("usage") {
+                    event.object.object("usage", &root)?;
                     let (_, latest) = self.usage.get_or_insert_with(|| (b"{}".to_vec(), None));
                     *latest = Some(usage.to_vec());
                     return Ok(EventExtras::usage_held());
                 }
             }
             b"error" => {
-                self.end(accumulator, canonical)?;
-                return Ok(EventExtras::error(event.raw("error").unwrap_or(data)));
+                self.end(sink)?;
+                return Ok(EventExtras::error(event.object.raw("error").unwrap_or(event.data)));
             }
             // `ping`, `message_stop`, and event types added after this decoder was written.
             _ => {}
@@ -136,7 +123,7 @@ impl FormatDecoder for AnthropicMessages {
 
     /// Start inputs of calls that never got a delta byte nor a stop, when the message ends (its finish, an error, the
     /// end of the stream).
-    fn end(&mut self, accumulator: &mut Accumulator, canonical: Canonical<'_>) -> Result<(), ChunkError> {
+    fn end(&mut self, sink: &mut Sink<'_, '_>) -> Result<(), ChunkError> {
         let mut open: Vec<i64> = self
             .slots
             .iter()
@@ -153,7 +140,7 @@ impl FormatDecoder for AnthropicMessages {
             .collect();
         open.sort_unstable();
         for index in open {
-            self.feed_start_input(accumulator, index, canonical)?;
+            self.feed_start_input(sink, index)?;
         }
         Ok(())
     }
@@ -179,7 +166,6 @@ impl FormatDecoder for AnthropicMessages {
 }
 
 impl AnthropicMessages {
-
     fn message_start<'a>(
         &mut self,
         accumulator: &mut Accumulator,
@@ -209,9 +195,8 @@ impl AnthropicMessages {
 
     fn block_start(
         &mut self,
-        accumulator: &mut Accumulator,
+        sink: &mut Sink<'_, '_>,
         event: &Object<'_>,
-        canonical: Canonical<'_>,
     ) -> Result<(), ChunkError> {
         let root = Path::ROOT;
         let at = root.key("content_block");
@@ -238,7 +223,7 @@ impl AnthropicMessages {
                 extra,
                 ..Fragment::default()
             };
-            if accumulator.fragment(CHOICE, &fragment) == REFUSED {
+            if sink.accumulator.fragment(CHOICE, &fragment) == REFUSED {
                 // A call past `Limits.max_calls` keeps nothing, its start input neither.
                 self.slots.remove(&index);
             } else {
@@ -250,16 +235,16 @@ impl AnthropicMessages {
         if kind.as_deref() == Some(b"text")
             && let Some(text) = block.string("text", &at)?
         {
-            accumulator.text(CHOICE, &text);
+            sink.accumulator.text(CHOICE, &text);
         }
-        let Some(start) = Whole::of(raw, &at, canonical)?.admitted(accumulator) else {
+        let Some(start) = sink.admit_whole(raw, &at)? else {
             self.slots.remove(&index); // the block left out: its index holds nothing now
             return Ok(());
         };
         self.slots.insert(index, Slot::Block(self.blocks.len()));
         let takes_input = matches!(kind.as_deref(), Some(b"server_tool_use" | b"mcp_tool_use"));
         self.blocks.push(Block {
-            after_calls: accumulator.calls_opened(),
+            after_calls: sink.accumulator.calls_opened(),
             start,
             text: None,
             thinking: None,
@@ -271,18 +256,11 @@ impl AnthropicMessages {
         Ok(())
     }
 
-    fn block_delta(
-        &mut self,
-        accumulator: &mut Accumulator,
-        event: &Object<'_>,
-        name: Option<&[u8]>,
-        data: &[u8],
-        canonical: Canonical<'_>,
-    ) -> Result<(), ChunkError> {
+    fn block_delta(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'_, '_>) -> Result<(), ChunkError> {
         let root = Path::ROOT;
         let at = root.key("delta");
-        let index = block_index(event)?;
-        let Some(delta) = event.object("delta", &root)? else {
+        let index = block_index(&event.object)?;
+        let Some(delta) = event.object.object("delta", &root)? else {
             return Ok(());
         };
         let kind = delta.string("type", &at)?;
@@ -297,30 +275,30 @@ impl AnthropicMessages {
                     return Ok(());
                 };
                 if let Some(block) = block {
-                    if block.takes_input && accumulator.admit_output(text.len()) {
+                    if block.takes_input && sink.accumulator.admit_output(text.len()) {
                         block.input.get_or_insert_with(Vec::new).extend_from_slice(&text);
                     }
                     return Ok(());
                 }
-                if slot.is_none() && accumulator.output_is_over() {
+                if slot.is_none() && sink.accumulator.output_is_over() {
                     // The input of a server call left out, as far as anyone can tell: counted with it, never a call.
-                    accumulator.admit_output(text.len());
+                    sink.accumulator.admit_output(text.len());
                     return Ok(());
                 }
-                if self.input_delta(accumulator, index, &text)
+                if self.input_delta(sink.accumulator, index, &text)
                     && let Some(raw) = delta.raw("partial_json")
-                    && let Some(template) = Template::new(data, &[(raw, Hole::Text)])
+                    && let Some(template) = Template::new(event.data, &[(raw, Hole::Text)])
                 {
-                    self.templates.keep(index, name, template);
+                    self.templates.keep(index, event.name, template);
                 }
             }
             b"text_delta" => {
                 let Some(text) = delta.string("text", &at)? else {
                     return Ok(());
                 };
-                accumulator.text(CHOICE, &text);
+                sink.accumulator.text(CHOICE, &text);
                 if let Some(block) = block
-                    && accumulator.admit_output(text.len())
+                    && sink.accumulator.admit_output(text.len())
                 {
                     let inner = escaped(&delta, "text");
                     let kept = block.text.get_or_insert_with(|| start_string(&block.start, "text"));
@@ -330,7 +308,7 @@ impl AnthropicMessages {
             b"thinking_delta" => {
                 if let Some(thinking) = delta.string("thinking", &at)?
                     && let Some(block) = block
-                    && accumulator.admit_output(thinking.len())
+                    && sink.accumulator.admit_output(thinking.len())
                 {
                     let inner = escaped(&delta, "thinking");
                     let kept = block
@@ -342,7 +320,7 @@ impl AnthropicMessages {
             b"signature_delta" => {
                 if let Some(signature) = delta.string("signature", &at)?
                     && let Some(block) = block
-                    && accumulator.admit_output(signature.len())
+                    && sink.accumulator.admit_output(signature.len())
                 {
                     let inner = escaped(&delta, "signature");
                     let kept = block
@@ -354,7 +332,7 @@ impl AnthropicMessages {
             b"citations_delta" => {
                 if let Some(block) = block
                     && let Some(citation) = delta.raw("citation")
-                    && let Some(citation) = Whole::of(citation, &at.key("citation"), canonical)?.admitted(accumulator)
+                    && let Some(citation) = sink.admit_whole(citation, &at.key("citation"))?
                 {
                     let kept = block
                         .citations
@@ -395,9 +373,8 @@ impl AnthropicMessages {
 
     fn feed_start_input(
         &mut self,
-        accumulator: &mut Accumulator,
+        sink: &mut Sink<'_, '_>,
         index: i64,
-        canonical: Canonical<'_>,
     ) -> Result<(), ChunkError> {
         let Some(Slot::Call { input, fed }) = self.slots.get_mut(&index) else {
             return Ok(());
@@ -406,7 +383,7 @@ impl AnthropicMessages {
             return Ok(());
         };
         *fed = true;
-        let text = canonical(&raw).map_err(|problem| {
+        let text = (sink.canonical)(&raw).map_err(|problem| {
             Path::ROOT
                 .key("content_block")
                 .key("input")
@@ -417,7 +394,7 @@ impl AnthropicMessages {
             arguments: Some(&text),
             ..Fragment::default()
         };
-        accumulator.fragment(CHOICE, &fragment);
+        sink.accumulator.fragment(CHOICE, &fragment);
         Ok(())
     }
 

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use super::output::{BOOKKEEPING, OutputItem, Whole, object_with, quoted, string_of};
-use super::shared::{Canonical, EventExtras, FormatDecoder, is_error};
+use super::shared::{Event, EventExtras, FormatDecoder, Read, Sink, is_error};
 use crate::accumulator::{Accumulator, FinishKind, Fragment, REFUSED};
 use crate::json_view::{ChunkError, Object, Path, object, string_inner};
 
@@ -81,22 +81,15 @@ impl FormatDecoder for BedrockConverse {
         KEYS.iter().any(|wanted| wanted.as_bytes() == *key) || key.ends_with(b"Exception")
     }
 
-    fn read<'a>(
-        &mut self,
-        accumulator: &mut Accumulator,
-        event: &Object<'a>,
-        _name: Option<&[u8]>,
-        data: &'a [u8],
-        canonical: Canonical<'_>,
-    ) -> Result<EventExtras<'a>, ChunkError> {
+    fn read<'a>(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'a, '_>) -> Read<'a> {
         let root = Path::ROOT;
-        if is_error(event) {
-            return Ok(EventExtras::error(data));
+        if is_error(&event.object) {
+            return Ok(EventExtras::error(event.data));
         }
-        if event.has("messageStart") {
-            accumulator.touch(CHOICE);
+        if event.object.has("messageStart") {
+            sink.accumulator.touch(CHOICE);
         }
-        if let Some(start) = event.object("contentBlockStart", &root)? {
+        if let Some(start) = event.object.object("contentBlockStart", &root)? {
             let at = root.key("contentBlockStart");
             let index = block_index(&start, &at)?;
             let start_at = at.key("start");
@@ -114,12 +107,12 @@ impl FormatDecoder for BedrockConverse {
             if let Some(raw) = begin.as_ref().and_then(|begin| begin.raw("toolResult")) {
                 let at = start_at.key("toolResult");
                 object(raw, &at)?;
-                let start = Whole::of(raw, &at, canonical)?;
-                self.server_block(accumulator, index, "toolResult", start);
+                let start = Whole::of(raw, &at, sink.canonical)?;
+                self.server_block(sink.accumulator, index, "toolResult", start);
             } else if server {
                 let raw = begin.as_ref().and_then(|begin| begin.raw("toolUse")).unwrap_or(b"{}");
-                let start = Whole::of(raw, &start_at.key("toolUse"), canonical)?;
-                self.server_block(accumulator, index, "toolUse", start);
+                let start = Whole::of(raw, &start_at.key("toolUse"), sink.canonical)?;
+                self.server_block(sink.accumulator, index, "toolUse", start);
             } else if let Some(tool_use) = tool_use {
                 let tool_at = start_at.key("toolUse");
                 let id = tool_use.string("toolUseId", &tool_at)?;
@@ -131,28 +124,28 @@ impl FormatDecoder for BedrockConverse {
                     kind: Some(b"tool_use"),
                     ..Fragment::default()
                 };
-                self.call_at(accumulator, index, &fragment);
+                self.call_at(sink.accumulator, index, &fragment);
             }
         }
-        if let Some(delta_event) = event.object("contentBlockDelta", &root)? {
+        if let Some(delta_event) = event.object.object("contentBlockDelta", &root)? {
             let at = root.key("contentBlockDelta");
             let index = block_index(&delta_event, &at)?;
             if let Some(delta) = delta_event.object("delta", &at)? {
-                self.delta(accumulator, index, &delta, &at.key("delta"), canonical)?;
+                self.delta(sink, index, &delta, &at.key("delta"))?;
             }
         }
-        if let Some(stop) = event.object("contentBlockStop", &root)? {
+        if let Some(stop) = event.object.object("contentBlockStop", &root)? {
             let index = block_index(&stop, &root.key("contentBlockStop"))?;
             if let Some(Slot::Call) = self.slots.get(&index) {
-                accumulator.end_call(CHOICE, index);
+                sink.accumulator.end_call(CHOICE, index);
             }
         }
-        if let Some(stop) = event.object("messageStop", &root)?
+        if let Some(stop) = event.object.object("messageStop", &root)?
             && let Some(reason) = stop.string("stopReason", &root.key("messageStop"))?
         {
-            accumulator.finish(CHOICE, &reason, finish_kind(&reason));
+            sink.accumulator.finish(CHOICE, &reason, finish_kind(&reason));
         }
-        if let Some(metadata) = event.object("metadata", &root)? {
+        if let Some(metadata) = event.object.object("metadata", &root)? {
             return Ok(EventExtras {
                 error: None,
                 usage: metadata.raw("usage").map(Cow::Borrowed),
@@ -174,23 +167,21 @@ impl FormatDecoder for BedrockConverse {
 }
 
 impl BedrockConverse {
-
     fn delta(
         &mut self,
-        accumulator: &mut Accumulator,
+        sink: &mut Sink<'_, '_>,
         index: i64,
         delta: &Object<'_>,
         at: &Path<'_>,
-        canonical: Canonical<'_>,
     ) -> Result<(), ChunkError> {
         if let Some(Slot::Server(position)) = self.slots.get(&index).copied() {
-            return self.server_delta(accumulator, position, delta, at, canonical);
+            return self.server_delta(sink, position, delta, at);
         }
         if let Some(tool_use) = delta.object("toolUse", at)? {
             if let Some(input) = tool_use.string("input", &at.key("toolUse"))? {
-                if accumulator.output_is_over() && !self.slots.contains_key(&index) {
+                if sink.accumulator.output_is_over() && !self.slots.contains_key(&index) {
                     // The input of a server call left out, as far as anyone can tell: counted with it, never a call.
-                    accumulator.admit_output(input.len());
+                    sink.accumulator.admit_output(input.len());
                     return Ok(());
                 }
                 let fragment = Fragment {
@@ -200,14 +191,14 @@ impl BedrockConverse {
                     ..Fragment::default()
                 };
                 // Input for the index makes it a call's (its `contentBlockStop` ends the call), whatever came before.
-                self.call_at(accumulator, index, &fragment);
+                self.call_at(sink.accumulator, index, &fragment);
             }
             return Ok(());
         }
         if let Some(text) = delta.string("text", at)? {
-            accumulator.text(CHOICE, &text);
+            sink.accumulator.text(CHOICE, &text);
             let inner = delta.raw("text").and_then(string_inner).unwrap_or_default();
-            if let Some(block) = self.block(accumulator, index, text.len()) {
+            if let Some(block) = self.block(sink.accumulator, index, text.len()) {
                 block.text.extend_from_slice(inner);
             }
         }
@@ -217,12 +208,12 @@ impl BedrockConverse {
             let signature = reasoning.string("signature", &at)?;
             let redacted = reasoning
                 .raw("redactedContent")
-                .map(|raw| Whole::of(raw, &at.key("redactedContent"), canonical))
+                .map(|raw| Whole::of(raw, &at.key("redactedContent"), sink.canonical))
                 .transpose()?;
             let size = text.as_ref().map_or(0, |text| text.len())
                 + signature.as_ref().map_or(0, |signature| signature.len())
                 + redacted.as_ref().map_or(0, |redacted| redacted.size);
-            let Some(block) = self.block(accumulator, index, size) else {
+            let Some(block) = self.block(sink.accumulator, index, size) else {
                 return Ok(());
             };
             let kept = block.reasoning.get_or_insert_with(Reasoning::default);
@@ -303,11 +294,10 @@ impl BedrockConverse {
     /// else of it is read.
     fn server_delta(
         &mut self,
-        accumulator: &mut Accumulator,
+        sink: &mut Sink<'_, '_>,
         position: usize,
         delta: &Object<'_>,
         at: &Path<'_>,
-        canonical: Canonical<'_>,
     ) -> Result<(), ChunkError> {
         let Some(Kept::Server(block)) = self.blocks.get_mut(position) else {
             return Ok(());
@@ -315,7 +305,7 @@ impl BedrockConverse {
         if let Some(tool_use) = delta.object("toolUse", at)?
             && let Some(input) = tool_use.raw("input")
             && let Some(text) = tool_use.string("input", &at.key("toolUse"))?
-            && accumulator.admit_output(text.len())
+            && sink.accumulator.admit_output(text.len())
         {
             block
                 .input
@@ -325,7 +315,7 @@ impl BedrockConverse {
         if let Some(items) = delta.list("toolResult", at)? {
             let at = at.key("toolResult");
             for (position, raw) in items.into_iter().enumerate() {
-                if let Some(item) = Whole::of(raw, &at.item(position), canonical)?.admitted(accumulator) {
+                if let Some(item) = sink.admit_whole(raw, &at.item(position))? {
                     block.content.get_or_insert_with(Vec::new).push(item);
                 }
             }

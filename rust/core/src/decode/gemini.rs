@@ -10,9 +10,9 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
-use super::output::{BOOKKEEPING, OutputItem, Whole, quoted};
+use super::output::{BOOKKEEPING, OutputItem, quoted};
 use super::partial_args::{ArgumentsWriter, OPENING, PathError, read_entry};
-use super::shared::{Canonical, EventExtras, FormatDecoder};
+use super::shared::{Event, EventExtras, FormatDecoder, Read, Sink};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
 use crate::json_view::{ChunkError, Object, Path, object, string_inner};
 use crate::violation::ViolationCode;
@@ -50,19 +50,12 @@ impl FormatDecoder for Gemini {
         event.has("candidates") || event.has("promptFeedback")
     }
 
-    fn read<'a>(
-        &mut self,
-        accumulator: &mut Accumulator,
-        event: &Object<'a>,
-        _name: Option<&[u8]>,
-        _data: &'a [u8],
-        canonical: Canonical<'_>,
-    ) -> Result<EventExtras<'a>, ChunkError> {
+    fn read<'a>(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'a, '_>) -> Read<'a> {
         let root = Path::ROOT;
-        if let Some(error) = event.raw("error") {
+        if let Some(error) = event.object.raw("error") {
             return Ok(EventExtras::error(error));
         }
-        let candidates = event.list("candidates", &root)?.unwrap_or_default();
+        let candidates = event.object.list("candidates", &root)?.unwrap_or_default();
         let at = root.key("candidates");
         for (position, raw) in candidates.into_iter().enumerate() {
             let at = at.item(position);
@@ -70,7 +63,7 @@ impl FormatDecoder for Gemini {
             let choice = candidate
                 .integer("index", &at)?
                 .unwrap_or_else(|| i64::try_from(position).unwrap_or(i64::MAX));
-            if !accumulator.choice_entry(choice) {
+            if !sink.accumulator.choice_entry(choice) {
                 continue; // a candidate past `Limits.max_choices`: counted, not read
             }
             if let Some(content) = candidate.object("content", &at)? {
@@ -78,17 +71,17 @@ impl FormatDecoder for Gemini {
                 let parts = content.list("parts", &at)?.unwrap_or_default();
                 let at = at.key("parts");
                 for (number, raw) in parts.into_iter().enumerate() {
-                    self.part(accumulator, choice, raw, &at.item(number), canonical)?;
+                    self.part(sink, choice, raw, &at.item(number))?;
                 }
             }
             if let Some(reason) = candidate.string("finishReason", &at)? {
-                self.cut_short(accumulator, choice);
-                accumulator.finish(choice, &reason, finish_kind(&reason));
+                self.cut_short(sink.accumulator, choice);
+                sink.accumulator.finish(choice, &reason, finish_kind(&reason));
             }
         }
         Ok(EventExtras {
             error: None,
-            usage: event.raw("usageMetadata").map(Cow::Borrowed),
+            usage: event.object.raw("usageMetadata").map(Cow::Borrowed),
             ..EventExtras::default()
         })
     }
@@ -125,27 +118,25 @@ impl FormatDecoder for Gemini {
 }
 
 impl Gemini {
-
     fn part(
         &mut self,
-        accumulator: &mut Accumulator,
+        sink: &mut Sink<'_, '_>,
         choice: i64,
         raw: &[u8],
         at: &Path<'_>,
-        canonical: Canonical<'_>,
     ) -> Result<(), ChunkError> {
         let part = object(raw, at)?;
         if let Some(call) = part.object("functionCall", at)? {
-            return self.call(accumulator, choice, &part, &call, &at.key("functionCall"), canonical);
+            return self.call(sink, choice, &part, &call, &at.key("functionCall"));
         }
         let thought = part.boolean("thought", at)?;
         let text = part.string("text", at)?;
         if let Some(text) = &text
             && thought != Some(true)
         {
-            accumulator.text(choice, text);
+            sink.accumulator.text(choice, text);
         }
-        let after_calls = accumulator.calls_opened();
+        let after_calls = sink.accumulator.calls_opened();
         // `{"text"}` and `{"text", "thought": true}` parts in a row are one text; any other part stays as sent.
         let plain = text
             .as_ref()
@@ -164,10 +155,10 @@ impl Gemini {
                 _ => None,
             };
             if let Some(text) = joined {
-                if accumulator.admit_output(plain.len()) {
+                if sink.accumulator.admit_output(plain.len()) {
                     text.extend_from_slice(inner);
                 }
-            } else if accumulator.admit_output(BOOKKEEPING + plain.len()) {
+            } else if sink.accumulator.admit_output(BOOKKEEPING + plain.len()) {
                 self.parts.push(Part::Text {
                     choice,
                     after_calls,
@@ -177,7 +168,7 @@ impl Gemini {
             }
             return Ok(());
         }
-        if let Some(json) = Whole::of(raw, at, canonical)?.admitted(accumulator) {
+        if let Some(json) = sink.admit_whole(raw, at)? {
             self.parts.push(Part::Other(OutputItem { after_calls, json }));
         }
         Ok(())
@@ -186,19 +177,19 @@ impl Gemini {
     /// A `functionCall` part: a whole call, the opening or a continuation of a streamed one, or its end.
     fn call(
         &mut self,
-        accumulator: &mut Accumulator,
+        sink: &mut Sink<'_, '_>,
         choice: i64,
         part: &Object<'_>,
         call: &Object<'_>,
         at: &Path<'_>,
-        canonical: Canonical<'_>,
     ) -> Result<(), ChunkError> {
         let id = call.string("id", at)?;
         let name = call.string("name", at)?;
         let arguments = call
             .raw("args")
             .map(|args| {
-                canonical(args).map_err(|problem| at.key("args").fail(format!("the args are not JSON: {problem}")))
+                (sink.canonical)(args)
+                    .map_err(|problem| at.key("args").fail(format!("the args are not JSON: {problem}")))
             })
             .transpose()?;
         let will_continue = call.boolean("willContinue", at)? == Some(true);
@@ -210,7 +201,7 @@ impl Gemini {
         };
         if name.is_some() {
             // A new call: one still streaming never got its end.
-            self.cut_short(accumulator, choice);
+            self.cut_short(sink.accumulator, choice);
         }
         let streamed = match self.streamed.entry(choice) {
             std::collections::hash_map::Entry::Occupied(open) => {
@@ -220,7 +211,7 @@ impl Gemini {
                     extra,
                     ..Fragment::default()
                 };
-                accumulator.fragment_to(open.get().seq, &fragment);
+                sink.accumulator.fragment_to(open.get().seq, &fragment);
                 open.into_mut()
             }
             std::collections::hash_map::Entry::Vacant(vacant) => {
@@ -236,7 +227,7 @@ impl Gemini {
                         extra,
                         ..Fragment::default()
                     };
-                    accumulator.whole_call(choice, &fragment);
+                    sink.accumulator.whole_call(choice, &fragment);
                     return Ok(());
                 }
                 let fragment = Fragment {
@@ -247,10 +238,10 @@ impl Gemini {
                     extra,
                     ..Fragment::default()
                 };
-                let seq = accumulator.open_call(choice, &fragment);
+                let seq = sink.accumulator.open_call(choice, &fragment);
                 vacant.insert(Streamed {
                     seq,
-                    writer: ArgumentsWriter::new(accumulator.limits().max_argument_bytes),
+                    writer: ArgumentsWriter::new(sink.accumulator.limits().max_argument_bytes),
                 })
             }
         };
@@ -260,19 +251,19 @@ impl Gemini {
                 message: "a part of a call whose arguments stream carries whole args".to_owned(),
                 pointer: None,
             };
-            path_violation(accumulator, seq, problem);
+            path_violation(sink.accumulator, seq, problem);
         }
         let mut text = Vec::new();
         let entries_at = at.key("partialArgs");
         for (position, raw) in entries.unwrap_or_default().into_iter().enumerate() {
             let entry_at = entries_at.item(position);
-            let entry = read_entry(&object(raw, &entry_at)?, &entry_at, canonical)?;
+            let entry = read_entry(&object(raw, &entry_at)?, &entry_at, sink.canonical)?;
             if let Err(problem) = streamed.writer.write(&entry, &mut text) {
-                path_violation(accumulator, seq, problem);
+                path_violation(sink.accumulator, seq, problem);
             }
         }
         if !will_continue && let Some(problem) = streamed.writer.close(&mut text) {
-            path_violation(accumulator, seq, problem);
+            path_violation(sink.accumulator, seq, problem);
         }
         if !text.is_empty() {
             let fragment = Fragment {
@@ -280,11 +271,11 @@ impl Gemini {
                 arguments: Some(&text),
                 ..Fragment::default()
             };
-            accumulator.fragment_to(seq, &fragment);
+            sink.accumulator.fragment_to(seq, &fragment);
         }
         if !will_continue {
             self.streamed.remove(&choice);
-            accumulator.end_seq(seq);
+            sink.accumulator.end_seq(seq);
         }
         Ok(())
     }

@@ -19,7 +19,7 @@ use crate::json_view::{ChunkError, Object, Path, object};
 
 pub use output::OutputItem;
 pub use shared::{Canonical, EventExtras, is_error};
-use shared::{FormatDecoder, FromBytes};
+use shared::{Event, FormatDecoder, FromBytes, Read, Sink};
 
 /// Generates, from one line per format (its variant, its name as `format=` takes it, its decoder's file and type, and
 /// what it is), the [`Format`] enum and its names, the decoder state of a stream ([`State`]), its dispatch, and
@@ -71,36 +71,28 @@ macro_rules! formats {
             #[inline]
             fn read_bytes<'a>(
                 &mut self,
-                accumulator: &mut Accumulator,
+                sink: &mut Sink<'_, '_>,
                 name: Option<&[u8]>,
                 data: &'a [u8],
-                canonical: Canonical<'_>,
             ) -> FromBytes<'a> {
                 match self {
                     Self::Undetected => FromBytes::View,
-                    $(Self::$variant(decoder) => decoder.read_bytes(accumulator, name, data, canonical),)+
+                    $(Self::$variant(decoder) => decoder.read_bytes(sink, name, data),)+
                 }
             }
 
             #[inline]
-            fn read<'a>(
-                &mut self,
-                accumulator: &mut Accumulator,
-                event: &Object<'a>,
-                name: Option<&[u8]>,
-                data: &'a [u8],
-                canonical: Canonical<'_>,
-            ) -> Result<EventExtras<'a>, ChunkError> {
+            fn read<'a>(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'a, '_>) -> Read<'a> {
                 match self {
                     Self::Undetected => Ok(EventExtras::default()),
-                    $(Self::$variant(decoder) => decoder.read(accumulator, event, name, data, canonical),)+
+                    $(Self::$variant(decoder) => decoder.read(sink, event),)+
                 }
             }
 
-            fn end(&mut self, accumulator: &mut Accumulator, canonical: Canonical<'_>) -> Result<(), ChunkError> {
+            fn end(&mut self, sink: &mut Sink<'_, '_>) -> Result<(), ChunkError> {
                 match self {
                     Self::Undetected => Ok(()),
-                    $(Self::$variant(decoder) => decoder.end(accumulator, canonical),)+
+                    $(Self::$variant(decoder) => decoder.end(sink),)+
                 }
             }
 
@@ -216,8 +208,9 @@ impl Decoder {
         name: Option<&[u8]>,
         data: &'a [u8],
         canonical: Canonical<'_>,
-    ) -> Result<EventExtras<'a>, ChunkError> {
-        match self.state.read_bytes(accumulator, name, data, canonical) {
+    ) -> Read<'a> {
+        let mut sink = Sink { accumulator, canonical };
+        match self.state.read_bytes(&mut sink, name, data) {
             FromBytes::Read(outcome) => {
                 let extras = outcome?;
                 if !self.recognised {
@@ -238,25 +231,29 @@ impl Decoder {
         if std::str::from_utf8(data).is_err() {
             return Err(Path::ROOT.fail("the event is not UTF-8"));
         }
-        let event = object(data, &Path::ROOT)?;
+        let event = Event {
+            object: object(data, &Path::ROOT)?,
+            name,
+            data,
+        };
         if let State::Undetected = self.state {
-            let Some(format) = detect(&event, name) else {
-                self.recognised |= is_error(&event);
-                return Ok(undetected(&event, data));
+            let Some(format) = detect(&event.object, name) else {
+                self.recognised |= is_error(&event.object);
+                return Ok(undetected(&event));
             };
             self.state = State::of(format);
         }
         if !self.recognised {
-            self.recognised = is_error(&event) || detect(&event, name) == self.format();
+            self.recognised = is_error(&event.object) || detect(&event.object, name) == self.format();
         }
-        self.state.read(accumulator, &event, name, data, canonical)
+        self.state.read(&mut sink, &event)
     }
 
     /// The stream ended: what a format holds back until a call's end (Anthropic start inputs) goes in now, and a
     /// stream in which no event was the format's own (none identified it, or none was of the format named) is
     /// `UNRECOGNIZED_STREAM`: never an ok result for a stream that was not understood.
     pub fn end(&mut self, accumulator: &mut Accumulator, canonical: Canonical<'_>) -> Result<(), ChunkError> {
-        self.state.end(accumulator, canonical)?;
+        self.state.end(&mut Sink { accumulator, canonical })?;
         if !self.recognised {
             let format = self.format().filter(|_| self.named);
             accumulator.unrecognized(
@@ -296,17 +293,13 @@ fn unrecognized_message(events: u64, named: Option<Format>) -> String {
 }
 
 /// An event before the format is known that identifies none: an error is reported, anything else means nothing.
-fn undetected<'a>(event: &Object<'a>, data: &'a [u8]) -> EventExtras<'a> {
-    let error = if let Some(error) = event.raw("error") {
-        Some(error)
-    } else if event.raw("type") == Some(b"\"error\"") {
-        Some(data)
+fn undetected<'a>(event: &Event<'a, '_>) -> EventExtras<'a> {
+    if let Some(error) = event.object.raw("error") {
+        EventExtras::error(error)
+    } else if event.object.raw("type") == Some(b"\"error\"") {
+        EventExtras::error(event.data)
     } else {
-        None
-    };
-    EventExtras {
-        error: error.map(std::borrow::Cow::Borrowed),
-        ..EventExtras::default()
+        EventExtras::default()
     }
 }
 

@@ -2,9 +2,9 @@
 
 use std::borrow::Cow;
 
-use super::shared::{Canonical, EventExtras, FormatDecoder};
-use crate::accumulator::{Accumulator, FinishKind, Fragment};
-use crate::json_view::{ChunkError, Object, Path, object};
+use super::shared::{Event, EventExtras, FormatDecoder, Read, Sink};
+use crate::accumulator::{FinishKind, Fragment};
+use crate::json_view::{Object, Path, object};
 
 const CHOICE: i64 = 0;
 
@@ -19,20 +19,13 @@ impl FormatDecoder for Ollama {
     }
 
     /// Read one line: an error, or the message's calls and text, then the finish of a `done` line.
-    fn read<'a>(
-        &mut self,
-        accumulator: &mut Accumulator,
-        event: &Object<'a>,
-        _name: Option<&[u8]>,
-        data: &'a [u8],
-        canonical: Canonical<'_>,
-    ) -> Result<EventExtras<'a>, ChunkError> {
+    fn read<'a>(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'a, '_>) -> Read<'a> {
         let root = Path::ROOT;
-        if let Some(error) = event.raw("error") {
+        if let Some(error) = event.object.raw("error") {
             return Ok(EventExtras::error(error));
         }
-        accumulator.touch(CHOICE);
-        if let Some(message) = event.object("message", &root)? {
+        sink.accumulator.touch(CHOICE);
+        if let Some(message) = event.object.object("message", &root)? {
             let at = root.key("message");
             let calls = message.list("tool_calls", &at)?.unwrap_or_default();
             let list_at = at.key("tool_calls");
@@ -48,7 +41,7 @@ impl FormatDecoder for Ollama {
                         function
                             .raw("arguments")
                             .map(|raw| {
-                                canonical(raw).map_err(|problem| {
+                                (sink.canonical)(raw).map_err(|problem| {
                                     function_at
                                         .key("arguments")
                                         .fail(format!("the arguments are not JSON: {problem}"))
@@ -65,26 +58,26 @@ impl FormatDecoder for Ollama {
                     arguments: arguments.as_deref(),
                     ..Fragment::default()
                 };
-                accumulator.whole_call(CHOICE, &fragment);
+                sink.accumulator.whole_call(CHOICE, &fragment);
             }
             if let Some(content) = message.string("content", &at)? {
-                accumulator.text(CHOICE, &content);
+                sink.accumulator.text(CHOICE, &content);
             }
         }
-        if event.boolean("done", &root)? != Some(true) {
+        if event.object.boolean("done", &root)? != Some(true) {
             return Ok(EventExtras::default());
         }
-        if let Some(reason) = event.string("done_reason", &root)? {
+        if let Some(reason) = event.object.string("done_reason", &root)? {
             let kind = if &*reason == b"length" {
                 FinishKind::Cut
             } else {
                 FinishKind::Neutral
             };
-            accumulator.finish(CHOICE, &reason, kind);
+            sink.accumulator.finish(CHOICE, &reason, kind);
         }
         Ok(EventExtras {
             error: None,
-            usage: Some(Cow::Borrowed(data)),
+            usage: Some(Cow::Borrowed(event.data)),
             ..EventExtras::default()
         })
     }

@@ -14,7 +14,7 @@ use std::fmt::{self, Write as _};
 
 use jiter::{Jiter, JiterError, Peek};
 
-use super::shared::{Canonical, EventExtras, FormatDecoder, FromBytes};
+use super::shared::{Canonical, Event, EventExtras, FormatDecoder, FromBytes, Read, Sink};
 use crate::accumulator::{Accumulator, FinishKind, Fragment};
 use crate::json_view::{ChunkError, MAPPING, Object, Path, type_name, unescape};
 use crate::template::{Hole, Template, Templates};
@@ -79,26 +79,13 @@ impl FormatDecoder for OpenAiChat {
     }
 
     #[inline]
-    fn read_bytes<'a>(
-        &mut self,
-        accumulator: &mut Accumulator,
-        _name: Option<&[u8]>,
-        data: &'a [u8],
-        canonical: Canonical<'_>,
-    ) -> FromBytes<'a> {
-        FromBytes::Read(self.read_chunk(accumulator, data, canonical).map(ChatExtras::into_extras))
+    fn read_bytes<'a>(&mut self, sink: &mut Sink<'_, '_>, _name: Option<&[u8]>, data: &'a [u8]) -> FromBytes<'a> {
+        FromBytes::Read(self.read_chunk(sink.accumulator, data, sink.canonical).map(ChatExtras::into_extras))
     }
 
     /// A chunk whose format was detected from its view: read from its bytes all the same.
-    fn read<'a>(
-        &mut self,
-        accumulator: &mut Accumulator,
-        _event: &Object<'a>,
-        _name: Option<&[u8]>,
-        data: &'a [u8],
-        canonical: Canonical<'_>,
-    ) -> Result<EventExtras<'a>, ChunkError> {
-        self.read_chunk(accumulator, data, canonical).map(ChatExtras::into_extras)
+    fn read<'a>(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'a, '_>) -> Read<'a> {
+        self.read_chunk(sink.accumulator, event.data, sink.canonical).map(ChatExtras::into_extras)
     }
 }
 

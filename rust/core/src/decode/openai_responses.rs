@@ -10,8 +10,8 @@ use std::borrow::Cow;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::output::{BOOKKEEPING, OutputItem, Whole};
-use super::shared::{Canonical, EventExtras, FormatDecoder, FromBytes, event_type};
+use super::output::{BOOKKEEPING, OutputItem};
+use super::shared::{Canonical, Event, EventExtras, FormatDecoder, FromBytes, Read, Sink, event_type};
 use crate::accumulator::{Accumulator, FinishKind, Fragment, REFUSED};
 use crate::json_view::{ChunkError, Object, Path};
 use crate::template::{Hole, Template, Templates};
@@ -42,82 +42,69 @@ impl FormatDecoder for OpenAiResponses {
     /// A `.delta` of a call that differs from the call's previous one only in its text, counter and padding: applied
     /// as the full reading would apply it; any other event is viewed.
     #[inline]
-    fn read_bytes<'a>(
-        &mut self,
-        accumulator: &mut Accumulator,
-        name: Option<&[u8]>,
-        data: &'a [u8],
-        _canonical: Canonical<'_>,
-    ) -> FromBytes<'a> {
+    fn read_bytes<'a>(&mut self, sink: &mut Sink<'_, '_>, name: Option<&[u8]>, data: &'a [u8]) -> FromBytes<'a> {
         let Some((index, text)) = self.templates.find(name, data) else {
             return FromBytes::View;
         };
-        if !self.arguments_delta(accumulator, index, &text, false) {
+        if !self.arguments_delta(sink.accumulator, index, &text, false) {
             self.templates.forget(index); // its call is no longer the one at the index
         }
         FromBytes::Known
     }
 
-    fn read<'a>(
-        &mut self,
-        accumulator: &mut Accumulator,
-        event: &Object<'a>,
-        name: Option<&[u8]>,
-        data: &'a [u8],
-        canonical: Canonical<'_>,
-    ) -> Result<EventExtras<'a>, ChunkError> {
-        accumulator.expect_final_texts();
+    fn read<'a>(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'a, '_>) -> Read<'a> {
+        sink.accumulator.expect_final_texts();
         let root = Path::ROOT;
-        let kind = event_type(event, name)?;
+        let kind = event_type(event)?;
         let kind = kind.as_deref().unwrap_or_default();
         match kind {
             b"response.created" | b"response.in_progress" => {
-                accumulator.touch(CHOICE);
-                self.read_tools(event)?;
+                sink.accumulator.touch(CHOICE);
+                self.read_tools(&event.object)?;
             }
-            b"response.output_item.added" => self.item(accumulator, event, false, canonical)?,
-            b"response.output_item.done" => self.item(accumulator, event, true, canonical)?,
+            b"response.output_item.added" => self.item(sink, &event.object, false)?,
+            b"response.output_item.done" => self.item(sink, &event.object, true)?,
             b"response.function_call_arguments.delta" => {
-                let index = output_index(event)?;
-                if let Some(delta) = event.string("delta", &root)?
-                    && self.arguments_delta(accumulator, index, &delta, false)
-                    && let Some(template) = delta_template(event, data)
+                let index = output_index(&event.object)?;
+                if let Some(delta) = event.object.string("delta", &root)?
+                    && self.arguments_delta(sink.accumulator, index, &delta, false)
+                    && let Some(template) = delta_template(&event.object, event.data)
                 {
-                    self.templates.keep(index, name, template);
+                    self.templates.keep(index, event.name, template);
                 }
             }
             b"response.function_call_arguments.done" => {
-                let index = output_index(event)?;
-                if let Some(arguments) = Arguments::read(event, &root, canonical)? {
-                    self.done(accumulator, index, &arguments, false);
+                let index = output_index(&event.object)?;
+                if let Some(arguments) = Arguments::read(&event.object, &root, sink.canonical)? {
+                    self.done(sink.accumulator, index, &arguments, false);
                 }
             }
             b"response.custom_tool_call_input.delta" => {
-                let index = output_index(event)?;
-                if let Some(delta) = event.string("delta", &root)?
-                    && self.custom_input(accumulator, index, &delta)
+                let index = output_index(&event.object)?;
+                if let Some(delta) = event.object.string("delta", &root)?
+                    && self.custom_input(sink.accumulator, index, &delta)
                 {
-                    self.arguments_delta(accumulator, index, &delta, true);
+                    self.arguments_delta(sink.accumulator, index, &delta, true);
                 }
             }
             b"response.custom_tool_call_input.done" => {
-                let index = output_index(event)?;
-                if let Some(input) = event.string("input", &root)?
-                    && self.custom_input(accumulator, index, &input)
+                let index = output_index(&event.object)?;
+                if let Some(input) = event.object.string("input", &root)?
+                    && self.custom_input(sink.accumulator, index, &input)
                 {
-                    self.done(accumulator, index, &Arguments::Text(input), true);
+                    self.done(sink.accumulator, index, &Arguments::Text(input), true);
                 }
             }
             b"response.output_text.delta" => {
-                if let Some(delta) = event.string("delta", &root)? {
-                    accumulator.text(CHOICE, &delta);
+                if let Some(delta) = event.object.string("delta", &root)? {
+                    sink.accumulator.text(CHOICE, &delta);
                 }
             }
             b"response.completed" | b"response.incomplete" | b"response.failed" | b"response.cancelled" => {
-                return finished(accumulator, event, kind);
+                return finished(sink.accumulator, &event.object, kind);
             }
             b"error" => {
-                return Ok(EventExtras::error(data));
+                return Ok(EventExtras::error(event.data));
             }
             _ => {}
         }
@@ -130,7 +117,6 @@ impl FormatDecoder for OpenAiResponses {
 }
 
 impl OpenAiResponses {
-
     /// A `.delta` of a function call's arguments, or (`custom`) of a custom tool call's input; whether a call kept
     /// took it (not one past `Limits.max_calls`).
     fn arguments_delta(&mut self, accumulator: &mut Accumulator, index: i64, text: &[u8], custom: bool) -> bool {
@@ -206,13 +192,7 @@ impl OpenAiResponses {
 
     /// `response.output_item.added` (`done` false) or `.done`: a function or custom tool call's identity (and at
     /// `.done` its final text and end); any other item, once done, is kept for the next request.
-    fn item(
-        &mut self,
-        accumulator: &mut Accumulator,
-        event: &Object<'_>,
-        done: bool,
-        canonical: Canonical<'_>,
-    ) -> Result<(), ChunkError> {
+    fn item(&mut self, sink: &mut Sink<'_, '_>, event: &Object<'_>, done: bool) -> Result<(), ChunkError> {
         let root = Path::ROOT;
         let at = root.key("item");
         let index = output_index(event)?;
@@ -225,16 +205,16 @@ impl OpenAiResponses {
             kind => {
                 if kind == Some(b"custom_tool_call")
                     && !self.server_items.contains(&index)
-                    && accumulator.admit_output(BOOKKEEPING)
+                    && sink.accumulator.admit_output(BOOKKEEPING)
                 {
                     self.server_items.insert(index);
                 }
                 if done
                     && let Some(raw) = event.raw("item")
-                    && let Some(json) = Whole::of(raw, &at, canonical)?.admitted(accumulator)
+                    && let Some(json) = sink.admit_whole(raw, &at)?
                 {
                     self.items.push(OutputItem {
-                        after_calls: accumulator.calls_opened(),
+                        after_calls: sink.accumulator.calls_opened(),
                         json,
                     });
                 }
@@ -246,7 +226,7 @@ impl OpenAiResponses {
         let arguments = if custom {
             item.string("input", &at)?.map(Arguments::Text)
         } else {
-            Arguments::read(&item, &at, canonical)?
+            Arguments::read(&item, &at, sink.canonical)?
         };
         let item_id = item.raw("id");
         let extra: &[(&'static str, &[u8])] = match &item_id {
@@ -269,7 +249,7 @@ impl OpenAiResponses {
             extra,
             ..Fragment::default()
         };
-        if accumulator.fragment(CHOICE, &fragment) == REFUSED {
+        if sink.accumulator.fragment(CHOICE, &fragment) == REFUSED {
             self.calls.remove(&index); // a call past `Limits.max_calls`: its index holds nothing now
         } else {
             let has_id = has_id == Some(true) || call_id.as_deref().is_some_and(|id| !id.is_empty() && id != b"null");
@@ -277,9 +257,9 @@ impl OpenAiResponses {
         }
         if done {
             if let Some(arguments) = arguments {
-                arguments.done(accumulator, index);
+                arguments.done(sink.accumulator, index);
             }
-            accumulator.end_call(CHOICE, index);
+            sink.accumulator.end_call(CHOICE, index);
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! The assistant turn's pieces other than client calls (`StreamResult.output`), written as JSON text, and what each
 //! counts towards `Limits.max_output_bytes`.
 
-use super::shared::Canonical;
+use super::shared::{Canonical, Sink};
 use crate::accumulator::Accumulator;
 use crate::json_view::ChunkError;
 use crate::json_view::Path;
@@ -35,6 +35,14 @@ impl Whole {
     /// The value, when the output has room for it (else it is counted as left out).
     pub(crate) fn admitted(self, accumulator: &mut Accumulator) -> Option<Vec<u8>> {
         accumulator.admit_output(self.size).then_some(self.json)
+    }
+}
+
+impl Sink<'_, '_> {
+    /// The value `raw` (at `at` in its event) written compactly, when the output has room for it (else it is counted
+    /// as left out).
+    pub(crate) fn admit_whole(&mut self, raw: &[u8], at: &Path<'_>) -> Result<Option<Vec<u8>>, ChunkError> {
+        Ok(Whole::of(raw, at, self.canonical)?.admitted(self.accumulator))
     }
 }
 

@@ -14,6 +14,24 @@ use crate::json_view::{ChunkError, Object, Path};
 /// the text a decoded chunk would give); an error is a problem for the message.
 pub type Canonical<'c> = &'c mut dyn FnMut(&[u8]) -> Result<Vec<u8>, String>;
 
+/// One event as a decoder reads it: its object view, the server-sent event's name (its `event:` field, when it had
+/// one), and its bytes (the view's source, which extras and templates borrow).
+pub(crate) struct Event<'a, 'n> {
+    pub(crate) object: Object<'a>,
+    pub(crate) name: Option<&'n [u8]>,
+    pub(crate) data: &'a [u8],
+}
+
+/// Where a decoder puts what it reads: the stream's accumulator, and the caller's canonical text of a value for
+/// arguments and output sent as JSON values. The two travel together through every decoder and its helpers.
+pub(crate) struct Sink<'s, 'c> {
+    pub(crate) accumulator: &'s mut Accumulator,
+    pub(crate) canonical: Canonical<'c>,
+}
+
+/// What reading an event gives: its extras, or the event's error (a malformed event raises).
+pub(crate) type Read<'a> = Result<EventExtras<'a>, ChunkError>;
+
 /// One wire format's decoder: the state of one stream of that format, fed its events in order.
 ///
 /// `decode/mod.rs` dispatches to it through the table's `match`es (static dispatch: each method is inlined where the
@@ -23,31 +41,19 @@ pub(crate) trait FormatDecoder: Default {
     /// server-sent event's name). The table asks each format in its order; the first that answers yes is the stream's.
     fn identifies(event: &Object<'_>, kind: Option<&[u8]>) -> bool;
 
-    /// Read an event from its bytes, before (or instead of) viewing it as an object: a format that reads its events
-    /// from bytes (Chat Completions) reads it here, one that recognises an event it has seen the shape of applies it
-    /// here ([`FromBytes::Known`]); any other event is viewed and handed to [`FormatDecoder::read`].
-    fn read_bytes<'a>(
-        &mut self,
-        _accumulator: &mut Accumulator,
-        _name: Option<&[u8]>,
-        _data: &'a [u8],
-        _canonical: Canonical<'_>,
-    ) -> FromBytes<'a> {
+    /// Read an event from its bytes (`name` is the server-sent event's name), before (or instead of) viewing it as an
+    /// object: a format that reads its events from bytes (Chat Completions) reads it here, one that recognises an
+    /// event it has seen the shape of applies it here ([`FromBytes::Known`]); any other event is viewed and handed to
+    /// [`FormatDecoder::read`].
+    fn read_bytes<'a>(&mut self, _sink: &mut Sink<'_, '_>, _name: Option<&[u8]>, _data: &'a [u8]) -> FromBytes<'a> {
         FromBytes::View
     }
 
-    /// Read one event: `event` is the view of `data`, `name` the server-sent event's name when it had one.
-    fn read<'a>(
-        &mut self,
-        accumulator: &mut Accumulator,
-        event: &Object<'a>,
-        name: Option<&[u8]>,
-        data: &'a [u8],
-        canonical: Canonical<'_>,
-    ) -> Result<EventExtras<'a>, ChunkError>;
+    /// Read one event.
+    fn read<'a>(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'a, '_>) -> Read<'a>;
 
     /// The stream ended: what the format holds back until a call's end goes in now.
-    fn end(&mut self, _accumulator: &mut Accumulator, _canonical: Canonical<'_>) -> Result<(), ChunkError> {
+    fn end(&mut self, _sink: &mut Sink<'_, '_>) -> Result<(), ChunkError> {
         Ok(())
     }
 
@@ -65,7 +71,7 @@ pub(crate) trait FormatDecoder: Default {
 /// What [`FormatDecoder::read_bytes`] made of an event.
 pub(crate) enum FromBytes<'a> {
     /// The format reads its events from their bytes: this is the event's outcome.
-    Read(Result<EventExtras<'a>, ChunkError>),
+    Read(Read<'a>),
     /// An event of the format's own, matched and applied without its object.
     Known,
     /// The event is to be viewed and read.
@@ -106,8 +112,11 @@ impl<'a> EventExtras<'a> {
 }
 
 /// An event's `type`, or the server-sent event's name when its data has none (Anthropic and Responses send both).
-pub(crate) fn event_type<'a>(event: &Object<'a>, name: Option<&'a [u8]>) -> Result<Option<Cow<'a, [u8]>>, ChunkError> {
-    Ok(event.string("type", &Path::ROOT)?.or_else(|| name.map(Cow::Borrowed)))
+pub(crate) fn event_type<'e>(event: &Event<'e, 'e>) -> Result<Option<Cow<'e, [u8]>>, ChunkError> {
+    Ok(event
+        .object
+        .string("type", &Path::ROOT)?
+        .or_else(|| event.name.map(Cow::Borrowed)))
 }
 
 /// Whether an event is an error, in any format: `error` non-null, `type` `"error"`, or a Bedrock exception (a
