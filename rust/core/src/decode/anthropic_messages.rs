@@ -478,3 +478,134 @@ fn finish_kind(reason: &[u8]) -> FinishKind {
         _ => FinishKind::Neutral,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::decode::test_support::{accumulator, codes, compact, feed, left_out, limited, run};
+    use crate::accumulator::Limits;
+    use crate::decode::{Decoder, State};
+
+    #[test]
+    fn an_anthropic_call_is_handed_over_at_its_block_stop() {
+        let (_, _, ready) = feed(
+            accumulator(),
+            &[
+                r#"{"type": "message_start", "message": {"id": "msg_1"}}"#,
+                r#"{"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}}"#,
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"a\": 1}"}}"#,
+                r#"{"type": "content_block_stop", "index": 0}"#,
+                r#"{"type": "message_delta", "delta": {"stop_reason": "tool_use"}}"#,
+            ],
+        );
+        assert!(ready[2].is_empty(), "a closed value is not the end of the call");
+        assert_eq!(ready[3].len(), 1);
+        assert_eq!(ready[3][0].arguments_json, b"{\"a\": 1}");
+        assert!(codes(&ready[3][0]).is_empty());
+    }
+
+    #[test]
+    fn an_anthropic_start_input_counts_only_without_delta_bytes() {
+        let (_, stream, ready) = feed(
+            accumulator(),
+            &[
+                r#"{"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "a", "name": "f", "input": {"x": 1}}}"#,
+                r#"{"type": "content_block_stop", "index": 0}"#,
+                r#"{"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "b", "name": "f", "input": {}}}"#,
+                r#"{"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ""}}"#,
+                r#"{"type": "content_block_stop", "index": 1}"#,
+                r#"{"type": "message_start", "message": {"id": "msg_2"}}"#,
+            ],
+        );
+        assert_eq!(ready[1][0].arguments_json, b"{\"x\":1}");
+        assert_eq!(ready[4][0].arguments_json, b"{}");
+        assert!(
+            codes(&ready[4][0]).is_empty(),
+            "an empty start input with an empty delta is {{}}, no finding"
+        );
+        assert!(stream.stream_violations().is_empty(), "one message_start is no splice");
+    }
+
+    #[test]
+    fn anthropic_output_past_its_limit_is_counted_and_its_index_holds_nothing() {
+        // A thinking start of 48 compact bytes counts 256 + 48, its delta 2 more: 306. The server call's start (66
+        // compact bytes, 322 with its bookkeeping) does not fit in 400: left out, with its input, which is no call, and
+        // so is everything after it.
+        let mut decoder = Decoder::new(None);
+        let mut stream = limited(Limits {
+            max_output_bytes: 400,
+            ..Limits::default()
+        });
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}"#,
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "hm"}}"#,
+                r#"{"type": "content_block_start", "index": 1, "content_block": {"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}}"#,
+                r#"{"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"q\": 1}"}}"#,
+                r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "more"}}"#,
+                r#"{"type": "content_block_stop", "index": 1}"#,
+            ],
+        );
+        assert!(ready.iter().all(Vec::is_empty), "the server call's input opens no call");
+        stream.end();
+        assert!(stream.take_ready().is_empty());
+        let output: Vec<Vec<u8>> = decoder.output().into_iter().map(|item| item.json).collect();
+        assert_eq!(
+            output,
+            [br#"{"type":"thinking","thinking":"hm","signature":""}"#.to_vec()]
+        );
+        assert_eq!(left_out(&stream), Some(256 + 66 + 8 + 4));
+    }
+
+    #[test]
+    fn anthropic_calls_past_max_calls_hold_no_start_input() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = limited(Limits {
+            max_calls: 1,
+            ..Limits::default()
+        });
+        let start = |index: usize| {
+            format!(
+                r#"{{"type": "content_block_start", "index": {index}, "content_block": {{"type": "tool_use", "id": "t{index}", "name": "f", "input": {{"k": {index}}}}}}}"#
+            )
+        };
+        let events: Vec<String> = (0..4).map(start).collect();
+        let events: Vec<&str> = events.iter().map(String::as_str).collect();
+        run(&mut decoder, &mut stream, &events);
+        let State::AnthropicMessages(state) = &decoder.state else {
+            panic!("an Anthropic stream");
+        };
+        assert_eq!(
+            state.slots(),
+            1,
+            "only the call kept holds its index and its start input"
+        );
+        decoder.end(&mut stream, &mut compact).expect("the end");
+        stream.end();
+        let ready = stream.take_ready();
+        assert_eq!(ready.len(), 1);
+        assert_eq!(ready[0].arguments_json, br#"{"k":0}"#);
+    }
+
+    #[test]
+    fn anthropic_usage_is_the_start_s_with_the_latest_delta_s_members() {
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator();
+        let events = [
+            r#"{"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 9, "output_tokens": 1}}}"#,
+            r#"{"type": "message_delta", "delta": {}, "usage": {"output_tokens": 5, "server_tool_use": {"web_search_requests": 1}}}"#,
+            r#"{"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 7, "cache_read_input_tokens": 2}}"#,
+        ];
+        for event in events {
+            let extras = decoder
+                .read(&mut stream, None, event.as_bytes(), &mut compact)
+                .expect("an event");
+            assert!(extras.usage_held && extras.usage.is_none(), "{event}");
+        }
+        assert_eq!(
+            decoder.usage().as_deref(),
+            Some(&br#"{"input_tokens":9,"output_tokens":7,"cache_read_input_tokens":2}"#[..])
+        );
+    }
+}

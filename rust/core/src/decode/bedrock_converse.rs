@@ -403,3 +403,49 @@ fn finish_kind(reason: &[u8]) -> FinishKind {
         _ => FinishKind::Neutral,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::decode::test_support::{accumulator, compact, feed};
+    use crate::decode::{Decoder, Format};
+
+    #[test]
+    fn a_bedrock_server_tool_is_output_not_a_call() {
+        let (decoder, _, ready) = feed(
+            accumulator(),
+            &[
+                r#"{"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": {"name": "nova_code_interpreter", "toolUseId": "s", "type": "server_tool_use"}}}}"#,
+                r#"{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": "{\"snippet\":"}}}}"#,
+                r#"{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": "\"1 + 1\"}"}}}}"#,
+                r#"{"contentBlockStop": {"contentBlockIndex": 0}}"#,
+                r#"{"contentBlockStart": {"contentBlockIndex": 1, "start": {"toolResult": {"toolUseId": "s", "status": "success"}}}}"#,
+                r#"{"contentBlockDelta": {"contentBlockIndex": 1, "delta": {"toolResult": [{"json": {"stdOut": "2"}}]}}}"#,
+                r#"{"contentBlockStop": {"contentBlockIndex": 1}}"#,
+            ],
+        );
+        assert!(ready.iter().all(Vec::is_empty));
+        let output: Vec<Vec<u8>> = decoder.output().into_iter().map(|item| item.json).collect();
+        assert_eq!(
+            output,
+            [
+                br#"{"toolUse":{"name":"nova_code_interpreter","toolUseId":"s","type":"server_tool_use","input":{"snippet":"1 + 1"}}}"#.to_vec(),
+                br#"{"toolResult":{"toolUseId":"s","status":"success","content":[{"json":{"stdOut":"2"}}]}}"#.to_vec(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_wrong_type_names_its_field() {
+        let mut decoder = Decoder::new(Some(Format::BedrockConverse));
+        let error = decoder
+            .read(
+                &mut accumulator(),
+                None,
+                br#"{"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": 7}}}}"#,
+                &mut compact,
+            )
+            .expect_err("an id that is no string");
+        assert_eq!(error.path, "contentBlockStart.start.toolUse.toolUseId");
+        assert_eq!(error.problem, "expected a string or null, got int");
+    }
+}

@@ -314,3 +314,66 @@ fn finish_kind(reason: &[u8]) -> FinishKind {
         _ => FinishKind::Neutral,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::decode::test_support::{accumulator, codes, feed};
+
+    #[test]
+    fn gemini_calls_are_whole_and_never_merged() {
+        let (_, mut stream, ready) = feed(
+            accumulator(),
+            &[
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {"a": 1}}, "thoughtSignature": "c2ln"}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "now"}}]}}]}"#,
+                r#"{"candidates": [{"finishReason": "STOP"}]}"#,
+            ],
+        );
+        assert_eq!(ready[0][0].id, b"ts_0_0");
+        assert_eq!(ready[0][0].extra, [("thought_signature", b"\"c2ln\"".to_vec())]);
+        assert_eq!(codes(&ready[1][0]), ["MISSING_ID", "EMPTY_ARGUMENTS"]);
+        stream.end();
+        assert!(
+            stream.stream_violations().is_empty(),
+            "STOP with calls is Gemini's normal finish"
+        );
+    }
+
+    #[test]
+    fn gemini_streamed_arguments_are_one_call_handed_over_at_its_end() {
+        let (_, _, ready) = feed(
+            accumulator(),
+            &[
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.a[0].b", "stringValue": "x", "willContinue": true}], "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.a[0].b", "stringValue": "y"}, {"jsonPath": "$.c", "numberValue": 1.5}], "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "g", "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.z", "boolValue": true}], "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"finishReason": "STOP"}]}"#,
+            ],
+        );
+        assert!(ready[..3].iter().all(Vec::is_empty), "nothing before the end");
+        assert_eq!(ready[3].len(), 1);
+        assert_eq!(ready[3][0].arguments_json, br#"{"a":[{"b":"xy"}],"c":1.5}"#);
+        assert_eq!(codes(&ready[3][0]), ["MISSING_ID"]);
+        assert_eq!(ready[6].len(), 1, "the finish ends the call still open");
+        assert_eq!(ready[6][0].arguments_json, br#"{"z":true"#);
+        assert_eq!(codes(&ready[6][0]), ["MISSING_ID", "TRUNCATED"]);
+    }
+
+    #[test]
+    fn a_gemini_path_that_cannot_be_placed_is_one_finding_on_its_call() {
+        let (_, _, ready) = feed(
+            accumulator(),
+            &[
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "willContinue": true}}]}}]}"#,
+                r#"{"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [{"jsonPath": "$.a[1]", "numberValue": 1}, {"jsonPath": "$.b", "numberValue": 2}]}}]}}]}"#,
+            ],
+        );
+        let call = &ready[1][0];
+        assert_eq!(call.arguments_json, b"{}");
+        assert_eq!(codes(call), ["INVALID_ARGUMENT_PATH", "MISSING_ID"]);
+        assert_eq!(call.violations[0].path.as_deref(), Some("/a/1"));
+    }
+}

@@ -82,3 +82,19 @@ impl FormatDecoder for Ollama {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::decode::test_support::{accumulator, feed};
+
+    #[test]
+    fn lone_surrogate_escapes_are_kept_in_every_format() {
+        let (_, _, ready) = feed(
+            accumulator(),
+            &[
+                r#"{"message": {"tool_calls": [{"id": "x\ud800", "function": {"name": "f", "arguments": {}}}]}, "done": true, "done_reason": "stop"}"#,
+            ],
+        );
+        assert_eq!(ready[0][0].id, b"x\xed\xa0\x80");
+    }
+}

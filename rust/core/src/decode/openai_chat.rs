@@ -650,11 +650,8 @@ fn integer(raw: &[u8], at: At) -> Result<i64, ChunkError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::accumulator::{Config, HandedOver};
-
-    fn accumulator() -> Accumulator {
-        Accumulator::new(Config::default())
-    }
+    use crate::accumulator::HandedOver;
+    use crate::decode::test_support::accumulator;
 
     fn no_values(_: &[u8]) -> Result<Vec<u8>, String> {
         Err("unexpected".to_owned())

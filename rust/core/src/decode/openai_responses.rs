@@ -377,3 +377,117 @@ fn output_index(event: &Object<'_>) -> Result<i64, ChunkError> {
         .integer("output_index", &Path::ROOT)?
         .ok_or_else(|| Path::ROOT.key("output_index").fail("expected an integer, got nothing"))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::decode::test_support::{accumulator, codes, compact, run};
+    use crate::accumulator::Arguments;
+    use crate::decode::{Decoder, Format};
+
+    #[test]
+    fn a_responses_done_text_wins_over_its_deltas() {
+        let mut decoder = Decoder::new(Some(Format::OpenAiResponses));
+        let mut stream = accumulator();
+        let ready = run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"type": "response.output_item.added", "output_index": 0, "item": {"type": "function_call", "id": "fc_1", "call_id": "c", "name": "f", "arguments": ""}}"#,
+                r#"{"type": "response.function_call_arguments.delta", "output_index": 0, "item_id": "fc_2", "delta": "{\"a\": 1"}"#,
+                r#"{"type": "response.function_call_arguments.done", "output_index": 0, "arguments": "{\"a\": 2}"}"#,
+                r#"{"type": "response.output_item.done", "output_index": 0, "item": {"type": "function_call", "id": "fc_1", "call_id": "c", "name": "f", "arguments": "{\"a\": 2}"}}"#,
+                r#"{"type": "response.completed", "response": {"status": "completed"}}"#,
+            ],
+        );
+        let call = &ready[2][0];
+        assert_eq!(call.arguments_json, b"{\"a\": 2}");
+        assert_eq!(codes(call), ["ARGUMENTS_MISMATCH"]);
+        assert_eq!(call.extra, [("item_id", b"\"fc_1\"".to_vec())]);
+        assert!(
+            stream.stream_violations().is_empty(),
+            "the item's same text is no second mismatch"
+        );
+    }
+
+    #[test]
+    fn a_responses_custom_tool_call_keeps_its_free_text() {
+        let created = |tools: &str| {
+            format!(r#"{{"type": "response.created", "response": {{"status": "in_progress", "tools": {tools}}}}}"#)
+        };
+        let call = [
+            r#"{"type": "response.output_item.added", "output_index": 0, "item": {"type": "custom_tool_call", "id": "ctc", "call_id": "c", "name": "code", "input": ""}}"#,
+            r#"{"type": "response.custom_tool_call_input.delta", "output_index": 0, "delta": "{not json"}"#,
+            r#"{"type": "response.custom_tool_call_input.done", "output_index": 0, "input": "{not json"}"#,
+        ];
+        for (tools, client) in [
+            (r#"[{"type": "custom", "name": "code"}]"#, true),
+            (r#"[{"type": "x_search"}]"#, false),
+        ] {
+            let mut decoder = Decoder::new(None);
+            let mut stream = accumulator();
+            let first = created(tools);
+            let events: Vec<&str> = std::iter::once(first.as_str()).chain(call).collect();
+            let ready = run(&mut decoder, &mut stream, &events);
+            if client {
+                let call = &ready[3][0];
+                assert_eq!(call.arguments, Arguments::Text);
+                assert_eq!(call.arguments_json, b"{not json");
+                assert!(codes(call).is_empty(), "free text is never scanned");
+            } else {
+                assert!(ready.iter().all(Vec::is_empty), "the provider ran it");
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_argument_events_read_alike_whether_matched_or_parsed() {
+        let delta = |sequence: u32, item: &str, text: &str| {
+            format!(
+                r#"{{"type":"response.function_call_arguments.delta","sequence_number":{sequence},"item_id":"{item}","output_index":0,"delta":{text},"obfuscation":"x{sequence}"}}"#
+            )
+        };
+        let mut events = vec![
+            r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":""}}"#.to_owned(),
+        ];
+        for (sequence, text) in [r#""{\"a\": ""#, r#""\"\u00e9\", ""#, r#""\"b\": [1, 2""#, r#""]}""#]
+            .iter()
+            .enumerate()
+        {
+            events.push(delta(
+                u32::try_from(sequence).unwrap_or_default() + 3,
+                if sequence % 2 == 0 { "fc_1" } else { "fc_2" },
+                text,
+            ));
+        }
+        let run = |events: &[String], fresh: bool| {
+            let mut stream = accumulator();
+            let mut decoder = Decoder::new(None);
+            let mut outcomes = Vec::new();
+            for event in events {
+                if fresh {
+                    // A decoder per event never has a template: every event is parsed.
+                    let mut format = Decoder::new(Some(Format::OpenAiResponses));
+                    outcomes.push(format.read(&mut stream, None, event.as_bytes(), &mut compact).is_ok());
+                } else {
+                    outcomes.push(decoder.read(&mut stream, None, event.as_bytes(), &mut compact).is_ok());
+                }
+            }
+            stream.end();
+            (outcomes, stream.take_ready())
+        };
+        let (matched, matched_calls) = run(&events, false);
+        let (parsed, parsed_calls) = run(&events, true);
+        assert_eq!(matched, parsed);
+        assert_eq!(matched_calls, parsed_calls);
+        assert_eq!(
+            matched_calls[0].arguments_json,
+            "{\"a\": \"é\", \"b\": [1, 2]}".as_bytes()
+        );
+
+        // A raw control character in the text: not matched, so the full reading refuses it as it always does.
+        let mut broken = events.clone();
+        broken.push(delta(9, "fc_1", "\"\u{1}\""));
+        let (matched, _) = run(&broken, false);
+        assert_eq!(matched.last(), Some(&false));
+    }
+}

@@ -494,12 +494,8 @@ pub(super) fn read_entry(entry: &Object<'_>, at: &Path<'_>, canonical: Canonical
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::test_support::compact;
     use crate::json_view::object;
-
-    fn compact(raw: &[u8]) -> Result<Vec<u8>, String> {
-        let value: serde_json::Value = serde_json::from_slice(raw).map_err(|error| error.to_string())?;
-        Ok(value.to_string().into_bytes())
-    }
 
     fn entry(json: &str) -> Entry {
         let parsed = object(json.as_bytes(), &Path::ROOT).expect("an object");
