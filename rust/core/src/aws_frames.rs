@@ -337,7 +337,7 @@ fn json_string_or_null(out: &mut Vec<u8>, text: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framing::Framer;
+    use crate::framing::tests::data_of;
 
     /// A message as AWS frames it, from its headers (`(name, string value)`) and payload.
     pub(crate) fn frame(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
@@ -369,20 +369,6 @@ mod tests {
             ],
             payload,
         )
-    }
-
-    fn frame_all(reads: &[&[u8]], limit: usize) -> Result<Vec<String>, FramingError> {
-        let mut framer = Framer::new(limit);
-        let mut found = Vec::new();
-        let mut collect = |event: Event<'_>| -> Result<(), FramingError> {
-            found.push(String::from_utf8_lossy(event.data).into_owned());
-            Ok(())
-        };
-        for read in reads {
-            framer.feed(read, &mut collect)?;
-        }
-        framer.finish(&mut collect)?;
-        Ok(found)
     }
 
     fn body() -> Vec<u8> {
@@ -417,7 +403,7 @@ mod tests {
         ];
         assert!(prelude_fits(&message[..PRELUDE]));
         assert_eq!(
-            frame_all(&[&message], 1 << 20),
+            data_of(&[&message], 1 << 20),
             Err(FramingError::Aws {
                 message: 0,
                 problem: "it has no `:message-type` header".to_owned()
@@ -434,17 +420,17 @@ mod tests {
     #[test]
     fn messages_split_anywhere_are_the_events_the_sdk_yields() {
         let body = body();
-        assert_eq!(frame_all(&[&body], 1 << 20), Ok(EVENTS.map(str::to_owned).to_vec()));
+        assert_eq!(data_of(&[&body], 1 << 20), Ok(EVENTS.map(str::to_owned).to_vec()));
         for cut in 0..=body.len() {
             let (a, b) = body.split_at(cut);
             assert_eq!(
-                frame_all(&[a, b], 1 << 20),
+                data_of(&[a, b], 1 << 20),
                 Ok(EVENTS.map(str::to_owned).to_vec()),
                 "cut at {cut}"
             );
         }
         let bytes: Vec<&[u8]> = body.chunks(1).collect();
-        assert_eq!(frame_all(&bytes, 1 << 20), Ok(EVENTS.map(str::to_owned).to_vec()));
+        assert_eq!(data_of(&bytes, 1 << 20), Ok(EVENTS.map(str::to_owned).to_vec()));
     }
 
     #[test]
@@ -458,7 +444,7 @@ mod tests {
             b"",
         );
         assert_eq!(
-            frame_all(&[&error], 1 << 20),
+            data_of(&[&error], 1 << 20),
             Ok(vec![
                 r#"{"error":{"code":"InternalFailure","message":"a \"quoted\"\nline"}}"#.to_owned()
             ])
@@ -474,17 +460,17 @@ mod tests {
         let mut broken = body.clone();
         let last = broken.len() - 1;
         broken[last] ^= 1;
-        let error = frame_all(&[&broken], 1 << 20).expect_err("a bad message CRC");
+        let error = data_of(&[&broken], 1 << 20).expect_err("a bad message CRC");
         assert!(
             matches!(&error, FramingError::Aws { message: 2, problem } if problem.starts_with("the message's CRC32"))
         );
         let mut broken = body.clone();
         broken[second + 9] ^= 1; // the second message's prelude CRC
-        let error = frame_all(&[&broken], 1 << 20).expect_err("a bad prelude CRC");
+        let error = data_of(&[&broken], 1 << 20).expect_err("a bad prelude CRC");
         assert!(
             matches!(&error, FramingError::Aws { message: 1, problem } if problem.starts_with("the prelude's CRC32"))
         );
-        let error = frame_all(&[&body[..body.len() - 3]], 1 << 20).expect_err("a cut message");
+        let error = data_of(&[&body[..body.len() - 3]], 1 << 20).expect_err("a cut message");
         assert_eq!(
             error.to_string(),
             format!(
@@ -492,7 +478,7 @@ mod tests {
                 third - 3
             )
         );
-        let payload = frame_all(&[&event("messageStart", b"[1]")], 1 << 20).expect_err("not an object");
+        let payload = data_of(&[&event("messageStart", b"[1]")], 1 << 20).expect_err("not an object");
         assert_eq!(
             payload.to_string(),
             "AWS event-stream message 0: its payload is not a JSON object"
@@ -506,9 +492,9 @@ mod tests {
             what: "an AWS event-stream message",
             limit: 1000,
         });
-        assert_eq!(frame_all(&[&message], 1000), too_large);
+        assert_eq!(data_of(&[&message], 1000), too_large);
         assert_eq!(
-            frame_all(&[&message[..PRELUDE]], 1000),
+            data_of(&[&message[..PRELUDE]], 1000),
             too_large,
             "nothing past the prelude is needed"
         );
@@ -545,7 +531,7 @@ mod tests {
         message.extend_from_slice(&payload);
         message.extend_from_slice(&crc32fast::hash(&message).to_be_bytes());
         assert_eq!(
-            frame_all(&[&message], 1 << 20),
+            data_of(&[&message], 1 << 20),
             Ok(vec![r#"{"messageStart":{"role":"assistant"}}"#.to_owned()])
         );
         assert_eq!(

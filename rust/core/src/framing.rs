@@ -541,6 +541,11 @@ pub(crate) mod tests {
         Ok(found)
     }
 
+    /// The data of every event of `reads`, or the framing error (for the framings whose events have no kind).
+    pub(crate) fn data_of(reads: &[&[u8]], limit: usize) -> Result<Vec<String>, FramingError> {
+        Ok(frame(reads, false, limit)?.into_iter().map(|(_, data)| data).collect())
+    }
+
     fn reads(body: &[u8]) -> Result<Vec<(String, String)>, FramingError> {
         frame(&[body], false, 1 << 20)
     }

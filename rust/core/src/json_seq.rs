@@ -279,31 +279,18 @@ fn broken(problem: &str, byte: u8) -> FramingError {
 
 #[cfg(test)]
 mod tests {
-    use crate::framing::{Event, Framer, FramingError};
-
-    fn frame(reads: &[&[u8]], limit: usize) -> Result<Vec<String>, FramingError> {
-        let mut framer = Framer::new(limit);
-        let mut found = Vec::new();
-        let mut collect = |event: Event<'_>| -> Result<(), FramingError> {
-            found.push(String::from_utf8_lossy(event.data).into_owned());
-            Ok(())
-        };
-        for read in reads {
-            framer.feed(read, &mut collect)?;
-        }
-        framer.finish(&mut collect)?;
-        Ok(found)
-    }
+    use crate::framing::FramingError;
+    use crate::framing::tests::data_of;
 
     /// The body whole, cut in two at every byte, and a byte at a time: one outcome.
     fn outcome(body: &[u8]) -> Result<Vec<String>, FramingError> {
-        let whole = frame(&[body], 1 << 20);
+        let whole = data_of(&[body], 1 << 20);
         for cut in 0..=body.len() {
             let (a, b) = body.split_at(cut);
-            assert_eq!(frame(&[a, b], 1 << 20), whole, "cut at {cut}");
+            assert_eq!(data_of(&[a, b], 1 << 20), whole, "cut at {cut}");
         }
         let bytes: Vec<&[u8]> = body.chunks(1).collect();
-        assert_eq!(frame(&bytes, 1 << 20), whole, "a byte at a time");
+        assert_eq!(data_of(&bytes, 1 << 20), whole, "a byte at a time");
         whole
     }
 
@@ -374,37 +361,29 @@ mod tests {
 
     #[test]
     fn the_array_syntax_between_elements_is_checked() {
-        let problem = |body: &[u8]| outcome(body).map_err(|error| error.to_string());
-        assert_eq!(
-            problem(b"[{} {}]"),
-            Err("expected `,` or `]` after element 0 of the JSON array, got b\"{\"".to_owned())
-        );
-        assert_eq!(
-            problem(b"[{},]"),
-            Err("expected an element after `,` in the JSON array, got b\"]\"".to_owned())
-        );
-        assert_eq!(
-            problem(b"[,{}]"),
-            Err("expected an element or `]` in the JSON array, got b\",\"".to_owned())
-        );
-        assert_eq!(
-            problem(b"[{}]\n,"),
-            Err("data after the end of the JSON array: b\",\"".to_owned())
-        );
-        assert_eq!(problem(b"{}\n}"), Err("expected a JSON value, got b\"}\"".to_owned()));
+        for (body, problem) in [
+            (
+                &b"[{} {}]"[..],
+                "expected `,` or `]` after element 0 of the JSON array, got b\"{\"",
+            ),
+            (b"[{},]", "expected an element after `,` in the JSON array, got b\"]\""),
+            (b"[,{}]", "expected an element or `]` in the JSON array, got b\",\""),
+            (b"[{}]\n,", "data after the end of the JSON array: b\",\""),
+            (b"{}\n}", "expected a JSON value, got b\"}\""),
+            (
+                b"[{}, {}",
+                "the body ended inside its JSON array, after 2 element(s) and before the closing `]`: it was cut",
+            ),
+        ] {
+            let outcome = outcome(body).map_err(|error| error.to_string());
+            assert_eq!(outcome, Err(problem.to_owned()), "{body:?}");
+        }
         for cut in [&b"[{}, {\"a\""[..], b"[{}, {}", b"[{}\n,", b"["] {
             assert!(
                 matches!(outcome(cut), Err(FramingError::ArrayNotClosed { .. })),
                 "{cut:?}"
             );
         }
-        assert_eq!(
-            problem(b"[{}, {}"),
-            Err(
-                "the body ended inside its JSON array, after 2 element(s) and before the closing `]`: it was cut"
-                    .to_owned()
-            )
-        );
     }
 
     #[test]
@@ -414,11 +393,11 @@ mod tests {
             limit: 64,
         });
         let long = format!("[{{\"a\": \"{}\"}}]", "x".repeat(100));
-        assert_eq!(frame(&[long.as_bytes()], 64), too_large);
+        assert_eq!(data_of(&[long.as_bytes()], 64), too_large);
         let pieces: Vec<&[u8]> = long.as_bytes().chunks(7).take(12).collect();
-        assert_eq!(frame(&pieces, 64), too_large, "refused before the element closes");
+        assert_eq!(data_of(&pieces, 64), too_large, "refused before the element closes");
         assert_eq!(
-            frame(&[b"{\"a\": 1}\n{\"b\": 2}"], 10),
+            data_of(&[b"{\"a\": 1}\n{\"b\": 2}"], 10),
             Ok(vec!["{\"a\": 1}".to_owned(), "{\"b\": 2}".to_owned()])
         );
     }

@@ -40,61 +40,58 @@ pub struct ScanError {
     pub kind: ScanErrorKind,
 }
 
-/// Why a byte was rejected. The snake-case names from [`ScanErrorKind::as_str`] are the ones the
-/// pure-Python reference uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScanErrorKind {
-    /// At a token boundary, a byte that can neither start nor continue what the grammar expects
-    /// (including any byte >= 0x80 outside a string).
-    UnexpectedByte,
-    /// A byte that breaks a number in progress (`01`, `-a`, `1.]`, `1e+]`, `12x`).
-    InvalidNumber,
-    /// A byte that breaks `true`, `false` or `null` in progress.
-    InvalidLiteral,
-    /// A character after `\` that is not an escape, or a non-hex digit in `\uXXXX`.
-    InvalidEscape,
-    /// A `\u` escape of a UTF-16 surrogate without its other half.
-    LoneSurrogate,
-    /// An unescaped control character (U+0000 to U+001F) inside a string.
-    ControlCharacter,
-    /// A malformed UTF-8 sequence inside a string.
-    InvalidUtf8,
-    /// A non-whitespace byte after the top-level value ended.
-    TrailingData,
-    /// A container opened when the maximum depth was already reached.
-    TooDeep,
+/// Generates, from one entry per kind (what it means, its variant, the snake-case name the pure-Python reference uses,
+/// and a short human-readable reason), [`ScanErrorKind`], [`ScanErrorKind::ALL`], its names and its reasons.
+macro_rules! scan_error_kinds {
+    ($($(#[doc = $doc:literal])+ $variant:ident $name:literal $reason:literal,)+) => {
+        /// Why a byte was rejected. The snake-case names from [`ScanErrorKind::as_str`] are the ones the
+        /// pure-Python reference uses.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ScanErrorKind {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        impl ScanErrorKind {
+            /// Every kind, in the order of the table.
+            pub const ALL: &[Self] = &[$(Self::$variant,)+];
+
+            /// The snake-case name shared with the pure-Python reference, e.g. `"unexpected_byte"`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)+
+                }
+            }
+
+            /// A short human-readable reason, e.g. for a violation message.
+            pub fn describe(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $reason,)+
+                }
+            }
+        }
+    };
 }
 
-impl ScanErrorKind {
-    /// The snake-case name shared with the pure-Python reference, e.g. `"unexpected_byte"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::UnexpectedByte => "unexpected_byte",
-            Self::InvalidNumber => "invalid_number",
-            Self::InvalidLiteral => "invalid_literal",
-            Self::InvalidEscape => "invalid_escape",
-            Self::LoneSurrogate => "lone_surrogate",
-            Self::ControlCharacter => "control_character",
-            Self::InvalidUtf8 => "invalid_utf8",
-            Self::TrailingData => "trailing_data",
-            Self::TooDeep => "too_deep",
-        }
-    }
-
-    /// A short human-readable reason, e.g. for a violation message.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Self::UnexpectedByte => "unexpected byte",
-            Self::InvalidNumber => "invalid number",
-            Self::InvalidLiteral => "invalid literal (expected true, false or null)",
-            Self::InvalidEscape => "invalid escape sequence in string",
-            Self::LoneSurrogate => "lone UTF-16 surrogate in \\u escape",
-            Self::ControlCharacter => "unescaped control character in string",
-            Self::InvalidUtf8 => "invalid UTF-8 in string",
-            Self::TrailingData => "data after the end of the JSON value",
-            Self::TooDeep => "nesting deeper than the depth limit",
-        }
-    }
+scan_error_kinds! {
+    /// At a token boundary, a byte that can neither start nor continue what the grammar expects
+    /// (including any byte >= 0x80 outside a string).
+    UnexpectedByte "unexpected_byte" "unexpected byte",
+    /// A byte that breaks a number in progress (`01`, `-a`, `1.]`, `1e+]`, `12x`).
+    InvalidNumber "invalid_number" "invalid number",
+    /// A byte that breaks `true`, `false` or `null` in progress.
+    InvalidLiteral "invalid_literal" "invalid literal (expected true, false or null)",
+    /// A character after `\` that is not an escape, or a non-hex digit in `\uXXXX`.
+    InvalidEscape "invalid_escape" "invalid escape sequence in string",
+    /// A `\u` escape of a UTF-16 surrogate without its other half.
+    LoneSurrogate "lone_surrogate" "lone UTF-16 surrogate in \\u escape",
+    /// An unescaped control character (U+0000 to U+001F) inside a string.
+    ControlCharacter "control_character" "unescaped control character in string",
+    /// A malformed UTF-8 sequence inside a string.
+    InvalidUtf8 "invalid_utf8" "invalid UTF-8 in string",
+    /// A non-whitespace byte after the top-level value ended.
+    TrailingData "trailing_data" "data after the end of the JSON value",
+    /// A container opened when the maximum depth was already reached.
+    TooDeep "too_deep" "nesting deeper than the depth limit",
 }
 
 /// The type of the top-level value, known from its first byte.
@@ -1209,17 +1206,7 @@ mod tests {
 
     #[test]
     fn kinds_have_distinct_snake_case_names() {
-        let kinds = [
-            UnexpectedByte,
-            InvalidNumber,
-            InvalidLiteral,
-            InvalidEscape,
-            LoneSurrogate,
-            ControlCharacter,
-            InvalidUtf8,
-            TrailingData,
-            TooDeep,
-        ];
+        let kinds = ScanErrorKind::ALL;
         let names: HashSet<&str> = kinds.iter().map(|k| k.as_str()).collect();
         assert_eq!(names.len(), kinds.len());
         assert!(names.iter().all(|n| {
