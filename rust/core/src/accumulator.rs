@@ -435,24 +435,14 @@ impl Accumulator {
     /// Apply one tool-call delta of one choice; returns the seq of the call it went to (`REFUSED` for a call past
     /// `Limits.max_calls`, or a choice past `Limits.max_choices`).
     pub fn fragment(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
-        if !self.admitted(choice) {
-            return REFUSED;
-        }
-        let call = self.match_call(choice, fragment);
-        self.hand_over_others(choice, call);
-        self.apply(call, fragment);
+        let call = self.receive(choice, fragment, Self::match_call);
         self.hand_over_if_complete(call);
         call
     }
 
     /// A call that arrives whole (Gemini, Ollama): always a new call, over at once; returns its seq.
     pub fn whole_call(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
-        if !self.admitted(choice) {
-            return REFUSED;
-        }
-        let call = self.open(choice, fragment);
-        self.hand_over_others(choice, call);
-        self.apply(call, fragment);
+        let call = self.receive(choice, fragment, Self::open);
         self.end_seq(call);
         call
     }
@@ -460,13 +450,27 @@ impl Accumulator {
     /// A call whose later fragments are addressed to it by seq (Gemini streamed arguments): always a new call, never
     /// matched to an earlier one (no `MISSING_INDEX`), open until [`Accumulator::end_seq`]; returns its seq.
     pub fn open_call(&mut self, choice: i64, fragment: &Fragment<'_>) -> usize {
+        let call = self.receive(choice, fragment, Self::open);
+        self.hand_over_if_complete(call);
+        call
+    }
+
+    /// Applies a fragment of `choice` to the call `pick` finds or opens for it, once the choice's other calls that are
+    /// settled are handed over; returns the call's seq, or `REFUSED` past a limit (which `hand_over_if_complete` and
+    /// `end_seq` ignore).
+    #[inline]
+    fn receive(
+        &mut self,
+        choice: i64,
+        fragment: &Fragment<'_>,
+        pick: fn(&mut Self, i64, &Fragment<'_>) -> usize,
+    ) -> usize {
         if !self.admitted(choice) {
             return REFUSED;
         }
-        let call = self.open(choice, fragment);
+        let call = pick(self, choice, fragment);
         self.hand_over_others(choice, call);
         self.apply(call, fragment);
-        self.hand_over_if_complete(call);
         call
     }
 
