@@ -17,7 +17,8 @@ enum Outcome {
     Invalid(u64, ScanErrorKind),
 }
 
-fn scan_split(data: &[u8], cuts: &[Index]) -> Outcome {
+/// A scanner fed `data` in the pieces `cuts` makes of it.
+fn fed_split(data: &[u8], cuts: &[Index]) -> Scanner {
     let mut offsets: Vec<usize> = cuts.iter().map(|cut| cut.index(data.len() + 1)).collect();
     offsets.sort_unstable();
     let mut scanner = Scanner::new(128);
@@ -26,7 +27,11 @@ fn scan_split(data: &[u8], cuts: &[Index]) -> Outcome {
         scanner.feed(data.get(start..offset).unwrap_or_default());
         start = offset;
     }
-    match scanner.finish() {
+    scanner
+}
+
+fn scan_split(data: &[u8], cuts: &[Index]) -> Outcome {
+    match fed_split(data, cuts).finish() {
         ScanState::Incomplete => Outcome::Incomplete,
         ScanState::Complete { end } => Outcome::Complete(end),
         ScanState::Invalid(err) => Outcome::Invalid(err.offset, err.kind),
@@ -239,14 +244,7 @@ proptest! {
         let mut text = Vec::new();
         let mut want = Vec::new();
         render(&tree, "", &mut text, &mut want);
-        let mut offsets: Vec<usize> = cuts.iter().map(|cut| cut.index(text.len() + 1)).collect();
-        offsets.sort_unstable();
-        let mut scanner = Scanner::new(128);
-        let mut start = 0;
-        for offset in offsets.into_iter().chain([text.len()]) {
-            scanner.feed(text.get(start..offset).unwrap_or_default());
-            start = offset;
-        }
+        let mut scanner = fed_split(&text, &cuts);
         prop_assert_eq!(scanner.finish(), ScanState::Complete { end: len_u64(&text) });
         let found: Vec<(String, u64)> = scanner.take_duplicate_keys().into_iter().map(|d| (d.path, d.offset)).collect();
         prop_assert_eq!(found, want);

@@ -300,9 +300,7 @@ impl AnthropicMessages {
                 if let Some(block) = block
                     && sink.accumulator.admit_output(text.len())
                 {
-                    let inner = escaped(&delta, "text");
-                    let kept = block.text.get_or_insert_with(|| start_string(&block.start, "text"));
-                    kept.extend_from_slice(inner);
+                    extend_kept(&mut block.text, &block.start, &delta, "text");
                 }
             }
             b"thinking_delta" => {
@@ -310,11 +308,7 @@ impl AnthropicMessages {
                     && let Some(block) = block
                     && sink.accumulator.admit_output(thinking.len())
                 {
-                    let inner = escaped(&delta, "thinking");
-                    let kept = block
-                        .thinking
-                        .get_or_insert_with(|| start_string(&block.start, "thinking"));
-                    kept.extend_from_slice(inner);
+                    extend_kept(&mut block.thinking, &block.start, &delta, "thinking");
                 }
             }
             b"signature_delta" => {
@@ -322,11 +316,7 @@ impl AnthropicMessages {
                     && let Some(block) = block
                     && sink.accumulator.admit_output(signature.len())
                 {
-                    let inner = escaped(&delta, "signature");
-                    let kept = block
-                        .signature
-                        .get_or_insert_with(|| start_string(&block.start, "signature"));
-                    kept.extend_from_slice(inner);
+                    extend_kept(&mut block.signature, &block.start, &delta, "signature");
                 }
             }
             b"citations_delta" => {
@@ -444,6 +434,13 @@ fn escaped<'a>(object: &Object<'a>, key: &str) -> &'a [u8] {
     object.raw(key).and_then(string_inner).unwrap_or_default()
 }
 
+/// Appends `delta`'s string member `key` (escaped, as sent) to the block's `kept` text of that name, which its first
+/// delta begins from the start block's.
+fn extend_kept(kept: &mut Option<Vec<u8>>, start: &[u8], delta: &Object<'_>, key: &str) {
+    kept.get_or_insert_with(|| start_string(start, key))
+        .extend_from_slice(escaped(delta, key));
+}
+
 /// The escaped content of a string member of the raw start block, or nothing.
 fn start_string(start: &[u8], key: &str) -> Vec<u8> {
     object(start, &Path::ROOT)
@@ -481,7 +478,7 @@ fn finish_kind(reason: &[u8]) -> FinishKind {
 
 #[cfg(test)]
 mod tests {
-    use crate::decode::test_support::{accumulator, codes, compact, feed, left_out, limited, run};
+    use crate::decode::test_support::{accumulator, codes, compact, feed, left_out, limited};
     use crate::accumulator::Limits;
     use crate::decode::{Decoder, State};
 
@@ -530,14 +527,11 @@ mod tests {
         // A thinking start of 48 compact bytes counts 256 + 48, its delta 2 more: 306. The server call's start (66
         // compact bytes, 322 with its bookkeeping) does not fit in 400: left out, with its input, which is no call, and
         // so is everything after it.
-        let mut decoder = Decoder::new(None);
-        let mut stream = limited(Limits {
-            max_output_bytes: 400,
-            ..Limits::default()
-        });
-        let ready = run(
-            &mut decoder,
-            &mut stream,
+        let (decoder, mut stream, ready) = feed(
+            limited(Limits {
+                max_output_bytes: 400,
+                ..Limits::default()
+            }),
             &[
                 r#"{"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}"#,
                 r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "hm"}}"#,
@@ -560,11 +554,6 @@ mod tests {
 
     #[test]
     fn anthropic_calls_past_max_calls_hold_no_start_input() {
-        let mut decoder = Decoder::new(None);
-        let mut stream = limited(Limits {
-            max_calls: 1,
-            ..Limits::default()
-        });
         let start = |index: usize| {
             format!(
                 r#"{{"type": "content_block_start", "index": {index}, "content_block": {{"type": "tool_use", "id": "t{index}", "name": "f", "input": {{"k": {index}}}}}}}"#
@@ -572,7 +561,11 @@ mod tests {
         };
         let events: Vec<String> = (0..4).map(start).collect();
         let events: Vec<&str> = events.iter().map(String::as_str).collect();
-        run(&mut decoder, &mut stream, &events);
+        let limits = Limits {
+            max_calls: 1,
+            ..Limits::default()
+        };
+        let (mut decoder, mut stream, _) = feed(limited(limits), &events);
         let State::AnthropicMessages(state) = &decoder.state else {
             panic!("an Anthropic stream");
         };
