@@ -458,12 +458,14 @@ impl Accumulator {
     /// Applies a fragment of `choice` to the call `pick` finds or opens for it, once the choice's other calls that are
     /// settled are handed over; returns the call's seq, or `REFUSED` past a limit (which `hand_over_if_complete` and
     /// `end_seq` ignore).
+    ///
+    /// Generic over `pick` (each method its own type), so that the call is static, as it was written out in each.
     #[inline]
     fn receive(
         &mut self,
         choice: i64,
         fragment: &Fragment<'_>,
-        pick: fn(&mut Self, i64, &Fragment<'_>) -> usize,
+        pick: impl FnOnce(&mut Self, i64, &Fragment<'_>) -> usize,
     ) -> usize {
         if !self.admitted(choice) {
             return REFUSED;
