@@ -1,6 +1,6 @@
-//! What every decoder shares: the interface a format's decoder implements ([`FormatDecoder`]), what an event hands
-//! over besides calls, the caller's canonical text of a value, and the two readings every format agrees on (an event's
-//! type, an error event).
+//! What every decoder shares: the interface a format's decoder implements ([`FormatDecoder`]), the event it reads
+//! ([`Event`]) and the sink it writes to ([`Sink`]), what an event hands over besides calls, the caller's canonical text
+//! of a value, and the two readings every format agrees on (an event's type, an error event).
 //!
 //! The reference's twin is `python/toolwire/reference/decode/_shared.py`.
 
