@@ -225,7 +225,7 @@ def breakdown(cell: grid.Cell, rounds: int) -> list[tuple[str, float]]:
     """Per-chunk time of the ways to drive the core, over the floor's, on one cell."""
     import toolwire
     from toolwire import Limits, _core
-    from toolwire._choice import parse_tool_choice
+    from toolwire._pipeline._choice import parse_tool_choice
 
     stream = grid.stream(cell)
 

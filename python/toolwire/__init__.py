@@ -10,16 +10,16 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from toolwire import _extension
-from toolwire._bound import core
-from toolwire._calllog import CallLog
-from toolwire._exports import *  # noqa: F403  (the names both implementations export, listed there once)
-from toolwire._exports import __all__
-from toolwire._reassembler import Reassembler as _Reassembler
+from toolwire._pipeline import _extension
+from toolwire._pipeline._bound import core
+from toolwire._pipeline._exports import *  # noqa: F403  (the names both implementations export, listed there once)
+from toolwire._pipeline._exports import __all__
+from toolwire._pipeline._reassembler import Reassembler as _Reassembler
 from toolwire.errors import CallLogWriteError
 
 if TYPE_CHECKING:
-    from toolwire._batch import validate_batch
+    from toolwire._pipeline._batch import validate_batch
+    from toolwire.recordings import CallLog
     from toolwire.schema.history import Migrations, RegistryHistory, migration
 
     __version__: str
@@ -34,16 +34,17 @@ normalize = core.normalize
 
 
 class Reassembler(_Reassembler, implementation=core.implementation):
-    """Reassembly for callers who drive their own loop, over the Rust core (``toolwire._reassembler``)."""
+    """Reassembly for callers who drive their own loop, over the Rust core (``toolwire._pipeline._reassembler``)."""
 
 
 # Imported on first use: schema histories read YAML and git, and validate_batch needs pyarrow; an agent loop that
 # only reassembles pays for none of it. The version is read on first use so that importing needs no extension.
 _LAZY = {
+    "CallLog": "toolwire.recordings",
     "RegistryHistory": "toolwire.schema.history",
     "Migrations": "toolwire.schema.history",
     "migration": "toolwire.schema.history",
-    "validate_batch": "toolwire._batch",
+    "validate_batch": "toolwire._pipeline._batch",
 }
 
 

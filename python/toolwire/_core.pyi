@@ -3,8 +3,8 @@
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, final
 
-from toolwire._choice import ToolChoice
 from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+from toolwire._pipeline._choice import ToolChoice
 
 __all__ = [
     "Engine",
@@ -22,7 +22,7 @@ __version__: Final[str]
 
 @final
 class Engine:
-    """Reassembles one stream; the engine behind ``toolwire.reassemble`` (driven by ``toolwire._streams``).
+    """Reassembles one stream; the engine behind ``toolwire.reassemble`` (driven by ``toolwire._pipeline._streams``).
 
     A stream object is single-consumer: using one engine from two threads at once raises ``RuntimeError``.
     """

@@ -223,7 +223,7 @@ def find_recording(folder: Path, name: str) -> Recording:
         FileNotFoundError: The folder or the recording does not exist (with the closest names in the folder).
         ValueError: The name leaves the folder or is otherwise not a recording name.
     """
-    from toolwire._recording_write import check_name
+    from toolwire.recordings import check_name
 
     __tracebackhide__ = True  # a failing test shows its own call and the message, not the plugin's frames
     for suffix in (*DATA_SUFFIXES, MANIFEST_SUFFIX):

@@ -80,10 +80,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, NoReturn, Protocol, TypeAlias, TypeVar, cast, get_args
 
-from toolwire import _extension
-from toolwire._json import canonical, parse_json, pointer_token
+from toolwire._common._json import canonical, parse_json, pointer_token
+from toolwire._common._yaml import parse_yaml
 from toolwire._model import Limits, Violation
-from toolwire._yaml import parse_yaml
+from toolwire._pipeline import _extension
 from toolwire.formats import RequestFormat
 
 __all__ = [

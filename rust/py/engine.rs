@@ -1,6 +1,6 @@
 //! The `Engine` class: one stream's accumulator, fed chunk by chunk or pulling from an iterator in Rust.
 //!
-//! `toolwire/_api.py` drives it (the same interface as the reference engine); `pull` keeps the whole chunk
+//! `toolwire/_pipeline/_api.py` drives it (the same interface as the reference engine); `pull` keeps the whole chunk
 //! loop in Rust, so Python code runs once per call handed over, not once per chunk.
 
 use std::ops::Not as _;
@@ -416,7 +416,7 @@ impl Engine {
     fn read_object_event(&mut self, chunk: &Bound<'_, PyAny>, number: u64) -> PyResult<()> {
         static EVENT_JSON: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
         let py = chunk.py();
-        let event_json = EVENT_JSON.import(py, "toolwire.formats._json", "event_json")?;
+        let event_json = EVENT_JSON.import(py, "toolwire.formats._event_json", "event_json")?;
         let data = match event_json.call1((chunk,)) {
             Ok(data) => data,
             Err(error) if error.is_instance_of::<PyTypeError>(py) => {

@@ -22,8 +22,9 @@ import pytest
 import toolwire
 import toolwire.reference
 from tests.support.implementations import IMPLEMENTATIONS
-from toolwire import _core, _exports
-from toolwire._api import Api
+from toolwire import _core
+from toolwire._pipeline import _exports
+from toolwire._pipeline._api import Api
 
 mypy_api = pytest.importorskip("mypy.api")
 
@@ -178,7 +179,7 @@ def test_the_revealed_type_of_reassemble_shows_its_parameters(reports: dict[str,
     assert "tool_choice: Literal['auto'] | Literal['none'] | Literal['required'] | Literal['any'] |" in signature
     assert "toolwire.registry.ToolRegistry" in signature and "os.PathLike[builtins.str]" in signature
     assert "tools: Any" not in signature and "tool_choice: Any" not in signature
-    assert re.search(r"-> toolwire\._streams\.ToolCallStream\"$", signature), signature
+    assert re.search(r"-> toolwire\._pipeline\._streams\.ToolCallStream\"$", signature), signature
 
 
 @pytest.mark.parametrize("package", PACKAGES)

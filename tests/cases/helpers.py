@@ -44,13 +44,7 @@ def chat_chunks(calls: Sequence[Call], text: str = "", finish: str | None = "aut
     """An OpenAI Chat Completions stream: the text, each call's name then its arguments in two fragments, the finish."""
 
     def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-        return {
-            "id": "chatcmpl-test",
-            "object": "chat.completion.chunk",
-            "created": 0,
-            "model": "test",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-        }
+        return _envelope("chat.completion.chunk", {"index": 0, "delta": delta, "finish_reason": finish_reason})
 
     chunks = [chunk({"role": "assistant", "content": ""})]
     if text:
@@ -85,13 +79,12 @@ def chat_completion(calls: Sequence[Call], text: str = "", finish: str = "auto")
             for i, (name, arguments) in enumerate(calls)
         ]
     reason = ("tool_calls" if calls else "stop") if finish == "auto" else finish
-    return {
-        "id": "chatcmpl-test",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "test",
-        "choices": [{"index": 0, "message": message, "finish_reason": reason}],
-    }
+    return _envelope("chat.completion", {"index": 0, "message": message, "finish_reason": reason})
+
+
+def _envelope(kind: str, choice: dict[str, Any]) -> dict[str, Any]:
+    """A Chat Completions object of ``kind`` (a chunk or a completion) around its one choice."""
+    return {"id": "chatcmpl-test", "object": kind, "created": 0, "model": "test", "choices": [choice]}
 
 
 def turn(

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference as reference
-from tests.core.helpers import CountedSource, error_form
+from tests.core.helpers import CountedSource, call_form, error_form, read_all
 from tests.support.comparable import strict as _strict
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_chat import (
@@ -61,24 +61,9 @@ def nv(v: Violation) -> tuple[Any, ...]:
 
 def nc(c: Any) -> tuple[Any, ...]:
     """A handed-over call, violations normalized; an invalid call's errors are all errors."""
-    errors = None
     if type(c) is InvalidToolCall:
         assert c.errors and all(v.severity.value == "error" for v in c.errors)
-        errors = tuple(map(nv, c.errors))
-    else:
-        assert type(c) is ToolCall, type(c)
-    return (
-        type(c).__name__,
-        c.id,
-        c.name,
-        strict(c.arguments),
-        c.arguments_json,
-        c.seq,
-        c.index,
-        c.choice,
-        errors,
-        tuple(map(nv, c.violations)),
-    )
+    return call_form(c, nv)
 
 
 def nr(r: toolwire.StreamResult | None) -> Any:
@@ -142,10 +127,7 @@ def run(module: Any, chunks: list[Any], emit: str, *, tool_choice: Any = None, l
         limits=limits,
     )
     try:
-        for call in stream:
-            out.handed.append(call)
-            out.positions.append(source.position())
-        out.result = stream.result
+        out.result = read_all(stream, source, out.handed, out.positions)
     except Exception as exc:
         out.error = exc
     return out

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import toolwire
 import toolwire.reference as reference
-from tests.core.helpers import CountedSource, error_form
+from tests.core.helpers import CountedSource, Norm, call_form, error_form, read_all
 from tests.support.comparable import strict
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_formats import (
@@ -50,28 +50,6 @@ def by_key(v: Violation) -> tuple[Any, ...]:
 def every_field(v: Violation) -> tuple[Any, ...]:
     """A violation without its message."""
     return (*v.key(), v.index, v.offset, v.recoverable, strict(v.data))
-
-
-Norm = Callable[[Violation], tuple[Any, ...]]
-
-
-def call_form(c: ToolCall | InvalidToolCall, nv: Norm) -> tuple[Any, ...]:
-    assert type(c) in (ToolCall, InvalidToolCall), type(c)
-    errors = tuple(map(nv, c.errors)) if type(c) is InvalidToolCall else None
-    return (
-        type(c).__name__,
-        c.id,
-        c.name,
-        strict(c.arguments),
-        c.arguments_json,
-        c.seq,
-        c.index,
-        c.choice,
-        errors,
-        tuple(map(nv, c.violations)),
-        strict(dict(c.extra)),
-        c.tool_fingerprint,
-    )
 
 
 def result_form(r: StreamResult | None, nv: Norm) -> Any:
@@ -122,10 +100,7 @@ def run(module: Any, items: list[Any], emit: str, format: str | None, **options:
         iter(source), on_invalid="yield", emit=emit, format=format, on_violation=out.seen.append, **options
     )
     try:
-        for call in stream:
-            out.handed.append(call)
-            out.positions.append(source.position())
-        out.result = stream.result
+        out.result = read_all(stream, source, out.handed, out.positions)
     except MalformedChunkError as error:
         out.error = error
     return out

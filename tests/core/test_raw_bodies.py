@@ -28,7 +28,7 @@ from tests.support.eventstream import aws_message
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.paths import RECORDINGS
 from toolwire import Limits, MalformedChunkError, StreamContractError
-from toolwire._choice import parse_tool_choice
+from toolwire._pipeline._choice import parse_tool_choice
 from toolwire.reference._framed import shown
 
 

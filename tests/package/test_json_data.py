@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from toolwire._json_data import json_fields, json_value
+from toolwire._common._json_data import json_fields, json_value
 
 
 class Colour(enum.Enum):

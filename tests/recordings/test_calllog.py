@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 import toolwire
 from tests.support.paths import RECORDINGS
-from toolwire._calllog import RECORD_KEYS, CallLog
-from toolwire._redact import REDACTED
-from toolwire._secrets import find, is_secret_name
+from toolwire._common._redact import REDACTED
+from toolwire._common._secrets import find, is_secret_name
 from toolwire.recordings import iter_recordings
+from toolwire.recordings._calllog import RECORD_KEYS, CallLog
 from toolwire.schema.calls import ObservedCall, read_calls
 
 # Credentials shaped like the real ones (each matches a built-in pattern), never real.
@@ -355,7 +355,7 @@ def test_concurrent_threads_with_a_buffer_lose_nothing(tmp_path: Path) -> None:
 def test_concurrent_processes_append_whole_lines(tmp_path: Path) -> None:
     path = tmp_path / "calls.jsonl"
     script = (
-        "import sys\nfrom toolwire._calllog import CallLog\n"
+        "import sys\nfrom toolwire.recordings._calllog import CallLog\n"
         "with CallLog(sys.argv[1]) as log:\n"
         "    for n in range(200):\n"
         "        log.record(name='p', id=f'{sys.argv[2]}-{n}', arguments={'pad': 'y' * 30000})\n"
@@ -431,7 +431,7 @@ def test_closed_log_refuses_and_an_existing_file_is_appended_to(tmp_path: Path) 
 def test_a_forgotten_buffered_log_is_written_at_exit(tmp_path: Path) -> None:
     path = tmp_path / "calls.jsonl"
     script = (
-        "import sys\nfrom toolwire._calllog import CallLog\n"
+        "import sys\nfrom toolwire.recordings._calllog import CallLog\n"
         "log = CallLog(sys.argv[1], buffer_bytes=1 << 20)\n"
         "for n in range(10):\n    log.record(name='t', id=str(n), arguments='{}')\n"
     )
@@ -443,14 +443,21 @@ def test_importing_the_module_is_cheap() -> None:
     # Beyond the package itself it loads the redaction rules and the standard library's datetime, nothing else:
     # no asyncio (only arecord needs it), no third-party JSON, no database or schema toolkit.
     script = (
-        "import sys, toolwire\nbefore = set(sys.modules)\nimport toolwire._calllog\n"
+        "import sys, toolwire\nbefore = set(sys.modules)\nimport toolwire.recordings._calllog\n"
         "print(sorted(set(sys.modules) - before))"
     )
     added = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True).stdout
-    assert set(json.loads(added.replace("'", '"'))) <= {
-        "toolwire._calllog",
-        "toolwire._redact",
-        "toolwire._jsontree",
+    # The package's front loads the recordings' reading and writing sides with it: pure Python, named here.
+    recordings = {
+        f"toolwire.recordings{module}"
+        for module in ("", "._read", "._write", "._redact_stream", "._masking", "._stream_frames", "._stream_pieces")
+    }
+    assert set(json.loads(added.replace("'", '"'))) - recordings <= {
+        "toolwire.recordings._calllog",
+        "toolwire.recordings._jsonspans",
+        "toolwire._common._secrets",
+        "toolwire._common._redact",
+        "toolwire._common._jsontree",
         "datetime",
         "_datetime",
         "_strptime",

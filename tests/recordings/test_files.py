@@ -28,9 +28,9 @@ def _load_by_path(name: str, path: Path) -> ModuleType:
 
 # The package imports its compiled core; these two modules are pure Python and must work without it.
 try:
-    from toolwire import recordings as rec_mod
+    from toolwire.recordings import _read as rec_mod  # the reading side, where DEFAULT_ROOT is read
 except ImportError:
-    rec_mod = _load_by_path("_toolwire_recordings_standalone", PACKAGE / "recordings.py")
+    rec_mod = _load_by_path("_toolwire_recordings_standalone", PACKAGE / "recordings" / "_read.py")
 try:
     from toolwire import _model as model_mod
 except ImportError:

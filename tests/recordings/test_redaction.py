@@ -28,9 +28,8 @@ import toolwire.reference
 from tests.support.bounded import run_bounded
 from tests.support.eventstream import aws_message
 from tests.support.implementations import IMPLEMENTATIONS
-from toolwire import _stream_pieces
 from toolwire._core import frame_body
-from toolwire.recordings import Recorder, decode_eventstream, load, write
+from toolwire.recordings import Recorder, _stream_pieces, decode_eventstream, load, write
 from toolwire.server import LocalEndpoint
 
 WINDOW = 4
@@ -835,8 +834,8 @@ def test_any_split_of_any_spelling_masks_the_secret(
 
 HOSTILE_SETUP = """
 import json, time, zlib
-from toolwire._redact import Redactor
-from toolwire._redact_stream import redact_stream
+from toolwire._common._redact import Redactor
+from toolwire.recordings._redact_stream import redact_stream
 
 def aws(events):
     out = []

@@ -1,4 +1,4 @@
-"""The one set of secret detectors (``toolwire._secrets``): what each finds, what it leaves alone, and that nothing
+"""The one set of secret detectors (``toolwire._common._secrets``): what each finds, what it leaves alone, and that nothing
 ordinary in real streams, recordings and tool definitions is taken for a secret."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import pytest
 
 import toolwire
 from tests.support.paths import CORPORA, RECORDINGS
-from toolwire import _secrets
-from toolwire._masking import units
-from toolwire._redact import Redactor
-from toolwire._secrets import DETECTORS, find, find_secrets, is_secret_name, masked_text
+from toolwire._common import _secrets
+from toolwire._common._redact import Redactor
+from toolwire._common._secrets import DETECTORS, find, find_secrets, is_secret_name, masked_text
 from toolwire.recordings import decode_jsonl, iter_recordings, load, write
+from toolwire.recordings._masking import units
 
 # One of each kind, in the text a model or a person writes around it.
 FOUND = {

@@ -18,7 +18,7 @@ from openai.types.chat import ChatCompletionChunk
 
 import toolwire
 from tests.support.paths import RECORDINGS
-from toolwire._secrets import find
+from toolwire._common._secrets import find
 from toolwire.recordings import (
     RAW_SUFFIXES,
     Recorder,

@@ -20,8 +20,8 @@ from anthropic._models import construct_type
 from anthropic.types import RawMessageStreamEvent
 
 from tests.support.paths import CORPORA
-from toolwire._choice import ToolChoice, parse_tool_choice
 from toolwire._model import InvalidToolCall, Limits, Severity, StreamResult, ToolCall, Violation, ViolationCode
+from toolwire._pipeline._choice import ToolChoice, parse_tool_choice
 from toolwire.errors import MalformedChunkError
 from toolwire.reference._engine import Engine
 from toolwire.reference._sse import SseFramer

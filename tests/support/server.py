@@ -6,18 +6,12 @@ import json
 from typing import Any
 
 import toolwire
+from toolwire.contract._probe_requests import PROBE_TOOLS
 from toolwire.registry import ToolRegistry
 
-WEATHER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "city": {"type": "string", "description": "City name, e.g. Paris"},
-        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-    },
-    "required": ["city"],
-    "additionalProperties": False,
-}
-TOOLS = ToolRegistry({"get_weather": {"description": "Current weather for a city.", "parameters": WEATHER_SCHEMA}})
+# The endpoint is tested with the probe's own weather tool, the one a user's first probe sends it.
+WEATHER_SCHEMA: dict[str, Any] = PROBE_TOOLS["get_weather"].parameters
+TOOLS = ToolRegistry([PROBE_TOOLS["get_weather"]])
 PARALLEL = "What is the weather in Paris and in Tokyo? Call get_weather once for each city."
 SCRIPTED = [
     ("get_weather", {"city": "Paris", "unit": "celsius"}),

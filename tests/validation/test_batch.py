@@ -14,8 +14,9 @@ import pyarrow as pa
 import pytest
 
 from tests.support.paths import CORPORA
-from toolwire import Severity, ToolRegistry, Violation, _batch, validate_many
-from toolwire._batch import result_schema, validate_batch
+from toolwire import Severity, ToolRegistry, Violation, validate_many
+from toolwire._pipeline import _batch
+from toolwire._pipeline._batch import result_schema, validate_batch
 
 TOOLS = ToolRegistry(
     {

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, cast
 
-from toolwire._json import pointer_token
+from toolwire._common._json import pointer_token
 from toolwire.cases._model import Alternative, Case, Expectation, ExpectedCall, Matcher, Mode, Step
 from toolwire.cases._tools import TOOL_FILE_SUFFIXES, ToolsProblem, ToolsResolver
 from toolwire.registry import Tool, ToolRegistry, core_validators

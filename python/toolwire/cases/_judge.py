@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from toolwire._json import lookup, pointer_tokens
+from toolwire._common._json import lookup, pointer_tokens
 from toolwire._model import InvalidToolCall, ToolCall, Violation
 from toolwire.cases._diagnose import Context, diagnose
 from toolwire.cases._diff import compact, diff_lines

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from toolwire._common._json import pointer_token, pointer_tokens, unescape_token
+from toolwire._common._yaml import YamlError, parse_yaml
 from toolwire._core import ToolValidators
-from toolwire._json import pointer_token, pointer_tokens, unescape_token
 from toolwire._model import Violation
 from toolwire.cases._build import Builder, Problem
 from toolwire.cases._model import CaseFile
@@ -127,20 +128,13 @@ def _case_of_line(text: str, line: int) -> tuple[int | None, str | None]:
 
 def _parse_yaml(text: str, file: str) -> Any:
     try:
-        yaml = importlib.import_module("yaml")
-    except ImportError as error:
-        raise ImportError(f"{file}: reading YAML case files needs PyYAML: pip install 'toolwire[cases]'") from error
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        case, name = _case_of_line(text, line - 1) if line is not None else (None, None)
-        problem = getattr(error, "problem", None) or str(error)
-        column = f" column {mark.column + 1}" if mark is not None else ""
-        fix = f"fix the YAML at line {line}{column} (indentation; quote a string holding ': ' or starting with a '{{')"
+        return parse_yaml(text, file, install="pip install 'toolwire[cases]'")
+    except YamlError as error:
+        case, name = _case_of_line(text, error.line - 1) if error.line is not None else (None, None)
+        column = f" column {error.column}" if error.column is not None else ""
+        fix = f"fix the YAML at line {error.line}{column} (indentation; quote a string holding ': ' or starting with a '{{')"
         raise CaseFileError(
-            file, [CaseFileProblem(file, "", f"invalid YAML: {problem}", fix, case, name, line)]
+            file, [CaseFileProblem(file, "", f"invalid YAML: {error.problem}", fix, case, name, error.line)]
         ) from None
 
 

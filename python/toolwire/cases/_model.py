@@ -13,7 +13,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from toolwire._json_data import json_fields
+from toolwire._common._json_data import json_fields
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
 from toolwire.contract import ContractReport
 from toolwire.registry import ToolRegistry

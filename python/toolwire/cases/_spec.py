@@ -58,8 +58,8 @@ from types import MappingProxyType
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from toolwire._json import compact
-from toolwire._json_data import json_fields
+from toolwire._common._json import compact
+from toolwire._common._json_data import json_fields
 from toolwire.formats import REQUEST_FORMATS
 
 __all__ = ["SPEC_FORMATS", "ModelSpec", "assign_labels", "load_models", "parse_spec"]

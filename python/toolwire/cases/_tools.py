@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from toolwire._import_path import import_object
+from toolwire._common._import_path import import_object
 from toolwire.errors import SchemaError
 from toolwire.registry import ToolRegistry
 

@@ -15,9 +15,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from toolwire._bound import core
-from toolwire._json import compact
+from toolwire._common._json import compact
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
+from toolwire._pipeline._bound import core
 from toolwire.cases._model import Case, Turn
 from toolwire.contract import SUPPORTED_FORMATS, check_completion, check_stream
 from toolwire.errors import MalformedChunkError

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolwire._json import json_type
+from toolwire._common._json import json_type
 from toolwire.cases._model import ExpectedCall, Matcher
 
 __all__ = ["ArgumentProblem", "argument_problems", "json_kind", "matches", "same_value"]

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
-from toolwire._import_path import import_object
+from toolwire._common._import_path import import_object
 
 if TYPE_CHECKING:
     from toolwire.schema import Config, FindingReport

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from toolwire._bound import core
+from toolwire._pipeline._bound import core
 from toolwire.cli._common import error_line, use_color
 from toolwire.cli._reassemble import findings_of
 from toolwire.recordings import iter_recordings

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from toolwire._bound import core
 from toolwire._model import Violation
+from toolwire._pipeline._bound import core
 from toolwire.recordings import load_recording
 
 __all__ = ["add_arguments", "findings_of", "run"]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from toolwire._import_path import import_object
+from toolwire._common._import_path import import_object
 from toolwire.cli._common import importable, show_progress
 
 if TYPE_CHECKING:

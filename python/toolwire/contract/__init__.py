@@ -48,7 +48,7 @@ In a test, against a recorded stream and the request's tools (``toolwire.recordi
 
 from __future__ import annotations
 
-from toolwire._reach import UNREACHABLE_STATUSES, EndpointUnreachableError
+from toolwire._common._reach import UNREACHABLE_STATUSES, EndpointUnreachableError
 from toolwire.contract._checks import (
     SUPPORTED_FORMATS,
     assert_completion,

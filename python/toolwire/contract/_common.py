@@ -25,10 +25,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeGuard
 
-from toolwire._bound import core
-from toolwire._choice import ToolChoice, parse_tool_choice
-from toolwire._json import compact
+from toolwire._common._json import compact
 from toolwire._model import Violation, ViolationCode
+from toolwire._pipeline._bound import core
+from toolwire._pipeline._choice import ToolChoice, parse_tool_choice
 from toolwire.contract._report import Check, CheckStatus
 from toolwire.registry import ToolRegistry
 

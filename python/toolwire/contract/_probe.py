@@ -18,8 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolwire._bound import core
-from toolwire._reach import EndpointUnreachableError, check_base_url, provider_message, refusal, transport_failure
+from toolwire._common._reach import (
+    EndpointUnreachableError,
+    check_base_url,
+    provider_message,
+    refusal,
+    transport_failure,
+)
+from toolwire._pipeline._bound import core
 from toolwire.contract._checks import check_completion, check_stream
 from toolwire.contract._probe_requests import PROBE_FORMATS, ProbeRequest, render_request, standard_probes
 from toolwire.contract._report import STATUS_MARKS as _MARKS

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolwire._json_data import json_fields
-from toolwire._junit import JUnitDocument
-from toolwire._markdown import table_cell
+from toolwire._common._json_data import json_fields
+from toolwire._common._junit import JUnitDocument
+from toolwire._common._markdown import table_cell
 
 __all__ = ["Check", "CheckStatus", "ContractReport", "ReportFormat", "render_reports"]
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolwire._choice import ToolChoice
+from toolwire._pipeline._choice import ToolChoice
 from toolwire.contract._common import (
     CallSeen,
     CheckSpec,

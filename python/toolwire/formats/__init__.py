@@ -30,8 +30,8 @@ from toolwire.formats import (
 )
 from toolwire.formats._body import sse_event
 from toolwire.formats._buffered import ShapeError, field
+from toolwire.formats._event_json import event_json
 from toolwire.formats._history import turn_calls
-from toolwire.formats._json import event_json
 from toolwire.formats._module import FormatModule
 from toolwire.formats._request import (
     MAX_TOKENS_FIELD,

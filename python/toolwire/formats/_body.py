@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolwire._json import compact
+from toolwire._common._json import compact
 
 __all__ = ["named_sse_events", "sse_event"]
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from toolwire.formats._json import event_json
+from toolwire.formats._event_json import event_json
 
 __all__ = ["ShapeError", "as_dict", "as_list", "field"]
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolwire._eventstream import message
+from toolwire._common._eventstream import message
 from toolwire.formats._buffered import as_dict, as_list, field
 from toolwire.formats._history import arguments_object, pieces
 from toolwire.formats._tool_result import payload

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolwire._json import compact
+from toolwire._common._json import compact
 from toolwire.formats._buffered import as_dict, field
 from toolwire.formats._history import arguments_object, call_name, provider_id
 from toolwire.formats._tool_result import payload_text

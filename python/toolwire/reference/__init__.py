@@ -3,16 +3,16 @@
 Plain, readable Python with no performance tricks and no need of the Rust extension: it states
 ``docs/semantics.md`` in code, serves as the oracle of the differential tests and as the baseline of the
 benchmarks. It exposes the same names as ``toolwire`` with the same behaviour, bound through the same definition
-(``toolwire._api``).
+(``toolwire._pipeline._api``).
 """
 
 from __future__ import annotations
 
-from toolwire._api import Api
-from toolwire._exports import *  # noqa: F403  (the names both implementations export, listed there once)
-from toolwire._exports import __all__
-from toolwire._protocol import Implementation
-from toolwire._reassembler import Reassembler as _Reassembler
+from toolwire._pipeline._api import Api
+from toolwire._pipeline._exports import *  # noqa: F403  (the names both implementations export, listed there once)
+from toolwire._pipeline._exports import __all__
+from toolwire._pipeline._protocol import Implementation
+from toolwire._pipeline._reassembler import Reassembler as _Reassembler
 from toolwire.reference._engine import Engine
 from toolwire.reference._tools import reference_validators
 
@@ -28,7 +28,7 @@ normalize = _REFERENCE.normalize
 
 
 class Reassembler(_Reassembler, implementation=_REFERENCE.implementation):
-    """Reassembly for callers who drive their own loop, over the reference (``toolwire._reassembler``)."""
+    """Reassembly for callers who drive their own loop, over the reference (``toolwire._pipeline._reassembler``)."""
 
 
 __all__ += (

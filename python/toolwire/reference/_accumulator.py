@@ -13,7 +13,6 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from toolwire._choice import ToolChoice
 from toolwire._model import (
     VIOLATION_TABLE,
     ChoiceResult,
@@ -26,6 +25,7 @@ from toolwire._model import (
     Violation,
     ViolationCode,
 )
+from toolwire._pipeline._choice import ToolChoice
 from toolwire.reference._numbers import NUMBER_TOO_LONG, loads_arguments
 from toolwire.reference._scanner import COMPLETE, INCOMPLETE, Scanner
 

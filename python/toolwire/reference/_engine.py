@@ -12,9 +12,9 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolwire._choice import ToolChoice
 from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
-from toolwire._sources import raw_bytes
+from toolwire._pipeline._choice import ToolChoice
+from toolwire._pipeline._sources import raw_bytes
 from toolwire.errors import MalformedChunkError
 from toolwire.formats import check_format, event_json
 from toolwire.reference._accumulator import Accumulator, Emit
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 class Engine:
-    """Reads chunks into an ``Accumulator`` (the ``Engine`` interface of ``toolwire._protocol``)."""
+    """Reads chunks into an ``Accumulator`` (the ``Engine`` interface of ``toolwire._pipeline._protocol``)."""
 
     def __init__(
         self,

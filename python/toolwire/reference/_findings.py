@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from toolwire._json import json_type
+from toolwire._common._json import json_type
 from toolwire._model import VIOLATION_TABLE, Violation, ViolationCode
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""A ``ToolRegistry`` compiled by the reference (Python ``jsonschema``), in the shape ``toolwire._validation`` uses.
+"""A ``ToolRegistry`` compiled by the reference (Python ``jsonschema``), in the shape ``toolwire._pipeline._validation`` uses.
 
 The twin of the core's ``ToolValidators`` class: fingerprints by name, and a call's arguments judged as the core's
 ``validate_arguments`` judges them.

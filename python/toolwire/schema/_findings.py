@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from toolwire._json_data import json_fields
+from toolwire._common._json_data import json_fields
 
 __all__ = ["LEVELS", "Finding", "FindingReport", "Level", "Rule", "level_reaches", "sorted_findings"]
 

@@ -14,8 +14,8 @@ import json
 from collections.abc import Sequence
 from typing import Literal
 
-from toolwire._junit import JUnitDocument
-from toolwire._markdown import table_row
+from toolwire._common._junit import JUnitDocument
+from toolwire._common._markdown import table_row
 from toolwire.schema._findings import Finding, FindingReport, level_reaches
 
 __all__ = ["OUTPUT_FORMATS", "OutputFormat", "render"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolwire._markdown import table_cell
+from toolwire._common._markdown import table_cell
 from toolwire.schema._findings import Rule
 from toolwire.schema.check import CHECK_RULES
 from toolwire.schema.drift import DRIFT_RULES

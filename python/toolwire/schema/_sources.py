@@ -24,9 +24,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolwire._import_path import import_object
-from toolwire._json import parse_json
-from toolwire._yaml import parse_yaml
+from toolwire._common._import_path import import_object
+from toolwire._common._json import parse_json
+from toolwire._common._yaml import parse_yaml
 from toolwire.errors import SchemaError
 from toolwire.registry import ServerTool, Tool, ToolRegistry
 

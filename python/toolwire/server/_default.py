@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-from toolwire._yaml import parse_yaml
+from toolwire._common._yaml import parse_yaml
 from toolwire.server._script import Script, read_script
 
 __all__ = ["default_script"]

@@ -1,7 +1,7 @@
 """The log of requests an endpoint received, with credentials removed before anything is kept, and bounded.
 
 The log is what ``LocalEndpoint.requests`` shows a test: for each request its method, path, headers (the values of
-the credential headers every writer of toolwire drops, ``toolwire._secrets.SECRET_HEADERS``, redacted) and body
+the credential headers every writer of toolwire drops, ``toolwire._common._secrets.SECRET_HEADERS``, redacted) and body
 (as received: the log lives in memory for the test that sent it, and is never written). It is the only thing the endpoint keeps per request, and it is bounded: at most
 ``log_requests`` entries and ``log_bytes`` of body bytes over all of them, the oldest entries dropped first (``dropped``
 counts them); a body larger than ``log_bytes`` is logged without its bytes. A body is kept as the bytes received and
@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-from toolwire._redact import REDACTED
-from toolwire._secrets import SECRET_HEADERS
+from toolwire._common._redact import REDACTED
+from toolwire._common._secrets import SECRET_HEADERS
 
 __all__ = ["REDACTED", "RecordedRequest", "RequestLog", "record"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolwire._json import compact
+from toolwire._common._json import compact
 from toolwire.server._quirks import PROSE, Quirks
 from toolwire.server._request import ParsedRequest, RequestError
 from toolwire.server._script import Model, Reply, ScriptedError, When

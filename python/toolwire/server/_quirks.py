@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
-from toolwire._json import pointer_token
+from toolwire._common._json import pointer_token
 from toolwire.registry import ToolRegistry
 
 __all__ = ["PROSE", "QUIRKS", "Quirks", "rejected_keyword"]

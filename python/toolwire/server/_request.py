@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolwire._choice import ToolChoice, parse_tool_choice
-from toolwire._json import canonical, json_type
+from toolwire._common._json import canonical, json_type
+from toolwire._pipeline._choice import ToolChoice, parse_tool_choice
 from toolwire.errors import SchemaError
 from toolwire.formats import RequestFormat
 from toolwire.registry import ToolRegistry, core_validators

@@ -39,8 +39,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
-from toolwire._json import parse_json
-from toolwire._yaml import parse_yaml
+from toolwire._common._json import parse_json
+from toolwire._common._yaml import parse_yaml
 from toolwire.server._quirks import Quirks
 
 __all__ = ["Chunking", "Model", "Reply", "Rule", "Script", "ScriptedCall", "ScriptedError", "When", "load_script"]

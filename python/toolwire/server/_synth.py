@@ -14,9 +14,9 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from toolwire._bound import core
-from toolwire._json import lookup, pointer_token, pointer_tokens
+from toolwire._common._json import lookup, pointer_token, pointer_tokens
 from toolwire._model import Severity
+from toolwire._pipeline._bound import core
 from toolwire.errors import SchemaError
 from toolwire.registry import ToolRegistry
 

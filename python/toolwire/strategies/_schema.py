@@ -20,7 +20,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from toolwire._bound import core
+from toolwire._pipeline._bound import core
 from toolwire.registry import Tool, ToolRegistry
 from toolwire.strategies import _values
 from toolwire.strategies._hostile import PAYLOADS, HostileOptions

@@ -16,7 +16,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from toolwire import _secrets
+from toolwire._common import _secrets
 from toolwire._core import schema_problems
 from toolwire.cli import main
 from toolwire.registry import ToolRegistry

@@ -445,7 +445,7 @@ def test_validation_goes_in_batches_per_version_and_chunk(monkeypatch: pytest.Mo
         batches.append(len(calls))
         return original(calls, tools, **options)
 
-    # The replay calls the core's entry points as the kits do (toolwire._bound.core).
+    # The replay calls the core's entry points as the kits do (toolwire._pipeline._bound.core).
     monkeypatch.setattr("toolwire.schema.history._replay.core", SimpleNamespace(validate_many=counting))
     calls = [observed('{"title": "x"}', ts=at(day)) for day in ["2026-01-10"] * 40 + ["2026-02-10"] * 60]
     seen: list[int] = []

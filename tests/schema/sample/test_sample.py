@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 import toolwire
 from tests.support.paths import CORPORA, RECORDINGS, corpus
-from toolwire._calllog import CallLog
 from toolwire.cli import main
 from toolwire.recordings import iter_recordings
+from toolwire.recordings._calllog import CallLog
 from toolwire.schema.calls import ObservedCall, UnreadableRecord, read_calls
 from toolwire.schema.sample._sample import SampleResult, sample_calls
 from toolwire.schema.sample._scrub import Scrub

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from toolwire._json_data import json_fields
+from toolwire._common._json_data import json_fields
 from toolwire.cases.report._model import REPORT_SCHEMA, TIMES, FailOn
 
 __all__ = ["CellChange", "Comparison", "compare_reports", "load_report"]

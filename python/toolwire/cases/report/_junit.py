@@ -9,7 +9,7 @@ stays visible.
 
 from __future__ import annotations
 
-from toolwire._junit import JUnitDocument
+from toolwire._common._junit import JUnitDocument
 from toolwire.cases.report._model import Cell, Matrix, failure_groups, percent
 
 __all__ = ["render_junit"]

@@ -7,7 +7,7 @@ such models are listed once each, with why, above the failures.
 
 from __future__ import annotations
 
-from toolwire._markdown import fence, table_cell
+from toolwire._common._markdown import fence, table_cell
 from toolwire.cases.report._model import TIMES, Matrix, failure_groups, rows
 from toolwire.cases.report._text import MARKS, cell_text, heading, totals, unreachable_lines
 

@@ -9,7 +9,7 @@ names its version.
 Cell statuses, used for colours and in the JSON: ``pass`` (every repeat passed), ``flaky`` (some failed, but the
 pass rate reaches the threshold), ``fail`` (below the threshold), ``error`` (no repeat got an answer) and
 ``unreachable`` (a repeat could not reach the model: no answer at all, or one saying the request never got to a
-model, see ``toolwire._reach``; the cell says nothing of the model and is not judged).
+model, see ``toolwire._common._reach``; the cell says nothing of the model and is not judged).
 
 Exit status policies (``toolwire matrix --fail-on`` error, warning, never): ``threshold`` (error, the default: 1 when
 any cell is below its threshold), ``any`` (warning: 1 when any repeat of any cell failed, even in a cell at its
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final, Literal, Protocol
 
-from toolwire._json_data import json_fields
+from toolwire._common._json_data import json_fields
 from toolwire.cases._model import CaseResult
 from toolwire.cases._spec import ModelSpec
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolwire._json_data import json_fields
+from toolwire._common._json_data import json_fields
 from toolwire.cases._spec import ModelSpec
 from toolwire.cases.report._html import render_html
 from toolwire.cases.report._junit import render_junit

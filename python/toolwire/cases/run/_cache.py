@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from toolwire._json import canonical
+from toolwire._common._json import canonical
 
 __all__ = ["CacheEntry", "CacheMissError", "ResponseCache", "request_key"]
 

@@ -7,7 +7,7 @@ and jitter, honouring ``Retry-After`` (and OpenAI's ``retry-after-ms``), for a b
 is written down for the report. A refused connection is not retried: it says the base URL is wrong, not that the
 endpoint is busy.
 
-An exchange is *unreachable* (``toolwire._reach``) when the request never got to a model: no connection,
+An exchange is *unreachable* (``toolwire._common._reach``) when the request never got to a model: no connection,
 no answer before the last attempt gave up, or a 401, 403, 404, 405, 429, 502, 503 or 504 (the last three and 429
 after their retries). The runner then marks the model unreachable instead of judging an answer that never came.
 """
@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
-from toolwire._reach import provider_message, refusal, transport_failure
+from toolwire._common._reach import provider_message, refusal, transport_failure
 from toolwire.cases._spec import ModelSpec
 from toolwire.cases._turn import tool_choice_for
 from toolwire.formats import MAX_TOKENS_FIELD, REQUEST_PATHS, request_tools

@@ -19,7 +19,7 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
-from toolwire._json import compact
+from toolwire._common._json import compact
 from toolwire.recordings import DATA_SUFFIXES, RAW_SUFFIXES
 from toolwire.schema.calls._conversations import calls_in_conversation, is_conversation
 from toolwire.schema.calls._model import ObservedCall, RawCall, UnreadableRecord, call_from_record

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Final, TypeAlias
 
-from toolwire._json import compact
+from toolwire._common._json import compact
 
 __all__ = [
     "CALL_KEYS",

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolwire._bound import core
+from toolwire._pipeline._bound import core
 from toolwire.errors import ToolwireError
 from toolwire.recordings import Recording, load_recording
 from toolwire.schema.calls._model import ObservedCall, UnreadableRecord, timestamp

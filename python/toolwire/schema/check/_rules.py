@@ -12,10 +12,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from toolwire._bound import core
+from toolwire._common._secrets import find_secrets, masked_text
 from toolwire._core import schema_problems
 from toolwire._model import Severity
-from toolwire._secrets import find_secrets, masked_text
+from toolwire._pipeline._bound import core
 from toolwire.registry import ToolRegistry
 from toolwire.schema._findings import Finding, Level, Rule
 from toolwire.schema._sources import ToolSource

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-from toolwire._json import lookup, pointer_token, pointer_tokens, unescape_token
+from toolwire._common._json import lookup, pointer_token, pointer_tokens, unescape_token
 
 __all__ = [
     "JSON_TYPES",

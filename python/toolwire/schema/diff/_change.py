@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from toolwire._json import unescape_token
+from toolwire._common._json import unescape_token
 from toolwire.schema.diff._rubric import CHANGE_KINDS, Checks, Verdict, fold
 
 __all__ = ["ABSENT", "Change", "instance_path", "jsonable", "place"]

@@ -24,9 +24,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from toolwire._bound import core
-from toolwire._json import pointer_tokens
+from toolwire._common._json import pointer_tokens
 from toolwire._model import Severity, Violation
+from toolwire._pipeline._bound import core
 from toolwire.registry import ToolRegistry
 from toolwire.schema._findings import Finding
 from toolwire.schema.calls import ObservedCall, UnreadableRecord, read_calls

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolwire._import_path import import_object
+from toolwire._common._import_path import import_object
 from toolwire.schema._findings import Finding
 from toolwire.schema.diff._change import Change, place
 from toolwire.schema.diff._tools import Side

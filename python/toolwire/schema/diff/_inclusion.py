@@ -38,7 +38,7 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any, Final, TypeAlias
 
-from toolwire._json import json_type
+from toolwire._common._json import json_type
 from toolwire.schema.diff._normalize import ANNOTATIONS, json_key, same
 
 __all__ = ["KINDS", "Inclusion", "accepts_nothing", "includes", "key_schemas", "kind_of", "matches", "member"]

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 from urllib.parse import unquote
 
-from toolwire._json import canonical, lookup, pointer_token, unescape_token
+from toolwire._common._json import canonical, lookup, pointer_token, unescape_token
 
 __all__ = [
     "ANNOTATIONS",

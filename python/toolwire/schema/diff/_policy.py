@@ -36,9 +36,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from toolwire._json import parse_json
-from toolwire._json_data import json_fields
-from toolwire._yaml import parse_yaml
+from toolwire._common._json import parse_json
+from toolwire._common._json_data import json_fields
+from toolwire._common._yaml import parse_yaml
 from toolwire.schema._findings import Finding
 from toolwire.schema.diff._change import Change
 from toolwire.schema.diff._rubric import CHANGE_KINDS, VERDICTS, Verdict

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolwire._json_data import json_fields
+from toolwire._common._json_data import json_fields
 from toolwire.schema._findings import Finding, FindingReport, Level
 from toolwire.schema._output import render
 from toolwire.schema.diff._change import Change, jsonable

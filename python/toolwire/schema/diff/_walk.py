@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from toolwire._json import pointer_token
+from toolwire._common._json import pointer_token
 from toolwire.schema._similarity import words
 from toolwire.schema.diff._change import ABSENT, Change, place
 from toolwire.schema.diff._inclusion import Inclusion, key_schemas, kind_of

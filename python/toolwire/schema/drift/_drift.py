@@ -40,9 +40,9 @@ import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, get_args, get_origin
 
-from toolwire._bound import core
-from toolwire._json import pointer_token
+from toolwire._common._json import pointer_token
 from toolwire._model import Severity
+from toolwire._pipeline._bound import core
 from toolwire.registry import Tool, ToolRegistry, tool_from_python
 from toolwire.schema._findings import Finding, FindingReport, Rule, sorted_findings
 from toolwire.schema._sources import ToolSource

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args, get_origin
 
-from toolwire._json import json_type, lookup, pointer_tokens
+from toolwire._common._json import json_type, lookup, pointer_tokens
 from toolwire.schema.drift._handler import class_kind, is_union
 
 __all__ = ["ANY", "Accepts", "SchemaDoc", "accepted_by", "is_union", "json_key", "type_within", "unwrap"]

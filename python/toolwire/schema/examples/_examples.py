@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from toolwire._bound import core
-from toolwire._json import parse_json
+from toolwire._common._json import parse_json
+from toolwire._common._yaml import parse_yaml
 from toolwire._model import Severity, Violation
-from toolwire._yaml import parse_yaml
+from toolwire._pipeline._bound import core
 from toolwire.registry import ToolRegistry
 from toolwire.schema._findings import Finding, FindingReport, Rule, sorted_findings
 from toolwire.schema._sources import ToolSource

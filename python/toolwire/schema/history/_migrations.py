@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from toolwire._json import canonical
+from toolwire._common._json import canonical
 
 __all__ = ["Migration", "MigrationError", "MigrationFunction", "Migrations", "default_migrations", "migration"]
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Final
 
-from toolwire._bound import core
-from toolwire._json import compact
+from toolwire._common._json import compact
 from toolwire._model import Severity, Violation
+from toolwire._pipeline._bound import core
 from toolwire.schema.calls import ObservedCall, UnreadableRecord
 from toolwire.schema.history._migrations import Migration, MigrationError, Migrations, default_migrations
 from toolwire.schema.history._model import VersionedRegistry, VersionMatch

@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 
-from toolwire._json_data import json_fields
-from toolwire._markdown import table_cell, table_row
+from toolwire._common._json_data import json_fields
+from toolwire._common._markdown import table_cell, table_row
 
 __all__ = [
     "CANNOT_MIGRATE",

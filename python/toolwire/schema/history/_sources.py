@@ -14,8 +14,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from toolwire._json import parse_json
-from toolwire._yaml import parse_yaml
+from toolwire._common._json import parse_json
+from toolwire._common._yaml import parse_yaml
 from toolwire.registry import ServerTool, Tool, ToolRegistry
 from toolwire.schema._sources import ToolSource, iter_definitions, jsonl_values
 

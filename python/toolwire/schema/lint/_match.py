@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolwire._json import pointer_token
+from toolwire._common._json import pointer_token
 from toolwire.registry import Tool
 from toolwire.schema.lint._rules import LintRule, Match, SiblingTest, TargetRules, Unverified, ValueTest
 from toolwire.schema.lint._walk import Node, SchemaFacts, declared_types, is_object, regex_features

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from toolwire._markdown import table_row
+from toolwire._common._markdown import table_row
 from toolwire.schema._findings import Finding, FindingReport
 
 __all__ = ["CELLS", "NOT_LOADABLE_RULE", "REQUEST_ROW", "UNNAMED", "build_matrix", "refresh_matrix", "render_matrix"]

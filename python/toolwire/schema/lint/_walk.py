@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from toolwire._json import lookup, pointer_token, pointer_tokens
+from toolwire._common._json import lookup, pointer_token, pointer_tokens
 
 __all__ = ["Node", "SchemaFacts", "declared_types", "is_object", "regex_features"]
 

@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Final
 
-from toolwire._markdown import table_row
+from toolwire._common._markdown import table_row
 from toolwire._model import Violation
 from toolwire.schema.replay._replay import ReplayReport
 

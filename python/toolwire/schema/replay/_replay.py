@@ -23,9 +23,9 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final
 
-from toolwire._bound import core
-from toolwire._json_data import json_fields
+from toolwire._common._json_data import json_fields
 from toolwire._model import Severity, Violation
+from toolwire._pipeline._bound import core
 from toolwire.registry import ToolRegistry
 from toolwire.schema.calls import (
     ObservedCall,

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
-from toolwire._json import lookup, pointer_token, pointer_tokens
+from toolwire._common._json import lookup, pointer_token, pointer_tokens
 
 __all__ = ["MAX_INFERRED_VALUES", "Feature", "Inference", "ToolShape", "call_features", "feature_label", "schema_shape"]
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from toolwire._json import compact_utf8
+from toolwire._common._json import compact_utf8
 from toolwire.registry import ToolRegistry
 from toolwire.schema.calls import ObservedCall, UnreadableRecord
 from toolwire.schema.sample._features import (

@@ -8,11 +8,11 @@ Two kinds of rules, both configurable (``Scrub``):
   ``guid``), contact details (``email``, ``phone``, ``mobile``, ``address``...), names of people (``first_name``,
   ``last_name``, ``full_name``, ``username``, ``customer_name``...; a bare ``name`` is not in it, because it names
   files, products and cities as often as people: add it with ``--scrub-field name``), government and bank numbers,
-  network addresses, and credentials. Members whose name says they hold a secret (``toolwire._secrets``:
+  network addresses, and credentials. Members whose name says they hold a secret (``toolwire._common._secrets``:
   ``password``, ``token``, ``client_secret``, ``api_key``...) are scrubbed whatever the rules.
 - **Patterns**: matches inside any string (and key) are replaced, the rest of the string kept: emails, UUIDs,
   phone numbers (international ``+...`` or ``(415) 555-0132``/``415-555-0132``), IPv4 addresses, runs of 9 or more
-  digits, and every secret the detectors of ``toolwire._secrets`` find (API keys and tokens, JWTs, ``Basic`` and
+  digits, and every secret the detectors of ``toolwire._common._secrets`` find (API keys and tokens, JWTs, ``Basic`` and
   ``Bearer`` credentials, PEM private keys), which are scrubbed whatever the rules; plus your own regexes.
 
 Placeholders keep the type and the format, so a schema that checked the original still accepts the placeholder:
@@ -40,10 +40,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolwire._json import pointer_token
-from toolwire._jsontree import Number, Pairs, dump_tree, parse_tree
-from toolwire._redact import REDACTED
-from toolwire._secrets import find, is_secret_name, merge_spans
+from toolwire._common._json import pointer_token
+from toolwire._common._jsontree import Number, Pairs, dump_tree, parse_tree
+from toolwire._common._redact import REDACTED
+from toolwire._common._secrets import find, is_secret_name, merge_spans
 
 __all__ = ["DEFAULT_FIELDS", "DEFAULT_PATTERNS", "Scrub", "Scrubber"]
 
@@ -72,7 +72,7 @@ _PHONE: Final = (
 _DIGITS: Final = r"(?<!\d)\d{9,}(?!\d)"
 
 #: The built-in value patterns, in the order they claim a span (the first to match a span keeps it); secrets (found
-#: by ``toolwire._secrets``) claim theirs before all of them, and are scrubbed even with ``defaults=False``.
+#: by ``toolwire._common._secrets``) claim theirs before all of them, and are scrubbed even with ``defaults=False``.
 DEFAULT_PATTERNS: Final = (
     ("email", _EMAIL),
     ("uuid", _UUID),

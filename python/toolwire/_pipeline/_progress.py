@@ -14,10 +14,10 @@ from collections.abc import AsyncGenerator, AsyncIterable, Callable, Generator, 
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolwire._frameworks import framework_adapter
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-from toolwire._protocol import Engine
-from toolwire._sources import AsyncSource, Source, aclose_source, chunks_of, close_source, is_raw
+from toolwire._pipeline._frameworks import framework_adapter
+from toolwire._pipeline._protocol import Engine
+from toolwire._pipeline._sources import AsyncSource, Source, aclose_source, chunks_of, close_source, is_raw
 
 __all__ = [
     "ArgumentsDelta",

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Final
 
-from toolwire._bound import core
 from toolwire._model import Limits, Severity, Violation, ViolationCode
+from toolwire._pipeline._bound import core
 
 if TYPE_CHECKING:
     import pyarrow as pa  # type: ignore[import-untyped]

@@ -17,7 +17,7 @@ read in order, with its milliseconds since recording started).
 
 Reading is pure Python and does not need the compiled core. Its readers of each framing are deliberately minimal (they
 serve tests and the demo); the fast path frames raw bytes in the Rust core. ``write`` and ``Recorder`` live in
-``toolwire._recording_write``.
+``toolwire.recordings._write``.
 
 Example:
     >>> import toolwire
@@ -40,7 +40,6 @@ from typing import Any
 __all__ = [
     "DATA_SUFFIXES",
     "RAW_SUFFIXES",
-    "Recorder",
     "Recording",
     "decode_eventstream",
     "decode_json_array",
@@ -50,7 +49,6 @@ __all__ = [
     "iter_recordings",
     "load",
     "load_recording",
-    "write",
 ]
 
 #: Suffixes of stream data files, in the order they are looked for next to a manifest.
@@ -63,7 +61,7 @@ RAW_SUFFIXES: tuple[str, ...] = (".sse", ".json-array", ".eventstream")
 MANIFEST_SUFFIX = ".json"
 
 #: ``recordings/`` next to the package's source tree (``python/toolwire/../../recordings``).
-DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "recordings"
+DEFAULT_ROOT = Path(__file__).resolve().parents[3] / "recordings"
 
 # Line ends of SSE (and of our JSON lines): CRLF, LF or a lone CR. Not str.splitlines(), which would also split on
 # U+2028, U+0085 and friends, all of which may appear raw inside a JSON string.
@@ -579,9 +577,3 @@ def describe_call(call: Any) -> dict[str, Any]:
     if call.input is not None:
         description["input"] = call.input
     return description
-
-
-# The writing side needs the rest of the package; a copy of this module loaded by path without it (as
-# tests/recordings/test_files.py does when the compiled core is missing) keeps only the reading side.
-if __name__ == "toolwire.recordings":
-    from toolwire._recording_write import Recorder, write

@@ -12,11 +12,11 @@ from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callab
 from types import TracebackType
 from typing import Any
 
-from toolwire._closing import ClosingBlock
-from toolwire._frameworks import framework_adapter
+from toolwire._common._closing import ClosingBlock
 from toolwire._model import InvalidToolCall, Severity, StreamResult, Violation
-from toolwire._protocol import Emitted, Engine
-from toolwire._sources import RAW, AsyncSource, Source, aclose_source, chunks_of, close_source, is_raw
+from toolwire._pipeline._frameworks import framework_adapter
+from toolwire._pipeline._protocol import Emitted, Engine
+from toolwire._pipeline._sources import RAW, AsyncSource, Source, aclose_source, chunks_of, close_source, is_raw
 from toolwire.errors import InvalidToolCallError, MalformedChunkError, StreamContractError
 
 __all__ = ["AsyncToolCallStream", "ToolCallStream", "carry_result", "contract_errors"]

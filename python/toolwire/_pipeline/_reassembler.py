@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from toolwire._choice import ToolChoiceLike
 from toolwire._model import InvalidToolCall, Limits, StreamResult
-from toolwire._options import Options
-from toolwire._protocol import Emit, Emitted, Implementation, OnInvalid, OnViolation
-from toolwire._repair import Repair
-from toolwire._sources import RawBody
-from toolwire._streams import carry_result, contract_errors
+from toolwire._pipeline._choice import ToolChoiceLike
+from toolwire._pipeline._options import Options
+from toolwire._pipeline._protocol import Emit, Emitted, Implementation, OnInvalid, OnViolation
+from toolwire._pipeline._repair import Repair
+from toolwire._pipeline._sources import RawBody
+from toolwire._pipeline._streams import carry_result, contract_errors
 from toolwire.errors import InvalidToolCallError, MalformedChunkError, StreamContractError
 from toolwire.formats import WireFormat
 from toolwire.registry import ToolsLike

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from toolwire._jsonspans import decode, decode_spans, leaves
-from toolwire._redact import MASK, Redactor, mask_number
+from toolwire._common._redact import MASK, Redactor, mask_number
+from toolwire.recordings._jsonspans import decode, decode_spans, leaves
 
 __all__ = ["Unit", "units"]
 
@@ -29,7 +29,7 @@ def units(text: str, redactor: Redactor, *, anywhere: bool = False) -> list[Unit
 
     The text is searched as it stands (a pattern may span a key and its value); when it looks like JSON (or with
     ``anywhere``: text that may hold JSON anywhere), each string (keys too) is also searched decoded, and the string or
-    number values of secret-named members are secret whole (``toolwire._jsonspans.leaves`` says which).
+    number values of secret-named members are secret whole (``toolwire.recordings._jsonspans.leaves`` says which).
     """
     found: list[Unit] = [(start, end, MASK * (end - start), True) for start, end in redactor.spans(text)]
     hint = redactor.hint

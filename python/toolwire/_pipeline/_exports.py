@@ -1,13 +1,12 @@
 """The names ``toolwire`` and ``toolwire.reference`` both export, listed once.
 
 Each package star-imports them and adds what is its own: the entry points bound to its implementation
-(``toolwire._api``), its ``Reassembler`` (``toolwire._reassembler``), and, for ``toolwire``, the call log, schema
+(``toolwire._pipeline._api``), its ``Reassembler`` (``toolwire._pipeline._reassembler``), and, for ``toolwire``, the call log, schema
 histories and migrations, Arrow batches and the version; for ``toolwire.reference``, its ``Engine``.
 """
 
 from __future__ import annotations
 
-from toolwire._choice import ToolChoiceLike
 from toolwire._model import (
     ChoiceResult,
     InvalidToolCall,
@@ -20,7 +19,8 @@ from toolwire._model import (
     Violation,
     ViolationCode,
 )
-from toolwire._progress import (
+from toolwire._pipeline._choice import ToolChoiceLike
+from toolwire._pipeline._progress import (
     ArgumentsDelta,
     AsyncEventStream,
     Event,
@@ -31,9 +31,9 @@ from toolwire._progress import (
     ToolCallReady,
     ToolCallStarted,
 )
-from toolwire._protocol import Emit, OnInvalid
-from toolwire._sources import AsyncSource, Source
-from toolwire._streams import AsyncToolCallStream, ToolCallStream
+from toolwire._pipeline._protocol import Emit, OnInvalid
+from toolwire._pipeline._sources import AsyncSource, Source
+from toolwire._pipeline._streams import AsyncToolCallStream, ToolCallStream
 from toolwire.errors import (
     InvalidToolCallError,
     MalformedChunkError,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolwire._model import StreamResult
-from toolwire._streams import ToolCallStream
+from toolwire._pipeline._streams import ToolCallStream
 from toolwire.errors import MalformedChunkError
 from toolwire.formats import WIRE_FORMATS, ShapeError, WireFormat, buffered_events, check_format, detect_buffered
 

@@ -1,7 +1,7 @@
 """Which string of a recorded event carried each fragment of a call's arguments or a choice's text.
 
-The engine reports fragments (``toolwire._redact_stream`` reads the events through it); each is found among the
-leaves of the event that brought it (``toolwire._stream_frames``), so that a secret found in the reassembled text
+The engine reports fragments (``toolwire.recordings._redact_stream`` reads the events through it); each is found among the
+leaves of the event that brought it (``toolwire.recordings._stream_frames``), so that a secret found in the reassembled text
 is rewritten in the strings that spelled it (``Piece.place``). ``Edits`` gathers the rewrites of every event:
 replacements of a string's decoded characters, numbers masked whole, and text outside strings.
 """
@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from toolwire._jsonspans import Leaf, decode, decode_spans, leaves
-from toolwire._redact import MASK, mask_number
-from toolwire._stream_frames import Frame, per_character
+from toolwire._common._redact import MASK, mask_number
+from toolwire.recordings._jsonspans import Leaf, decode, decode_spans, leaves
+from toolwire.recordings._stream_frames import Frame, per_character
 
 __all__ = ["Edits", "Piece", "echoes"]
 
@@ -162,7 +162,7 @@ class Piece:
             edits: Where the rewrites go.
             low: The first character of the fragment the unit covers.
             high: The end of what it covers.
-            unit: Its replacement for those characters and whether it is aligned (``toolwire._masking``).
+            unit: Its replacement for those characters and whether it is aligned (``toolwire.recordings._masking``).
             head: Whether the replacement of a unit that is not aligned is still to be placed (a unit spanning
                 fragments, an escape cut between events, is replaced where it starts and removed elsewhere).
 

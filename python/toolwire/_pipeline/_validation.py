@@ -2,7 +2,7 @@
 
 The Rust core (``toolwire._core.ToolValidators``) and the reference (``toolwire.reference._validator``) each
 compile a ``ToolRegistry`` into an object of the ``CompiledTools`` shape; the public ``validate`` and
-``validate_many`` (``toolwire._api``) judge a call with it exactly as a stream judges it once whole: the same codes,
+``validate_many`` (``toolwire._pipeline._api``) judge a call with it exactly as a stream judges it once whole: the same codes,
 pointers and order.
 """
 

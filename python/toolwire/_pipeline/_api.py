@@ -9,16 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolwire._choice import ToolChoiceLike
 from toolwire._model import Limits, StreamResult, Violation
-from toolwire._normalize import buffered_stream, drained
-from toolwire._options import Options
-from toolwire._progress import AsyncEventStream, EventStream
-from toolwire._protocol import Emit, Implementation, OnInvalid, OnViolation
-from toolwire._repair import Repair
-from toolwire._sources import AsyncSource, Source
-from toolwire._streams import AsyncToolCallStream, ToolCallStream
-from toolwire._validation import ArgumentsLike, CallLike, arguments_text, call_pair, tool_name, validation_bounds
+from toolwire._pipeline._choice import ToolChoiceLike
+from toolwire._pipeline._normalize import buffered_stream, drained
+from toolwire._pipeline._options import Options
+from toolwire._pipeline._progress import AsyncEventStream, EventStream
+from toolwire._pipeline._protocol import Emit, Implementation, OnInvalid, OnViolation
+from toolwire._pipeline._repair import Repair
+from toolwire._pipeline._sources import AsyncSource, Source
+from toolwire._pipeline._streams import AsyncToolCallStream, ToolCallStream
+from toolwire._pipeline._validation import (
+    ArgumentsLike,
+    CallLike,
+    arguments_text,
+    call_pair,
+    tool_name,
+    validation_bounds,
+)
 from toolwire.formats import WireFormat
 from toolwire.registry import ToolRegistry, ToolsLike
 

@@ -23,13 +23,13 @@ What the stream is decides the data file:
 
 Secrets never reach the disk, and what is written still replays. Secret headers (``Authorization``, ``X-Api-Key``,
 ``Cookie``...) are dropped, their values secrets wherever else they appear. In the stream, secrets are found by
-meaning (``toolwire._redact_stream``): in each call's reassembled arguments (its strings decoded, the values of
+meaning (``toolwire.recordings._redact_stream``): in each call's reassembled arguments (its strings decoded, the values of
 members named like ``password`` or ``token``) and each choice's text, however they were cut into fragments, reads or
 escapes, and in every other string of every event; every character of a secret becomes ``*`` in the fragment it came
 in (an AWS message that changed is framed anew: its length and CRCs), so the recording loads, replays to the same
 calls with the secrets masked, and is served as it was. The manifest is masked the same way: every string (keys too)
 and the values of secret-named members (a number keeps its shape), so that ``expected`` calls read as the recording
-replays. Detectors: ``toolwire._secrets``; ``redact=`` adds
+replays. Detectors: ``toolwire._common._secrets``; ``redact=`` adds
 regexes. A secret the rewriting could not place raises ``ValueError`` and nothing is written; so does a secret in the
 bytes past a break in a JSON array's or AWS body's framing (a cut, a bad CRC), which are kept as they came otherwise
 (``docs/semantics.md``, "Secrets in what toolwire writes"). The consumer of ``Recorder.tee`` still gets the stream
@@ -48,19 +48,17 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Final
 
-from toolwire._closing import AsyncClosingBlock
-from toolwire._json import compact_utf8
-from toolwire._redact import Redactor, compile_patterns, split_headers
-from toolwire._redact_stream import redact_chunks, redact_stream
+from toolwire._common._closing import AsyncClosingBlock
+from toolwire._common._json import compact_utf8
+from toolwire._common._redact import Redactor, compile_patterns, split_headers
 from toolwire.formats import FRAMING_SUFFIXES, WIRE_FORMATS, Format, Framing, format_of
+from toolwire.recordings._redact_stream import redact_chunks, redact_stream
 from toolwire.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from toolwire.recordings import Recording
+    from toolwire.recordings._read import Recording
 
 __all__ = ["Recorder", "check_name", "write"]
-
-# toolwire.recordings imports this module at its end, so its names are imported here where they are used.
 
 # A raw body's content type, by its data file's suffix.
 _CONTENT_TYPES: Final = {
@@ -85,7 +83,7 @@ def check_name(name: object) -> str:
         TypeError: The name is not a string.
         ValueError: The name is empty, absolute, leaves its folder or is otherwise unusable as a file stem.
     """
-    from toolwire.recordings import DATA_SUFFIXES, MANIFEST_SUFFIX
+    from toolwire.recordings._read import DATA_SUFFIXES, MANIFEST_SUFFIX
 
     if not isinstance(name, str):
         raise TypeError(f"name must be a string such as 'openai-chat/parallel-calls'; got {type(name).__name__}")
@@ -294,7 +292,7 @@ def _atomic_temp(target: Path, data: bytes) -> Path:
 
 
 def _commit_files(folder: Path, name: str, suffix: str, data: bytes, manifest: bytes) -> Recording:
-    from toolwire.recordings import DATA_SUFFIXES, MANIFEST_SUFFIX, load_recording
+    from toolwire.recordings._read import DATA_SUFFIXES, MANIFEST_SUFFIX, load_recording
 
     stem = folder.joinpath(*name.split("/"))
     stem.parent.mkdir(parents=True, exist_ok=True)

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolwire._json import pointer_token
+from toolwire._common._json import pointer_token
 
 __all__ = [
     "DETECTORS",

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from toolwire._model import VIOLATION_TABLE, InvalidToolCall, StreamResult, ToolCall, Violation, ViolationCode
-from toolwire._protocol import Emitted, Engine, OnViolation
+from toolwire._pipeline._protocol import Emitted, Engine, OnViolation
 from toolwire.registry import CompiledTools
 
 __all__ = ["Repair", "Repairing"]

@@ -9,7 +9,25 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["parse_yaml"]
+__all__ = ["YamlError", "parse_yaml"]
+
+
+class YamlError(ValueError):
+    """A text that is not YAML: ``<where>: invalid YAML at line L column C: <problem>``.
+
+    Attributes:
+        line: The line PyYAML points at, from 1, or None when it names none.
+        column: Its column, from 1, or None.
+        problem: What PyYAML says is wrong.
+    """
+
+    def __init__(self, where: str, line: int | None, column: int | None, problem: str) -> None:
+        """Say where and what."""
+        self.line = line
+        self.column = column
+        self.problem = problem
+        at = f" at line {line} column {column}" if line is not None else ""
+        super().__init__(f"{where}: invalid YAML{at}: {problem}")
 
 
 def parse_yaml(text: str, where: str, *, install: str = "pip install 'toolwire[yaml]'") -> Any:
@@ -22,7 +40,7 @@ def parse_yaml(text: str, where: str, *, install: str = "pip install 'toolwire[y
 
     Raises:
         ImportError: PyYAML is not installed.
-        ValueError: The text is not YAML: ``<where>: invalid YAML at line L column C: <problem>``.
+        YamlError: The text is not YAML (a ``ValueError``): where, and what PyYAML says.
     """
     try:
         yaml = importlib.import_module("yaml")
@@ -32,6 +50,5 @@ def parse_yaml(text: str, where: str, *, install: str = "pip install 'toolwire[y
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise ValueError(f"{where}: invalid YAML{at}: {problem}") from error
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
+        raise YamlError(where, line, column, getattr(error, "problem", None) or str(error)) from error

@@ -1,4 +1,4 @@
-"""What a writer redacts: the built-in detectors (``toolwire._secrets``), secrets learnt from headers, and yours.
+"""What a writer redacts: the built-in detectors (``toolwire._common._secrets``), secrets learnt from headers, and yours.
 
 A ``Redactor`` finds secrets in a text (``spans``) and says which member names hold one (``secret_name``); writers
 choose how to rewrite them: recordings replace every character of a secret by ``*`` (``mask``, ``mask_value``), so
@@ -17,7 +17,14 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from toolwire._secrets import SECRET_HEADERS, SECRET_NAME_HINT, find, is_secret_name, may_hold_secret, merge_spans
+from toolwire._common._secrets import (
+    SECRET_HEADERS,
+    SECRET_NAME_HINT,
+    find,
+    is_secret_name,
+    may_hold_secret,
+    merge_spans,
+)
 
 __all__ = ["MASK", "REDACTED", "Redactor", "compile_patterns", "mask_number", "split_headers"]
 

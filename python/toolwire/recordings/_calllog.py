@@ -12,7 +12,7 @@ A line is ``{"id", "name", "arguments", "tool_fingerprint", "ts", "outcome"}`` p
   the caller's (default: ``"invalid"`` for an ``InvalidToolCall``, ``"ok"`` otherwise).
 
 Redaction happens before anything is written, with the detectors every writer of toolwire uses
-(``toolwire._secrets``: API keys and tokens, JWTs, ``Basic`` and ``Bearer`` credentials, PEM private keys), each
+(``toolwire._common._secrets``: API keys and tokens, JWTs, ``Basic`` and ``Bearer`` credentials, PEM private keys), each
 match replaced by ``[REDACTED]``; the values of members whose name says secret (``password``, ``token``,
 ``client_secret``, ``api_key``, ``authorization``...; ``redact_keys=`` adds names) are replaced whole, at any depth;
 ``redact=`` adds regexes. They run over every decoded string of the arguments (keys too, so a secret spelled with
@@ -47,10 +47,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from toolwire._closing import AsyncClosingBlock
-from toolwire._json import compact, compact_utf8
-from toolwire._jsontree import Pairs, dump_tree, parse_tree
-from toolwire._redact import REDACTED, Redactor, compile_patterns
+from toolwire._common._closing import AsyncClosingBlock
+from toolwire._common._json import compact, compact_utf8
+from toolwire._common._jsontree import Pairs, dump_tree, parse_tree
+from toolwire._common._redact import REDACTED, Redactor, compile_patterns
 from toolwire.errors import CallLogWriteError
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, NamedTuple, Protocol
 
-from toolwire._choice import ToolChoice
 from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+from toolwire._pipeline._choice import ToolChoice
 from toolwire.registry import CompileTools
 
 __all__ = ["Emit", "Emitted", "Engine", "EngineFactory", "Implementation", "OnInvalid", "OnViolation"]

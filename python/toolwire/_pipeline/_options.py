@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from toolwire._choice import ToolChoiceLike, parse_tool_choice
 from toolwire._model import Limits
-from toolwire._protocol import Emit, Engine, Implementation, OnInvalid, OnViolation
-from toolwire._repair import Repair, Repairing
+from toolwire._pipeline._choice import ToolChoiceLike, parse_tool_choice
+from toolwire._pipeline._protocol import Emit, Engine, Implementation, OnInvalid, OnViolation
+from toolwire._pipeline._repair import Repair, Repairing
 from toolwire.formats import WireFormat, check_format
 from toolwire.registry import ToolRegistry, ToolsLike
 

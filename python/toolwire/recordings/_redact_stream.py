@@ -6,13 +6,13 @@ over the bytes sees it. So the stream is read the way ``toolwire.reassemble`` re
 
 1. The bytes are cut into events in the framing the engine tells from their first bytes (server-sent events, JSON
    lines, a JSON array's elements, AWS event-stream messages' payloads), each event's text kept with where each of
-   its lines lies in the bytes (``toolwire._stream_frames``); recorded chunks are one JSON line each.
+   its lines lies in the bytes (``toolwire.recordings._stream_frames``); recorded chunks are one JSON line each.
 2. The core engine reads the events one at a time with progress on, which tells, for each event, the argument
    fragments it added to each call and the content text it added to each choice. Each fragment is found among the
-   event's strings (``toolwire._stream_pieces``): the one it equals (and those repeating it, as a logprob's token
+   event's strings (``toolwire.recordings._stream_pieces``): the one it equals (and those repeating it, as a logprob's token
    repeats a delta), the run of strings and numbers of a value the event holds whole (a call's ``args`` object), or,
    for a call the engine spells itself (Gemini's ``partialArgs``), the string or number whose spelling ends it.
-3. Each call's whole arguments text and each choice's whole text is searched (``toolwire._masking``): the text as
+3. Each call's whole arguments text and each choice's whole text is searched (``toolwire.recordings._masking``): the text as
    it stands, and, read as JSON, every string in it decoded (keys too) and the values of members whose name says
    secret (``password``, ``token``...). Every other string of every event (a ``.done`` event's arguments, the
    ``response.completed`` output, an echoed request, reasoning and thinking text) is searched the same way on its own;
@@ -25,7 +25,7 @@ over the bytes sees it. So the stream is read the way ``toolwire.reassemble`` re
 5. Text outside the events (comments, event names, data that is not UTF-8, an AWS message's string headers) is
    searched for the detectors' patterns as it stands.
 6. An AWS message that changed is framed anew: its total length and both CRC32s are rewritten in place
-   (``toolwire._eventstream``), so that the body frames and its read boundaries move as any rewrite moves them.
+   (``toolwire._common._eventstream``), so that the body frames and its read boundaries move as any rewrite moves them.
 
 A JSON array or AWS body whose framing breaks (a cut, a bad CRC) is rewritten as far as it frames; the bytes from the
 break on are not events and are kept as they came, unless the detectors find a secret in them (their text as it
@@ -39,17 +39,20 @@ a secret split across thinking or reasoning deltas, or across events the engine 
 from __future__ import annotations
 
 import bisect
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from toolwire._choice import ToolChoice
-from toolwire._core import Engine
-from toolwire._eventstream import reframed
-from toolwire._masking import units
+from toolwire._common._eventstream import reframed
+from toolwire._common._redact import Redactor
 from toolwire._model import Limits
-from toolwire._redact import Redactor
-from toolwire._stream_frames import Edit, Frame, Reading, apply_edits, read_body, read_chunks
-from toolwire._stream_pieces import Edits, Piece, echoes
+from toolwire._pipeline import _extension
+from toolwire._pipeline._choice import ToolChoice
 from toolwire.errors import MalformedChunkError
+from toolwire.recordings._masking import units
+from toolwire.recordings._stream_frames import Edit, Frame, Reading, apply_edits, read_body, read_chunks
+from toolwire.recordings._stream_pieces import Edits, Piece, echoes
+
+if TYPE_CHECKING:
+    from toolwire._core import Engine
 
 __all__ = ["redact_chunks", "redact_stream"]
 
@@ -128,7 +131,9 @@ def _engine(format: str, size: int) -> Engine:
         max_text_bytes=size,
         max_choices=max(size, 128),
     )
-    return Engine(tool_choice=ToolChoice(), emit="call_end", limits=limits, format=format, progress=True)
+    return _extension.engine_factory()(
+        tool_choice=ToolChoice(), emit="call_end", limits=limits, format=format, progress=True
+    )
 
 
 def _read(reading: Reading, size: int, format: str) -> tuple[_Channels, list[set[int]]]:

@@ -3,10 +3,10 @@
 A body is read in the framing the engine tells from its first bytes (``toolwire._core.framing_of``, the core's own
 rule): server-sent events are the ``data:`` lines up to a blank line (CRLF, LF or CR line ends); JSON lines (Ollama) a
 line each; a JSON array (Gemini) an element each, as the core frames it (``toolwire._core.frame_body``); AWS
-event-stream messages (Bedrock) each message's payload, the messages the core frames (``toolwire._eventstream``). A body of no framing is read as server-sent events, which finds its
+event-stream messages (Bedrock) each message's payload, the messages the core frames (``toolwire._common._eventstream``). A body of no framing is read as server-sent events, which finds its
 text outside every event. Recorded chunks are one compact JSON line each. Each event's text is kept with where each of
 its lines lies in the bytes, so that a rewrite found in the text lands on the bytes that spell it, and with its string
-and number tokens (``toolwire._jsonspans``). What lies outside every event's data (field names, comments,
+and number tokens (``toolwire.recordings._jsonspans``). What lies outside every event's data (field names, comments,
 keep-alives, data that is not UTF-8, a JSON array's brackets and commas, an AWS message's string headers) is kept as
 byte spans, to be searched as it is; an AWS message's prelude, other headers and CRC are not text. A JSON array or AWS
 body whose framing breaks (a cut, a bad CRC) is read up to the break: the rest is its ``tail``.
@@ -20,9 +20,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
+from toolwire._common._eventstream import Message, messages
 from toolwire._core import frame_body, framing_of
-from toolwire._eventstream import Message, messages
-from toolwire._jsonspans import decode, decode_spans, leaves
+from toolwire.recordings._jsonspans import decode, decode_spans, leaves
 
 __all__ = ["Frame", "Reading", "apply_edits", "per_character", "read_body", "read_chunks"]
 
@@ -40,7 +40,7 @@ class Frame:
         text: The event's data lines, joined by line feeds.
         leaves: Its string and number tokens; the event's own members are the wire format's, never secret by their
             names (a logprob's ``"token"``).
-        cursor: The leaf after the last one a fragment claimed in document order (``toolwire._stream_pieces``).
+        cursor: The leaf after the last one a fragment claimed in document order (``toolwire.recordings._stream_pieces``).
     """
 
     __slots__ = (

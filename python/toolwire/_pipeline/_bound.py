@@ -7,9 +7,9 @@ Without the extension this still imports: a core entry point then raises one Imp
 
 from __future__ import annotations
 
-from toolwire import _extension
-from toolwire._api import Api
-from toolwire._protocol import Implementation
+from toolwire._pipeline import _extension
+from toolwire._pipeline._api import Api
+from toolwire._pipeline._protocol import Implementation
 from toolwire.registry import core_validators
 
 __all__ = ["core"]
