@@ -1,0 +1,257 @@
+"""``qwen3_coder``: ``<tool_call><function=NAME><parameter=K>V</parameter>…</function></tool_call>``, and ``seed_oss``.
+
+Qwen3-Coder, Qwen3.5/3.6, Nemotron 3 Nano and StepFun 3.5 write it; ByteDance Seed-OSS wraps the same body in
+``<seed:tool_call>`` and reasons in ``<seed:think>``. Values are raw text typed by the tool's schema
+(``_raw_values``): one newline right after ``>`` is a delimiter, and then so is one right before ``</parameter>``;
+all other whitespace is the value's. ``</parameter>`` ends a value only when ``<parameter=`` or ``</function>``
+follows it (after whitespace), so a value may hold the tag; a value that runs into ``<parameter=`` at the start of a
+line ends there (``MISSING_END_MARKER``). A call is whole at ``</function>``. ``<function=`` without the start
+marker opens a call (``MISSING_START_MARKER``). For Qwen3.5, whose prompt opens reasoning, a call ends reasoning
+without ``</think>``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final
+
+from toolwire._common._json import compact
+from toolwire.reference.dialects._raw_values import parameter_schema, typed
+from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, utf8_len
+
+__all__ = ["Qwen3CoderParser", "SeedOssParser"]
+
+_FUNCTION: Final = "<function="
+_PARAMETER: Final = "<parameter="
+_VALUE_END: Final = "</parameter>"
+_FUNCTION_END: Final = "</function>"
+_RUN_ON: Final = "\n" + _PARAMETER
+# How far back a search starts again: a marker may straddle what was searched and what arrived.
+_LOOKBACK: Final = max(len(_VALUE_END), len(_RUN_ON))
+
+
+class Qwen3CoderParser(Parser):
+    """The ``qwen3_coder`` dialect."""
+
+    start: ClassVar[str] = "<tool_call>"
+    end: ClassVar[str] = "</tool_call>"
+    starts = ("<tool_call>", _FUNCTION)
+    think = ("<think>", "</think>")
+    call_ends_reasoning = True
+
+    def _open(self, marker: str) -> None:
+        self._held = marker
+        self._marked = marker != _FUNCTION
+        self._name: str | None = None
+        self._key = ""
+        self._parameters: list[tuple[str, str]] = []
+        self._findings: list[tuple[FindingCode, str]] = []
+        if not self._marked:
+            self._findings.append(("MISSING_START_MARKER", f"{_FUNCTION} came without {self.start}"))
+        self._raw = marker
+        self._size = self._searched = self._measured = 0
+        self._state = "open" if self._marked else "name"
+
+    def _advance_call(self) -> bool:
+        step = {
+            "open": self._advance_open,
+            "name": self._advance_name,
+            "body": self._advance_body,
+            "key": self._advance_key,
+            "value": self._advance_value,
+            "skip": self._advance_skip,
+            "end": self._advance_end,
+        }[self._state]
+        return step()
+
+    def _advance_open(self) -> bool:
+        self._held += self._skip_whitespace()
+        if self._pos == len(self._buf):
+            return False
+        opened = self._starts_with(_FUNCTION)
+        if opened is None:
+            return False
+        if opened:
+            self._pos += len(_FUNCTION)
+            self._raw = self._held + _FUNCTION
+            self._state = "name"
+            return True
+        self._text(self._held)
+        self._finding("MARKER_IN_TEXT", f"{self.start} was not followed by {_FUNCTION}", None)
+        self._state = TEXT
+        return True
+
+    def _tag_name(self) -> str | None:
+        """The name of a ``<function=``/``<parameter=`` tag up to its ``>`` (taken); None while unread or broken.
+
+        A tag broken by a newline or ``<`` before its ``>`` sends the call to ``skip``.
+        """
+        rest = self._rest
+        for at, char in enumerate(rest):
+            if char == ">":
+                self._raw += rest[: at + 1]
+                self._pos += at + 1
+                if at:
+                    return rest[:at]
+                self._malformed("a tag with no name")
+                return None
+            if char in "\n<":
+                self._raw += rest[:at]
+                self._pos += at
+                self._malformed(f"a tag without '>': {rest[:at]!r}")
+                return None
+        return None
+
+    def _malformed(self, why: str) -> None:
+        self._findings.append(("MALFORMED_CALL", why))
+        self._state = "skip"
+
+    def _advance_name(self) -> bool:
+        before = self._state
+        name = self._tag_name()
+        if name is not None:
+            self._name = name
+            self._state = "body"
+        return self._state != before
+
+    def _advance_body(self) -> bool:
+        self._raw += self._skip_whitespace()
+        for literal, state in ((_PARAMETER, "parameter"), (_FUNCTION_END, "whole")):
+            found = self._starts_with(literal)
+            if found is None:
+                return False
+            if found:
+                self._pos += len(literal)
+                self._raw += literal
+                if state == "whole":
+                    self._whole()
+                else:
+                    self._state = "key"
+                return True
+        if self._pos == len(self._buf):
+            return False
+        self._malformed(f"{self._rest[:20]!r} where a parameter or {_FUNCTION_END} belongs")
+        return True
+
+    def _advance_key(self) -> bool:
+        key = self._tag_name()
+        if key is None:
+            return self._state != "key"
+        self._key = key
+        self._state = "value"
+        self._searched = self._measured = 0
+        return True
+
+    def _advance_value(self) -> bool:
+        buf, start = self._buf, self._pos
+        # Only what arrived since the last look is searched again (less a marker's length, which may straddle);
+        # the cursor stays at the value's start until it is taken, so the value's offsets count from it.
+        at = start + max(0, self._searched - _LOOKBACK)
+        while True:
+            close = buf.find(_VALUE_END, at)
+            run_on = buf.find(_RUN_ON, at)
+            if run_on >= 0 and (close < 0 or run_on < close):
+                self._take_value(buf[start : run_on + 1], run_on + 1)
+                self._findings.append(("MISSING_END_MARKER", f"the parameter {self._key!r} had no {_VALUE_END}"))
+                return True
+            if close < 0:
+                break
+            after = close + len(_VALUE_END)
+            while after < len(buf) and buf[after] in " \t\r\n":
+                after += 1
+            ends = [self._starts_with(literal, after) for literal in (_PARAMETER, _FUNCTION_END)]
+            if True in ends or (after == len(buf) and self._final):
+                self._take_value(buf[start:close], close + len(_VALUE_END))
+                return True
+            if None in ends or after == len(buf):
+                self._searched = close - start
+                return False
+            at = close + 1
+        self._searched = len(buf) - start
+        self._size += utf8_len(buf[start + self._measured :])
+        self._measured = len(buf) - start
+        if self._size > self.limits.max_argument_bytes:
+            self._findings.append(("TOO_LARGE", "the call's values passed the limit on a call's bytes"))
+            self._pos = len(buf)
+            self._state = "skip"
+            return True
+        return False
+
+    def _take_value(self, raw: str, resume: int) -> None:
+        self._raw += self._buf[self._pos : resume]
+        self._pos = resume
+        if raw.startswith("\n"):
+            raw = raw[1:].removesuffix("\n")
+        if any(key == self._key for key, _ in self._parameters):
+            self._findings.append(("MALFORMED_CALL", f"the parameter {self._key!r} is given twice; the first is kept"))
+        else:
+            self._parameters.append((self._key, raw))
+        self._state = "body"
+
+    def _advance_skip(self) -> bool:
+        parts: list[str] = []
+        found = self._release_until((_FUNCTION_END,), parts.append)
+        if utf8_len(self._raw) <= self.limits.max_argument_bytes:
+            self._raw += "".join(parts)
+        if found is None:
+            return False
+        self._raw += found
+        self._whole()
+        return True
+
+    def _whole(self) -> None:
+        """``</function>``: the call is whole; its values are typed and it is handed over."""
+        findings = self._findings
+        if self._state == "skip":
+            self._call(self._name, self._raw, findings=tuple(findings))
+        else:
+            arguments = self._typed(findings)
+            self._call(self._name, compact(arguments), findings=tuple(findings))
+        self._state = "end"
+
+    def _typed(self, findings: list[tuple[FindingCode, str]]) -> dict[str, object]:
+        parameters = self._schema(self._name)
+        arguments: dict[str, object] = {}
+        for key, raw in self._parameters:
+            schema = parameter_schema(parameters, key)
+            if schema is None:
+                known = "the tool" if parameters is None else "the parameter"
+                findings.append(("NO_SCHEMA", f"{known} of {key!r} has no schema; its value is kept as a string"))
+                arguments[key] = raw
+                continue
+            value, problem = typed(raw, schema, parameters or {})
+            if problem is not None:
+                findings.append(("UNTYPED_VALUE", f"the parameter {key!r}: {problem}; kept as a string"))
+            arguments[key] = value
+        return arguments
+
+    def _advance_end(self) -> bool:
+        at = self._pos
+        while at < len(self._buf) and self._buf[at] in " \t\r\n":
+            at += 1
+        if at == len(self._buf) and not self._final:
+            return False
+        closed = self._starts_with(self.end, at) if at < len(self._buf) else False
+        if closed is None:
+            return False
+        if closed:
+            self._pos = at + len(self.end)
+        elif self._marked:
+            self._finding("MISSING_END_MARKER", f"no {self.end} after the call", self._calls - 1)
+        self._state = TEXT
+        return True
+
+    def _cut(self) -> None:
+        if self._state == "value":
+            self._raw += self._rest
+        findings = (*self._findings, ("CUT", f"the stream ended before {_FUNCTION_END}"))
+        self._call(self._name, self._raw, whole=False, findings=findings)
+
+
+class SeedOssParser(Qwen3CoderParser):
+    """The ``seed_oss`` dialect: ``qwen3_coder``'s body in ``<seed:tool_call>``, reasoning in ``<seed:think>``."""
+
+    start = "<seed:tool_call>"
+    end = "</seed:tool_call>"
+    starts = ("<seed:tool_call>", _FUNCTION)
+    think = ("<seed:think>", "</seed:think>")
+    call_ends_reasoning = False
