@@ -48,7 +48,7 @@ class Qwen3CoderParser(Parser):
         if not self._marked:
             self._findings.append(("MISSING_START_MARKER", f"{_FUNCTION} came without {self.start}"))
         self._raw = marker
-        self._size = self._searched = self._measured = 0
+        self._size = self._searched = self._measured = self._pending = 0
         self._state = "open" if self._marked else "name"
 
     def _advance_call(self) -> bool:
@@ -65,8 +65,8 @@ class Qwen3CoderParser(Parser):
 
     def _advance_open(self) -> bool:
         self._held += self._skip_whitespace()
-        if self._pos == len(self._buf):
-            return False
+        if self._pos == len(self._buf) or (self._final and _FUNCTION.startswith(self._rest)):
+            return False  # the end of the stream cuts the call here
         opened = self._starts_with(_FUNCTION)
         if opened is None:
             return False
@@ -138,7 +138,7 @@ class Qwen3CoderParser(Parser):
             return self._state != "key"
         self._key = key
         self._state = "value"
-        self._searched = self._measured = 0
+        self._searched = self._measured = self._pending = 0
         return True
 
     def _advance_value(self) -> bool:
@@ -167,16 +167,23 @@ class Qwen3CoderParser(Parser):
                 return False
             at = close + 1
         self._searched = len(buf) - start
-        self._size += utf8_len(buf[start + self._measured :])
+        self._pending += utf8_len(buf[start + self._measured :])
         self._measured = len(buf) - start
-        if self._size > self.limits.max_argument_bytes:
-            self._findings.append(("TOO_LARGE", "the call's values passed the limit on a call's bytes"))
-            self._pos = len(buf)
-            self._state = "skip"
+        if self._size + self._pending > self.limits.max_argument_bytes:
+            self._too_large(len(buf))
             return True
         return False
 
+    def _too_large(self, resume: int) -> None:
+        self._findings.append(("TOO_LARGE", "the call's values passed the limit on a call's bytes"))
+        self._pos = resume
+        self._state = "skip"
+
     def _take_value(self, raw: str, resume: int) -> None:
+        self._size += utf8_len(raw)
+        if self._size > self.limits.max_argument_bytes:
+            self._too_large(resume)
+            return
         self._raw += self._buf[self._pos : resume]
         self._pos = resume
         if raw.startswith("\n"):
