@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from toolwire._model import Limits
-from toolwire.reference.dialects import hermes, qwen3_coder
+from toolwire.reference.dialects import hermes, llama3_json, qwen3_coder
 from toolwire.reference.dialects._shared import FINDINGS, Call, Event, Finding, FindingCode, Parser, Reasoning, Text
 
 __all__ = [
@@ -37,6 +37,7 @@ DIALECTS: Final[Mapping[str, type[Parser]]] = MappingProxyType(
         "hermes": hermes.HermesParser,
         "qwen3_coder": qwen3_coder.Qwen3CoderParser,
         "seed_oss": qwen3_coder.SeedOssParser,
+        "llama3_json": llama3_json.Llama3JsonParser,
     }
 )
 
