@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from toolwire._model import Limits
-from toolwire.reference.dialects import hermes, llama3_json, qwen3_coder
+from toolwire.reference.dialects import hermes, llama3_json, mistral, qwen3_coder
 from toolwire.reference.dialects._shared import FINDINGS, Call, Event, Finding, FindingCode, Parser, Reasoning, Text
 
 __all__ = [
@@ -38,6 +38,7 @@ DIALECTS: Final[Mapping[str, type[Parser]]] = MappingProxyType(
         "qwen3_coder": qwen3_coder.Qwen3CoderParser,
         "seed_oss": qwen3_coder.SeedOssParser,
         "llama3_json": llama3_json.Llama3JsonParser,
+        "mistral": mistral.MistralParser,
     }
 )
 
