@@ -224,6 +224,10 @@ class ToolCall:
 
         Returns:
             The entry; ``StreamResult.to_history`` builds the whole assistant turn from these.
+
+        Raises:
+            ValueError: ``"openai-completions"``, whose requests carry a prompt with no shape for a call (the model's
+                chat template writes it in the model's dialect), or an unknown format.
         """
         return call_entry(self, format)
 
@@ -298,7 +302,8 @@ class InvalidToolCall:
             content, the Gemini part in a ``user`` content's parts).
 
         Raises:
-            ValueError: An unknown format.
+            ValueError: ``"openai-completions"``, whose requests have no message to answer a call with, or an unknown
+                format.
         """
         return tool_result(self, format)
 
@@ -417,7 +422,11 @@ class StreamResult:
                 message with ``tool_calls``) or ``"bedrock-converse"`` (one assistant message of content blocks).
 
         Returns:
-            The message (a list of items for Responses).
+            The message (a list of items for Responses; the text for ``"openai-completions"``, whose turn is its text).
+
+        Raises:
+            ValueError: ``"openai-completions"`` for a turn with calls (see ``ToolCall.to_history``), or an unknown
+                format.
         """
         return turn(self, format)
 

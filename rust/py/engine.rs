@@ -3,8 +3,6 @@
 //! `toolwire/_pipeline/_api.py` drives it (the same interface as the reference engine); `pull` keeps the whole chunk
 //! loop in Rust, so Python code runs once per call handed over, not once per chunk.
 
-use std::ops::Not as _;
-
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -12,6 +10,7 @@ use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple, PyType};
 use rustc_hash::FxHashMap;
+use toolwire_core::decode::openai_completions;
 use toolwire_core::framing::{Event, Framer, FramingError};
 use toolwire_core::{Accumulator, ChunkError, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
 
@@ -596,16 +595,51 @@ fn not_bytes(data: &Bound<'_, PyAny>, joined: Joined) -> PyErr {
 /// Whether a Chat Completions chunk object is one of the format's own: `choices` non-null, or an `object` naming a
 /// `chat.completion` (an error chunk counts through its `error`).
 fn chat_recognised(chunk: &Bound<'_, PyAny>) -> PyResult<bool> {
-    static MAPPING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     if chat_like(chunk)? {
         return Ok(true);
     }
+    let kind = member(chunk, intern!(chunk.py(), "object"))?;
+    Ok(kind.is_some_and(|kind| string_is(&kind, |text| text.starts_with("chat.completion"))))
+}
+
+/// Whether a Python chunk is a Chat Completions chunk: non-null `choices` (null is absent, as the detection of the same
+/// chunk's bytes has it), unless it is a legacy completions chunk, whose hint the table asks first.
+fn chat_like(chunk: &Bound<'_, PyAny>) -> PyResult<bool> {
+    match member(chunk, intern!(chunk.py(), "choices"))? {
+        Some(choices) => Ok(!completions_like(chunk, &choices)?),
+        None => Ok(false),
+    }
+}
+
+/// Whether a Python chunk with `choices` is a legacy completions chunk (the openai SDK's `Completion`, or its dict):
+/// the completions format's hint read by key or attribute, a `text_completion` object or a first choice with `text`
+/// and no `delta`.
+fn completions_like(chunk: &Bound<'_, PyAny>, choices: &Bound<'_, PyAny>) -> PyResult<bool> {
     let py = chunk.py();
-    let object = intern!(py, "object");
+    let kind = member(chunk, intern!(py, "object"))?;
+    if kind.is_some_and(|kind| string_is(&kind, |text| text.as_bytes() == openai_completions::OBJECT)) {
+        return Ok(true);
+    }
+    let first = if let Ok(list) = choices.cast::<PyList>() {
+        list.get_item(0).ok()
+    } else if let Ok(tuple) = choices.cast::<PyTuple>() {
+        tuple.get_item(0).ok()
+    } else {
+        None
+    };
+    let Some(first) = first else { return Ok(false) };
+    Ok(member(&first, intern!(py, "text"))?.is_some() && member(&first, intern!(py, "delta"))?.is_none())
+}
+
+/// A non-null member of a Python chunk: a mapping's by key, any other object's by attribute (a string, bytes or a
+/// sequence has none).
+fn member<'py>(chunk: &Bound<'py, PyAny>, name: &Bound<'py, PyString>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    static MAPPING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let py = chunk.py();
     let value = if let Ok(dict) = chunk.cast::<PyDict>() {
-        dict.get_item(object)?
+        dict.get_item(name)?
     } else if chunk.is_instance(MAPPING.import(py, "collections.abc", "Mapping")?)? {
-        Some(chunk.call_method1(intern!(py, "get"), (object,))?)
+        Some(chunk.call_method1(intern!(py, "get"), (name,))?)
     } else if chunk.is_instance_of::<PyString>()
         || chunk.is_instance_of::<PyBytes>()
         || chunk.is_instance_of::<PyList>()
@@ -613,35 +647,14 @@ fn chat_recognised(chunk: &Bound<'_, PyAny>) -> PyResult<bool> {
     {
         None
     } else {
-        chunk.getattr_opt(object)?
+        chunk.getattr_opt(name)?
     };
-    Ok(value.is_some_and(|value| {
-        value
-            .cast::<PyString>()
-            .is_ok_and(|text| text.to_str().is_ok_and(|text| text.starts_with("chat.completion")))
-    }))
+    Ok(value.filter(|value| !value.is_none()))
 }
 
-/// Whether a Python chunk is a Chat Completions chunk: a mapping with non-null `choices`, or an object with that
-/// attribute (null is absent, as the detection of the same chunk's bytes has it).
-fn chat_like(chunk: &Bound<'_, PyAny>) -> PyResult<bool> {
-    static MAPPING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-    let py = chunk.py();
-    let choices = intern!(py, "choices");
-    if let Ok(dict) = chunk.cast::<PyDict>() {
-        return Ok(dict.get_item(choices)?.is_some_and(|value| !value.is_none()));
-    }
-    if chunk.is_instance(MAPPING.import(py, "collections.abc", "Mapping")?)? {
-        return Ok(chunk.call_method1(intern!(py, "get"), (choices,))?.is_none().not());
-    }
-    if chunk.is_instance_of::<PyString>()
-        || chunk.is_instance_of::<PyBytes>()
-        || chunk.is_instance_of::<PyList>()
-        || chunk.is_instance_of::<PyTuple>()
-    {
-        return Ok(false);
-    }
-    Ok(chunk.getattr_opt(choices)?.is_some_and(|value| !value.is_none()))
+/// Whether a Python value is a string that passes `test`.
+fn string_is(value: &Bound<'_, PyAny>, test: impl FnOnce(&str) -> bool) -> bool {
+    value.cast::<PyString>().is_ok_and(|text| text.to_str().is_ok_and(test))
 }
 
 #[cold]

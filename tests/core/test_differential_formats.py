@@ -1,4 +1,4 @@
-"""Differential and ground-truth property tests of the five event formats: the Rust core against the reference.
+"""Differential and ground-truth property tests of the event formats besides chat: the Rust core against the reference.
 
 Every generated stream (tests/support/strategies_formats.py) is reassembled by ``toolwire`` (the core) and
 ``toolwire.reference`` with ``on_invalid="yield"`` under each emission policy, fed as Python dicts and as the raw
@@ -169,7 +169,10 @@ def sources(
 
 def sdk_events(format: str, events: list[Any]) -> list[Any] | None:
     """The events as the official SDK yields them (pydantic models), for the formats whose SDK is installed."""
-    if format == "anthropic-messages":
+    if format == "openai-completions":
+        from openai._models import construct_type as construct
+        from openai.types import Completion as union
+    elif format == "anthropic-messages":
         from anthropic._models import construct_type as construct
         from anthropic.types import RawMessageStreamEvent as union
     elif format == "openai-responses":

@@ -22,7 +22,7 @@ import pytest
 import toolwire
 from tests.support.paths import RECORDINGS, REPO
 from toolwire._core import framing_of
-from toolwire.formats import FORMATS, WIRE_FORMATS, Format, FormatModule, WireFormat, format_of
+from toolwire.formats import DEFAULT_FORMAT, FORMATS, WIRE_FORMATS, Format, FormatModule, WireFormat, format_of
 from toolwire.recordings import DATA_SUFFIXES, Recording, iter_recordings
 from toolwire.reference.decode import DECODERS
 
@@ -160,7 +160,9 @@ def test_every_format_module_is_in_the_registry() -> None:
 
 
 def test_an_unknown_format_is_refused_with_the_accepted_ones() -> None:
-    with pytest.raises(ValueError, match=r"format must be one of 'openai-chat', .*; got 'openai'"):
+    with pytest.raises(
+        ValueError, match=r"format must be one of 'openai-completions', 'openai-chat', .*; got 'openai'"
+    ):
         format_of("openai")
 
 
@@ -251,7 +253,7 @@ def core_modules_naming(name: str) -> list[str]:
 
 @pytest.mark.parametrize("name", WIRE_FORMATS)
 def test_a_format_name_is_written_in_few_core_modules(name: WireFormat) -> None:
-    most = MOST_MODULES_DEFAULT if name == WIRE_FORMATS[0] else MOST_MODULES
+    most = MOST_MODULES_DEFAULT if name == DEFAULT_FORMAT else MOST_MODULES
     found = core_modules_naming(name)
     assert len(found) <= most, f"{name!r} is written in {len(found)} core files (at most {most}): {found}"
 

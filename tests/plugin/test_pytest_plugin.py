@@ -198,7 +198,7 @@ def test_live_fixture_misconfiguration_fails(inner: pytest.Pytester, monkeypatch
     monkeypatch.setenv("TOOLWIRE_FORMAT", "openai")
     result = inner.runpytest()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*TOOLWIRE_FORMAT must be one of openai-chat, *; got 'openai'*"])
+    result.stdout.fnmatch_lines(["*TOOLWIRE_FORMAT must be one of openai-completions, openai-chat, *; got 'openai'*"])
 
 
 def test_live_target_helpers() -> None:

@@ -177,10 +177,14 @@ def test_manifest_shape(recording: Any) -> None:
 def test_expected_shape(recording: Any) -> None:
     expected = recording.expected
     assert {"calls", "finish_reason", "text", "violations", "usage"} <= set(expected)
-    assert set(expected) <= {"calls", "finish_reason", "text", "violations", "usage", "output"}
+    assert set(expected) <= {"calls", "finish_reason", "text", "violations", "usage", "output", "choices"}
     for item in expected.get("output", []):
         assert set(item) == {"after_calls", "value"}, item
         assert isinstance(item["after_calls"], int) and isinstance(item["value"], dict), item
+    for choice in expected.get("choices", []):
+        assert set(choice) == {"choice", "text", "finish_reason"}, choice
+        assert isinstance(choice["choice"], int) and isinstance(choice["text"], str), choice
+        assert choice["finish_reason"] is None or isinstance(choice["finish_reason"], str), choice
     assert expected["finish_reason"] is None or isinstance(expected["finish_reason"], str)
     assert isinstance(expected["text"], str)
     assert expected["usage"] is None or isinstance(expected["usage"], dict)
@@ -198,7 +202,9 @@ def test_expected_shape(recording: Any) -> None:
     if any(code in expected["violations"] for code in ("STREAM_CUT", "PROVIDER_ERROR")) or any(
         "STREAM_CUT" in call.get("errors", ()) for call in calls
     ):
-        assert expected["finish_reason"] in CUTTING_FINISHES or "PROVIDER_ERROR" in (expected["violations"])
+        # The cut may be any choice's (``n`` completions): the first's finish is the result's.
+        finishes = {expected["finish_reason"]} | {choice["finish_reason"] for choice in expected.get("choices", [])}
+        assert finishes & CUTTING_FINISHES or "PROVIDER_ERROR" in expected["violations"]
 
 
 @pytest.mark.parametrize("recording", ALL, ids=IDS)

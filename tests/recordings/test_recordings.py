@@ -42,3 +42,9 @@ def test_recording_reassembles_to_its_expected_result(recording: Recording, impl
     assert [{"after_calls": item.after_calls, "value": item.value} for item in result.output] == expected.get(
         "output", []
     )
+    if "choices" in expected:
+        described = [
+            {"choice": choice.choice, "text": choice.text, "finish_reason": choice.finish_reason}
+            for choice in result.choices
+        ]
+        assert described == expected["choices"]

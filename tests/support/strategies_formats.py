@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the five event formats besides Chat Completions, with the ground truth they must produce.
+"""Hypothesis strategies for the event formats besides Chat Completions, with the ground truth they must produce.
 
 Used by ``tests/core/test_differential_formats.py``. Two families per format (``FORMATS``):
 
@@ -17,7 +17,7 @@ Used by ``tests/core/test_differential_formats.py``. Two families per format (``
   error events; junk). No ground truth: the core and the reference are compared only.
 
 Both come with ``render_bytes``, the events as the bytes a provider sends (SSE with ``event:`` names for Anthropic
-and Responses, SSE for Gemini, JSON lines for Ollama and Bedrock), and ``split_bytes``, those bytes cut the ways
+and Responses, SSE for completions and Gemini, JSON lines for Ollama and Bedrock), and ``split_bytes``, those bytes cut the ways
 HTTP clients cut them.
 """
 
@@ -49,9 +49,11 @@ __all__ = [
     "split_bytes",
 ]
 
-FORMATS = ("anthropic-messages", "openai-responses", "gemini", "ollama", "bedrock-converse")
+FORMATS = ("openai-completions", "anthropic-messages", "openai-responses", "gemini", "ollama", "bedrock-converse")
 #: Formats whose raw bytes are server-sent events; the others stream JSON lines.
-SSE_FORMATS = frozenset({"anthropic-messages", "openai-responses", "gemini"})
+SSE_FORMATS = frozenset({"openai-completions", "anthropic-messages", "openai-responses", "gemini"})
+#: Formats whose streams carry text only: their calls are written into it in a model's dialect.
+_TEXT_ONLY = frozenset({"openai-completions"})
 #: Formats whose SSE events are named after their ``type`` (``event: message_start``).
 NAMED_EVENT_FORMATS = frozenset({"anthropic-messages", "openai-responses"})
 
@@ -64,6 +66,8 @@ def _calls(draw: Any, format: str) -> list[CallSpec]:
     """Up to four calls per choice (Gemini: one or two candidates) with arbitrary arguments and names."""
     n_choices = draw(st.sampled_from([1, 1, 1, 2])) if format == "gemini" else 1
     specs: list[CallSpec] = []
+    if format in _TEXT_ONLY:
+        return specs
     for choice in range(n_choices):
         for _ in range(draw(st.integers(0, 4))):
             call_id = None
@@ -143,6 +147,7 @@ def _replace(event: Any, path: tuple[Any, ...], value: Any, *, delete: bool = Fa
 def _error_event(format: str, rng: random.Random) -> Any:
     payload = {"type": "overloaded_error", "message": "Overloaded"}
     return {
+        "openai-completions": {"error": {"message": "EngineCore failed", "type": "InternalServerError", "code": 500}},
         "anthropic-messages": {"type": "error", "error": payload},
         "openai-responses": rng.choice(
             [
@@ -158,6 +163,12 @@ def _error_event(format: str, rng: random.Random) -> Any:
 
 def _cutting_finish(format: str, rng: random.Random) -> Any:
     return {
+        "openai-completions": {
+            "object": "text_completion",
+            "choices": [
+                {"index": rng.randrange(3), "text": "", "finish_reason": rng.choice(["length", "content_filter"])}
+            ],
+        },
         "anthropic-messages": {
             "type": "message_delta",
             "delta": {"stop_reason": rng.choice(["max_tokens", "refusal", "model_context_window_exceeded"])},
@@ -175,7 +186,17 @@ def _cutting_finish(format: str, rng: random.Random) -> Any:
 def _specific(format: str, rng: random.Random, events: list[Any]) -> list[Any]:
     """A damage only this format can suffer."""
     dicts = [e for e in events if isinstance(e, dict)]
-    if format == "anthropic-messages":
+    if format == "openai-completions":  # a chat chunk, a choice past the others, a second finish, text of no type
+        entry: dict[str, Any] = rng.choice(
+            [
+                {"index": 0, "delta": {"content": "x"}},
+                {"index": rng.choice([7, -1, None]), "text": rng.choice(_TOKENS)},
+                {"index": rng.randrange(3), "text": "", "finish_reason": rng.choice(["stop", "length", "tool_calls"])},
+                {"index": 0, "text": rng.choice(JUNK)},
+            ]
+        )
+        events.insert(rng.randint(0, len(events)), {"object": "text_completion", "choices": [entry]})
+    elif format == "anthropic-messages":
         choice = rng.randrange(3)
         if choice == 0:  # Q26: a second generation spliced into the stream
             start = {"type": "message_start", "message": {"id": rng.choice(["msg_01", "msg_02"]), "usage": {"x": 1}}}
@@ -355,7 +376,7 @@ def _json(event: Any, rng: random.Random, style: dict[str, Any]) -> str:
 
 
 def render_bytes(format: str, events: list[Any], seed: int, *, hostile: bool = False) -> bytes:
-    """The events as a provider sends them: SSE (Anthropic, Responses, Gemini) or JSON lines (Ollama, Bedrock).
+    """The events as a provider sends them: SSE (completions, Anthropic, Responses, Gemini) or JSON lines (Ollama, Bedrock).
 
     SSE events of Anthropic and Responses carry their ``event:`` name, and now and then lose ``type`` from their data
     (a proxy that strips it leaves the name, which then stands in for it); the framing varies as real servers vary it

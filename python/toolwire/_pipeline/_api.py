@@ -87,9 +87,9 @@ class Api:
                 schema violations); may return corrected arguments (a dict), which are re-validated and, if valid,
                 hand the call over as a ``ToolCall`` marked ``REPAIRED`` (never a silent change). Return None to
                 leave the call invalid. Needs ``tools``.
-            format: The wire format (``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"``,
-                ``"gemini"``, ``"ollama"``, ``"bedrock-converse"``); by default detected from the first event that
-                identifies one.
+            format: The wire format (``"openai-completions"``, ``"openai-chat"``, ``"openai-responses"``,
+                ``"anthropic-messages"``, ``"gemini"``, ``"ollama"``, ``"bedrock-converse"``); by default detected
+                from the first event that identifies one.
 
         Returns:
             An iterator of ``ToolCall`` (and ``InvalidToolCall`` under ``on_invalid="yield"``) whose ``result`` is

@@ -26,6 +26,7 @@ from toolwire.formats import (
     gemini,
     ollama,
     openai_chat,
+    openai_completions,
     openai_responses,
 )
 from toolwire.formats._body import sse_event
@@ -72,7 +73,15 @@ __all__ = [
     "turn",
 ]
 
-WireFormat = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama", "bedrock-converse"]
+WireFormat = Literal[
+    "openai-completions",
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+    "gemini",
+    "ollama",
+    "bedrock-converse",
+]
 
 #: How a streamed body is cut into events, named as the core's framing detection names it.
 Framing = Literal["sse", "json-lines", "json-array", "aws-event-stream"]
@@ -97,6 +106,8 @@ class Format:
         choices: Whether one stream may carry several choices (``n`` completions, Gemini candidates).
         named_events: Whether its server-sent events are named after their ``type`` (``event: message_start``).
         endpoint: The path its provider serves it on (a path parameter named as the provider's reference names it).
+        calls: Whether its events carry tool calls (the completions endpoint's carry text only, in which a model
+            writes its calls in its own dialect).
     """
 
     name: WireFormat
@@ -108,6 +119,7 @@ class Format:
     choices: bool
     named_events: bool
     endpoint: str
+    calls: bool = True
 
     @property
     def suffix(self) -> str:
@@ -116,11 +128,23 @@ class Format:
 
 
 #: Every wire format, by name, in the order of ``WireFormat`` (which is also the order buffered shapes are told in:
-#: an earlier format's shape wins).
+#: an earlier format's shape wins, so completions, whose chunks have ``choices`` too, come before chat).
 FORMATS: Final[Mapping[WireFormat, Format]] = MappingProxyType(
     {
         entry.name: entry
         for entry in (
+            Format(
+                "openai-completions",
+                "OpenAI-compatible completions",
+                "sse",
+                "decode/openai_completions.rs",
+                "toolwire.reference.decode.openai_completions",
+                openai_completions,
+                choices=True,
+                named_events=False,
+                endpoint="/v1/completions",
+                calls=False,
+            ),
             Format(
                 "openai-chat",
                 "OpenAI Chat Completions",
@@ -195,7 +219,7 @@ FORMATS: Final[Mapping[WireFormat, Format]] = MappingProxyType(
 WIRE_FORMATS: Final[tuple[WireFormat, ...]] = tuple(FORMATS)
 
 #: The format of a stream nothing identifies, and the one most servers speak.
-DEFAULT_FORMAT: Final[WireFormat] = WIRE_FORMATS[0]
+DEFAULT_FORMAT: Final[WireFormat] = "openai-chat"
 
 
 def check_format(format: str | None) -> WireFormat | None:

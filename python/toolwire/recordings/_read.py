@@ -8,8 +8,9 @@ and ``<name>.json``, its manifest. The same files feed the Rust tests, pytest, t
 benchmarks and the local endpoint (``toolwire.server``).
 
 Manifest keys: ``format`` (the wire format; required), ``request`` (the request body as sent, or at least its
-``tools`` and ``tool_choice``), ``expected`` (what reassembling must give), ``notes``, and for the bundled files
-``quirk`` and ``source``. Recordings written by :func:`write` or a :class:`Recorder` also carry ``model``,
+``tools`` and ``tool_choice``), ``expected`` (what reassembling must give: ``calls``, ``finish_reason``, ``text``,
+``violations``, ``usage``, and optionally ``output`` and ``choices``, each choice's text and finish), ``notes``, and
+for the bundled files ``quirk`` and ``source``. Recordings written by :func:`write` or a :class:`Recorder` also carry ``model``,
 ``tools_fingerprint`` (``toolwire.ToolRegistry(tools).fingerprint``), ``recorded_at`` (ISO-8601 UTC),
 ``complete`` (false when the consumer stopped before the stream ended) and ``transport``: ``{"status",
 "content_type", "headers", "chunks": [[offset_ms, size], ...]}`` (``chunks`` for byte streams only: every network

@@ -17,6 +17,7 @@ from toolwire._pipeline._choice import ToolChoice
 from toolwire._pipeline._sources import raw_bytes
 from toolwire.errors import MalformedChunkError
 from toolwire.formats import check_format, event_json
+from toolwire.formats.openai_completions import OBJECT as COMPLETIONS_OBJECT
 from toolwire.reference._accumulator import Accumulator, Emit
 from toolwire.reference._framing import Event, Framer, FramingError
 from toolwire.reference._json import loads
@@ -269,15 +270,33 @@ class Engine:
 
 
 def _chat_like(chunk: Any) -> bool:
-    """A Chat Completions chunk: a mapping with non-null ``choices``, or an object with that attribute.
+    """A Chat Completions chunk: non-null ``choices``, by key or attribute, unless it is a legacy completions chunk.
 
-    Null is absent, as the detection of the same chunk's bytes has it.
+    Null is absent, as the detection of the same chunk's bytes has it; the completions hint is asked first there too.
     """
-    if isinstance(chunk, Mapping):
-        return chunk.get("choices") is not None
-    if isinstance(chunk, (str, bytes, bytearray, list, tuple)):
+    choices = _member(chunk, "choices")
+    return choices is not None and not _completions_like(chunk, choices)
+
+
+def _completions_like(chunk: Any, choices: Any) -> bool:
+    """A completions chunk object (the openai SDK's ``Completion``, or its dict), by the completions format's hint.
+
+    A ``text_completion`` object, or a first choice with ``text`` and no ``delta``, read by key or attribute.
+    """
+    if _member(chunk, "object") == COMPLETIONS_OBJECT:
+        return True
+    if not isinstance(choices, (list, tuple)) or not choices:
         return False
-    return getattr(chunk, "choices", None) is not None
+    return _member(choices[0], "text") is not None and _member(choices[0], "delta") is None
+
+
+def _member(chunk: Any, key: str) -> Any:
+    """A mapping's member by key, any other object's by attribute (a string, bytes or a sequence has none)."""
+    if isinstance(chunk, Mapping):
+        return chunk.get(key)
+    if isinstance(chunk, (str, bytes, bytearray, list, tuple)):
+        return None
+    return getattr(chunk, key, None)
 
 
 def _as_json(chunk: Any, number: int) -> Any:
@@ -292,13 +311,8 @@ def _chat_recognised(chunk: Any) -> bool:
     """A Chat Completions chunk object of the format's own (``choices``, a ``chat.completion`` object) or an error."""
     if _chat_like(chunk):
         return True
-    if isinstance(chunk, Mapping):
-        kind, error = chunk.get("object"), chunk.get("error")
-    elif isinstance(chunk, (str, bytes, bytearray, list, tuple)):
-        return False
-    else:
-        kind, error = getattr(chunk, "object", None), getattr(chunk, "error", None)
-    return error is not None or (isinstance(kind, str) and kind.startswith("chat.completion"))
+    kind = _member(chunk, "object")
+    return _member(chunk, "error") is not None or (isinstance(kind, str) and kind.startswith("chat.completion"))
 
 
 def _recognised(event: dict[str, Any], name: str | None, format: str | None) -> bool:

@@ -1,13 +1,14 @@
-"""Streams of the five event formats besides Chat Completions, rendered from given calls, with their ground truth.
+"""Streams of the event formats besides Chat Completions, rendered from given calls, with their ground truth.
 
 One renderer per format (``FORMAT_CASES``): the calls with their ids, names and arguments (the text as given, or
 rendered in a drawn ``json.dumps`` style, cut into random fragments where the format streams text), laid out as the
 provider sends them (Anthropic and Bedrock blocks one after the other, Responses output items interleaved by
 ``output_index``, Gemini candidates interleaved, Ollama calls in batches), with the content real streams carry around
 the calls (text, thinking/reasoning blocks, Anthropic server tool blocks, Responses built-in tool items, Gemini code
-parts) and noise that must change nothing (pings, unknown event types, keep-alives, usage-only events). Each event
-records what it does to the calls (``Action``), so that ``FormatCase`` can say, per emission policy, after which
-event each call is handed over, and what the result must be.
+parts; the completions format and Ollama's ``/api/generate`` carry text only) and noise that must change nothing
+(pings, unknown event types, keep-alives, usage-only events). Each event records what it does to the calls
+(``Action``), so that ``FormatCase`` can say, per emission policy, after which event each call is handed over, and
+what the result must be.
 """
 
 from __future__ import annotations
@@ -802,12 +803,17 @@ def _streamed_parts(
 def ollama_cases(
     draw: st.DrawFn, specs: Sequence[CallSpec], *, noise: bool = True, extras: bool = True, finish: bool | None = None
 ) -> FormatCase:
-    """Ollama ``/api/chat`` lines: the calls whole, one to three per message (an id only when one is given)."""
+    """Ollama lines: ``/api/chat``'s calls whole, one to three per message, or with no call ``/api/generate``'s text.
+
+    A call has an id only when one is given.
+    """
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
     noise = noise and draw(st.booleans())
     calls: list[TruthCall] = []
     steps: list[Step] = []
     head = {"model": "qwen3:8b", "created_at": "2025-09-18T10:44:02.180114Z"}
+    # With no call to carry, the stream may be /api/generate's: its lines carry `response` text instead of a message.
+    generate = not specs and draw(st.booleans())
     batches: list[list[CallSpec]] = []
     while sum(map(len, batches)) < len(specs):
         start = sum(map(len, batches))
@@ -835,20 +841,28 @@ def ollama_cases(
             actions.append(("text", 0, message["content"]))
         else:
             message["thinking"] = draw(json_strings(8))
-        steps.append(({**head, "message": message, "done": False}, [("touch", 0), *actions]))
+        line: dict[str, Any] = {**head, "message": message, "done": False}
+        if generate:
+            line = {**head, "response": message["content"], "done": False}
+            if "thinking" in message:
+                line["thinking"] = message["thinking"]
+        steps.append((line, [("touch", 0), *actions]))
+    empty: dict[str, Any] = {"response": ""} if generate else {"message": {"role": "assistant", "content": ""}}
     reason = "stop" if rng.random() < 0.9 else None
     if finish is not None:
         reason = "stop" if finish else None
     usage = None
     if reason is not None:
-        usage = {**head, "message": {"role": "assistant", "content": ""}, "done_reason": reason, "done": True}
+        usage = {**head, **empty, "done_reason": reason, "done": True}
         usage |= {"total_duration": rng.randrange(10**9), "eval_count": rng.randrange(100)}
+        if generate:
+            usage["context"] = [rng.randrange(150000) for _ in range(rng.randrange(4))]
         steps.append((usage, [("touch", 0), ("finish", 0, reason)]))
     if noise:
-        keep_alive = ({**head, "message": {"role": "assistant", "content": ""}, "done": False}, [("touch", 0)])
+        keep_alive = ({**head, **empty, "done": False}, [("touch", 0)])
         steps = _place(rng, steps, [keep_alive] * rng.randrange(1, 3))
     if not steps:
-        steps = [({**head, "message": {"role": "assistant", "content": ""}, "done": False}, [("touch", 0)])]
+        steps = [({**head, **empty, "done": False}, [("touch", 0)])]
     return _case("ollama", steps, calls, usage, _stream_codes({0: reason}, {}, calls))
 
 
@@ -920,10 +934,73 @@ def bedrock_cases(
     return _case("bedrock-converse", steps, calls, usage, _stream_codes({0: reason}, _BEDROCK_FINISH, calls))
 
 
+# ------------------------------------------------------------------------------------------ openai-completions
+
+_COMPLETIONS_FINISH = {"length": "cut", "content_filter": "cut"}
+
+
+@st.composite
+def completions_cases(
+    draw: st.DrawFn, specs: Sequence[CallSpec], *, noise: bool = True, extras: bool = True, finish: bool | None = None
+) -> FormatCase:
+    """Legacy completions chunks (vLLM's shape): one to three choices of text pieces, interleaved, each finished.
+
+    The format carries no calls: a model's calls are text in its dialect, which these streams do not write.
+
+    Raises:
+        ValueError: ``specs`` holds calls.
+    """
+    if specs:
+        raise ValueError(
+            f"openai-completions streams carry text only, not {len(specs)} call(s): a model writes its calls into "
+            "the text in its own dialect"
+        )
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    noise = noise and draw(st.booleans())
+    head = {"id": "cmpl-7f3a", "object": "text_completion", "created": 1733220184, "model": "Qwen/Qwen2.5-7B"}
+    n = draw(st.integers(1, 3)) if extras else 1
+    runs: list[list[Step]] = []
+    finishes: dict[int, str | None] = {}
+    for choice in range(n):
+        pieces = draw(_texts(4)) if extras else []
+        drawn: list[str | None] = ["stop", "stop", "stop", "length", None]
+        reason = _reason(draw, finish, False, "stop", drawn)
+        finishes[choice] = reason
+        run: list[Step] = []
+        for j, piece in enumerate(pieces):
+            last = j == len(pieces) - 1
+            entry = {"index": choice, "text": piece, "logprobs": None, "finish_reason": reason if last else None}
+            actions: list[Action] = [("touch", choice), ("text", choice, piece)]
+            run.append(
+                ({**head, "choices": [entry]}, actions + ([("finish", choice, reason)] if last and reason else []))
+            )
+        if not pieces:  # the choice's one chunk: its finish, or its only (empty) text
+            entry = {"index": choice, "text": "", "logprobs": None, "finish_reason": reason}
+            run.append(
+                ({**head, "choices": [entry]}, [("touch", choice)] + ([("finish", choice, reason)] if reason else []))
+            )
+        runs.append(run)
+    steps: list[Step] = []
+    while any(runs):  # choices interleave as a server's per-choice outputs arrive
+        run = rng.choice([run for run in runs if run])
+        steps.append(run.pop(0))
+    usage = None
+    if rng.random() < 0.7:  # stream_options.include_usage: one chunk of empty choices, last
+        usage = {"prompt_tokens": rng.randrange(1000), "completion_tokens": rng.randrange(100), "total_tokens": 1}
+        steps.append(({**head, "choices": [], "usage": usage}, []))
+    if noise:  # chunks of empty text, which servers send for tokens that decode to nothing yet
+        empty = {"index": 0, "text": "", "logprobs": None, "finish_reason": None, "stop_reason": None}
+        steps = _place(rng, steps, [({**head, "choices": [empty]}, [("touch", 0)])] * rng.randrange(1, 3))
+    cuts = tuple("STREAM_CUT" for reason in finishes.values() if reason in _COMPLETIONS_FINISH)
+    codes = tuple(sorted(_stream_codes(finishes, _COMPLETIONS_FINISH, []) + cuts))
+    return _case("openai-completions", steps, [], usage, codes)
+
+
 FormatRenderer = Callable[..., st.SearchStrategy[FormatCase]]
 
 #: The renderer of each format: ``FORMAT_CASES[format](specs, noise=..., extras=..., finish=...)``.
 FORMAT_CASES: dict[str, FormatRenderer] = {
+    "openai-completions": completions_cases,
     "anthropic-messages": anthropic_cases,
     "openai-responses": responses_cases,
     "gemini": gemini_cases,

@@ -8,15 +8,16 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from toolwire.formats import FORMATS, WIRE_FORMATS
+from toolwire.formats import FORMATS
 from toolwire.strategies._calls import call_specs
 from toolwire.strategies._chat import chat_cases
 from toolwire.strategies._formats import FORMAT_CASES
 
 __all__ = ["STREAM_FORMATS", "streams"]
 
-#: The wire formats ``streams`` renders (the format names of ``toolwire.reassemble(format=...)``).
-STREAM_FORMATS = WIRE_FORMATS
+#: The wire formats ``streams`` renders calls in (the format names of ``toolwire.reassemble(format=...)`` whose events
+#: carry calls).
+STREAM_FORMATS = tuple(entry.name for entry in FORMATS.values() if entry.calls)
 _MULTI_CHOICE = tuple(entry.name for entry in FORMATS.values() if entry.choices)
 
 

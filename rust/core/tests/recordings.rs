@@ -269,6 +269,20 @@ fn every_recording_reassembles_to_its_expected_calls() {
             .filter_map(Value::as_str)
             .collect();
         assert_eq!(stream, want_stream, "{name}: stream violations");
+        if let Some(want_choices) = manifest["expected"].get("choices") {
+            let choices: Vec<Value> = accumulator
+                .choices()
+                .into_iter()
+                .map(|choice| {
+                    serde_json::json!({
+                        "choice": choice.choice,
+                        "text": String::from_utf8(choice.text).expect("UTF-8 text"),
+                        "finish_reason": choice.finish_reason.map(|reason| String::from_utf8(reason).expect("UTF-8")),
+                    })
+                })
+                .collect();
+            assert_eq!(&Value::Array(choices), want_choices, "{name}: choices");
+        }
         let first = accumulator.choices().into_iter().next();
         assert_eq!(
             first.as_ref().and_then(|choice| choice.finish_reason.as_deref()),

@@ -19,6 +19,7 @@ from toolwire.reference.decode import (
     gemini,
     ollama,
     openai_chat,
+    openai_completions,
     openai_responses,
 )
 from toolwire.reference.decode._shared import Decoder, is_error
@@ -32,6 +33,7 @@ __all__ = ["DECODERS", "Decoder", "decoder_for", "detect", "is_error"]
 #: Every format's decoder, in the order their detection hints are asked.
 DECODERS: Final[Mapping[WireFormat, type[Decoder]]] = MappingProxyType(
     {
+        "openai-completions": openai_completions.OpenAiCompletionsDecoder,
         "openai-chat": openai_chat.OpenAiChatDecoder,
         "openai-responses": openai_responses.OpenAiResponsesDecoder,
         "anthropic-messages": anthropic_messages.AnthropicMessagesDecoder,

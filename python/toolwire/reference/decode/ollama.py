@@ -1,7 +1,9 @@
-"""The Ollama ``/api/chat`` decoder (NDJSON, choice 0): each ``message.tool_calls`` entry is a whole call.
+"""The Ollama decoder (NDJSON, choice 0): ``/api/chat``'s messages and ``/api/generate``'s ``response`` lines.
 
-The rules are those of ``docs/semantics.md`` ("ollama"). Ollama sends ``done_reason: "stop"`` with calls, so only
-``length`` means anything: the stream was cut.
+Each ``message.tool_calls`` entry is a whole call; ``message.content`` and ``response`` are text. The rules are
+those of ``docs/semantics.md`` ("ollama"): the two endpoints share one line grammar (``done``, ``done_reason``, the
+statistics of the last line, ``error``) and differ only in where the text is. Ollama sends ``done_reason: "stop"``
+with calls, so only ``length`` means anything: the stream was cut.
 """
 
 from __future__ import annotations
@@ -25,11 +27,11 @@ class OllamaDecoder:
 
     @staticmethod
     def identifies(event: Mapping[str, Any], kind: str | None) -> bool:
-        """A line with ``message`` and ``done``."""
-        return event.get("message") is not None and event.get("done") is not None
+        """A line with ``done`` and ``message`` (``/api/chat``) or ``response`` (``/api/generate``)."""
+        return event.get("done") is not None and (event.get("message") is not None or event.get("response") is not None)
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
-        """Apply one line: an error, or the message's calls and text, then the finish of a ``done`` line."""
+        """Apply one line: an error, or the message's calls and text and the ``response`` text, then a ``done`` finish."""
         fields = Fields(number)
         error = event.get("error")
         if error is not None:
@@ -43,6 +45,9 @@ class OllamaDecoder:
             content = fields.string(message, "content", "message.content")
             if content:
                 self._accumulator.text(0, content)
+        response = fields.string(event, "response", "response")
+        if response:
+            self._accumulator.text(0, response)
         if fields.boolean(event, "done", "done"):
             reason = fields.string(event, "done_reason", "done_reason")
             self._accumulator.usage(event)

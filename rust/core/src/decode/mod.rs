@@ -126,12 +126,14 @@ macro_rules! formats {
 
 // The wire formats: one line each, in the order their hints are asked. Its twin is the table of
 // `python/toolwire/reference/decode/__init__.py`; `tests/formats/test_registry.py` holds both to `toolwire.formats`.
+// Completions come before chat: a completions chunk has `choices` too, and chat's hint takes any `choices`.
 formats! {
+    OpenAiCompletions "openai-completions" openai_completions::OpenAiCompletions "Legacy `/v1/completions` chunks: text only.",
     OpenAiChat "openai-chat" openai_chat::OpenAiChat "`OpenAI` Chat Completions chunks (any server's).",
     OpenAiResponses "openai-responses" openai_responses::OpenAiResponses "The `OpenAI` Responses API's events.",
     AnthropicMessages "anthropic-messages" anthropic_messages::AnthropicMessages "Anthropic Messages API events.",
     Gemini "gemini" gemini::Gemini "Gemini `streamGenerateContent` chunks.",
-    Ollama "ollama" ollama::Ollama "Ollama `/api/chat` lines.",
+    Ollama "ollama" ollama::Ollama "Ollama `/api/chat` and `/api/generate` lines.",
     BedrockConverse "bedrock-converse" bedrock_converse::BedrockConverse "Amazon Bedrock `ConverseStream` events.",
 }
 
@@ -310,12 +312,17 @@ mod tests {
 
     #[test]
     fn the_first_event_that_names_a_format_decides_it() {
-        let cases: [(&str, Option<Format>); 8] = [
+        let cases: [(&str, Option<Format>); 10] = [
+            (
+                r#"{"object": "text_completion", "choices": []}"#,
+                Some(Format::OpenAiCompletions),
+            ),
             (r#"{"choices": []}"#, Some(Format::OpenAiChat)),
             (r#"{"type": "response.created"}"#, Some(Format::OpenAiResponses)),
             (r#"{"type": "ping"}"#, Some(Format::AnthropicMessages)),
             (r#"{"candidates": []}"#, Some(Format::Gemini)),
             (r#"{"message": {}, "done": false}"#, Some(Format::Ollama)),
+            (r#"{"response": "", "done": false}"#, Some(Format::Ollama)),
             (
                 r#"{"contentBlockStop": {"contentBlockIndex": 0}}"#,
                 Some(Format::BedrockConverse),

@@ -1,4 +1,6 @@
-//! Ollama `/api/chat` streaming lines (NDJSON): whole calls, their arguments as objects.
+//! Ollama's streaming lines (NDJSON): `/api/chat`'s messages, whole calls with their arguments as objects, and
+//! `/api/generate`'s `response` text. The two endpoints share one line grammar (`done`, `done_reason`, the statistics
+//! of the last line, `error`) and differ only in where the text is, so they are one format.
 
 use std::borrow::Cow;
 
@@ -13,12 +15,13 @@ const CHOICE: i64 = 0;
 pub(super) struct Ollama;
 
 impl FormatDecoder for Ollama {
-    /// A line with `message` and `done`.
+    /// A line with `done` and `message` (`/api/chat`) or `response` (`/api/generate`).
     fn identifies(event: &Object<'_>, _kind: Option<&[u8]>) -> bool {
-        event.has("message") && event.has("done")
+        event.has("done") && (event.has("message") || event.has("response"))
     }
 
-    /// Read one line: an error, or the message's calls and text, then the finish of a `done` line.
+    /// Read one line: an error, or the message's calls and text and the generated `response` text, then the finish
+    /// of a `done` line.
     fn read<'a>(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'a, '_>) -> Read<'a> {
         let root = Path::ROOT;
         if let Some(error) = event.object.raw("error") {
@@ -64,6 +67,9 @@ impl FormatDecoder for Ollama {
                 sink.accumulator.text(CHOICE, &content);
             }
         }
+        if let Some(response) = event.object.string("response", &root)? {
+            sink.accumulator.text(CHOICE, &response);
+        }
         if event.object.boolean("done", &root)? != Some(true) {
             return Ok(EventExtras::default());
         }
@@ -85,7 +91,25 @@ impl FormatDecoder for Ollama {
 
 #[cfg(test)]
 mod tests {
+    use crate::decode::Format;
     use crate::decode::test_support::{accumulator, feed};
+
+    #[test]
+    fn generate_lines_are_read_as_text_and_finished_by_their_done_line() {
+        let (decoder, mut stream, _) = feed(
+            accumulator(),
+            &[
+                r#"{"model": "m", "response": "<tool_call>", "done": false}"#,
+                r#"{"model": "m", "response": "{}", "thinking": "ignored", "done": false}"#,
+                r#"{"model": "m", "response": "", "done": true, "done_reason": "length", "context": [1, 2]}"#,
+            ],
+        );
+        stream.end();
+        assert_eq!(decoder.format(), Some(Format::Ollama));
+        let choices = stream.choices();
+        assert_eq!(choices[0].text, b"<tool_call>{}");
+        assert_eq!(choices[0].finish_reason.as_deref(), Some(&b"length"[..]));
+    }
 
     #[test]
     fn lone_surrogate_escapes_are_kept_in_every_format() {
