@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from toolwire._model import Limits
-from toolwire.reference.dialects import hermes, llama3_json, mistral, qwen3_coder
+from toolwire.reference.dialects import hermes, llama3_json, mistral, pythonic, qwen3_coder
 from toolwire.reference.dialects._shared import FINDINGS, Call, Event, Finding, FindingCode, Parser, Reasoning, Text
 
 __all__ = [
@@ -39,6 +39,7 @@ DIALECTS: Final[Mapping[str, type[Parser]]] = MappingProxyType(
         "seed_oss": qwen3_coder.SeedOssParser,
         "llama3_json": llama3_json.Llama3JsonParser,
         "mistral": mistral.MistralParser,
+        "pythonic": pythonic.PythonicParser,
     }
 )
 
