@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from toolwire._model import Limits
-from toolwire.reference.dialects import hermes, llama3_json, mistral, pythonic, qwen3_coder
+from toolwire.reference.dialects import hermes, llama3_json, minimax_m2, mistral, pythonic, qwen3_coder
 from toolwire.reference.dialects._shared import FINDINGS, Call, Event, Finding, FindingCode, Parser, Reasoning, Text
 
 __all__ = [
@@ -40,6 +40,7 @@ DIALECTS: Final[Mapping[str, type[Parser]]] = MappingProxyType(
         "llama3_json": llama3_json.Llama3JsonParser,
         "mistral": mistral.MistralParser,
         "pythonic": pythonic.PythonicParser,
+        "minimax_m2": minimax_m2.MiniMaxM2Parser,
     }
 )
 

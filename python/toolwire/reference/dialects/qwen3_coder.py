@@ -21,12 +21,6 @@ from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, utf8_
 __all__ = ["Qwen3CoderParser", "SeedOssParser"]
 
 _FUNCTION: Final = "<function="
-_PARAMETER: Final = "<parameter="
-_VALUE_END: Final = "</parameter>"
-_FUNCTION_END: Final = "</function>"
-_RUN_ON: Final = "\n" + _PARAMETER
-# How far back a search starts again: a marker may straddle what was searched and what arrived.
-_LOOKBACK: Final = max(len(_VALUE_END), len(_RUN_ON))
 
 
 class Qwen3CoderParser(Parser):
@@ -34,22 +28,46 @@ class Qwen3CoderParser(Parser):
 
     start: ClassVar[str] = "<tool_call>"
     end: ClassVar[str] = "</tool_call>"
+    # The body's tags, which MiniMax spells otherwise (``minimax_m2``).
+    function: ClassVar[str] = _FUNCTION
+    parameter: ClassVar[str] = "<parameter="
+    value_end: ClassVar[str] = "</parameter>"
+    function_end: ClassVar[str] = "</function>"
+    # Whether one newline at each end of a value is a delimiter (the templates write values on their own line).
+    newline_delimited: ClassVar[bool] = True
+    # Whether a block holds several calls, so that the next function tag may follow a call's end tag.
+    several_per_block: ClassVar[bool] = False
     starts = ("<tool_call>", _FUNCTION)
     think = ("<think>", "</think>")
     call_ends_reasoning = True
 
     def _open(self, marker: str) -> None:
         self._held = marker
-        self._marked = marker != _FUNCTION
+        self._marked = marker != self.function
         self._name: str | None = None
         self._key = ""
         self._parameters: list[tuple[str, str]] = []
         self._findings: list[tuple[FindingCode, str]] = []
         if not self._marked:
-            self._findings.append(("MISSING_START_MARKER", f"{_FUNCTION} came without {self.start}"))
+            self._findings.append(("MISSING_START_MARKER", f"{self.function} came without {self.start}"))
         self._raw = marker
         self._size = self._searched = self._measured = self._pending = 0
+        self._overflow = False
         self._state = "open" if self._marked else "name"
+
+    @property
+    def run_on(self) -> str:
+        """A parameter tag at a line's start: it ends a value whose end tag is missing."""
+        return "\n" + self.parameter
+
+    @property
+    def lookback(self) -> int:
+        """How far back a search starts again: a marker may straddle what was searched and what arrived."""
+        return max(len(self.value_end), len(self.run_on))
+
+    def _tag_value(self, text: str) -> str | None:
+        """The name a tag's text (up to its ``>``) gives, None when it gives none (``minimax_m2`` quotes it)."""
+        return text or None
 
     def _advance_call(self) -> bool:
         step = {
@@ -65,18 +83,18 @@ class Qwen3CoderParser(Parser):
 
     def _advance_open(self) -> bool:
         self._held += self._skip_whitespace()
-        if self._pos == len(self._buf) or (self._final and _FUNCTION.startswith(self._rest)):
+        if self._pos == len(self._buf) or (self._final and self.function.startswith(self._rest)):
             return False  # the end of the stream cuts the call here
-        opened = self._starts_with(_FUNCTION)
+        opened = self._starts_with(self.function)
         if opened is None:
             return False
         if opened:
-            self._pos += len(_FUNCTION)
-            self._raw = self._held + _FUNCTION
+            self._pos += len(self.function)
+            self._raw = self._held + self.function
             self._state = "name"
             return True
         self._text(self._held)
-        self._finding("MARKER_IN_TEXT", f"{self.start} was not followed by {_FUNCTION}", None)
+        self._finding("MARKER_IN_TEXT", f"{self.start} was not followed by {self.function}", None)
         self._state = TEXT
         return True
 
@@ -90,9 +108,12 @@ class Qwen3CoderParser(Parser):
             if char == ">":
                 self._raw += rest[: at + 1]
                 self._pos += at + 1
-                if at:
-                    return rest[:at]
-                self._malformed("a tag with no name")
+                name = self._tag_value(rest[:at])
+                if name is not None:
+                    return name
+                self._malformed(
+                    f"a tag whose name is not in double quotes: {rest[:at]!r}" if at else "a tag with no name"
+                )
                 return None
             if char in "\n<":
                 self._raw += rest[:at]
@@ -115,7 +136,7 @@ class Qwen3CoderParser(Parser):
 
     def _advance_body(self) -> bool:
         self._raw += self._skip_whitespace()
-        for literal, state in ((_PARAMETER, "parameter"), (_FUNCTION_END, "whole")):
+        for literal, state in ((self.parameter, "parameter"), (self.function_end, "whole")):
             found = self._starts_with(literal)
             if found is None:
                 return False
@@ -129,7 +150,7 @@ class Qwen3CoderParser(Parser):
                 return True
         if self._pos == len(self._buf):
             return False
-        self._malformed(f"{self._rest[:20]!r} where a parameter or {_FUNCTION_END} belongs")
+        self._malformed(f"{self._rest[:20]!r} where a parameter or {self.function_end} belongs")
         return True
 
     def _advance_key(self) -> bool:
@@ -145,22 +166,22 @@ class Qwen3CoderParser(Parser):
         buf, start = self._buf, self._pos
         # Only what arrived since the last look is searched again (less a marker's length, which may straddle);
         # the cursor stays at the value's start until it is taken, so the value's offsets count from it.
-        at = start + max(0, self._searched - _LOOKBACK)
+        at = start + max(0, self._searched - self.lookback)
         while True:
-            close = buf.find(_VALUE_END, at)
-            run_on = buf.find(_RUN_ON, at)
+            close = buf.find(self.value_end, at)
+            run_on = buf.find(self.run_on, at)
             if run_on >= 0 and (close < 0 or run_on < close):
                 self._take_value(buf[start : run_on + 1], run_on + 1)
-                self._findings.append(("MISSING_END_MARKER", f"the parameter {self._key!r} had no {_VALUE_END}"))
+                self._findings.append(("MISSING_END_MARKER", f"the parameter {self._key!r} had no {self.value_end}"))
                 return True
             if close < 0:
                 break
-            after = close + len(_VALUE_END)
+            after = close + len(self.value_end)
             while after < len(buf) and buf[after] in " \t\r\n":
                 after += 1
-            ends = [self._starts_with(literal, after) for literal in (_PARAMETER, _FUNCTION_END)]
+            ends = [self._starts_with(literal, after) for literal in (self.parameter, self.function_end)]
             if True in ends or (after == len(buf) and self._final):
-                self._take_value(buf[start:close], close + len(_VALUE_END))
+                self._take_value(buf[start:close], close + len(self.value_end))
                 return True
             if None in ends or after == len(buf):
                 self._searched = close - start
@@ -176,6 +197,9 @@ class Qwen3CoderParser(Parser):
 
     def _too_large(self, resume: int) -> None:
         self._findings.append(("TOO_LARGE", "the call's values passed the limit on a call's bytes"))
+        # Nothing of the call is kept: where the limit was found depends on how the text was split.
+        self._raw = ""
+        self._overflow = True
         self._pos = resume
         self._state = "skip"
 
@@ -186,7 +210,7 @@ class Qwen3CoderParser(Parser):
             return
         self._raw += self._buf[self._pos : resume]
         self._pos = resume
-        if raw.startswith("\n"):
+        if self.newline_delimited and raw.startswith("\n"):
             raw = raw[1:].removesuffix("\n")
         if any(key == self._key for key, _ in self._parameters):
             self._findings.append(("MALFORMED_CALL", f"the parameter {self._key!r} is given twice; the first is kept"))
@@ -196,8 +220,8 @@ class Qwen3CoderParser(Parser):
 
     def _advance_skip(self) -> bool:
         parts: list[str] = []
-        found = self._release_until((_FUNCTION_END,), parts.append)
-        if utf8_len(self._raw) <= self.limits.max_argument_bytes:
+        found = self._release_until((self.function_end,), parts.append)
+        if not self._overflow and utf8_len(self._raw) <= self.limits.max_argument_bytes:
             self._raw += "".join(parts)
         if found is None:
             return False
@@ -237,6 +261,15 @@ class Qwen3CoderParser(Parser):
             at += 1
         if at == len(self._buf) and not self._final:
             return False
+        if self.several_per_block and self._marked and at < len(self._buf):
+            following = self._starts_with(self.function, at)
+            if following is None:
+                return False
+            if following:
+                # The block's next call: read as the first was, from its function tag on.
+                self._open(self.start)
+                self._held = ""
+                return True
         closed = self._starts_with(self.end, at) if at < len(self._buf) else False
         if closed is None:
             return False
@@ -250,7 +283,7 @@ class Qwen3CoderParser(Parser):
     def _cut(self) -> None:
         if self._state == "value":
             self._raw += self._rest
-        findings = (*self._findings, ("CUT", f"the stream ended before {_FUNCTION_END}"))
+        findings = (*self._findings, ("CUT", f"the stream ended before {self.function_end}"))
         self._call(self._name, self._raw, whole=False, findings=findings)
 
 
