@@ -158,4 +158,15 @@ def test_the_parser_refuses_text_after_finish_and_unknown_dialects() -> None:
         parser.feed("x")
     with pytest.raises(ValueError, match="unknown dialect"):
         parse("nope", [])
-    assert set(DIALECTS) == {"hermes", "qwen3_coder", "seed_oss", "llama3_json", "mistral", "pythonic", "minimax_m2"}
+    assert set(DIALECTS) == {
+        "deepseek_dsml",
+        "deepseek_v3",
+        "deepseek_v31",
+        "hermes",
+        "llama3_json",
+        "minimax_m2",
+        "mistral",
+        "pythonic",
+        "qwen3_coder",
+        "seed_oss",
+    }

@@ -14,7 +14,17 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from toolwire._model import Limits
-from toolwire.reference.dialects import hermes, llama3_json, minimax_m2, mistral, pythonic, qwen3_coder
+from toolwire.reference.dialects import (
+    deepseek_dsml,
+    deepseek_v3,
+    deepseek_v31,
+    hermes,
+    llama3_json,
+    minimax_m2,
+    mistral,
+    pythonic,
+    qwen3_coder,
+)
 from toolwire.reference.dialects._shared import FINDINGS, Call, Event, Finding, FindingCode, Parser, Reasoning, Text
 
 __all__ = [
@@ -41,6 +51,9 @@ DIALECTS: Final[Mapping[str, type[Parser]]] = MappingProxyType(
         "mistral": mistral.MistralParser,
         "pythonic": pythonic.PythonicParser,
         "minimax_m2": minimax_m2.MiniMaxM2Parser,
+        "deepseek_v3": deepseek_v3.DeepSeekV3Parser,
+        "deepseek_v31": deepseek_v31.DeepSeekV31Parser,
+        "deepseek_dsml": deepseek_dsml.DsmlParser,
     }
 )
 

@@ -30,6 +30,7 @@ __all__ = [
     "Parser",
     "Reasoning",
     "Text",
+    "arguments_of",
     "json_call",
     "leading_name",
     "object_call",
@@ -509,3 +510,15 @@ def json_call(
     if problem is not None:
         return leading_name(reader.text), reader.text, None, (("INVALID_ARGUMENTS", problem),)
     return object_call(value, argument_keys, id_key)
+
+
+def arguments_of(reader: JsonReader) -> tuple[str, tuple[tuple[FindingCode, str], ...]]:
+    """The arguments object a whole JSON value read by ``reader`` is (compact), or the best text there is and why not."""
+    if reader.overflow:
+        return "", (("TOO_LARGE", "the call's text passed the limit on a call's bytes"),)
+    value, problem = parsed(reader.text)
+    if problem is not None:
+        return reader.text, (("INVALID_ARGUMENTS", problem),)
+    if not isinstance(value, dict):
+        return reader.text, (("INVALID_ARGUMENTS", "the arguments are not a JSON object"),)
+    return compact(value), ()
