@@ -53,7 +53,7 @@ class SectionParser(Parser):
     """A section of calls: its start and end markers, what opens a call in it, and what is between calls.
 
     A dialect sets ``sections`` (each start marker and the end marker that closes it) and ``call_start``, and
-    implements ``_begin_call`` (``call_start`` was read), ``_advance_inside`` (one step inside a call),
+    implements ``_begin_call`` (``call_start`` was read), an ``_advance_<state>`` step per state inside a call,
     ``_block_name`` (the name a malformed block writes, if any) and ``_cut_inside``. A call is handed over with
     ``_called``, which returns to the section.
     """
@@ -67,13 +67,6 @@ class SectionParser(Parser):
         self._held = marker
         self._in_section = 0
         self._state = "section"
-
-    def _advance_call(self) -> bool:
-        if self._state == "section":
-            return self._advance_section()
-        if self._state == "block":
-            return self._advance_block()
-        return self._advance_inside()
 
     def _advance_section(self) -> bool:
         space = self._skip_whitespace()
@@ -182,9 +175,6 @@ class SectionParser(Parser):
     def _begin_call(self) -> None:
         raise NotImplementedError
 
-    def _advance_inside(self) -> bool:
-        raise NotImplementedError
-
     def _block_name(self, block: str) -> str | None:
         raise NotImplementedError
 
@@ -215,15 +205,6 @@ class JsonCallParser(SectionParser):
         self._reader = JsonReader(self.limits)
         self._begun = False
         self._state = "head"
-
-    def _advance_inside(self) -> bool:
-        step = {
-            "head": self._advance_head,
-            "arguments": self._advance_arguments,
-            "skip": self._advance_skip,
-            "trail": self._advance_trail,
-        }[self._state]
-        return step()
 
     def _advance_head(self) -> bool:
         expected = self.head[len(self._parts)]

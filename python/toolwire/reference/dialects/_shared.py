@@ -232,8 +232,9 @@ class Parser:
 
     A dialect sets its markers (``starts``: what opens a call in text; ``think``: its reasoning pair, if any;
     ``call_ends_reasoning``: whether a call start inside reasoning ends it, as a model family's template does) and
-    implements ``_open`` (a start marker was read), ``_advance_call`` (one step inside a call) and ``_cut`` (the
-    stream ended inside a call). This class runs text and reasoning, holds back what could still start a marker, and
+    implements ``_open`` (a start marker was read), one ``_advance_<state>`` step per state of a call (the parser
+    runs the step its state names, as it runs ``_advance_text`` and ``_advance_reasoning``) and ``_cut`` (the stream
+    ended inside a call). This class runs text and reasoning, holds back what could still start a marker, and
     builds calls and findings.
     """
 
@@ -315,12 +316,9 @@ class Parser:
             pass
 
     def _advance(self) -> bool:
-        """One step; False when nothing more can be decided before more text (or, at the end, when all is read)."""
-        if self._state == TEXT:
-            return self._advance_text()
-        if self._state == REASONING:
-            return self._advance_reasoning()
-        return self._advance_call()
+        """One step, the one the state names (``_advance_<state>``); False when nothing more can be decided yet."""
+        step: Callable[[], bool] = getattr(self, f"_advance_{self._state}")
+        return step()
 
     def _advance_text(self) -> bool:
         markers = (*self.starts, self.think[0]) if self.think else self.starts
@@ -349,10 +347,6 @@ class Parser:
 
     def _open(self, marker: str) -> None:
         """A start marker was read (and taken): enter the dialect's call state."""
-        raise NotImplementedError
-
-    def _advance_call(self) -> bool:
-        """One step inside a call, as ``_advance``."""
         raise NotImplementedError
 
     def _cut(self) -> None:

@@ -54,17 +54,6 @@ class DsmlParser(SectionParser):
         self._tag_seen = self._tag_bytes = 0
         self._state = "invoke"
 
-    def _advance_inside(self) -> bool:
-        step = {
-            "invoke": self._advance_invoke,
-            "body": self._advance_body,
-            "parameter": self._advance_parameter,
-            "value": self._advance_value,
-            "json": self._advance_json,
-            "skip": self._advance_skip,
-        }[self._state]
-        return step()
-
     def _tag(self) -> str | None:
         """The attributes of the tag at the cursor up to its ``>`` (taken); None while unread or when broken.
 

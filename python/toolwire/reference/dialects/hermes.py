@@ -30,15 +30,6 @@ class HermesParser(Parser):
         self._broken = ""
         self._state = "open"
 
-    def _advance_call(self) -> bool:
-        if self._state == "open":
-            return self._advance_open()
-        if self._state == "json":
-            return self._advance_json()
-        if self._state == "broken":
-            return self._advance_broken()
-        return self._advance_after()
-
     def _advance_open(self) -> bool:
         self._held += self._skip_whitespace()
         if self._pos == len(self._buf):

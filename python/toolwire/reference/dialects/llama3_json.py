@@ -70,16 +70,6 @@ class Llama3JsonParser(Parser):
         self._reader.take(text)
         self._state = "json"
 
-    def _advance_call(self) -> bool:
-        step = {
-            "tag": self._advance_tag,
-            "head": self._advance_head,
-            "json": self._advance_json,
-            "after": self._advance_after,
-            "separator": self._advance_separator,
-        }[self._state]
-        return step()
-
     def _advance_tag(self) -> bool:
         self._held += self._skip_whitespace()
         if self._pos == len(self._buf):

@@ -48,18 +48,6 @@ class MistralParser(Parser):
         self._reader = JsonReader(self.limits)
         self._state = "open"
 
-    def _advance_call(self) -> bool:
-        step = {
-            "open": self._advance_open,
-            "name": self._advance_name,
-            "id": self._advance_id,
-            "arguments": self._advance_arguments,
-            "element": self._advance_element,
-            "array": self._advance_array,
-            "next": self._advance_next,
-        }[self._state]
-        return step()
-
     # What follows the marker decides the form.
 
     def _advance_open(self) -> bool:

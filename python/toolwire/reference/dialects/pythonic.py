@@ -41,18 +41,6 @@ class PythonicParser(Parser):
         self._extent: Extent | None = None
         self._state = "open" if self._confirmed else "name"
 
-    def _advance_call(self) -> bool:
-        step = {
-            "open": self._advance_open,
-            "first": self._advance_first,
-            "name": self._advance_name,
-            "arguments": self._advance_arguments,
-            "after": self._advance_after,
-            "next": self._advance_next,
-            "end": self._advance_end,
-        }[self._state]
-        return step()
-
     def _advance_open(self) -> bool:
         self._held += self._skip_whitespace()
         if self._pos == len(self._buf):

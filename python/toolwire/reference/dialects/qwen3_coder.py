@@ -69,18 +69,6 @@ class Qwen3CoderParser(Parser):
         """The name a tag's text (up to its ``>``) gives, None when it gives none (``minimax_m2`` quotes it)."""
         return text or None
 
-    def _advance_call(self) -> bool:
-        step = {
-            "open": self._advance_open,
-            "name": self._advance_name,
-            "body": self._advance_body,
-            "key": self._advance_key,
-            "value": self._advance_value,
-            "skip": self._advance_skip,
-            "end": self._advance_end,
-        }[self._state]
-        return step()
-
     def _advance_open(self) -> bool:
         self._held += self._skip_whitespace()
         if self._pos == len(self._buf) or (self._final and self.function.startswith(self._rest)):
