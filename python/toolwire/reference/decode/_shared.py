@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from toolwire._model import OutputItem
     from toolwire.reference._accumulator import Accumulator
 
-__all__ = ["Decoder", "is_error"]
+__all__ = ["Decoder", "is_error", "reported_error"]
 
 
 class Decoder(Protocol):
@@ -58,3 +58,16 @@ def is_error(event: Mapping[str, Any]) -> bool:
         or event.get("type") == "error"
         or any(key.endswith("Exception") and value is not None for key, value in event.items())
     )
+
+
+def reported_error(accumulator: Accumulator, event: Mapping[str, Any]) -> bool:
+    """Whether ``event`` carries an ``error`` member, reported as the provider's error when it does.
+
+    For the formats whose error comes as a member of an ordinary event (Gemini, Ollama, the completions stream): such
+    an event carries nothing else to read.
+    """
+    error = event.get("error")
+    if error is None:
+        return False
+    accumulator.provider_error(error)
+    return True

@@ -18,6 +18,7 @@ from toolwire.reference._accumulator import Accumulator, FinishKind, Fragment
 from toolwire.reference._fields import Fields
 from toolwire.reference.decode._output import BOOKKEEPING, text_size, whole_size
 from toolwire.reference.decode._partial_args import ArgumentsWriter, PathError, read_entry
+from toolwire.reference.decode._shared import reported_error
 
 _CALL_TYPE = "function_call"
 _CUTTING = frozenset(
@@ -78,9 +79,7 @@ class GeminiDecoder:
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one chunk (a ``GenerateContentResponse``): candidates in order, each part, then its finish."""
         fields = Fields(number)
-        error = event.get("error")
-        if error is not None:
-            self._accumulator.provider_error(error)
+        if reported_error(self._accumulator, event):
             return
         for position, candidate in enumerate(fields.sequence(event, "candidates", "candidates")):
             self._candidate(candidate, position, fields)

@@ -14,6 +14,7 @@ from typing import Any
 from toolwire._model import OutputItem
 from toolwire.reference._accumulator import Accumulator, Fragment
 from toolwire.reference._fields import Fields
+from toolwire.reference.decode._shared import reported_error
 
 _CALL_TYPE = "function"
 
@@ -33,9 +34,7 @@ class OllamaDecoder:
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one line: an error, or the message's calls and text and the ``response`` text, then a ``done`` finish."""
         fields = Fields(number)
-        error = event.get("error")
-        if error is not None:
-            self._accumulator.provider_error(error)
+        if reported_error(self._accumulator, event):
             return
         self._accumulator.touch(0)
         message = fields.mapping(event, "message", "message")

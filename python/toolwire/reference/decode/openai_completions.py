@@ -14,6 +14,7 @@ from toolwire._model import OutputItem
 from toolwire.formats.openai_completions import OBJECT
 from toolwire.reference._accumulator import Accumulator, FinishKind
 from toolwire.reference._fields import Fields
+from toolwire.reference.decode._shared import reported_error
 
 _CUTTING = frozenset({"length", "content_filter"})
 
@@ -46,9 +47,7 @@ class OpenAiCompletionsDecoder:
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
         """Apply one chunk: an error, or each choice's text and finish, then the usage."""
         fields = Fields(number)
-        error = event.get("error")
-        if error is not None:
-            self._accumulator.provider_error(error)
+        if reported_error(self._accumulator, event):
             return
         for position, entry in enumerate(fields.sequence(event, "choices", "choices")):
             where = f"choices[{position}]"
