@@ -163,6 +163,7 @@ def test_the_parser_refuses_text_after_finish_and_unknown_dialects() -> None:
         "deepseek_v3",
         "deepseek_v31",
         "hermes",
+        "kimi_k2",
         "llama3_json",
         "minimax_m2",
         "mistral",

@@ -19,6 +19,7 @@ from toolwire.reference.dialects import (
     deepseek_v3,
     deepseek_v31,
     hermes,
+    kimi_k2,
     llama3_json,
     minimax_m2,
     mistral,
@@ -54,6 +55,7 @@ DIALECTS: Final[Mapping[str, type[Parser]]] = MappingProxyType(
         "deepseek_v3": deepseek_v3.DeepSeekV3Parser,
         "deepseek_v31": deepseek_v31.DeepSeekV31Parser,
         "deepseek_dsml": deepseek_dsml.DsmlParser,
+        "kimi_k2": kimi_k2.KimiK2Parser,
     }
 )
 
