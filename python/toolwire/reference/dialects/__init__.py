@@ -18,6 +18,7 @@ from toolwire.reference.dialects import (
     deepseek_dsml,
     deepseek_v3,
     deepseek_v31,
+    harmony,
     hermes,
     kimi_k2,
     llama3_json,
@@ -56,6 +57,7 @@ DIALECTS: Final[Mapping[str, type[Parser]]] = MappingProxyType(
         "deepseek_v31": deepseek_v31.DeepSeekV31Parser,
         "deepseek_dsml": deepseek_dsml.DsmlParser,
         "kimi_k2": kimi_k2.KimiK2Parser,
+        "harmony": harmony.HarmonyParser,
     }
 )
 

@@ -51,6 +51,8 @@ FindingCode: TypeAlias = Literal[
     "ARGUMENTS_AS_STRING",
     "MARKER_IN_TEXT",
     "REASONING_CUT",
+    "BUILTIN_TOOL",
+    "MALFORMED_HEADER",
 ]
 
 #: Every finding: its severity (an ``error`` on a call makes it invalid) and what it means.
@@ -66,6 +68,8 @@ FINDINGS: Final[Mapping[FindingCode, tuple[Literal["error", "warning", "info"], 
     "ARGUMENTS_AS_STRING": ("warning", "the arguments were a JSON string holding the object, read once"),
     "MARKER_IN_TEXT": ("info", "a start marker no call followed; kept as text"),
     "REASONING_CUT": ("warning", "the stream ended inside reasoning"),
+    "BUILTIN_TOOL": ("warning", "a message to a tool the model's runtime runs (gpt-oss's browser, python), not a call"),
+    "MALFORMED_HEADER": ("warning", "a message header no message followed, or not role, channel, recipient and type"),
 }
 
 TEXT: Final = "text"
