@@ -160,17 +160,6 @@ class HarmonyParser(Parser):
         self._header_full = False
         self._state = "header"
 
-    def _advance_call(self) -> bool:
-        step = {
-            "prompt": self._advance_prompt,
-            "header": self._advance_header,
-            "body": self._advance_body,
-            "arguments": self._advance_arguments,
-            "broken": self._advance_broken,
-            "after": self._advance_after,
-        }[self._state]
-        return step()
-
     def _advance_prompt(self) -> bool:
         rest = self._rest
         found = [(at, marker) for marker in self.starts if (at := rest.find(marker)) >= 0]

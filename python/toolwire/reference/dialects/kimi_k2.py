@@ -87,15 +87,6 @@ class KimiK2Parser(SectionParser):
         """What ends a call whatever state it is in: its end marker, the next call, the section's end."""
         return (CALL_END, CALL_BEGIN, SECTION_END)
 
-    def _advance_inside(self) -> bool:
-        step = {
-            "head": self._advance_head,
-            "arguments": self._advance_arguments,
-            "skip": self._advance_skip,
-            "trail": self._advance_trail,
-        }[self._state]
-        return step()
-
     def _advance_head(self) -> bool:
         marker = self._collect((ARGUMENT_BEGIN, *self._ends()))
         if self._full:
