@@ -31,6 +31,30 @@ DEVIATIONS: dict[str, str] = {
         "'[TOOL_CALLS]  junk [' is a marker followed by a name that neither [ARGS] nor an object follows: the marker "
         "is text (MARKER_IN_TEXT) and so is the array after it, rather than a call searched for past the junk"
     ),
+    **dict.fromkeys(
+        ("sglang-glm45-unknown-tool", "sglang-glm47-unknown-tool"),
+        "a dialect parser reads calls, it does not judge them: the call to a tool tools= lacks is handed over with "
+        "NO_SCHEMA on its values, and the pipeline's validation against the ToolRegistry makes it UNKNOWN_TOOL (vLLM's "
+        "GLM cases call tools their schema list lacks and pin those calls as parsed)",
+    ),
+    "vllm-glm45-untyped-values-deserialized": (
+        "with no schema for the tool, '42', '3.14' and 'true' are kept strings with NO_SCHEMA (docs/semantics.md, Raw "
+        "values), as for qwen3_coder and minimax_m2, rather than guessed JSON as vLLM's GLM parser does"
+    ),
+    "vllm-glm45-think-then-call": (
+        "the parser reads reasoning too: '<think>…</think>' the model writes is reasoning, not content, where the "
+        "case pins vLLM's tool parser run without its reasoning parser"
+    ),
+    "sglang-glm45-array-value-escaped": (
+        "a call written JSON-escaped ('\\n' for its newlines, '\\\"' for its quotes) has not the dialect's shape: "
+        "its name 'todo_write\\n' runs into <arg_key> and its value is not JSON, so the call is MALFORMED_CALL "
+        "(invalid, its text kept), not recovered by guessing which escapes the model meant"
+    ),
+    "llamacpp-ling3-spelled-end-token": (
+        "'<|role_end|>' after the call is Ling's end-of-turn token spelled out by a server that keeps special tokens: "
+        "text outside calls is text, never dropped, so it stays content rather than being removed as llama.cpp's "
+        "template-aware parser does"
+    ),
 }
 
 FEEDINGS = ("whole", "source_deltas", "random_splits", "characters")

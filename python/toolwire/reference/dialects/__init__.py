@@ -18,6 +18,8 @@ from toolwire.reference.dialects import (
     deepseek_dsml,
     deepseek_v3,
     deepseek_v31,
+    glm45,
+    glm47,
     harmony,
     hermes,
     kimi_k2,
@@ -58,6 +60,8 @@ DIALECTS: Final[Mapping[str, type[Parser]]] = MappingProxyType(
         "deepseek_dsml": deepseek_dsml.DsmlParser,
         "kimi_k2": kimi_k2.KimiK2Parser,
         "harmony": harmony.HarmonyParser,
+        "glm45": glm45.Glm45Parser,
+        "glm47": glm47.Glm47Parser,
     }
 )
 

@@ -9,13 +9,13 @@ schema that names no type takes the text as a string. ``True``/``False`` are boo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from toolwire._common._json import json_type, lookup, pointer_tokens
-from toolwire.reference.dialects._shared import read_json
+from toolwire.reference.dialects._shared import FindingCode, read_json
 
-__all__ = ["parameter_schema", "typed"]
+__all__ = ["parameter_schema", "typed", "typed_arguments"]
 
 _BOOLEANS: Final = {"true": True, "false": False, "True": True, "False": False}
 # `$ref` chains and nested unions are followed this deep at most, so that a schema referring to itself ends.
@@ -43,6 +43,31 @@ def typed(raw: str, schema: Any, root: Mapping[str, Any]) -> tuple[Any, str | No
         if found:
             return value, None
     return raw, f"{raw!r} is not {' or '.join(names)}"
+
+
+def typed_arguments(
+    pairs: Iterable[tuple[str, str]],
+    parameters: Mapping[str, Any] | None,
+    findings: list[tuple[FindingCode, str]],
+) -> dict[str, object]:
+    """A call's raw ``(key, value)`` pairs typed by its tool's ``parameters`` (None: no such tool), in order.
+
+    Each value no type reads adds ``UNTYPED_VALUE`` to ``findings``, each value with no schema ``NO_SCHEMA``; both
+    keep the string.
+    """
+    arguments: dict[str, object] = {}
+    for key, raw in pairs:
+        schema = parameter_schema(parameters, key)
+        if schema is None:
+            known = "the tool" if parameters is None else "the parameter"
+            findings.append(("NO_SCHEMA", f"{known} of {key!r} has no schema; its value is kept as a string"))
+            arguments[key] = raw
+            continue
+        value, problem = typed(raw, schema, parameters or {})
+        if problem is not None:
+            findings.append(("UNTYPED_VALUE", f"the parameter {key!r}: {problem}; kept as a string"))
+        arguments[key] = value
+    return arguments
 
 
 def _types(schema: Any, root: Mapping[str, Any], depth: int) -> list[str]:

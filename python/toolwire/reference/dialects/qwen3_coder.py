@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import ClassVar, Final
 
 from toolwire._common._json import compact
-from toolwire.reference.dialects._raw_values import parameter_schema, typed
+from toolwire.reference.dialects._raw_values import typed_arguments
 from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, utf8_len
 
 __all__ = ["Qwen3CoderParser", "SeedOssParser"]
@@ -228,20 +228,7 @@ class Qwen3CoderParser(Parser):
         self._state = "end"
 
     def _typed(self, findings: list[tuple[FindingCode, str]]) -> dict[str, object]:
-        parameters = self._schema(self._name)
-        arguments: dict[str, object] = {}
-        for key, raw in self._parameters:
-            schema = parameter_schema(parameters, key)
-            if schema is None:
-                known = "the tool" if parameters is None else "the parameter"
-                findings.append(("NO_SCHEMA", f"{known} of {key!r} has no schema; its value is kept as a string"))
-                arguments[key] = raw
-                continue
-            value, problem = typed(raw, schema, parameters or {})
-            if problem is not None:
-                findings.append(("UNTYPED_VALUE", f"the parameter {key!r}: {problem}; kept as a string"))
-            arguments[key] = value
-        return arguments
+        return typed_arguments(self._parameters, self._schema(self._name), findings)
 
     def _advance_end(self) -> bool:
         at = self._pos
