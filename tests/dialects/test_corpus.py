@@ -102,8 +102,11 @@ def feedings(case: dict[str, Any], feeding: str) -> list[list[str]]:
 
 def run(case: dict[str, Any], deltas: list[str]) -> list[Event]:
     """The merged events of the case's text fed as ``deltas``."""
-    tools = {tool["function"]["name"]: tool["function"].get("parameters", {}) for tool in case["tools"] or ()}
-    tools = tools if case["tools"] is not None else None
+    tools = (
+        {tool["function"]["name"]: tool["function"].get("parameters", {}) for tool in case["tools"]}
+        if case["tools"] is not None
+        else None
+    )
     return merged(parse(case["dialect"], deltas, tools, reasoning="think_prefilled" in case["flags"]))
 
 

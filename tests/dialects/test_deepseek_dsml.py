@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.dialects.helpers import codes, fed_both_ways
 from toolwire._model import Limits
 from toolwire.reference.dialects import Call, Event, Finding, Reasoning, Text, merged, parse
 from toolwire.reference.dialects.deepseek_dsml import DsmlParser
@@ -30,14 +31,8 @@ TWO = block(invoke("f", parameter("a", " two  spaces ") + parameter("n", "[1, 2]
 
 
 def events(text: str, *, limits: Limits | None = None, reasoning: bool = False) -> list[Event]:
-    """The merged events of ``text`` fed whole, the same as fed one character at a time."""
-    whole = merged(parse("deepseek_dsml", [text], limits=limits, reasoning=reasoning))
-    assert merged(parse("deepseek_dsml", list(text), limits=limits, reasoning=reasoning)) == whole
-    return whole
-
-
-def codes(found: list[Event]) -> list[str]:
-    return [event.code for event in found if isinstance(event, Finding)]
+    """The merged events of ``text``, the same fed whole and one character at a time."""
+    return fed_both_ways("deepseek_dsml", text, limits=limits, reasoning=reasoning)
 
 
 @pytest.mark.parametrize("cut", range(1, len(TWO)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.dialects.helpers import codes, fed_both_ways
 from toolwire._model import Limits
 from toolwire.reference.dialects import Call, Event, Finding, Reasoning, Text, merged, parse
 from toolwire.reference.dialects._deepseek import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, SEP
@@ -24,14 +25,8 @@ TWO = section(call("f", '{"a": 1}'), call("g", "{}"))
 
 
 def events(text: str, *, limits: Limits | None = None) -> list[Event]:
-    """The merged events of ``text`` fed whole, the same as fed one character at a time."""
-    whole = merged(parse("deepseek_v3", [text], limits=limits))
-    assert merged(parse("deepseek_v3", list(text), limits=limits)) == whole
-    return whole
-
-
-def codes(found: list[Event]) -> list[str]:
-    return [event.code for event in found if isinstance(event, Finding)]
+    """The merged events of ``text``, the same fed whole and one character at a time."""
+    return fed_both_ways("deepseek_v3", text, limits=limits)
 
 
 def test_the_markers_are_spelled_with_full_width_bars_and_u2581() -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from tests.dialects.helpers import codes, fed_both_ways
 from toolwire._model import Limits
 from toolwire.reference.dialects import Call, Event, Finding, Reasoning, Text, merged, parse
 from toolwire.reference.dialects.glm45 import Glm45Parser
@@ -24,14 +25,8 @@ IN_TEXT = Finding("MARKER_IN_TEXT", "<tool_call> was not followed by a name and 
 
 
 def events(text: str, limits: Limits | None = None) -> list[Event]:
-    """The merged events of ``text`` fed whole, the same as fed one character at a time."""
-    whole = merged(parse("glm45", [text], TOOLS, limits=limits))
-    assert merged(parse("glm45", list(text), TOOLS, limits=limits)) == whole
-    return whole
-
-
-def codes(found: list[Event]) -> list[str]:
-    return [event.code for event in found if isinstance(event, Finding)]
+    """The merged events of ``text``, the same fed whole and one character at a time."""
+    return fed_both_ways("glm45", text, TOOLS, limits=limits)
 
 
 def calls(found: list[Event]) -> list[Call]:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from tests.dialects.helpers import fed_both_ways
 from toolwire.reference.dialects import Call, Event, Finding, Reasoning, Text, merged, parse
 from toolwire.reference.dialects.glm47 import Glm47Parser
 
@@ -22,10 +23,8 @@ def valid(index: int, name: str, arguments: str) -> Call:
 
 
 def events(text: str, reasoning: bool = False) -> list[Event]:
-    """The merged events of ``text`` fed whole, the same as fed one character at a time."""
-    whole = merged(parse("glm47", [text], TOOLS, reasoning=reasoning))
-    assert merged(parse("glm47", list(text), TOOLS, reasoning=reasoning)) == whole
-    return whole
+    """The merged events of ``text``, the same fed whole and one character at a time."""
+    return fed_both_ways("glm47", text, TOOLS, reasoning=reasoning)
 
 
 @pytest.mark.parametrize("cut", range(1, len(CALL) * 2))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.dialects.helpers import codes, fed_both_ways
 from toolwire._model import Limits
 from toolwire.reference.dialects import Call, Event, Finding, Reasoning, Text, merged, parse
 from toolwire.reference.dialects.harmony import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, START, Header, header_of
@@ -22,14 +23,8 @@ TURN = (
 
 
 def events(text: str, *, limits: Limits | None = None) -> list[Event]:
-    """The merged events of ``text`` fed whole, the same as fed one character at a time."""
-    whole = merged(parse("harmony", [text], limits=limits))
-    assert merged(parse("harmony", list(text), limits=limits)) == whole
-    return whole
-
-
-def codes(found: list[Event]) -> list[str]:
-    return [event.code for event in found if isinstance(event, Finding)]
+    """The merged events of ``text``, the same fed whole and one character at a time."""
+    return fed_both_ways("harmony", text, limits=limits)
 
 
 @pytest.mark.parametrize("cut", range(1, len(TURN)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.dialects.helpers import codes, fed_both_ways
 from toolwire._model import Limits
 from toolwire.reference.dialects import Call, Event, Finding, Reasoning, Text, merged, parse
 from toolwire.reference.dialects.kimi_k2 import (
@@ -30,14 +31,8 @@ TWO = section(call("functions.f:0", '{"a": "x}<|tool_call_end|>y"}'), call("func
 
 
 def events(text: str, *, limits: Limits | None = None, reasoning: bool = False) -> list[Event]:
-    """The merged events of ``text`` fed whole, the same as fed one character at a time."""
-    whole = merged(parse("kimi_k2", [text], limits=limits, reasoning=reasoning))
-    assert merged(parse("kimi_k2", list(text), limits=limits, reasoning=reasoning)) == whole
-    return whole
-
-
-def codes(found: list[Event]) -> list[str]:
-    return [event.code for event in found if isinstance(event, Finding)]
+    """The merged events of ``text``, the same fed whole and one character at a time."""
+    return fed_both_ways("kimi_k2", text, limits=limits, reasoning=reasoning)
 
 
 @pytest.mark.parametrize("cut", range(1, len(TWO)))

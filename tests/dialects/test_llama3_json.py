@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.dialects.helpers import codes, fed_both_ways
 from toolwire._model import Limits
 from toolwire.reference.dialects import Call, Event, Finding, Text, merged, parse
 from toolwire.reference.dialects.llama3_json import Llama3JsonParser
@@ -16,14 +17,8 @@ def valid(index: int, name: str, arguments: str) -> Call:
 
 
 def events(text: str, limits: Limits | None = None) -> list[Event]:
-    """The merged events of ``text`` fed whole, the same as fed one character at a time."""
-    whole = merged(parse("llama3_json", [text], limits=limits))
-    assert merged(parse("llama3_json", list(text), limits=limits)) == whole
-    return whole
-
-
-def codes(found: list[Event]) -> list[str]:
-    return [event.code for event in found if isinstance(event, Finding)]
+    """The merged events of ``text``, the same fed whole and one character at a time."""
+    return fed_both_ways("llama3_json", text, limits=limits)
 
 
 def test_prose_that_starts_like_a_call_is_released_the_moment_it_cannot_be_one() -> None:

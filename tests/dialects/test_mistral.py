@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.dialects.helpers import codes, fed_both_ways
 from toolwire.reference.dialects import Call, Event, Finding, Reasoning, Text, merged, parse
 from toolwire.reference.dialects.mistral import MistralParser
 
@@ -12,14 +13,8 @@ PRE_V11 = '[TOOL_CALLS] [{"name": "f", "arguments": {"a": 1}}, {"arguments": {},
 
 
 def events(text: str) -> list[Event]:
-    """The merged events of ``text`` fed whole, the same as fed one character at a time."""
-    whole = merged(parse("mistral", [text]))
-    assert merged(parse("mistral", list(text))) == whole
-    return whole
-
-
-def codes(found: list[Event]) -> list[str]:
-    return [event.code for event in found if isinstance(event, Finding)]
+    """The merged events of ``text``, the same fed whole and one character at a time."""
+    return fed_both_ways("mistral", text)
 
 
 @pytest.mark.parametrize("text", [V11, PRE_V11])

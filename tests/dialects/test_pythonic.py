@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.dialects.helpers import fed_both_ways
 from toolwire._model import Limits
 from toolwire.reference.dialects import Call, Event, Finding, Text, merged, parse
 from toolwire.reference.dialects.pythonic import PythonicParser
@@ -18,10 +19,8 @@ def valid(index: int, name: str, arguments: str) -> Call:
 
 
 def events(text: str, limits: Limits | None = None) -> list[Event]:
-    """The merged events of ``text`` fed whole, the same as fed one character at a time."""
-    whole = merged(parse("pythonic", [text], limits=limits))
-    assert merged(parse("pythonic", list(text), limits=limits)) == whole
-    return whole
+    """The merged events of ``text``, the same fed whole and one character at a time."""
+    return fed_both_ways("pythonic", text, limits=limits)
 
 
 def arguments(text: str) -> object:

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from tests.dialects.helpers import codes
 from toolwire._model import Limits
-from toolwire.reference.dialects import DIALECTS, Call, Finding, Reasoning, Text, merged, parse
+from toolwire.reference.dialects import DIALECTS, Call, Event, Finding, Reasoning, Text, merged, parse
 from toolwire.reference.dialects.hermes import HermesParser
 from toolwire.reference.dialects.qwen3_coder import Qwen3CoderParser
 
@@ -23,8 +24,8 @@ def hermes(name: str, arguments: object) -> str:
     return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
 
 
-def findings(events: list[object]) -> list[str]:
-    return [event.code for event in events if isinstance(event, Finding)]
+def findings(events: list[Event]) -> list[str]:
+    return codes(events)
 
 
 def test_only_what_could_start_a_marker_is_held_back() -> None:
@@ -38,8 +39,8 @@ def test_a_call_is_handed_over_when_whole_not_at_the_end_of_the_stream() -> None
     parser = Qwen3CoderParser(WEATHER)
     events = parser.feed(q3c("get_weather", city="Paris", days="3")[: -len("</tool_call>")])
     assert events == [Call(0, "get_weather", '{"city":"Paris","days":3}', None, whole=True, valid=True)]
-    parser = HermesParser()
-    assert [type(event) for event in parser.feed('<tool_call>{"name": "f", "arguments": {}}')] == [Call]
+    hermes = HermesParser()
+    assert [type(event) for event in hermes.feed('<tool_call>{"name": "f", "arguments": {}}')] == [Call]
 
 
 @pytest.mark.parametrize("cut", range(1, len("<tool_call>")))
