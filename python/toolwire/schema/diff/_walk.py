@@ -369,6 +369,9 @@ class _Walk:
         self.numeric(old, new, path, "minimum", "exclusiveMinimum", upper=False)
         for keyword in (*_UPPER, *_LOWER):
             o, n = old.get(keyword), new.get(keyword)
+            if keyword == "minContains" and "contains" in old and "contains" in new:
+                # Beside contains, an absent minContains is 1, not no bound: removing minContains: 0 raises it to 1.
+                o, n = (1 if o is None else o), (1 if n is None else n)
             if o != n:
                 self.bound(
                     path, keyword, o, n, tighter=o is not None and n is not None and (n < o) == (keyword in _UPPER)
