@@ -6,20 +6,21 @@ block raised (the exception still propagates). Their ``close`` says what closing
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import Self
 
 __all__ = ["AsyncClosingBlock", "ClosingBlock"]
 
 
-class ClosingBlock:
+class ClosingBlock(ABC):
     """``with x:`` gives ``x`` and calls ``x.close()`` when the block ends."""
 
     __slots__ = ()
 
+    @abstractmethod
     def close(self) -> object:
         """What ending the block does (each class says, and may return what it made)."""
-        raise NotImplementedError
 
     def __enter__(self) -> Self:
         """The object itself."""

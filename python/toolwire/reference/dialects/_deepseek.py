@@ -12,6 +12,7 @@ trailer (``JsonCallParser``); V3.2/V4 write DSML markup (``deepseek_dsml``).
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar, Final
 
@@ -172,14 +173,14 @@ class SectionParser(Parser):
 
     # What a dialect implements.
 
-    def _begin_call(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def _begin_call(self) -> None: ...
 
-    def _block_name(self, block: str) -> str | None:
-        raise NotImplementedError
+    @abstractmethod
+    def _block_name(self, block: str) -> str | None: ...
 
-    def _cut_inside(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def _cut_inside(self) -> None: ...
 
 
 class JsonCallParser(SectionParser):
@@ -308,9 +309,9 @@ class JsonCallParser(SectionParser):
         name, problem = self._name_of(parts)
         return None if problem else name
 
+    @abstractmethod
     def _name_of(self, parts: list[str]) -> tuple[str | None, str | None]:
         """The function's name the header's ``parts`` write, or why they write none."""
-        raise NotImplementedError
 
     def _cut_inside(self) -> None:
         if self._state == "arguments":

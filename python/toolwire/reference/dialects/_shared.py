@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal, TypeAlias
@@ -231,7 +232,7 @@ class JsonReader:
         self._parts.append(char)
 
 
-class Parser:
+class Parser(ABC):
     """A dialect's streaming parser: text deltas in, events out.
 
     A dialect sets its markers (``starts``: what opens a call in text; ``think``: its reasoning pair, if any;
@@ -349,13 +350,13 @@ class Parser:
 
     # What a dialect implements.
 
+    @abstractmethod
     def _open(self, marker: str) -> None:
         """A start marker was read (and taken): enter the dialect's call state."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _cut(self) -> None:
         """The stream ended inside a call: hand it over unfinished (``_call(..., whole=False)``)."""
-        raise NotImplementedError
 
     # The buffer.
 
