@@ -301,7 +301,7 @@ impl Engine {
         let number = self.chunks_read;
         self.chunks_read += 1;
         if self.decoder.format() != Some(Format::OpenAiChat) {
-            if self.decoder.format().is_none() && chat_like(chunk)? {
+            if self.decoder.format().is_none() && chat_decides(chunk)? {
                 self.decoder.assume(Format::OpenAiChat);
             } else {
                 return self.read_object_event(chunk, number);
@@ -609,6 +609,28 @@ fn chat_like(chunk: &Bound<'_, PyAny>) -> PyResult<bool> {
         Some(choices) => Ok(!completions_like(chunk, &choices)?),
         None => Ok(false),
     }
+}
+
+/// Whether a Python chunk, before the format is known, makes the stream Chat Completions: a chat chunk ([`chat_like`])
+/// that decides between chat and completions. One of empty `choices` and no `object` naming chat decides nothing (the
+/// core's `openai_completions::undecided`): it is read as the JSON it serializes to, which the core holds undecided.
+fn chat_decides(chunk: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = chunk.py();
+    let Some(choices) = member(chunk, intern!(py, "choices"))? else {
+        return Ok(false);
+    };
+    if completions_like(chunk, &choices)? {
+        return Ok(false);
+    }
+    let empty = match choices.cast::<PyList>() {
+        Ok(list) => list.is_empty(),
+        Err(_) => choices.cast::<PyTuple>().is_ok_and(PyTupleMethods::is_empty),
+    };
+    if !empty {
+        return Ok(true);
+    }
+    let kind = member(chunk, intern!(py, "object"))?;
+    Ok(kind.is_some_and(|kind| string_is(&kind, |text| text.starts_with("chat.completion"))))
 }
 
 /// Whether a Python chunk with `choices` is a legacy completions chunk (the openai SDK's `Completion`, or its dict):

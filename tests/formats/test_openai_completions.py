@@ -6,12 +6,14 @@ format's module says and how chunk objects (dicts, the openai SDK's ``Completion
 
 from __future__ import annotations
 
+import json
 from types import ModuleType
 from typing import Any
 
 import pytest
 from openai._models import construct_type
 from openai.types import Completion
+from openai.types.chat import ChatCompletionChunk
 
 import toolwire
 
@@ -108,3 +110,58 @@ def test_calls_and_their_answers_have_no_completions_shape_and_are_refused() -> 
 def test_tools_are_offered_in_the_shape_chat_templates_take() -> None:
     registry = toolwire.ToolRegistry([{"name": "f", "parameters": {"type": "object"}}])
     assert toolwire.formats.request_tools(registry, "openai-completions") == registry.to_openai()
+
+
+def _sse(events: list[dict[str, Any]]) -> bytes:
+    return b"".join(b"data: " + json.dumps(event).encode() + b"\n\n" for event in events) + b"data: [DONE]\n\n"
+
+
+USAGE_FIRST = {"id": "cmpl-1", "choices": [], "usage": {"total_tokens": 3}}
+BARE = [{"choices": [{"index": 0, "text": "Paris"}]}, {"choices": [{"index": 0, "text": ".", "finish_reason": "stop"}]}]
+
+
+@pytest.mark.parametrize("raw", [False, True], ids=["objects", "bytes"])
+def test_a_first_chunk_of_empty_choices_waits_for_the_chunk_that_decides(implementation: ModuleType, raw: bool) -> None:
+    chunks = [USAGE_FIRST, *BARE]
+    result = _result(implementation, _sse(chunks) if raw else chunks)
+    assert (result.format, result.text, result.usage, result.violations) == (
+        "openai-completions",
+        "Paris.",
+        {"total_tokens": 3},
+        (),
+    )
+
+
+@pytest.mark.parametrize("raw", [False, True], ids=["objects", "bytes"])
+def test_a_chat_stream_after_a_chunk_of_empty_choices_is_chat_with_its_text_once(
+    implementation: ModuleType, raw: bool
+) -> None:
+    # Azure's first chunk: empty choices, an empty object, its prompt_filter_results.
+    azure = {"id": "", "object": "", "choices": [], "prompt_filter_results": []}
+    chunks: list[Any] = [azure, {"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}]
+    if not raw:
+        chunks[0] = construct_type(type_=ChatCompletionChunk, value=azure)  # as the SDK builds it
+    result = _result(implementation, _sse([azure, chunks[1]]) if raw else chunks)
+    assert (result.format, result.text, result.violations) == ("openai-chat", "hi", ())
+
+
+@pytest.mark.parametrize("raw", [False, True], ids=["objects", "bytes"])
+def test_a_stream_of_only_empty_choices_is_an_understood_chat_stream(implementation: ModuleType, raw: bool) -> None:
+    result = _result(implementation, _sse([USAGE_FIRST]) if raw else [USAGE_FIRST])
+    assert (result.format, result.usage) == ("openai-chat", {"total_tokens": 3})
+    assert "UNRECOGNIZED_STREAM" not in [violation.code.value for violation in result.violations]
+
+
+ERROR_OBJECT = {"object": "error", "message": "boom", "type": "InternalServerError", "param": None, "code": 500}
+
+
+@pytest.mark.parametrize("raw", [False, True], ids=["objects", "bytes"])
+@pytest.mark.parametrize("before", [[], [CHUNK]], ids=["first", "mid-stream"])
+def test_vllms_error_object_is_a_provider_error_with_the_whole_chunk(
+    implementation: ModuleType, raw: bool, before: list[dict[str, Any]]
+) -> None:
+    chunks = [*before, ERROR_OBJECT]
+    result = _result(implementation, _sse(chunks) if raw else chunks)
+    errors = [violation.data for violation in result.violations if violation.code.value == "PROVIDER_ERROR"]
+    assert errors == [ERROR_OBJECT]
+    assert "UNRECOGNIZED_STREAM" not in [violation.code.value for violation in result.violations]

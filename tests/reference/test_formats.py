@@ -26,6 +26,7 @@ from toolwire.errors import MalformedChunkError
 from toolwire.reference._engine import Engine
 from toolwire.reference._sse import SseFramer
 from toolwire.reference.decode import detect
+from toolwire.reference.decode.openai_completions import undecided
 
 STREAMS = CORPORA / "provider-streams" / "streams"
 CORPUS_FORMATS = ("anthropic-messages", "openai-responses")
@@ -1024,6 +1025,27 @@ def test_events_before_detection() -> None:
     assert out.calls[0].id == "toolu_1"
     whole = {"type": "error", "code": "server_error", "message": "x"}
     assert run([whole]).result.violations[0].data == whole
+    vllm = {"object": "error", "message": "x", "type": "InternalServerError", "param": None, "code": 500}
+    first = run([vllm]).result.violations[0]
+    assert (first.code, first.data) == (V.PROVIDER_ERROR, vllm)
+
+
+@pytest.mark.parametrize(
+    ("event", "decides"),
+    [
+        ({"choices": []}, False),
+        ({"choices": [], "object": "", "prompt_filter_results": []}, False),
+        ({"choices": [], "usage": {"total_tokens": 1}}, False),
+        ({"choices": [], "object": "chat.completion.chunk"}, True),
+        ({"choices": [], "object": "text_completion"}, True),
+        ({"choices": [{}]}, True),
+        ({"choices": None}, True),
+    ],
+)
+def test_only_a_chunk_of_empty_choices_and_no_naming_object_decides_nothing(
+    event: dict[str, Any], decides: bool
+) -> None:
+    assert undecided(event) is not decides
 
 
 def test_an_sse_event_name_identifies_the_format_of_data_without_type() -> None:

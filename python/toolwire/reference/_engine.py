@@ -22,8 +22,9 @@ from toolwire.reference._accumulator import Accumulator, Emit
 from toolwire.reference._framing import Event, Framer, FramingError
 from toolwire.reference._json import loads
 from toolwire.reference._snapshot import Partial
-from toolwire.reference.decode import Decoder, decoder_for, detect, is_error
+from toolwire.reference.decode import Decoder, decoder_for, detect, error_object, is_error
 from toolwire.reference.decode.openai_chat import read_chunk
+from toolwire.reference.decode.openai_completions import undecided
 
 if TYPE_CHECKING:
     from toolwire.registry import CompiledTools
@@ -74,6 +75,9 @@ class Engine:
         # Events read, and whether one was the format's own (or an error): a stream with none is not understood.
         self._events = 0
         self._recognised = False
+        # A chunk that decides nothing between completions and chat came before the format was known (see
+        # ``undecided``): a stream of nothing else is a chat stream, as it was before completions.
+        self._undecided = False
         # A read's malformed event, held back while the calls its earlier events made ready are handed over: raised
         # by the next call, as a chunk source raises at the chunk after handing over the calls before it.
         self._deferred: MalformedChunkError | None = None
@@ -100,7 +104,7 @@ class Engine:
         self._events += 1  # counted once read: a malformed event raises, it is never a stream's only news
 
     def _dispatch(self, chunk: Any, number: int, *, decoded: bool, name: str | None) -> None:
-        if self._format == "openai-chat" or (self._format is None and not decoded and _chat_like(chunk)):
+        if self._format == "openai-chat" or (self._format is None and not decoded and _chat_decides(chunk)):
             self._format = "openai-chat"
             read_chunk(self._accumulator, chunk, number)
             if not self._recognised:
@@ -112,6 +116,11 @@ class Engine:
                 number, "", f"expected a mapping or an object with attributes, got {type(event).__name__}"
             )
         if self._decoder is None:
+            if undecided(event):
+                self._undecided = True
+                self._recognised = self._recognised or is_error(event)
+                _read_undecided(self._accumulator, event)
+                return
             detected = detect(event, name)
             if detected is None:
                 self._recognised = self._recognised or is_error(event)
@@ -219,6 +228,10 @@ class Engine:
             self._framer = None
         if not self._decoder_ended:
             self._decoder_ended = True
+            if self._format is None and self._undecided:
+                # Only chunks of empty ``choices`` came: an OpenAI stream, chat's by the table's rows (as it always was).
+                self._format = "openai-chat"
+                self._recognised = True
             try:
                 if self._decoder is not None:
                     self._decoder.end()
@@ -276,6 +289,30 @@ def _chat_like(chunk: Any) -> bool:
     """
     choices = _member(chunk, "choices")
     return choices is not None and not _completions_like(chunk, choices)
+
+
+def _chat_decides(chunk: Any) -> bool:
+    """A chunk, before the format is known, that makes the stream Chat Completions: a chat chunk that decides.
+
+    One of empty ``choices`` and no ``object`` naming chat decides nothing between chat and completions (``undecided``):
+    it is read as the JSON it serializes to, which is held undecided.
+    """
+    if not _chat_like(chunk):
+        return False
+    choices = _member(chunk, "choices")
+    if not isinstance(choices, (list, tuple)) or choices:
+        return True
+    kind = _member(chunk, "object")
+    return isinstance(kind, str) and kind.startswith("chat.completion")
+
+
+def _read_undecided(accumulator: Accumulator, event: dict[str, Any]) -> None:
+    """A chunk that decides nothing between completions and chat, read as both read it: its error, else its usage."""
+    error = event.get("error")
+    if error is not None:
+        accumulator.provider_error(error)
+    elif event.get("usage") is not None:
+        accumulator.usage(event["usage"])
 
 
 def _completions_like(chunk: Any, choices: Any) -> bool:
@@ -339,5 +376,5 @@ def _unidentified(accumulator: Accumulator, event: dict[str, Any]) -> None:
     error = event.get("error")
     if error is not None:
         accumulator.provider_error(error)
-    elif event.get("type") == "error":
+    elif event.get("type") == "error" or error_object(event):
         accumulator.provider_error(event)

@@ -22,13 +22,13 @@ from toolwire.reference.decode import (
     openai_completions,
     openai_responses,
 )
-from toolwire.reference.decode._shared import Decoder, is_error
+from toolwire.reference.decode._shared import Decoder, error_object, is_error
 
 if TYPE_CHECKING:
     from toolwire.formats import WireFormat
     from toolwire.reference._accumulator import Accumulator
 
-__all__ = ["DECODERS", "Decoder", "decoder_for", "detect", "is_error"]
+__all__ = ["DECODERS", "Decoder", "decoder_for", "detect", "error_object", "is_error"]
 
 #: Every format's decoder, in the order their detection hints are asked.
 DECODERS: Final[Mapping[WireFormat, type[Decoder]]] = MappingProxyType(

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from toolwire._model import OutputItem
     from toolwire.reference._accumulator import Accumulator
 
-__all__ = ["Decoder", "is_error", "reported_error"]
+__all__ = ["Decoder", "error_object", "is_error", "reported_error"]
 
 
 class Decoder(Protocol):
@@ -51,13 +51,24 @@ class Decoder(Protocol):
 def is_error(event: Mapping[str, Any]) -> bool:
     """Whether an event is an error, in any format.
 
-    ``error`` non-null, ``type`` ``"error"``, or a Bedrock exception (a member named ``...Exception``, non-null).
+    ``error`` non-null, ``type`` ``"error"``, ``object`` ``"error"`` (``error_object``) or a Bedrock exception (a
+    member named ``...Exception``, non-null).
     """
     return (
         event.get("error") is not None
         or event.get("type") == "error"
+        or error_object(event)
         or any(key.endswith("Exception") and value is not None for key, value in event.items())
     )
+
+
+def error_object(event: Mapping[str, Any]) -> bool:
+    """Whether an event is vLLM's error object, ``{"object": "error", "message", "type", "param", "code"}``.
+
+    vLLM's ``ErrorResponse``, sent whole as a chunk by servers built on vLLM's protocol where vLLM itself wraps it in
+    ``error``: the whole event is the error's payload.
+    """
+    return event.get("object") == "error"
 
 
 def reported_error(accumulator: Accumulator, event: Mapping[str, Any]) -> bool:

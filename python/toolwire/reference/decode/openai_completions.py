@@ -14,7 +14,7 @@ from toolwire._model import OutputItem
 from toolwire.formats.openai_completions import OBJECT
 from toolwire.reference._accumulator import Accumulator, FinishKind
 from toolwire.reference._fields import Fields
-from toolwire.reference.decode._shared import reported_error
+from toolwire.reference.decode._shared import error_object, reported_error
 
 _CUTTING = frozenset({"length", "content_filter"})
 
@@ -22,6 +22,19 @@ _CUTTING = frozenset({"length", "content_filter"})
 def finish_kind(reason: str) -> FinishKind:
     """``length`` and ``content_filter`` cut; any other is neutral (``stop`` too: calls written in text stop so)."""
     return "cut" if reason in _CUTTING else "neutral"
+
+
+def undecided(event: Mapping[str, Any]) -> bool:
+    """Whether a chunk decides nothing between this format and chat: empty ``choices``, no ``object`` naming either.
+
+    A completions stream may open with a usage-only or empty chunk (as Azure's chat stream opens with its
+    ``prompt_filter_results``), and chat's hint takes any ``choices``: such a chunk must not decide the stream's format.
+    It carries nothing either format reads differently (no choice; its ``usage`` is kept as sent by both).
+    """
+    kind = event.get("object")
+    named = isinstance(kind, str) and (kind == OBJECT or kind.startswith("chat.completion"))
+    choices = event.get("choices")
+    return not named and isinstance(choices, list) and not choices
 
 
 class OpenAiCompletionsDecoder:
@@ -45,9 +58,16 @@ class OpenAiCompletionsDecoder:
         return choices[0].get("text") is not None and choices[0].get("delta") is None
 
     def read(self, event: dict[str, Any], number: int, name: str | None = None) -> None:
-        """Apply one chunk: an error, or each choice's text and finish, then the usage."""
+        """Apply one chunk: an error, or each choice's text and finish, then the usage.
+
+        An error is an ``error`` member, or the chunk is vLLM's error object (``error_object``: the whole chunk is its
+        payload).
+        """
         fields = Fields(number)
         if reported_error(self._accumulator, event):
+            return
+        if error_object(event):
+            self._accumulator.provider_error(event)
             return
         for position, entry in enumerate(fields.sequence(event, "choices", "choices")):
             where = f"choices[{position}]"

@@ -5,7 +5,7 @@
 //! (`decode/<format>.rs`, the whole of its decoder and its detection hint) and nowhere else; what they share is in
 //! `shared.rs`, `output.rs` and `crate::json_view`. An event is one JSON object (a server-sent event's data, an NDJSON
 //! line, or the JSON a Python object serializes to); the format is named by the caller or detected from the first
-//! event that identifies one.
+//! event that identifies one (a chunk of empty `choices` identifies none yet: [`openai_completions::undecided`]).
 //!
 //! The formats are the one table below (`formats!`): the enum of formats, their names, the decoder state and every
 //! dispatch to a format's decoder are generated from it, so that a format is registered by one line.
@@ -19,7 +19,7 @@ use crate::json_view::{ChunkError, Object, Path, object};
 
 pub use output::OutputItem;
 pub use shared::{Canonical, EventExtras, is_error};
-use shared::{Event, FormatDecoder, FromBytes, Read, Sink};
+use shared::{Event, FormatDecoder, FromBytes, Read, Sink, error_object};
 
 /// Generates, from one line per format (its variant, its name as `format=` takes it, its decoder's file and type, and
 /// what it is), the [`Format`] enum and its names, the decoder state of a stream ([`State`]), its dispatch, and
@@ -152,6 +152,9 @@ pub struct Decoder {
     /// Events read so far, and whether one of them was the format's own (see [`Decoder::end`]).
     events: u64,
     recognised: bool,
+    /// A chunk that decides nothing between completions and chat came before the format was known (see
+    /// [`openai_completions::undecided`]): a stream of nothing else is a chat stream, as it was before completions.
+    undecided: bool,
 }
 
 impl Decoder {
@@ -162,6 +165,7 @@ impl Decoder {
             named: format.is_some(),
             events: 0,
             recognised: false,
+            undecided: false,
         }
     }
 
@@ -239,6 +243,11 @@ impl Decoder {
             data,
         };
         if let State::Undetected = self.state {
+            if openai_completions::undecided(&event.object) {
+                self.undecided = true;
+                self.recognised |= is_error(&event.object);
+                return Ok(undecided(&event));
+            }
             let Some(format) = detect(&event.object, name) else {
                 self.recognised |= is_error(&event.object);
                 return Ok(undetected(&event));
@@ -255,6 +264,11 @@ impl Decoder {
     /// stream in which no event was the format's own (none identified it, or none was of the format named) is
     /// `UNRECOGNIZED_STREAM`: never an ok result for a stream that was not understood.
     pub fn end(&mut self, accumulator: &mut Accumulator, canonical: Canonical<'_>) -> Result<(), ChunkError> {
+        if self.undecided && matches!(self.state, State::Undetected) {
+            // Only chunks of empty `choices` came: an OpenAI stream, chat's by the table's rows (as it always was).
+            self.state = State::of(Format::OpenAiChat);
+            self.recognised = true;
+        }
         self.state.end(&mut Sink { accumulator, canonical })?;
         if !self.recognised {
             let format = self.format().filter(|_| self.named);
@@ -298,10 +312,22 @@ fn unrecognized_message(events: u64, named: Option<Format>) -> String {
 fn undetected<'a>(event: &Event<'a, '_>) -> EventExtras<'a> {
     if let Some(error) = event.object.raw("error") {
         EventExtras::error(error)
-    } else if event.object.raw("type") == Some(b"\"error\"") {
+    } else if event.object.raw("type") == Some(b"\"error\"") || error_object(&event.object) {
         EventExtras::error(event.data)
     } else {
         EventExtras::default()
+    }
+}
+
+/// A chunk that decides nothing between completions and chat, read before the format is known as both read it: its
+/// error, else its usage (it has no choice to read).
+fn undecided<'a>(event: &Event<'a, '_>) -> EventExtras<'a> {
+    match event.object.raw("error") {
+        Some(error) => EventExtras::error(error),
+        None => EventExtras {
+            usage: event.object.raw("usage").map(std::borrow::Cow::Borrowed),
+            ..EventExtras::default()
+        },
     }
 }
 
@@ -312,12 +338,13 @@ mod tests {
 
     #[test]
     fn the_first_event_that_names_a_format_decides_it() {
-        let cases: [(&str, Option<Format>); 10] = [
+        let cases: [(&str, Option<Format>); 11] = [
             (
                 r#"{"object": "text_completion", "choices": []}"#,
                 Some(Format::OpenAiCompletions),
             ),
-            (r#"{"choices": []}"#, Some(Format::OpenAiChat)),
+            (r#"{"choices": [{}]}"#, Some(Format::OpenAiChat)),
+            (r#"{"choices": []}"#, None),
             (r#"{"type": "response.created"}"#, Some(Format::OpenAiResponses)),
             (r#"{"type": "ping"}"#, Some(Format::AnthropicMessages)),
             (r#"{"candidates": []}"#, Some(Format::Gemini)),

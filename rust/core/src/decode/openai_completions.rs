@@ -7,12 +7,26 @@
 
 use std::borrow::Cow;
 
-use super::shared::{Event, EventExtras, FormatDecoder, Read, Sink};
+use super::shared::{Event, EventExtras, FormatDecoder, Read, Sink, error_object};
 use crate::accumulator::FinishKind;
 use crate::json_view::{Object, Path, object};
 
 /// The `object` every server gives a completions chunk (the binding's reading of Python chunks asks it too).
 pub const OBJECT: &[u8] = b"text_completion";
+
+/// Whether a chunk decides nothing between this format and chat: `choices` an empty list and no `object` that names
+/// either (a completions stream may open with a usage-only or empty chunk, as Azure's chat stream opens with its
+/// `prompt_filter_results`). Chat's hint takes any `choices`, so such a chunk must not decide the stream's format: it
+/// carries nothing either format reads differently (no choice; its `usage` is kept as sent by both).
+pub(super) fn undecided(event: &Object<'_>) -> bool {
+    let root = Path::ROOT;
+    let named = event
+        .string("object", &root)
+        .ok()
+        .flatten()
+        .is_some_and(|kind| *kind == *OBJECT || kind.starts_with(b"chat.completion"));
+    !named && event.list("choices", &root).ok().flatten().is_some_and(|choices| choices.is_empty())
+}
 
 /// What a completions `finish_reason` means for calls: `length` and `content_filter` cut, any other is neutral
 /// (`stop` included: a model that wrote its calls in its text stops as one that wrote prose does).
@@ -47,11 +61,15 @@ impl FormatDecoder for OpenAiCompletions {
         first.is_some_and(|choice| choice.has("text") && !choice.has("delta"))
     }
 
-    /// Read one chunk: an error, or each choice's text and finish, then the usage.
+    /// Read one chunk: an error (an `error` member, or the chunk is vLLM's error object: the whole chunk is its payload),
+    /// or each choice's text and finish, then the usage.
     fn read<'a>(&mut self, sink: &mut Sink<'_, '_>, event: &Event<'a, '_>) -> Read<'a> {
         let root = Path::ROOT;
         if let Some(error) = event.object.raw("error") {
             return Ok(EventExtras::error(error));
+        }
+        if error_object(&event.object) {
+            return Ok(EventExtras::error(event.data));
         }
         let choices = event.object.list("choices", &root)?.unwrap_or_default();
         let at = root.key("choices");
@@ -81,8 +99,8 @@ impl FormatDecoder for OpenAiCompletions {
 #[cfg(test)]
 mod tests {
     use crate::accumulator::Limits;
-    use crate::decode::Format;
-    use crate::decode::test_support::{accumulator, feed, limited};
+    use crate::decode::test_support::{accumulator, compact, feed, limited, run};
+    use crate::decode::{Decoder, Format};
 
     const VLLM: &str = r#"{"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "m", "choices": "#;
 
@@ -97,11 +115,54 @@ mod tests {
             (r#"{"choices": [{"index": 0, "text": "a"}]}"#, Some(Format::OpenAiCompletions)),
             (r#"{"choices": [{"index": 0, "text": "a", "delta": {}}]}"#, Some(Format::OpenAiChat)),
             (r#"{"choices": [{"index": 0, "delta": {"content": "a"}}]}"#, Some(Format::OpenAiChat)),
-            (r#"{"choices": []}"#, Some(Format::OpenAiChat)),
+            (r#"{"choices": []}"#, None),
         ];
         for (event, format) in cases {
             let (decoder, _, _) = feed(accumulator(), &[event]);
             assert_eq!(decoder.format(), format, "{event}");
+        }
+    }
+
+    #[test]
+    fn a_chunk_of_empty_choices_decides_nothing_and_keeps_its_usage() {
+        let usage = r#"{"choices": [], "usage": {"total_tokens": 3}}"#;
+        let mut decoder = Decoder::new(None);
+        let mut stream = accumulator();
+        let extras = decoder
+            .read(&mut stream, None, usage.as_bytes(), &mut compact)
+            .expect("an event");
+        assert_eq!(decoder.format(), None);
+        assert_eq!(extras.usage.as_deref(), Some(br#"{"total_tokens": 3}"#.as_slice()));
+        run(&mut decoder, &mut stream, &[r#"{"choices": [{"index": 0, "text": "a"}]}"#]);
+        assert_eq!(decoder.format(), Some(Format::OpenAiCompletions));
+        stream.end();
+        assert_eq!(stream.choices()[0].text, b"a");
+    }
+
+    #[test]
+    fn a_chat_stream_is_chat_after_a_chunk_of_empty_choices_or_when_it_has_nothing_else() {
+        let azure = r#"{"choices": [], "object": "", "prompt_filter_results": []}"#;
+        let (decoder, _, _) = feed(accumulator(), &[azure, r#"{"choices": [{"index": 0, "delta": {"content": "a"}}]}"#]);
+        assert_eq!(decoder.format(), Some(Format::OpenAiChat));
+        let (mut decoder, mut stream, _) = feed(accumulator(), &[azure, azure]);
+        decoder.end(&mut stream, &mut compact).expect("an end");
+        assert_eq!(decoder.format(), Some(Format::OpenAiChat));
+        assert!(decoder.recognised());
+        let named = [r#"{"object": "chat.completion.chunk", "choices": []}"#, r#"{"object": "text_completion", "choices": []}"#];
+        let formats = named.map(|event| feed(accumulator(), &[event]).0.format());
+        assert_eq!(formats, [Some(Format::OpenAiChat), Some(Format::OpenAiCompletions)]);
+    }
+
+    #[test]
+    fn vllms_error_object_is_a_provider_error_with_the_whole_chunk_as_payload() {
+        let error = r#"{"object": "error", "message": "boom", "type": "InternalServerError", "param": null, "code": 500}"#;
+        for before in [&[][..], &[r#"{"object": "text_completion", "choices": [{"index": 0, "text": "a"}]}"#][..]] {
+            let (mut decoder, mut stream, _) = feed(accumulator(), before);
+            let extras = decoder
+                .read(&mut stream, None, error.as_bytes(), &mut compact)
+                .expect("an event");
+            assert_eq!(extras.error.as_deref(), Some(error.as_bytes()), "after {before:?}");
+            assert!(decoder.recognised());
         }
     }
 

@@ -119,13 +119,25 @@ pub(crate) fn event_type<'e>(event: &Event<'e, 'e>) -> Result<Option<Cow<'e, [u8
         .or_else(|| event.name.map(Cow::Borrowed)))
 }
 
-/// Whether an event is an error, in any format: `error` non-null, `type` `"error"`, or a Bedrock exception (a
-/// member named `...Exception`, non-null).
+/// Whether an event is an error, in any format: `error` non-null, `type` `"error"`, `object` `"error"` ([`error_object`])
+/// or a Bedrock exception (a member named `...Exception`, non-null).
 pub fn is_error(event: &Object<'_>) -> bool {
     event.has("error")
         || event.raw("type") == Some(b"\"error\"")
+        || error_object(event)
         || event
             .members()
             .iter()
             .any(|(key, value)| key.ends_with(b"Exception") && *value != b"null")
+}
+
+/// Whether an event is vLLM's error object, `{"object": "error", "message", "type", "param", "code"}` (its
+/// `ErrorResponse`), sent whole as a chunk by servers built on vLLM's protocol where vLLM itself wraps it in `error`:
+/// the whole event is the error's payload.
+pub(crate) fn error_object(event: &Object<'_>) -> bool {
+    event
+        .string("object", &Path::ROOT)
+        .ok()
+        .flatten()
+        .is_some_and(|kind| *kind == *b"error")
 }
