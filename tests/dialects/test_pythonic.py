@@ -47,7 +47,7 @@ def refused(text: str) -> list[str]:
         ("'a' \"b\"", "ab"),
         ("r'\\d\\''", "\\d\\'"),
         ("u'x'", "x"),
-        ("'\\x41\\u00e9\\U0001F600\\N{BULLET}\\101\\q'", "A\u00e9\U0001f600\u2022A\\q"),
+        ("'\\x41\\u00e9\\U0001F600\\101\\q'", "A\u00e9\U0001f600A\\q"),
         ("'line\\\nnext'", "linenext"),
         ("1_000", 1000),
         ("0x1F", 31),
@@ -72,6 +72,24 @@ def test_python_literals_are_converted_exactly(literal: str, value: object) -> N
 
 
 @pytest.mark.parametrize(
+    ("literal", "text"),
+    [
+        ("1.50", "1.50"),
+        ("1E5", "1E5"),
+        (".5", "0.5"),
+        ("5.", "5.0"),
+        ("-0", "0"),
+        ("-0.0", "-0.0"),
+        ("0x10", "16"),
+        ("('é', True, None)", '["é",true,null]'),
+    ],
+)
+def test_python_literals_are_written_as_the_json_text_of_the_same_value(literal: str, text: str) -> None:
+    (call,) = [event for event in events(f"[f(a={literal})]") if isinstance(event, Call)]
+    assert call.arguments == f'{{"a":{text}}}'
+
+
+@pytest.mark.parametrize(
     ("literal", "code"),
     [
         ("b'x'", "INVALID_ARGUMENTS"),
@@ -90,6 +108,8 @@ def test_python_literals_are_converted_exactly(literal: str, value: object) -> N
         ("...", "INVALID_ARGUMENTS"),
         ("-True", "INVALID_ARGUMENTS"),
         ("007", "INVALID_ARGUMENTS"),
+        ("'\\N{BULLET}'", "INVALID_ARGUMENTS"),
+        ("0x" + "f" * 3600, "INVALID_ARGUMENTS"),
     ],
 )
 def test_values_with_no_json_form_make_the_call_invalid(literal: str, code: str) -> None:
@@ -155,7 +175,7 @@ def test_a_trailing_comma_closes_the_list_and_an_element_that_is_no_call_ends_it
     assert events("[f(), ] x") == [valid(0, "f", "{}"), Text(" x")]
     assert events("[f(), 3] x") == [
         valid(0, "f", "{}"),
-        Finding("MALFORMED_CALL", "'3' where a call's name or its '(' belongs", 1),
+        Finding("MALFORMED_CALL", "\"3\" where a call's name or its '(' belongs", 1),
         Call(1, None, "", None, whole=True, valid=False),
         Text("3] x"),
     ]
@@ -164,7 +184,7 @@ def test_a_trailing_comma_closes_the_list_and_an_element_that_is_no_call_ends_it
 def test_a_list_not_closed_and_a_wrapper_not_ended_keep_their_calls_with_a_warning() -> None:
     assert events("[f() and so on") == [
         valid(0, "f", "{}"),
-        Finding("MISSING_END_MARKER", "the call list was not closed by ']' before 'a'", 0),
+        Finding("MISSING_END_MARKER", "the call list was not closed by ']' before \"a\"", 0),
         Text(" and so on"),
     ]
     assert events("<|tool_call_start|>[f()] done") == [

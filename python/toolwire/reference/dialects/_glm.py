@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolwire._common._json import compact
 from toolwire.reference.dialects._raw_values import typed_arguments
 from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, utf8_len
 
@@ -266,8 +265,8 @@ class GlmParser(Parser):
         if self._state == "skip":
             self._call(self._name, "".join(self._raw), findings=tuple(findings))
         else:
-            arguments = typed_arguments(self._pairs, self._schema(self._name), findings)
-            self._call(self._name, compact(arguments), findings=tuple(findings))
+            arguments = typed_arguments(self._pairs, self._schema(self._name), findings, self.limits.max_depth)
+            self._call(self._name, arguments, findings=tuple(findings))
         self._state = TEXT
 
     def _cut(self) -> None:

@@ -1,24 +1,31 @@
-"""Python calls of literals, as ``pythonic`` models write them: where one closes as it arrives, and its JSON value.
+r"""Python calls of literals, as ``pythonic`` models write them: where one closes as it arrives, and its JSON text.
 
 ``Extent`` follows a call's text from its ``(`` to the ``)`` that closes it, knowing only quotes and brackets, so that
 a ``)`` or ``]`` inside a string or a nested list ends nothing. ``read_call`` reads the whole call
 ``NAME(KEY=VALUE, ...)`` exactly as Python's grammar reads these literals: strings in either quote, triple-quoted or
 not, with ``r``/``u`` prefixes, escapes decoded and adjacent strings joined; ints (``_``, ``0x``/``0o``/``0b``),
-floats, a sign before a number; ``True``/``False``/``None``; lists and tuples (as arrays); dicts with string keys.
-What has no JSON form is refused: bytes, f-strings, sets, complex and non-finite numbers, names, calls and any other
-expression, a dict key that is not a string or is repeated, a string holding a surrogate.
+floats, a sign before a number (ASCII digits only, as the grammar has them); ``True``/``False``/``None``; lists and
+tuples (as arrays); dicts with string keys.
+
+Each value is written as JSON text, exactly: an int as its decimal digits (``0x10`` is ``16``, ``-0`` is ``0``); a
+float as the literal written when that is JSON number syntax (``1.50``, ``1E5``), else as the nearest JSON syntax of
+the same decimal (``.5`` is ``0.5``, ``5.`` is ``5.0``, ``1_0.5`` is ``10.5``, ``007.5`` is ``7.5``), so it denotes
+the same double; a string as a JSON string (``json.dumps``, non-ASCII kept). What has no JSON form is refused: bytes,
+f-strings, sets, complex and non-finite numbers, names, calls and any other expression, a dict key that is not a
+string or is repeated, a string holding a surrogate, an int of more than 4300 decimal digits (Python's own limit on
+an int's text). A ``\N{...}`` escape is refused too: the character a name stands for depends on the Unicode version
+the reader knows, and a call must read the same everywhere.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import unicodedata
-from typing import Any, Final
+from typing import Final
 
 from toolwire._model import Limits
 from toolwire.reference._scanner import COMPLETE, INCOMPLETE, INVALID
-from toolwire.reference.dialects._shared import utf8_len
+from toolwire.reference.dialects._shared import quoted, utf8_len
 
 __all__ = ["Extent", "Malformed", "NoJsonForm", "is_name_char", "read_call"]
 
@@ -43,7 +50,15 @@ _DECIMAL: Final = r"\d(?:_?\d)*"
 _EXPONENT: Final = rf"[eE][+-]?{_DECIMAL}"
 _FLOAT: Final = rf"(?:{_DECIMAL}\.(?:{_DECIMAL})?|\.{_DECIMAL})(?:{_EXPONENT})?|{_DECIMAL}{_EXPONENT}"
 _INTEGER: Final = r"0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|[1-9](?:_?\d)*|0(?:_?0)*"
-_NUMBER: Final = re.compile(rf"(?P<float>{_FLOAT})(?P<fj>[jJ])?|(?P<int>{_INTEGER})(?P<ij>[jJ])?")
+_NUMBER: Final = re.compile(rf"(?P<float>{_FLOAT})(?P<fj>[jJ])?|(?P<int>{_INTEGER})(?P<ij>[jJ])?", re.ASCII)
+# A float literal's parts once its underscores are gone: JSON writes the same number from them.
+_FLOAT_PARTS: Final = re.compile(r"(?P<whole>\d*)(?:\.(?P<fraction>\d*))?(?P<exponent>[eE][+-]?\d+)?", re.ASCII)
+# The most decimal digits an int's JSON text may have: Python's default limit on converting an int to text, kept as
+# a rule of its own so that the reading does not depend on the interpreter's setting (and is bounded in time).
+_MAX_INT_DIGITS: Final = 4300
+# An int of more bits than this is at least 2**14285 > 10**4300: more than _MAX_INT_DIGITS digits.
+_MAX_INT_BITS: Final = 14285
+_DIGITS: Final = "0123456789"
 
 
 def is_name_char(char: str, first: bool) -> bool:
@@ -162,45 +177,51 @@ class Extent:
         self._parts.append(char)
 
 
-def read_call(text: str) -> tuple[str, dict[str, Any]]:
-    """The name and arguments of the call ``text`` (``NAME(KEY=VALUE, ...)``, as ``Extent`` delimited it).
+def read_call(text: str, max_depth: int) -> tuple[str, str]:
+    """The name and arguments (a JSON object's compact text) of the call ``text`` (``NAME(KEY=VALUE, ...)``).
+
+    ``max_depth`` bounds its nesting as ``Extent`` does (the call's parentheses counting as 1), so that the reading
+    is bounded whoever delimited the text.
 
     Raises:
         Malformed: The text is not a call of keyword arguments.
         NoJsonForm: A value is not a literal or has no JSON form.
     """
-    return _Reader(text).call()
+    return _Reader(text, max_depth).call()
 
 
 class _Reader:
-    """A recursive descent over one call's text; ``Extent`` bounded its nesting, so the recursion is bounded."""
+    """A recursive descent over one call's text, its recursion bounded by ``max_depth``."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_depth: int) -> None:
         self._text = text
         self._pos = 0
+        self._room = max_depth - 1
 
-    def call(self) -> tuple[str, dict[str, Any]]:
+    def call(self) -> tuple[str, str]:
         name = self._name()
         if name is None or not self._take("("):
             raise Malformed("the text is not NAME(...)")
-        arguments: dict[str, Any] = {}
+        keys: set[str] = set()
+        members: list[str] = []
         self._whitespace()
         while not self._take(")"):
             key = self._name()
             self._whitespace()
             if key is None or not self._take("=") or self._peek() == "=":
                 raise Malformed("an argument without a keyword; a call's arguments are KEY=VALUE")
-            if key in arguments:
-                raise Malformed(f"the keyword {key!r} is given twice")
-            arguments[key] = self._value()
+            if key in keys:
+                raise Malformed(f"the keyword {quoted(key)} is given twice")
+            keys.add(key)
+            members.append(f"{quoted(key)}:{self._value()}")
             self._whitespace()
             if self._take(","):
                 self._whitespace()
             elif self._peek() != ")":
-                raise NoJsonForm(f"the value of {key!r} is not a Python literal")
+                raise NoJsonForm(f"the value of {quoted(key)} is not a Python literal")
         if self._pos != len(self._text):
             raise Malformed("text after the call's ')'")
-        return name, arguments
+        return name, "{" + ",".join(members) + "}"
 
     # Characters.
 
@@ -224,38 +245,42 @@ class _Reader:
             self._pos += 1
         return self._text[start : self._pos] or None
 
-    # Values.
+    # Values, each read as its JSON text.
 
-    def _value(self) -> Any:
+    def _is_digit(self, ahead: int = 0) -> bool:
+        char = self._peek(ahead)
+        return bool(char) and char in _DIGITS
+
+    def _value(self) -> str:
         self._whitespace()
         char = self._peek()
-        if char == "[":
-            self._pos += 1
-            return self._items("]")
-        if char == "(":
-            return self._parenthesized()
-        if char == "{":
-            return self._braced()
-        if char in "+-":
+        if char in _OPENERS:
+            if self._room == 0:
+                raise NoJsonForm("a value nested past Limits.max_depth")
+            self._room -= 1
+            value = self._items("]") if self._take("[") else self._parenthesized() if char == "(" else self._braced()
+            self._room += 1
+            return value
+        if char and char in "+-":
             return self._signed()
-        if char.isdigit() or (char == "." and self._peek(1).isdigit()):
+        if self._is_digit() or (char == "." and self._is_digit(1)):
             return self._number()
         start = self._pos
         word = self._name()
         if word is not None and self._peek() in _QUOTES and word.lower() in _STRING_PREFIXES:
             self._pos = start
             return self._strings()
-        if char in _QUOTES:
+        if char and char in _QUOTES:
             return self._strings()
-        constants = {"True": True, "False": False, "None": None}
+        constants = {"True": "true", "False": "false", "None": "null"}
         if word in constants:
             return constants[word]
-        what = f"the name {word!r}" if word else f"{char!r}"
+        what = f"the name {quoted(word)}" if word else quoted(char) if char else "the end of the text"
         raise NoJsonForm(f"{what} is not a Python literal")
 
-    def _items(self, close: str) -> list[Any]:
-        """Values separated by ``,`` (one after the last allowed) up to ``close``, taken."""
-        items: list[Any] = []
+    def _items(self, close: str) -> str:
+        """Values separated by ``,`` (one after the last allowed) up to ``close``, taken: a JSON array."""
+        items: list[str] = []
         self._whitespace()
         while not self._take(close):
             items.append(self._value())
@@ -266,76 +291,78 @@ class _Reader:
                     raise NoJsonForm("a list, tuple or dict that is not literals separated by ','")
                 break
             self._whitespace()
-        return items
+        return "[" + ",".join(items) + "]"
 
-    def _parenthesized(self) -> Any:
+    def _parenthesized(self) -> str:
         self._pos += 1
         self._whitespace()
         if self._take(")"):
-            return []
+            return "[]"
         first = self._value()
         self._whitespace()
         if self._take(")"):
             return first  # parentheses around one value, not a tuple
         if not self._take(","):
             raise NoJsonForm("a parenthesized expression that is not a literal")
-        return [first, *self._items(")")]
+        rest = self._items(")")
+        return f"[{first}]" if rest == "[]" else f"[{first},{rest[1:]}"
 
-    def _braced(self) -> Any:
+    def _braced(self) -> str:
         self._pos += 1
         self._whitespace()
         if self._take("}"):
-            return {}
-        mapping: dict[str, Any] = {}
+            return "{}"
+        keys: set[str] = set()
+        members: list[str] = []
         while True:
+            # A key's JSON text: a string's starts with its quote, and two strings are equal when their texts are.
             key = self._value()
             self._whitespace()
             if not self._take(":"):
                 raise NoJsonForm("a set has no JSON form")
-            if not isinstance(key, str):
-                raise NoJsonForm(f"the dict key {key!r} is not a string")
-            if key in mapping:
-                raise NoJsonForm(f"the dict key {key!r} is repeated (reading it would drop a value)")
-            mapping[key] = self._value()
+            if not key.startswith('"'):
+                raise NoJsonForm(f"the dict key {key} is not a string")
+            if key in keys:
+                raise NoJsonForm(f"the dict key {key} is repeated (reading it would drop a value)")
+            keys.add(key)
+            members.append(f"{key}:{self._value()}")
             self._whitespace()
             if self._take(","):
                 self._whitespace()
                 if self._take("}"):
-                    return mapping
+                    break
             elif self._take("}"):
-                return mapping
+                break
             else:
                 raise NoJsonForm("a dict that is not KEY: VALUE pairs separated by ','")
+        return "{" + ",".join(members) + "}"
 
-    def _signed(self) -> Any:
-        sign = -1 if self._peek() == "-" else 1
+    def _signed(self) -> str:
+        negative = self._peek() == "-"
         self._pos += 1
         self._whitespace()
-        char = self._peek()
-        if not (char.isdigit() or (char == "." and self._peek(1).isdigit())):
+        if not (self._is_digit() or (self._peek() == "." and self._is_digit(1))):
             raise NoJsonForm("a sign before something that is not a number")
-        return sign * self._number()
+        number = self._number()
+        # Zero has no sign as an int (-0 is 0); a float keeps it (-0.0 is a double of its own).
+        return "-" + number if negative and number != "0" else number
 
-    def _number(self) -> int | float:
+    def _number(self) -> str:
         match = _NUMBER.match(self._text, self._pos)
         if match is None or match["fj"] or match["ij"]:
             raise NoJsonForm("a complex number (or a malformed number) has no JSON form")
         self._pos = match.end()
         if is_name_char(self._peek(), False):
-            raise NoJsonForm(f"{self._text[match.start() : self._pos + 1]!r} is not a Python number")
+            raise NoJsonForm(f"{quoted(self._text[match.start() : self._pos + 1])} is not a Python number")
         digits = match[0].replace("_", "")
         if match["float"] is not None:
-            value = float(digits)
-            if not math.isfinite(value):
+            if not math.isfinite(float(digits)):
                 raise NoJsonForm(f"{match[0]} has no finite JSON value")
-            return value
-        try:
-            return int(digits, 0)
-        except ValueError as error:  # past the interpreter's limit on an integer's digits
-            raise NoJsonForm(f"an integer too long to read: {error}") from None
+            return _json_float(digits)
+        return _json_int(digits)
 
     def _strings(self) -> str:
-        """One string literal, or several written side by side (Python joins them)."""
+        """One string literal, or several written side by side (Python joins them): a JSON string."""
         parts = [self._string()]
         while True:
             start = self._pos
@@ -348,7 +375,7 @@ class _Reader:
                 parts.append(self._string())
                 continue
             self._pos = start
-            return "".join(parts)
+            return quoted("".join(parts))
 
     def _string(self) -> str:
         prefix = (self._name() or "").lower()
@@ -378,6 +405,8 @@ class _Reader:
         """The character(s) an escape after a backslash stands for, Python's unrecognized escapes keeping the backslash."""
         char = self._peek()
         self._pos += 1
+        if not char:
+            raise NoJsonForm("a string that never closes")
         if char == "\n":
             return ""
         if char in _ESCAPES:
@@ -395,17 +424,42 @@ class _Reader:
                 raise NoJsonForm(f"a truncated \\{char} escape")
             self._pos += size
             return _code_point(int(digits, 16))
-        if char == "N" and self._take("{"):
-            end = self._text.find("}", self._pos)
-            try:
-                named = unicodedata.lookup(self._text[self._pos : end]) if end >= 0 else None
-            except KeyError:
-                named = None
-            if named is None:
-                raise NoJsonForm("a \\N{...} escape naming no character")
-            self._pos = end + 1
-            return named
+        if char == "N":
+            raise NoJsonForm("a \\N{...} escape: its character depends on the Unicode version the reader knows")
         return "\\" + char
+
+
+def _json_int(digits: str) -> str:
+    """The decimal JSON text of an int literal without its underscores (``0x``, ``0o``, ``0b`` or decimal)."""
+    if digits[:2].lower() in ("0x", "0o", "0b"):
+        value = int(digits[2:], {"x": 16, "o": 8, "b": 2}[digits[1].lower()])
+        # Bounded before the conversion, which is quadratic in the digits: more bits are more digits for sure.
+        text = _decimal(value) if value.bit_length() <= _MAX_INT_BITS else None
+    else:
+        text = digits.lstrip("0") or "0"
+    if text is None or len(text) > _MAX_INT_DIGITS:
+        raise NoJsonForm(f"an int of more than {_MAX_INT_DIGITS} decimal digits has no JSON form here")
+    return text
+
+
+def _decimal(value: int) -> str:
+    """``value`` in decimal, without the interpreter's limit on an int's digits (the caller bounds them)."""
+    parts: list[str] = []
+    while value >= 10**18:
+        value, low = divmod(value, 10**18)
+        parts.append(f"{low:018d}")
+    parts.append(str(value))
+    return "".join(reversed(parts))
+
+
+def _json_float(digits: str) -> str:
+    """The JSON text of a float literal without its underscores: as written when JSON can write it so."""
+    parts = _FLOAT_PARTS.fullmatch(digits)
+    assert parts is not None  # `_NUMBER` matched the literal, so the parts are its whole
+    whole = parts["whole"].lstrip("0") or "0"
+    fraction = parts["fraction"]
+    point = "" if fraction is None else "." + (fraction or "0")
+    return whole + point + (parts["exponent"] or "")
 
 
 def _code_point(value: int) -> str:

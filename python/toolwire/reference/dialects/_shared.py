@@ -36,6 +36,7 @@ __all__ = [
     "leading_name",
     "object_call",
     "parsed",
+    "quoted",
     "read_json",
     "utf8_len",
 ]
@@ -140,6 +141,11 @@ _WHITESPACE: Final = " \t\r\n"
 def utf8_len(text: str) -> int:
     """Bytes of ``text`` in UTF-8 (a lone surrogate counts the three bytes the core's input would have)."""
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+def quoted(text: str) -> str:
+    """``text`` as a JSON string, as messages name keys and values (the core writes the same; ``repr`` it cannot)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def read_json(text: str) -> Any:

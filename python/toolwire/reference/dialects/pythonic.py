@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolwire._common._json import compact
 from toolwire.reference._scanner import COMPLETE, INVALID
 from toolwire.reference.dialects._python_literals import Extent, Malformed, NoJsonForm, is_name_char, read_call
-from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, utf8_len
+from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, quoted, utf8_len
 
 __all__ = ["PythonicParser"]
 
@@ -79,7 +78,7 @@ class PythonicParser(Parser):
                 self._state = "arguments"
                 return True
             if not is_name_char(char, not self._name):
-                return self._broken(f"{char!r} where a call's name or its '(' belongs")
+                return self._broken(f"{quoted(char)} where a call's name or its '(' belongs")
             self._name += char
             self._pos += 1
             if utf8_len(self._name) > self.limits.max_argument_bytes:
@@ -97,7 +96,7 @@ class PythonicParser(Parser):
                 self._hand_over(self._name, "", (("TOO_LARGE", "the call's text passed the limit on a call's bytes"),))
                 return True
             try:
-                name, arguments = read_call(text)
+                name, arguments = read_call(text, self.limits.max_depth)
             except Malformed as error:
                 if not self._confirmed:
                     return self._not_a_call(text)
@@ -105,7 +104,7 @@ class PythonicParser(Parser):
             except NoJsonForm as error:
                 self._hand_over(self._name, text, (("INVALID_ARGUMENTS", str(error)),))
             else:
-                self._hand_over(name, compact(arguments), ())
+                self._hand_over(name, arguments, ())
             return True
         if state == INVALID:
             if not self._confirmed and not extent.overflow:
@@ -154,7 +153,9 @@ class PythonicParser(Parser):
             self._pos = at + 1
             self._state = TEXT if self._end is None else "end"
         else:
-            self._finding("MISSING_END_MARKER", f"the call list was not closed by ']' before {char!r}", self._calls - 1)
+            self._finding(
+                "MISSING_END_MARKER", f"the call list was not closed by ']' before {quoted(char)}", self._calls - 1
+            )
             self._state = TEXT
         return True
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import ClassVar, Final
 
-from toolwire._common._json import compact
 from toolwire.reference.dialects._raw_values import typed_arguments
 from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, utf8_len
 
@@ -223,12 +222,11 @@ class Qwen3CoderParser(Parser):
         if self._state == "skip":
             self._call(self._name, self._raw, findings=tuple(findings))
         else:
-            arguments = self._typed(findings)
-            self._call(self._name, compact(arguments), findings=tuple(findings))
+            self._call(self._name, self._typed(findings), findings=tuple(findings))
         self._state = "end"
 
-    def _typed(self, findings: list[tuple[FindingCode, str]]) -> dict[str, object]:
-        return typed_arguments(self._parameters, self._schema(self._name), findings)
+    def _typed(self, findings: list[tuple[FindingCode, str]]) -> str:
+        return typed_arguments(self._parameters, self._schema(self._name), findings, self.limits.max_depth)
 
     def _advance_end(self) -> bool:
         at = self._pos
