@@ -7,6 +7,7 @@
 pub mod accumulator;
 mod aws_frames;
 pub mod decode;
+pub mod dialects;
 mod error_search;
 pub mod framing;
 mod json_seq;

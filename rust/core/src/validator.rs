@@ -906,7 +906,7 @@ fn type_message(names: &[String], instance: &Value) -> String {
 }
 
 /// The JSON type of a value as JSON Schema names it; a number written without fraction or exponent is an integer.
-fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
