@@ -64,7 +64,7 @@ def test_prose_that_starts_like_a_block_is_text() -> None:
 
 def test_a_json_value_that_is_not_json_is_invalid_and_kept_as_text() -> None:
     assert events(block(invoke("f", parameter("a", "NaN", "false")))) == [
-        Finding("INVALID_ARGUMENTS", "the parameter 'a' is not JSON (NaN is not a JSON value)", 0),
+        Finding("INVALID_ARGUMENTS", 'the parameter "a" is not JSON (unexpected_byte at byte 0)', 0),
         Call(0, "f", '{"a":"NaN"}', None, whole=True, valid=False),
     ]
 
@@ -74,7 +74,7 @@ def test_malformed_tags_and_repeated_parameters_are_malformed_calls_up_to_the_in
     found = events(block(bad, invoke("g", "")))
     assert found[0] == Finding(
         "MALFORMED_CALL",
-        'the parameter tag\'s attributes \' name="a" string="yes"\' are not name="…" string="true|false"',
+        'the parameter tag\'s attributes " name=\\"a\\" string=\\"yes\\"" are not name="…" string="true|false"',
         0,
     )
     assert found[1] == Call(0, "f", bad, None, whole=True, valid=False)
@@ -88,7 +88,7 @@ def test_a_value_running_into_the_invoke_s_end_ends_there() -> None:
         block('<\uff5cDSML\uff5cinvoke name="f">' + '<\uff5cDSML\uff5cparameter name="a" string="true">v' + INVOKE_END)
     )
     assert found == [
-        Finding("MISSING_END_MARKER", f"the parameter 'a' had no {PARAMETER_END}", 0),
+        Finding("MISSING_END_MARKER", f'the parameter "a" had no {PARAMETER_END}', 0),
         Call(0, "f", '{"a":"v"}', None, whole=True, valid=True),
     ]
 

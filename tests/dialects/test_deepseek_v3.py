@@ -93,7 +93,7 @@ def test_a_cut_call_is_unfinished_with_its_name_once_the_fence_was_read() -> Non
 def test_a_type_other_than_function_and_a_name_with_spaces_are_malformed() -> None:
     found = events(section(call("f", "{}", kind="tool")))
     assert found == [
-        Finding("MALFORMED_CALL", "the call's type is 'tool', not 'function'", 0),
+        Finding("MALFORMED_CALL", 'the call\'s type is "tool", not "function"', 0),
         Call(0, "f", "{}", None, whole=True, valid=False),
     ]
     assert codes(events(section(call("two words", "{}")))) == ["MALFORMED_CALL"]

@@ -100,14 +100,14 @@ def test_a_damaged_call_is_malformed_with_its_text_and_the_rest_stands() -> None
     missing_key = "<tool_call>fn</arg_key><arg_value>1</arg_value></tool_call>"
     found = events(missing_key + " ok")
     assert found == [
-        Finding("MALFORMED_CALL", "</arg_key> after 'fn', where a name and <arg_key> or </tool_call> belong", 0),
+        Finding("MALFORMED_CALL", '</arg_key> after "fn", where a name and <arg_key> or </tool_call> belong', 0),
         Call(0, None, missing_key, None, whole=True, valid=False),
         Text(" ok"),
     ]
     assert codes(events("<tool_call></tool_call>")) == ["MALFORMED_CALL"]
     no_value = events("<tool_call>f<arg_key>n</arg_key>1</tool_call>")
     assert [(call.name, call.valid) for call in calls(no_value)] == [("f", False)]
-    assert no_value[0] == Finding("MALFORMED_CALL", "the key 'n' has no <arg_value>", 0)
+    assert no_value[0] == Finding("MALFORMED_CALL", 'the key "n" has no <arg_value>', 0)
 
 
 def test_a_key_given_twice_keeps_the_first_and_makes_the_call_invalid() -> None:

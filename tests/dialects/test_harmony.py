@@ -46,7 +46,7 @@ def test_the_header_gives_channel_recipient_and_content_type_wherever_they_are_w
         "commentary", "functions.f", "json", None
     )
     assert header_of("", "commentary to=python  code") == Header("commentary", "python", "code", None)
-    assert header_of("user", "final").problem == "the role is 'user', not 'assistant'"
+    assert header_of("user", "final").problem == 'the role is "user", not "assistant"'
     assert header_of("to=a", "analysis to=b").recipient is None
     assert header_of("", "").problem == "the header has no channel"
 
@@ -78,7 +78,7 @@ def test_builtin_tools_are_findings_with_their_message_never_text_or_calls() -> 
     assert found == [
         Finding(
             "BUILTIN_TOOL",
-            "a message to 'browser.search', a tool of the model's runtime, not a function: '{\"query\": \"x\"}'",
+            'a message to "browser.search", a tool of the model\'s runtime, not a function: "{\\"query\\": \\"x\\"}"',
             None,
         ),
         Text("Next"),
@@ -87,8 +87,8 @@ def test_builtin_tools_are_findings_with_their_message_never_text_or_calls() -> 
     assert large == [
         Finding(
             "BUILTIN_TOOL",
-            "a message to 'python', a tool of the model's runtime, not a function "
-            "(cut at the limit on a call's bytes): '" + "x" * 24 + "'",
+            'a message to "python", a tool of the model\'s runtime, not a function '
+            "(cut at the limit on a call's bytes): \"" + "x" * 24 + '"',
             None,
         )
     ]
@@ -98,7 +98,7 @@ def test_unsound_headers_are_said_and_calls_they_address_are_invalid() -> None:
     assert codes(events(f"{START}user{CHANNEL}final{MESSAGE}hi")) == ["MALFORMED_HEADER"]
     found = events(f"{CHANNEL}commentary to=functions.f code{MESSAGE}{{}}{CALL}")
     assert found == [
-        Finding("MALFORMED_CALL", "the content type is 'code', not 'json'", 0),
+        Finding("MALFORMED_CALL", 'the content type is "code", not "json"', 0),
         Call(0, "f", "{}", None, whole=True, valid=False),
     ]
     assert events(f"{CHANNEL}commentary to=functions.{MESSAGE}{{}}{CALL}")[-1] == Call(0, None, "{}", None, True, False)

@@ -57,7 +57,7 @@ def test_the_id_names_the_call_or_the_call_is_malformed() -> None:
         assert call_id(header)[:2] == (None, None), header
     found = events(section(call("0", '{"q": 1}')))
     assert found == [
-        Finding("MALFORMED_CALL", "the call id '0' is not functions.NAME:IDX", 0),
+        Finding("MALFORMED_CALL", 'the call id "0" is not functions.NAME:IDX', 0),
         Call(0, None, '{"q":1}', None, whole=True, valid=False),
     ]
 

@@ -125,6 +125,32 @@ def test_arguments_that_are_not_json_make_the_call_invalid() -> None:
     assert findings(events) == ["INVALID_ARGUMENTS"]
 
 
+def test_arguments_are_the_json_as_written_less_the_whitespace_outside_strings() -> None:
+    written = '{"price": 1.50, "big": 1e16, "exp": -0E+2, "s": "a \\u00e9 \\" b",\n "list": [ 1 , {} ]}'
+    events = parse("hermes", [f'<tool_call> {{"name": "f", "arguments": {written}}} </tool_call>'])
+    assert events == [
+        Call(0, "f", '{"price":1.50,"big":1e16,"exp":-0E+2,"s":"a \\u00e9 \\" b","list":[1,{}]}', None, True, True)
+    ]
+    as_string = json.dumps({"name": "f", "arguments": '{ "n" : 2.50 }'})
+    (finding, call) = parse("hermes", [f"<tool_call>{as_string}</tool_call>"])
+    assert (finding, call) == (
+        Finding("ARGUMENTS_AS_STRING", "the arguments were a JSON string holding the object", 0),
+        Call(0, "f", '{"n":2.50}', None, whole=True, valid=True),
+    )
+
+
+def test_why_json_has_no_json_form_is_said_the_same_way_by_core_and_reference() -> None:
+    events = parse("hermes", ['<tool_call>{"name": "f", "arguments": {"x": {"y": 1e999}, "x": 2}}</tool_call>'])
+    assert events[0] == Finding("INVALID_ARGUMENTS", "1e999 has no finite JSON value", 0)
+    events = parse("hermes", ['<tool_call>{"name": "f", "arguments": {"k\\u00e9": 1, "k\u00e9": 2}}</tool_call>'])
+    assert events[0] == Finding("INVALID_ARGUMENTS", 'the key "k\u00e9" is repeated in one object', 0)
+    for string, why in (('{"x": tru}', "invalid_literal at byte 9"), ("{", "the JSON text ends early")):
+        events = parse("hermes", [f"<tool_call>{json.dumps({'name': 'f', 'arguments': string})}</tool_call>"])
+        assert events[0] == Finding("INVALID_ARGUMENTS", f"the arguments are a string that is not JSON ({why})", 0)
+    events = parse("hermes", ['<tool_call>{"name": "f", "arguments": {}, "extra": 1, "id\'": 2}</tool_call>'])
+    assert events[0] == Finding("MALFORMED_CALL", 'the call has members no call has: "extra", "id\'"', 0)
+
+
 def test_a_missing_end_marker_is_said_after_the_call_and_what_follows_is_text() -> None:
     events = merged(parse("hermes", ['<tool_call>{"name": "f", "arguments": {}} and more']))
     assert events == [

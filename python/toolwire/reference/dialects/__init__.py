@@ -29,7 +29,17 @@ from toolwire.reference.dialects import (
     pythonic,
     qwen3_coder,
 )
-from toolwire.reference.dialects._shared import FINDINGS, Call, Event, Finding, FindingCode, Parser, Reasoning, Text
+from toolwire.reference.dialects._shared import (
+    FINDINGS,
+    Call,
+    Event,
+    Finding,
+    FindingCode,
+    Parser,
+    Reasoning,
+    Text,
+    quoted,
+)
 
 __all__ = [
     "DIALECTS",
@@ -87,7 +97,7 @@ def parse(
         ValueError: ``dialect`` is not one of ``DIALECTS``.
     """
     if dialect not in DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r}; the dialects are {', '.join(DIALECTS)}")
+        raise ValueError(f"unknown dialect {quoted(dialect)}; the dialects are {', '.join(DIALECTS)}")
     parser = DIALECTS[dialect](tools, reasoning=reasoning, limits=limits)
     events: list[Event] = []
     for delta in deltas:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import ClassVar, Final
 
 from toolwire.reference._scanner import COMPLETE, INVALID
-from toolwire.reference.dialects._shared import TEXT, FindingCode, JsonReader, Parser, arguments_of, utf8_len
+from toolwire.reference.dialects._shared import TEXT, FindingCode, JsonReader, Parser, arguments_of, quoted, utf8_len
 
 __all__ = [
     "BAR",
@@ -324,5 +324,5 @@ def name_token(text: str) -> tuple[str | None, str | None]:
     """``text`` as a function's name (whitespace around it aside), or why it is none: empty, or with whitespace."""
     name = text.strip()
     if not name or any(char in _WHITESPACE for char in name):
-        return None, f"{text!r} is not a function name"
+        return None, f"{quoted(text)} is not a function name"
     return name, None

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from toolwire.reference.dialects._raw_values import typed_arguments
-from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, utf8_len
+from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, quoted, utf8_len
 
 __all__ = ["GlmParser"]
 
@@ -114,7 +114,9 @@ class GlmParser(Parser):
             self._name = name
             self._state = "body"
         else:
-            self._malformed(f"{tag} after {name!r}, where a name and {KEY} or {END} belong" if name else "no name")
+            self._malformed(
+                f"{tag} after {quoted(name)}, where a name and {KEY} or {END} belong" if name else "no name"
+            )
         return True
 
     def _scan_head(self) -> int | None:
@@ -165,7 +167,7 @@ class GlmParser(Parser):
         if tag is None:
             return at > self._pos
         if not tag:
-            self._malformed(f"{self._rest[:20]!r} where {KEY} or {END} belongs")
+            self._malformed(f"{quoted(self._rest[:20])} where {KEY} or {END} belongs")
         elif self._consume(self._pos + len(tag)):
             if tag == END:
                 self._whole()
@@ -188,7 +190,7 @@ class GlmParser(Parser):
             return at > start
         key = "".join(self._key)
         if not tag or not key:
-            self._malformed(f"a key {key!r} not closed by {KEY_END}" if not tag else "a key with no text")
+            self._malformed(f"a key {quoted(key)} not closed by {KEY_END}" if not tag else "a key with no text")
         elif self._consume(self._pos + len(tag)):
             self._state = "before_value"
         return True
@@ -204,7 +206,7 @@ class GlmParser(Parser):
             return at > self._pos
         key = "".join(self._key)
         if not tag:
-            self._malformed(f"the key {key!r} has no {VALUE}")
+            self._malformed(f"the key {quoted(key)} has no {VALUE}")
         elif self._consume(self._pos + len(tag)):
             self._value = []
             self._state = "value"
@@ -243,7 +245,7 @@ class GlmParser(Parser):
     def _pair(self) -> None:
         key = "".join(self._key)
         if any(known == key for known, _ in self._pairs):
-            self._findings.append(("MALFORMED_CALL", f"the parameter {key!r} is given twice; the first is kept"))
+            self._findings.append(("MALFORMED_CALL", f"the parameter {quoted(key)} is given twice; the first is kept"))
         else:
             self._pairs.append((key, "".join(self._value)))
 

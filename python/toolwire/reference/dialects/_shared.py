@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal, TypeAlias
 
-from toolwire._common._json import compact
 from toolwire._model import Limits
 from toolwire.reference._scanner import COMPLETE, INCOMPLETE, INVALID, Scanner
 
@@ -32,9 +31,12 @@ __all__ = [
     "Reasoning",
     "Text",
     "arguments_of",
+    "compact_text",
     "json_call",
     "leading_name",
+    "members",
     "object_call",
+    "object_text",
     "parsed",
     "quoted",
     "read_json",
@@ -99,9 +101,9 @@ class Call:
     Attributes:
         index: The call's position among the stream's calls, from 0; findings name it.
         name: The function's name, None when it was never read whole.
-        arguments: When ``valid``, the arguments object as compact JSON text; otherwise the best text there is:
-            that JSON when the arguments were read (a value typed as a string, say), else the call's text as it
-            arrived.
+        arguments: When ``valid``, the arguments object's JSON text as written, less the whitespace outside
+            strings (``compact_text``); otherwise the best text there is: that JSON when the arguments were read (a
+            value typed as a string, say), else the call's text as it arrived.
         id: The call's id when the dialect writes one, else None.
         whole: False when the stream ended inside the call.
         valid: No error finding concerns the call (they all precede it).
@@ -144,18 +146,73 @@ def utf8_len(text: str) -> int:
 
 
 def quoted(text: str) -> str:
-    """``text`` as a JSON string, as messages name keys and values (the core writes the same; ``repr`` it cannot)."""
+    """``text`` as a JSON string, the way messages name keys and tools (and the core writes them, escape for escape)."""
     return json.dumps(text, ensure_ascii=False)
 
 
-def read_json(text: str) -> Any:
+def read_json(text: str, max_depth: int = Limits().max_depth) -> Any:
     """The value of JSON text, refusing what has no JSON form.
 
+    The scanner judges the text first, so that why it is not JSON is said the same way by the core (its error kind
+    and byte offset), and so that nesting is bounded before Python's recursive reader sees it.
+
     Raises:
-        ValueError: Not JSON, a non-finite number (``NaN``, ``1e999``) or a key repeated in one object (which reading
-            would merge silently).
+        ValueError: Not JSON, nested deeper than ``max_depth``, a non-finite number (``1e999``) or a key repeated in
+            one object (which reading would merge silently); the first of these in the text's order.
     """
+    scanner = Scanner(max_depth)
+    scanner.feed(text.encode("utf-8", "surrogatepass"))
+    if scanner.finish() == INCOMPLETE:
+        raise ValueError("the JSON text ends early")
+    if (error := scanner.error) is not None:
+        raise ValueError(f"{error.kind} at byte {error.offset}")
     return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite, object_pairs_hook=_unique)
+
+
+_JSON_TEXT: Final = re.compile(r'("(?:[^"\\]|\\.)*")|[ \t\r\n]+')
+
+
+def compact_text(text: str) -> str:
+    """Valid JSON text as written, less the whitespace outside its strings: what a call's arguments are.
+
+    Numbers and escapes stay as the model wrote them (``1.50``, ``1e16``), which no reading and rewriting keeps.
+    """
+    return _JSON_TEXT.sub(lambda match: match.group(1) or "", text)
+
+
+_MEMBER_TOKEN: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
+
+
+def members(text: str) -> list[tuple[str, str]]:
+    """Each member of a JSON object's compact text (``compact_text``): its key, and its value's text as written."""
+    found: list[tuple[str, str]] = []
+    depth = 0
+    key: str | None = None
+    start = 0
+    for match in _MEMBER_TOKEN.finditer(text):
+        token = match.group()
+        if token in ("{", "["):
+            depth += 1
+        elif token in ("}", "]"):
+            if depth == 1 and key is not None:
+                found.append((key, text[start : match.start()]))
+            depth -= 1
+        elif depth != 1:
+            continue
+        elif token == ":":
+            start = match.end()
+        elif token == ",":
+            assert key is not None
+            found.append((key, text[start : match.start()]))
+            key = None
+        elif key is None:
+            key = json.loads(token)
+    return found
+
+
+def object_text(pairs: Iterable[tuple[str, str]]) -> str:
+    """The compact text of the JSON object of ``pairs``: keys, and the JSON text of each value."""
+    return "{" + ",".join(f"{quoted(key)}:{value}" for key, value in pairs) + "}"
 
 
 def _refuse_constant(constant: str) -> None:
@@ -173,7 +230,7 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     value: dict[str, Any] = {}
     for key, member in pairs:
         if key in value:
-            raise ValueError(f"the key {key!r} is repeated in one object")
+            raise ValueError(f"the key {quoted(key)} is repeated in one object")
         value[key] = member
     return value
 
@@ -199,6 +256,7 @@ class JsonReader:
     def __init__(self, limits: Limits) -> None:
         """A reader of a value not yet begun."""
         self._scanner = Scanner(limits.max_depth)
+        self.max_depth = limits.max_depth
         self._limit = limits.max_argument_bytes
         self._parts: list[str] = []
         self._bytes = 0
@@ -287,7 +345,7 @@ class Parser(ABC):
             for other in markers:
                 # A marker inside another (past its first character) could match before the other is known.
                 if other != marker and marker in other[1:]:
-                    raise TypeError(f"{cls.__name__}: the marker {marker!r} lies inside {other!r}")
+                    raise TypeError(f"{cls.__name__}: the marker {quoted(marker)} lies inside {quoted(other)}")
 
     # The stream.
 
@@ -455,46 +513,51 @@ def _held(buf: str, pos: int, markers: tuple[str, ...]) -> int:
 
 
 def object_call(
-    value: Any, argument_keys: tuple[str, ...], id_key: str | None = None
+    text: str, argument_keys: tuple[str, ...], id_key: str | None = None, *, max_depth: int = Limits().max_depth
 ) -> tuple[str | None, str, str | None, tuple[tuple[FindingCode, str], ...]]:
     """A call written as a JSON object (``{"name": ..., "arguments": {...}}``): its name, arguments, id and findings.
 
-    ``argument_keys`` are the members that may hold the arguments, in order of preference; ``"type": "function"``
-    (Llama 4) is allowed beside them. Arguments written as a JSON string holding the object are read once.
+    ``text`` is the call's JSON text, which ``read_json`` accepts. ``argument_keys`` are the members that may hold the
+    arguments, in order of preference; ``"type": "function"`` (Llama 4) is allowed beside them. The arguments are
+    their member's text as written (``compact_text``); written as a JSON string holding the object, they are that
+    string's text, read once.
     """
+    text = compact_text(text)
+    value = read_json(text)
     findings: list[tuple[FindingCode, str]] = []
     if not isinstance(value, dict):
-        return None, compact(value), None, (("MALFORMED_CALL", "the call is not a JSON object"),)
+        return None, text, None, (("MALFORMED_CALL", "the call is not a JSON object"),)
     name = value.get("name")
     if not isinstance(name, str) or not name:
         findings.append(("MALFORMED_CALL", "the call has no name string"))
         name = None
     call_id = value.get(id_key) if id_key is not None else None
     if call_id is not None and not isinstance(call_id, str):
-        findings.append(("MALFORMED_CALL", f"the call's {id_key!r} is not a string"))
+        findings.append(("MALFORMED_CALL", f"the call's {quoted(str(id_key))} is not a string"))
         call_id = None
     present = [key for key in argument_keys if key in value]
     allowed = {"name", *argument_keys, *((id_key,) if id_key else ())}
     extra = sorted(key for key in value if key not in allowed and not (key == "type" and value[key] == "function"))
     if extra:
-        findings.append(("MALFORMED_CALL", f"the call has members no call has: {', '.join(map(repr, extra))}"))
+        findings.append(("MALFORMED_CALL", f"the call has members no call has: {', '.join(map(quoted, extra))}"))
+    written = dict(members(text))
     if len(present) != 1:
         what = "no" if not present else "more than one"
         findings.append(("MALFORMED_CALL", f"the call has {what} arguments member ({' or '.join(argument_keys)})"))
-        arguments: Any = value.get(present[0]) if present else None
-        return name, "" if arguments is None else compact(arguments), call_id, tuple(findings)
+        return name, written[present[0]] if present else "", call_id, tuple(findings)
     arguments = value[present[0]]
+    arguments_text = written[present[0]]
     if isinstance(arguments, str):
         try:
-            decoded = read_json(arguments)
+            decoded = read_json(arguments, max_depth)
         except ValueError as error:
             findings.append(("INVALID_ARGUMENTS", f"the arguments are a string that is not JSON ({error})"))
             return name, arguments, call_id, tuple(findings)
         findings.append(("ARGUMENTS_AS_STRING", "the arguments were a JSON string holding the object"))
-        arguments = decoded
+        arguments, arguments_text = decoded, compact_text(arguments)
     if not isinstance(arguments, dict):
         findings.append(("INVALID_ARGUMENTS", "the arguments are not a JSON object"))
-    return name, compact(arguments), call_id, tuple(findings)
+    return name, arguments_text, call_id, tuple(findings)
 
 
 def parsed(text: str) -> tuple[Any, str | None]:
@@ -511,14 +574,14 @@ def json_call(
     """The call a whole JSON object read by ``reader`` writes (``object_call``), or why it cannot be read."""
     if reader.overflow:
         return None, "", None, (("TOO_LARGE", "the call's text passed the limit on a call's bytes"),)
-    value, problem = parsed(reader.text)
+    _, problem = parsed(reader.text)
     if problem is not None:
         return leading_name(reader.text), reader.text, None, (("INVALID_ARGUMENTS", problem),)
-    return object_call(value, argument_keys, id_key)
+    return object_call(reader.text, argument_keys, id_key, max_depth=reader.max_depth)
 
 
 def arguments_of(reader: JsonReader) -> tuple[str, tuple[tuple[FindingCode, str], ...]]:
-    """The arguments object a whole JSON value read by ``reader`` is (compact), or the best text there is and why not."""
+    """The arguments object a whole JSON value read by ``reader`` is (``compact_text``), or the best text and why not."""
     if reader.overflow:
         return "", (("TOO_LARGE", "the call's text passed the limit on a call's bytes"),)
     value, problem = parsed(reader.text)
@@ -526,4 +589,4 @@ def arguments_of(reader: JsonReader) -> tuple[str, tuple[tuple[FindingCode, str]
         return reader.text, (("INVALID_ARGUMENTS", problem),)
     if not isinstance(value, dict):
         return reader.text, (("INVALID_ARGUMENTS", "the arguments are not a JSON object"),)
-    return compact(value), ()
+    return compact_text(reader.text), ()

@@ -13,12 +13,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar, Final
+from typing import ClassVar, Final
 
-from toolwire._common._json import compact
 from toolwire.reference._scanner import COMPLETE, INVALID
 from toolwire.reference.dialects._deepseek import BAR, SectionParser
-from toolwire.reference.dialects._shared import FindingCode, JsonReader, arguments_of, read_json, utf8_len
+from toolwire.reference.dialects._shared import (
+    FindingCode,
+    JsonReader,
+    arguments_of,
+    compact_text,
+    members,
+    object_text,
+    quoted,
+    read_json,
+    utf8_len,
+)
 
 __all__ = ["DsmlParser"]
 
@@ -47,7 +56,7 @@ class DsmlParser(SectionParser):
         self._key = ""
         self._string = True
         self._value = ""
-        self._arguments: dict[str, Any] = {}
+        self._arguments: dict[str, str] = {}  # each value as JSON text
         self._findings: list[tuple[FindingCode, str]] = []
         self._reader: JsonReader | None = None
         self._overflow = False
@@ -74,7 +83,7 @@ class DsmlParser(SectionParser):
         if at == len(rest):
             return None
         if rest[at] == "<":
-            self._malformed(f"a tag without '>': {rest[:at]!r}")
+            self._malformed(f"a tag without '>': {quoted(rest[:at])}")
             return None
         self._keep(rest[: at + 1])
         self._pos += at + 1
@@ -91,7 +100,7 @@ class DsmlParser(SectionParser):
             return self._state != "invoke"
         match = _INVOKE_TAG.fullmatch(attributes)
         if match is None:
-            self._malformed(f'the invoke tag\'s attributes {attributes!r} are not name="…"')
+            self._malformed(f'the invoke tag\'s attributes {quoted(attributes)} are not name="…"')
             return True
         self._name = match.group(1)
         self._state = "body"
@@ -117,7 +126,7 @@ class DsmlParser(SectionParser):
             self._reader = JsonReader(self.limits)
             self._state = "json"
             return True
-        self._malformed(f"{self._rest[:20]!r} where a parameter or {_INVOKE_END} belongs")
+        self._malformed(f"{quoted(self._rest[:20])} where a parameter or {_INVOKE_END} belongs")
         return True
 
     def _advance_parameter(self) -> bool:
@@ -126,7 +135,9 @@ class DsmlParser(SectionParser):
             return self._state != "parameter"
         match = _PARAMETER_TAG.fullmatch(attributes)
         if match is None:
-            self._malformed(f'the parameter tag\'s attributes {attributes!r} are not name="…" string="true|false"')
+            self._malformed(
+                f'the parameter tag\'s attributes {quoted(attributes)} are not name="…" string="true|false"'
+            )
             return True
         self._key, self._string, self._value, self._value_bytes = match.group(1), match.group(2) == "true", "", 0
         self._state = "value"
@@ -150,7 +161,7 @@ class DsmlParser(SectionParser):
             self._keep(self._value + marker)
             self._take_value()
         if marker == _INVOKE_END:
-            self._findings.append(("MISSING_END_MARKER", f"the parameter {self._key!r} had no {_PARAMETER_END}"))
+            self._findings.append(("MISSING_END_MARKER", f"the parameter {quoted(self._key)} had no {_PARAMETER_END}"))
             self._whole()
         else:
             self._state = "body"
@@ -158,16 +169,20 @@ class DsmlParser(SectionParser):
 
     def _take_value(self) -> None:
         if self._key in self._arguments:
-            self._findings.append(("MALFORMED_CALL", f"the parameter {self._key!r} is given twice; the first is kept"))
+            self._findings.append(
+                ("MALFORMED_CALL", f"the parameter {quoted(self._key)} is given twice; the first is kept")
+            )
             return
         if self._string:
-            self._arguments[self._key] = self._value
+            self._arguments[self._key] = quoted(self._value)
             return
         try:
-            self._arguments[self._key] = read_json(self._value)
+            read_json(self._value, self.limits.max_depth)
         except ValueError as error:
-            self._findings.append(("INVALID_ARGUMENTS", f"the parameter {self._key!r} is not JSON ({error})"))
-            self._arguments[self._key] = self._value
+            self._findings.append(("INVALID_ARGUMENTS", f"the parameter {quoted(self._key)} is not JSON ({error})"))
+            self._arguments[self._key] = quoted(self._value)
+        else:
+            self._arguments[self._key] = compact_text(self._value)
 
     def _advance_json(self) -> bool:
         assert self._reader is not None
@@ -178,7 +193,7 @@ class DsmlParser(SectionParser):
             self._keep(self._reader.text)
             self._findings += findings
             if not findings:
-                self._arguments = read_json(text)
+                self._arguments = dict(members(text))
             self._state = "body"
             return True
         if state == INVALID:
@@ -203,7 +218,7 @@ class DsmlParser(SectionParser):
     def _whole(self) -> None:
         """``</｜DSML｜invoke>``: the call is whole and handed over."""
         broken = any(code in ("MALFORMED_CALL", "TOO_LARGE") for code, _ in self._findings) or self._state == "skip"
-        self._called(self._name, self._raw if broken else compact(self._arguments), tuple(self._findings))
+        self._called(self._name, self._raw if broken else object_text(self._arguments.items()), tuple(self._findings))
 
     def _block_name(self, block: str) -> str | None:
         match = _NAME.search(block)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from toolwire.reference.dialects._deepseek import SEP, JsonCallParser, name_token
+from toolwire.reference.dialects._shared import quoted
 
 __all__ = ["DeepSeekV3Parser"]
 
@@ -29,5 +30,5 @@ class DeepSeekV3Parser(JsonCallParser):
         kind, name = parts
         found, problem = name_token(name)
         if kind.strip() != _TYPE:
-            return found, f"the call's type is {kind!r}, not {_TYPE!r}"
+            return found, f"the call's type is {quoted(kind)}, not {quoted(_TYPE)}"
         return found, problem

@@ -31,6 +31,7 @@ from toolwire.reference.dialects._shared import (
     JsonReader,
     Parser,
     arguments_of,
+    quoted,
     utf8_len,
 )
 
@@ -117,11 +118,11 @@ def header_of(role: str, channel: str) -> Header:
     name = rest[0] if rest else None
     content_type = rest[1] if len(rest) > 1 else None
     problems = [
-        *([f"the role is {' '.join(roles)!r}, not {_ROLE!r}"] if roles not in ([], [_ROLE]) else []),
+        *([f"the role is {quoted(' '.join(roles))}, not {quoted(_ROLE)}"] if roles not in ([], [_ROLE]) else []),
         *(["the header has more than one recipient"] if len(recipients) > 1 else []),
         *(["the header has no channel"] if name is None else []),
-        *([f"the header has words no header has: {' '.join(rest[2:])!r}"] if len(rest) > 2 else []),
-        *([f"{recipients[0]!r} is not a recipient"] if recipients and not recipients[0] else []),
+        *([f"the header has words no header has: {quoted(' '.join(rest[2:]))}"] if len(rest) > 2 else []),
+        *([f"{quoted(recipients[0])} is not a recipient"] if recipients and not recipients[0] else []),
     ]
     recipient = recipients[0] if len(recipients) == 1 and recipients[0] else None
     return Header(name, recipient, content_type, "; ".join(problems) or None)
@@ -210,7 +211,7 @@ class HarmonyParser(Parser):
 
     def _stray_header(self, why: str) -> None:
         header = f"{self._role}{CHANNEL if self._in_channel else ''}{self._channel}"
-        self._finding("MALFORMED_HEADER", f"the header {header!r} has no message: {why}", None)
+        self._finding("MALFORMED_HEADER", f"the header {quoted(header)} has no message: {why}", None)
 
     def _begin_message(self) -> None:
         header = header_of(self._role, self._channel)
@@ -221,11 +222,13 @@ class HarmonyParser(Parser):
         if recipient is not None and recipient.startswith(_FUNCTIONS):
             self._name: str | None = recipient.removeprefix(_FUNCTIONS) or None
             if self._name is None:
-                self._findings.append(("MALFORMED_CALL", f"the recipient {recipient!r} names no function"))
+                self._findings.append(("MALFORMED_CALL", f"the recipient {quoted(recipient)} names no function"))
             if header.problem is not None:
                 self._findings.append(("MALFORMED_CALL", header.problem))
-            if header.content_type not in (None, "json"):
-                self._findings.append(("MALFORMED_CALL", f"the content type is {header.content_type!r}, not 'json'"))
+            if header.content_type is not None and header.content_type != "json":
+                self._findings.append(
+                    ("MALFORMED_CALL", f'the content type is {quoted(header.content_type)}, not "json"')
+                )
             self._reader = JsonReader(self.limits)
             self._begun = False
             self._state = "arguments"
@@ -259,12 +262,13 @@ class HarmonyParser(Parser):
             self._body.add(text)
 
     def _end_message(self) -> None:
-        if self._kind != "builtin":
+        if self._kind != "builtin" or self._builtin is None:
             return
         cut = " (cut at the limit on a call's bytes)" if self._body.full else ""
         self._finding(
             "BUILTIN_TOOL",
-            f"a message to {self._builtin!r}, a tool of the model's runtime, not a function{cut}: {self._body.text!r}",
+            f"a message to {quoted(self._builtin)}, a tool of the model's runtime, not a function{cut}: "
+            f"{quoted(self._body.text)}",
             None,
         )
 

@@ -17,7 +17,7 @@ from typing import ClassVar, Final
 
 from toolwire.reference._scanner import COMPLETE, INVALID
 from toolwire.reference.dialects._deepseek import SectionParser, name_token
-from toolwire.reference.dialects._shared import TEXT, FindingCode, JsonReader, arguments_of
+from toolwire.reference.dialects._shared import TEXT, FindingCode, JsonReader, arguments_of, quoted
 
 __all__ = [
     "ARGUMENT_BEGIN",
@@ -49,10 +49,10 @@ def call_id(header: str) -> tuple[str | None, str | None, str | None]:
     text = header.strip()
     name, colon, index = text.removeprefix(_PREFIX).rpartition(":")
     if not colon or not index.isascii() or not index.isdigit():
-        return None, None, f"the call id {text!r} is not functions.NAME:IDX"
+        return None, None, f"the call id {quoted(text)} is not functions.NAME:IDX"
     found, problem = name_token(name)
     if problem is not None:
-        return None, None, f"the call id {text!r} names no function"
+        return None, None, f"the call id {quoted(text)} names no function"
     return text, found, None
 
 

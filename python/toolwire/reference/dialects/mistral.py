@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolwire._common._json import compact
 from toolwire.reference._scanner import COMPLETE, INCOMPLETE, INVALID
 from toolwire.reference.dialects._shared import (
     TEXT,
     FindingCode,
     JsonReader,
     Parser,
+    compact_text,
     json_call,
     leading_name,
     parsed,
@@ -142,7 +142,7 @@ class MistralParser(Parser):
             return self._reader.text, (("INVALID_ARGUMENTS", problem),)
         if not isinstance(value, dict):
             return self._reader.text, (("INVALID_ARGUMENTS", "the arguments are not a JSON object"),)
-        return compact(value), ()
+        return compact_text(self._reader.text), ()
 
     # pre-v11: a JSON array whose elements are calls.
 

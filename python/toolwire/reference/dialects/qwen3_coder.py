@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import ClassVar, Final
 
 from toolwire.reference.dialects._raw_values import typed_arguments
-from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, utf8_len
+from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, quoted, utf8_len
 
 __all__ = ["Qwen3CoderParser", "SeedOssParser"]
 
@@ -99,13 +99,13 @@ class Qwen3CoderParser(Parser):
                 if name is not None:
                     return name
                 self._malformed(
-                    f"a tag whose name is not in double quotes: {rest[:at]!r}" if at else "a tag with no name"
+                    f"a tag whose name is not in double quotes: {quoted(rest[:at])}" if at else "a tag with no name"
                 )
                 return None
             if char in "\n<":
                 self._raw += rest[:at]
                 self._pos += at
-                self._malformed(f"a tag without '>': {rest[:at]!r}")
+                self._malformed(f"a tag without '>': {quoted(rest[:at])}")
                 return None
         return None
 
@@ -137,7 +137,7 @@ class Qwen3CoderParser(Parser):
                 return True
         if self._pos == len(self._buf):
             return False
-        self._malformed(f"{self._rest[:20]!r} where a parameter or {self.function_end} belongs")
+        self._malformed(f"{quoted(self._rest[:20])} where a parameter or {self.function_end} belongs")
         return True
 
     def _advance_key(self) -> bool:
@@ -159,7 +159,9 @@ class Qwen3CoderParser(Parser):
             run_on = buf.find(self.run_on, at)
             if run_on >= 0 and (close < 0 or run_on < close):
                 self._take_value(buf[start : run_on + 1], run_on + 1)
-                self._findings.append(("MISSING_END_MARKER", f"the parameter {self._key!r} had no {self.value_end}"))
+                self._findings.append(
+                    ("MISSING_END_MARKER", f"the parameter {quoted(self._key)} had no {self.value_end}")
+                )
                 return True
             if close < 0:
                 break
@@ -200,7 +202,9 @@ class Qwen3CoderParser(Parser):
         if self.newline_delimited and raw.startswith("\n"):
             raw = raw[1:].removesuffix("\n")
         if any(key == self._key for key, _ in self._parameters):
-            self._findings.append(("MALFORMED_CALL", f"the parameter {self._key!r} is given twice; the first is kept"))
+            self._findings.append(
+                ("MALFORMED_CALL", f"the parameter {quoted(self._key)} is given twice; the first is kept")
+            )
         else:
             self._parameters.append((self._key, raw))
         self._state = "body"
