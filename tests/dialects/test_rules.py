@@ -151,6 +151,12 @@ def test_why_json_has_no_json_form_is_said_the_same_way_by_core_and_reference() 
     assert events[0] == Finding("MALFORMED_CALL", 'the call has members no call has: "extra", "id\'"', 0)
 
 
+def test_a_cut_call_s_name_is_one_json_reads_whole_or_none() -> None:
+    for written, name in (('"f\\u00e9"', "f\u00e9"), ('"f\\q"', None), ('"f\tg"', None), ('"\\ud800"', None)):
+        events = parse("hermes", [f'<tool_call>{{ "name" : {written}, "arguments": {{'])
+        assert events[-1] == Call(0, name, f'{{ "name" : {written}, "arguments": {{', None, whole=False, valid=False)
+
+
 def test_a_missing_end_marker_is_said_after_the_call_and_what_follows_is_text() -> None:
     events = merged(parse("hermes", ['<tool_call>{"name": "f", "arguments": {}} and more']))
     assert events == [

@@ -243,7 +243,11 @@ def leading_name(text: str) -> str | None:
     match = _LEADING_NAME.match(text)
     if match is None:
         return None
-    name = json.loads(match.group(1))
+    try:
+        name = read_json(match.group(1))
+    except ValueError:
+        # A string the pattern takes whole but JSON refuses (a raw tab, `\\q`): no name was read whole.
+        return None
     return name if isinstance(name, str) else None
 
 
