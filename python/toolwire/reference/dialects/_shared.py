@@ -527,7 +527,7 @@ def object_call(
     string's text, read once.
     """
     text = compact_text(text)
-    value = read_json(text)
+    value = read_json(text, max_depth)
     findings: list[tuple[FindingCode, str]] = []
     if not isinstance(value, dict):
         return None, text, None, (("MALFORMED_CALL", "the call is not a JSON object"),)
@@ -564,10 +564,10 @@ def object_call(
     return name, arguments_text, call_id, tuple(findings)
 
 
-def parsed(text: str) -> tuple[Any, str | None]:
+def parsed(text: str, max_depth: int = Limits().max_depth) -> tuple[Any, str | None]:
     """The value of a whole JSON text the scanner accepted, or why it has no JSON form (``read_json``)."""
     try:
-        return read_json(text), None
+        return read_json(text, max_depth), None
     except ValueError as error:
         return None, str(error)
 
@@ -578,7 +578,7 @@ def json_call(
     """The call a whole JSON object read by ``reader`` writes (``object_call``), or why it cannot be read."""
     if reader.overflow:
         return None, "", None, (("TOO_LARGE", "the call's text passed the limit on a call's bytes"),)
-    _, problem = parsed(reader.text)
+    _, problem = parsed(reader.text, reader.max_depth)
     if problem is not None:
         return leading_name(reader.text), reader.text, None, (("INVALID_ARGUMENTS", problem),)
     return object_call(reader.text, argument_keys, id_key, max_depth=reader.max_depth)
@@ -588,7 +588,7 @@ def arguments_of(reader: JsonReader) -> tuple[str, tuple[tuple[FindingCode, str]
     """The arguments object a whole JSON value read by ``reader`` is (``compact_text``), or the best text and why not."""
     if reader.overflow:
         return "", (("TOO_LARGE", "the call's text passed the limit on a call's bytes"),)
-    value, problem = parsed(reader.text)
+    value, problem = parsed(reader.text, reader.max_depth)
     if problem is not None:
         return reader.text, (("INVALID_ARGUMENTS", problem),)
     if not isinstance(value, dict):

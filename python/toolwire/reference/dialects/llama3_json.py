@@ -127,7 +127,7 @@ class Llama3JsonParser(Parser):
 
     def _is_call(self) -> bool:
         """Whether the whole bare object read has a call's shape (a repeated key or a non-finite number counts)."""
-        value, problem = parsed(self._reader.text)
+        value, problem = parsed(self._reader.text, self._reader.max_depth)
         return problem is not None or (
             isinstance(value, dict) and "name" in value and any(key in value for key in _ARGUMENT_KEYS)
         )

@@ -137,7 +137,7 @@ class MistralParser(Parser):
             return self._reader.text, (*size, ("INVALID_ARGUMENTS", "the arguments are not JSON"))
         if size:
             return "", size
-        value, problem = parsed(self._reader.text)
+        value, problem = parsed(self._reader.text, self._reader.max_depth)
         if problem is not None:
             return self._reader.text, (("INVALID_ARGUMENTS", problem),)
         if not isinstance(value, dict):
