@@ -1,4 +1,13 @@
-//! Tool calls that open-weight models write in their text: each dialect's streaming parser, and what they share.
+//! Text dialects: the tool calls open-weight models write into their text, parsed as the text streams.
+//!
+//! The rules are those of `docs/semantics.md` ("Text dialects"), each dialect's those of `docs/dialects.md`; the
+//! reference's parsers in `python/toolwire/reference/dialects/` are the same, file for file, and give the same events
+//! (messages included) for every split of every text. What every dialect stands on (the events, the findings, the
+//! buffer and its hold-back of markers, the JSON reader) is `shared.rs`; a dialect is its file: its markers, its call
+//! state and one step per state ([`shared::Grammar`]).
+//!
+//! The dialects are the one table below (`dialects!`): the enum of dialects, their names, the parser of a stream and
+//! its dispatch are generated from it, so that a dialect is registered by one line.
 
 #[cfg_attr(
     not(test),
@@ -8,3 +17,136 @@
     )
 )]
 mod raw_values;
+mod shared;
+
+use std::sync::Arc;
+
+use crate::accumulator::Limits;
+
+use shared::Runner;
+pub use shared::{DialectEvent, Finding, FindingCode, Finished, TextCall, Tools};
+
+/// Generates, from one line per dialect (its variant, its name as servers give it to `--tool-call-parser`, its file
+/// and grammar, and what it is), the [`Dialect`] enum and its names, and [`DialectParser`]'s dispatch.
+macro_rules! dialects {
+    ($($variant:ident $name:literal $module:ident::$grammar:ident $doc:literal,)+) => {
+        $(mod $module;)+
+
+        /// A text dialect.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Dialect {
+            $(#[doc = $doc] $variant,)+
+        }
+
+        impl Dialect {
+            /// Every dialect, in the order of the table (the reference's `DIALECTS`).
+            pub const ALL: &[Self] = &[$(Self::$variant,)+];
+
+            /// The dialect's name, as servers give it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)+
+                }
+            }
+        }
+
+        /// One stream's parser: the dialect's grammar beside the shared runner, dispatched statically.
+        #[derive(Debug)]
+        enum Parser {
+            $($variant(Runner<$module::$grammar>),)+
+        }
+
+        impl Parser {
+            fn new(dialect: Dialect, tools: Option<Arc<Tools>>, reasoning: bool, limits: Limits) -> Self {
+                match dialect {
+                    $(Dialect::$variant => Self::$variant(Runner::new(tools, reasoning, limits)),)+
+                }
+            }
+
+            fn feed(&mut self, delta: &str, out: &mut Vec<DialectEvent>) -> Result<(), Finished> {
+                match self {
+                    $(Self::$variant(runner) => runner.feed(delta, out),)+
+                }
+            }
+
+            fn finish(&mut self, out: &mut Vec<DialectEvent>) -> Result<(), Finished> {
+                match self {
+                    $(Self::$variant(runner) => runner.finish(out),)+
+                }
+            }
+        }
+    };
+}
+
+// The dialects: one line each. Its twin is `DIALECTS` in `python/toolwire/reference/dialects/__init__.py`, whose
+// order it keeps; `tests/dialects/test_core_twin.py` holds the two to the same events.
+dialects! {
+    Hermes "hermes" hermes::Hermes "`<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>` (Hermes, Qwen2.5/3, Granite 4).",
+}
+
+impl Dialect {
+    /// The dialect a name stands for.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|dialect| dialect.name() == name)
+    }
+}
+
+/// A dialect's streaming parser: text deltas in, events out, in order.
+#[derive(Debug)]
+pub struct DialectParser {
+    parser: Parser,
+}
+
+impl DialectParser {
+    /// A parser at the start of a model's text.
+    ///
+    /// `tools` are the parameters schema of each tool, by name (what types raw values, and nothing else);
+    /// `reasoning` says the prompt opened the reasoning block, so the text starts inside it (ignored by a dialect
+    /// without reasoning markers); `limits.max_argument_bytes` caps a call's text and `limits.max_depth` its nesting.
+    pub fn new(dialect: Dialect, tools: Option<Arc<Tools>>, reasoning: bool, limits: Limits) -> Self {
+        Self {
+            parser: Parser::new(dialect, tools, reasoning, limits),
+        }
+    }
+
+    /// Appends to `out` the events `delta` completes.
+    pub fn feed(&mut self, delta: &str, out: &mut Vec<DialectEvent>) -> Result<(), Finished> {
+        self.parser.feed(delta, out)
+    }
+
+    /// Appends to `out` the events the end of the stream completes: held text released, a call cut, reasoning left
+    /// open. The parser takes nothing more.
+    pub fn finish(&mut self, out: &mut Vec<DialectEvent>) -> Result<(), Finished> {
+        self.parser.finish(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_found_in_the_table_and_nowhere_else() {
+        for dialect in Dialect::ALL {
+            assert_eq!(Dialect::from_name(dialect.name()), Some(*dialect));
+        }
+        assert_eq!(Dialect::from_name("Hermes"), None);
+    }
+
+    #[test]
+    fn the_parser_dispatches_to_its_dialect_and_refuses_text_after_finish() {
+        let mut parser = DialectParser::new(Dialect::Hermes, None, false, Limits::default());
+        let mut out = Vec::new();
+        assert_eq!(
+            parser.feed("Hi <tool_call>{\"name\": \"f\", \"arguments\": {}}", &mut out),
+            Ok(())
+        );
+        assert_eq!(parser.finish(&mut out), Ok(()));
+        assert!(matches!(
+            out.as_slice(),
+            [DialectEvent::Text(_), DialectEvent::Call(_), DialectEvent::Finding(_)]
+        ));
+        assert_eq!(parser.feed("x", &mut out), Err(Finished));
+        assert_eq!(parser.finish(&mut out), Err(Finished));
+    }
+}
