@@ -1,15 +1,18 @@
 """The Rust extension behind toolwire (hand-written stub with the docstrings of the Rust objects)."""
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final, final
+from typing import Any, Final, Literal, TypeAlias, final
 
 from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
 from toolwire._pipeline._choice import ToolChoice
 
 __all__ = [
+    "DIALECT_NAMES",
+    "DialectParser",
     "Engine",
     "ToolValidators",
     "__version__",
+    "dialect_findings",
     "frame",
     "frame_body",
     "framing_of",
@@ -20,6 +23,60 @@ __all__ = [
 
 __version__: Final[str]
 
+#: Every text dialect the core parses, by the name servers give it, in the core's table order.
+DIALECT_NAMES: Final[tuple[str, ...]]
+
+#: An event of a ``DialectParser``: ``("text", s)``, ``("reasoning", s)``, ``("call", index, name, arguments, id,
+#: whole, valid)`` or ``("finding", code, message, call)``.
+_DialectEvent: TypeAlias = (
+    tuple[Literal["text"], str]
+    | tuple[Literal["reasoning"], str]
+    | tuple[Literal["call"], int, str | None, str, str | None, bool, bool]
+    | tuple[Literal["finding"], str, str, int | None]
+)
+
+@final
+class DialectParser:
+    """The core's parser of one text dialect: text deltas in, events out, the reference's events exactly."""
+
+    def __new__(
+        cls,
+        dialect: str,
+        tools: dict[str, Any] | None = None,
+        *,
+        reasoning: bool = False,
+        max_argument_bytes: int | None = None,
+        max_depth: int | None = None,
+    ) -> DialectParser:
+        """A parser of ``dialect`` at the start of a model's text.
+
+        Args:
+            dialect: One of ``DIALECT_NAMES``.
+            tools: Each tool's parameters schema, by name: what types raw values.
+            reasoning: The prompt opened reasoning, so the text starts inside it.
+            max_argument_bytes: ``Limits.max_argument_bytes`` (its default when None).
+            max_depth: ``Limits.max_depth`` (its default when None).
+
+        Raises:
+            ValueError: ``dialect`` is not one of ``DIALECT_NAMES`` (the message names them).
+        """
+
+    def feed(self, delta: str) -> list[_DialectEvent]:
+        """The events ``delta`` completes.
+
+        Raises:
+            ValueError: The parser was finished.
+        """
+
+    def finish(self) -> list[_DialectEvent]:
+        """The events the end of the stream completes; the parser takes nothing more.
+
+        Raises:
+            ValueError: The parser was finished.
+        """
+
+def dialect_findings() -> list[tuple[str, str, str]]:
+    """``(code, severity, meaning)`` for every finding a dialect parser reports, in order."""
 @final
 class Engine:
     """Reassembles one stream; the engine behind ``toolwire.reassemble`` (driven by ``toolwire._pipeline._streams``).

@@ -397,7 +397,7 @@ fn surrogatepass(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 }
 
 /// `json.dumps` with the options of the canonical text of arguments sent as a value.
-fn dumps<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn dumps<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let py = value.py();
     let dumps = DUMPS.import(py, "json", "dumps")?;

@@ -3,6 +3,7 @@
 //! It converts Python values in (`input`), drives the core (`engine`), converts results out (`output`) and maps
 //! errors (`errors`); the algorithms live in the core crate.
 
+mod dialects;
 mod engine;
 mod errors;
 mod handover;
@@ -15,8 +16,11 @@ mod validators;
 #[pyo3::pymodule(gil_used = false)]
 mod _core {
     use pyo3::prelude::*;
+    use pyo3::types::PyTuple;
     use toolwire_core::ViolationCode;
 
+    #[pymodule_export]
+    use crate::dialects::DialectParser;
     #[pymodule_export]
     use crate::engine::Engine;
     #[pymodule_export]
@@ -26,7 +30,20 @@ mod _core {
 
     #[pymodule_init]
     fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {
-        module.add("__version__", env!("CARGO_PKG_VERSION"))
+        module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        module.add(
+            "DIALECT_NAMES",
+            PyTuple::new(module.py(), crate::dialects::dialect_names())?,
+        )
+    }
+
+    /// The core's dialect findings: `(code, severity, meaning)` for every code, in order.
+    #[pyfunction]
+    fn dialect_findings() -> Vec<(&'static str, &'static str, &'static str)> {
+        toolwire_core::dialects::FindingCode::ALL
+            .iter()
+            .map(|code| (code.as_str(), code.severity().as_str(), code.meaning()))
+            .collect()
     }
 
     /// The core's violation table: `(code, level, severity, recoverable)` for every code, in order.

@@ -1,6 +1,6 @@
 """Text dialects: the tool calls open-weight models write into their text, parsed as the text streams.
 
-The specification in code of the core's ``rust/core/src/dialects/`` (its twin, file for file, comes next): a
+The specification in code of the core's ``rust/core/src/dialects/`` (its twin, file for file, as dialects are ported): a
 dialect's parser is ``dialects/<dialect>.py``, named as servers name it for ``--tool-call-parser``; what they share
 is ``_shared.py`` (events, findings, the buffer and its hold-back) and ``_raw_values.py`` (raw values typed by the
 schema). ``DIALECTS`` is the one table of dialects. The rules are ``docs/semantics.md``'s "Text dialects", each

@@ -1,0 +1,185 @@
+"""The core's dialect parsers (``toolwire._core.DialectParser``) against the reference's: the same events, exactly.
+
+Every dialect in the core's table is held to its reference twin on every corpus case in every feeding, on texts
+spliced and cut from the corpus at random, and, for ``hermes``, on generated JSON calls; events are compared as they
+come (not merged), messages included. A dialect added to the core's table is tested here with no change.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.dialects.test_corpus import FEEDINGS, _cases, feedings
+from toolwire import _core
+from toolwire._model import Limits
+from toolwire.reference.dialects import DIALECTS, FINDINGS, Call, Event, Finding, Reasoning, Text
+
+CORE_DIALECTS = _core.DIALECT_NAMES
+
+
+def core_events(events: list[Any]) -> list[Event]:
+    """The core's event tuples (``_core.DialectParser``'s) as the reference's events."""
+    out: list[Event] = []
+    for event in events:
+        match event:
+            case ("text", text):
+                out.append(Text(text))
+            case ("reasoning", text):
+                out.append(Reasoning(text))
+            case ("call", index, name, arguments, call_id, whole, valid):
+                out.append(Call(index, name, arguments, call_id, whole, valid))
+            case ("finding", code, message, call):
+                out.append(Finding(code, message, call))
+    return out
+
+
+def both(
+    dialect: str,
+    deltas: list[str],
+    tools: dict[str, Any] | None = None,
+    *,
+    reasoning: bool = False,
+    limits: Limits | None = None,
+) -> tuple[list[Event], list[Event]]:
+    """The events of ``deltas`` from the core's parser and the reference's, each feed's and the finish's in order."""
+    limits = limits or Limits()
+    core = _core.DialectParser(
+        dialect,
+        tools,
+        reasoning=reasoning,
+        max_argument_bytes=limits.max_argument_bytes,
+        max_depth=limits.max_depth,
+    )
+    reference = DIALECTS[dialect](tools, reasoning=reasoning, limits=limits)
+    got: list[Event] = []
+    want: list[Event] = []
+    for delta in deltas:
+        got += core_events(core.feed(delta))
+        want += reference.feed(delta)
+    return got + core_events(core.finish()), want + reference.finish()
+
+
+def _tools(case: dict[str, Any]) -> dict[str, Any] | None:
+    if case["tools"] is None:
+        return None
+    return {tool["function"]["name"]: tool["function"].get("parameters", {}) for tool in case["tools"]}
+
+
+def _core_cases() -> list[Any]:
+    return [pytest.param(case, id=case["case_id"]) for case in _cases() if case["dialect"] in CORE_DIALECTS]
+
+
+def test_the_tables_are_the_reference_s() -> None:
+    assert set(CORE_DIALECTS) <= set(DIALECTS)
+    assert list(CORE_DIALECTS) == [name for name in DIALECTS if name in CORE_DIALECTS]
+    assert _core.dialect_findings() == [(code, *meaning) for code, meaning in FINDINGS.items()]
+
+
+def test_a_dialect_is_named_and_the_parser_refuses_text_after_finish() -> None:
+    with pytest.raises(ValueError, match=f'unknown dialect "nope"; the dialects are {", ".join(CORE_DIALECTS)}'):
+        _core.DialectParser("nope")
+    parser = _core.DialectParser(CORE_DIALECTS[0])
+    parser.finish()
+    with pytest.raises(ValueError, match="the parser was finished"):
+        parser.feed("x")
+    with pytest.raises(ValueError, match="the parser was finished"):
+        parser.finish()
+
+
+@pytest.mark.parametrize("feeding", FEEDINGS)
+@pytest.mark.parametrize("case", _core_cases())
+def test_corpus_case(case: dict[str, Any], feeding: str) -> None:
+    splits = feedings(case, feeding)
+    if not splits:
+        pytest.skip("the source streams this case in no deltas of its own")
+    for deltas in splits:
+        got, want = both(case["dialect"], deltas, _tools(case), reasoning="think_prefilled" in case["flags"])
+        assert got == want, deltas
+
+
+def _split(text: str, cuts: list[int]) -> list[str]:
+    bounds = sorted({0, len(text), *(cut % (len(text) + 1) for cut in cuts)})
+    return [text[a:b] for a, b in pairwise(bounds)] or [""]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.data(),
+    dialect=st.sampled_from(CORE_DIALECTS),
+    reasoning=st.booleans(),
+    limit=st.sampled_from([8 * 1024 * 1024, 64, 16]),
+    depth=st.sampled_from([128, 2]),
+)
+def test_spliced_and_cut_corpus_texts(
+    data: st.DataObject, dialect: str, reasoning: bool, limit: int, depth: int
+) -> None:
+    texts = [case["model_output"] for case in _cases() if case["dialect"] == dialect]
+    pieces = data.draw(st.lists(st.sampled_from(texts), min_size=1, max_size=3))
+    spliced = ""
+    for piece in pieces:
+        start = data.draw(st.integers(0, len(piece)))
+        end = data.draw(st.integers(start, len(piece)))
+        spliced += data.draw(st.sampled_from(["", " ", "\n", "é"])) + piece[start:end]
+    by_char = data.draw(st.booleans())
+    deltas = list(spliced) if by_char else _split(spliced, data.draw(st.lists(st.integers(0, 10_000), max_size=8)))
+    limits = Limits(max_argument_bytes=limit, max_depth=depth)
+    got, want = both(dialect, deltas, reasoning=reasoning, limits=limits)
+    assert got == want, deltas
+
+
+_NUMBERS = st.sampled_from(["1.50", "1e16", "-0", "0.1E-2", "1e999", "12345678901234567890123", "-3"])
+_STRINGS = st.sampled_from(['"a"', '"\\u00e9\\n"', '"é \\" }"', '"</tool_call>"', '"\\ud83d\\ude00"', '"\\ud800"'])
+_SPACE = st.sampled_from(["", " ", "\n  ", "\t"])
+
+
+@st.composite
+def _json(draw: st.DrawFn, depth: int = 0) -> str:
+    """JSON text as a model might write it: numbers and escapes as written, whitespace anywhere, keys repeated."""
+    if depth >= 3 or draw(st.booleans()):
+        return draw(st.one_of(_NUMBERS, _STRINGS, st.sampled_from(["true", "null", "[]", "{}"])))
+    if draw(st.booleans()):
+        items = draw(st.lists(_json(depth + 1), max_size=3))
+        return "[" + ",".join(draw(_SPACE) + item for item in items) + "]"
+    keys = draw(st.lists(st.sampled_from(['"a"', '"b"', '"\\u0061"', '"é"']), max_size=3))
+    members = [f"{draw(_SPACE)}{key}{draw(_SPACE)}:{draw(_SPACE)}{draw(_json(depth + 1))}" for key in keys]
+    return "{" + ",".join(members) + draw(_SPACE) + "}"
+
+
+@st.composite
+def _hermes_call(draw: st.DrawFn) -> str:
+    arguments = draw(_json())
+    if draw(st.booleans()):
+        arguments = json.dumps(arguments)
+    name = draw(st.sampled_from(['"f"', '""', "1", '"f\\u00e9"']))
+    extra = draw(st.sampled_from(["", ', "type": "function"', ', "x": 1', ', "arguments": {}']))
+    body = f'{{"name":{draw(_SPACE)}{name}, "arguments": {arguments}{extra}}}'
+    body = draw(st.sampled_from([body, body[: len(body) // 2], body.replace(":", "", 1)]))
+    end = draw(st.sampled_from(["</tool_call>", "\n</tool_call>", " text", ""]))
+    return f"<tool_call>{draw(_SPACE)}{body}{end}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(
+        st.one_of(_hermes_call(), st.sampled_from(["Hi ", "<think>", "</think>", "<tool", "é"])), max_size=5
+    ),
+    cuts=st.lists(st.integers(0, 10_000), max_size=10),
+    by_char=st.booleans(),
+    reasoning=st.booleans(),
+    limit=st.sampled_from([8 * 1024 * 1024, 32]),
+)
+def test_hermes_calls_as_models_write_them(
+    pieces: list[str], cuts: list[int], by_char: bool, reasoning: bool, limit: int
+) -> None:
+    if "hermes" not in CORE_DIALECTS:
+        pytest.skip("the core has no hermes")
+    text = "".join(pieces)
+    deltas = list(text) if by_char else _split(text, cuts)
+    got, want = both("hermes", deltas, reasoning=reasoning, limits=Limits(max_argument_bytes=limit))
+    assert got == want, deltas
