@@ -144,6 +144,8 @@ def test_why_json_has_no_json_form_is_said_the_same_way_by_core_and_reference() 
     assert events[0] == Finding("INVALID_ARGUMENTS", "1e999 has no finite JSON value", 0)
     events = parse("hermes", ['<tool_call>{"name": "f", "arguments": {"k\\u00e9": 1, "k\u00e9": 2}}</tool_call>'])
     assert events[0] == Finding("INVALID_ARGUMENTS", 'the key "k\u00e9" is repeated in one object', 0)
+    events = parse("hermes", [f'<tool_call>{{"name": "f", "arguments": {{"n": {"9" * 5000}}}}}</tool_call>'])
+    assert events == [Call(0, "f", f'{{"n":{"9" * 5000}}}', None, whole=True, valid=True)]
     for string, why in (('{"x": tru}', "invalid_literal at byte 9"), ("{", "the JSON text ends early")):
         events = parse("hermes", [f"<tool_call>{json.dumps({'name': 'f', 'arguments': string})}</tool_call>"])
         assert events[0] == Finding("INVALID_ARGUMENTS", f"the arguments are a string that is not JSON ({why})", 0)

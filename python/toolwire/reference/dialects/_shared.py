@@ -13,6 +13,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, ClassVar, Final, Literal, TypeAlias
 
 from toolwire._model import Limits
@@ -166,7 +167,9 @@ def read_json(text: str, max_depth: int = Limits().max_depth) -> Any:
         raise ValueError("the JSON text ends early")
     if (error := scanner.error) is not None:
         raise ValueError(f"{error.kind} at byte {error.offset}")
-    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite, object_pairs_hook=_unique)
+    return json.loads(
+        text, parse_constant=_refuse_constant, parse_float=_finite, parse_int=_integer, object_pairs_hook=_unique
+    )
 
 
 _JSON_TEXT: Final = re.compile(r'("(?:[^"\\]|\\.)*")|[ \t\r\n]+')
@@ -217,6 +220,14 @@ def object_text(pairs: Iterable[tuple[str, str]]) -> str:
 
 def _refuse_constant(constant: str) -> None:
     raise ValueError(f"{constant} is not a JSON value")
+
+
+def _integer(text: str) -> int:
+    # An integer is read exactly, however long: `int` refuses a text past Python's digit limit, `Decimal` does not.
+    return int(text) if len(text) <= _INT_DIGITS else int(Decimal(text))
+
+
+_INT_DIGITS: Final = 4000
 
 
 def _finite(text: str) -> float:
