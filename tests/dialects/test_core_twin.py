@@ -133,7 +133,7 @@ def test_spliced_and_cut_corpus_texts(
     assert got == want, deltas
 
 
-_NUMBERS = st.sampled_from(["1.50", "1e16", "-0", "0.1E-2", "1e999", "12345678901234567890123", "-3"])
+_NUMBERS = st.sampled_from(["1.50", "1e16", "-0", "0.1E-2", "1e999", "12345678901234567890123", "-3", "9" * 5000])
 _STRINGS = st.sampled_from(['"a"', '"\\u00e9\\n"', '"é \\" }"', '"</tool_call>"', '"\\ud83d\\ude00"', '"\\ud800"'])
 _SPACE = st.sampled_from(["", " ", "\n  ", "\t"])
 

@@ -561,12 +561,16 @@ impl JsonReader {
             ScanState::Incomplete => (Read::Incomplete, text.len()),
             ScanState::Complete { end } => (Read::Complete, self.closed_at(offset(end)).min(text.len())),
             ScanState::Invalid(error) if error.kind == ScanErrorKind::TrailingData => {
-                // The value closed in this text and something other than whitespace followed: it closed where the
-                // whitespace before that began.
+                // The value ended in this text and something other than whitespace followed: it closed where the
+                // whitespace before that began, unless it is a number, which only whitespace closes (`12]` breaks).
                 let at = offset(error.offset);
                 let before = text.as_bytes().get(..at).unwrap_or_default();
-                let end = before.len() - before.iter().rev().take_while(|&&byte| is_space(byte)).count();
-                (Read::Complete, self.closed_at(end))
+                let spaces = before.iter().rev().take_while(|&&byte| is_space(byte)).count();
+                if spaces == 0 && self.scanner.root_kind() == Some(ValueKind::Number) {
+                    (Read::Invalid, at)
+                } else {
+                    (Read::Complete, self.closed_at(before.len() - spaces))
+                }
             }
             ScanState::Invalid(error) => (Read::Invalid, floor_char(text, offset(error.offset))),
         };
@@ -739,22 +743,45 @@ pub(crate) fn compact_text(text: &str) -> String {
     out
 }
 
-/// Each member of a JSON object's text: its key (read) and its value's text as written.
+/// Each member of a JSON object's compact text ([`compact_text`], which `read_json` accepts): its key (read) and its
+/// value's text as written. A walk of the text's tokens, as the reference's `members` is: a reader of values would
+/// refuse what JSON allows and it need not (an integer of any length).
 pub(crate) fn members(text: &str) -> Vec<(String, &str)> {
-    let Ok(object) = json_view::object(text.as_bytes(), &Path::ROOT) else {
-        return Vec::new();
-    };
-    object
-        .members()
-        .iter()
-        .map(|&(key, value)| {
-            let mut quoted_key = Vec::with_capacity(key.len() + 2);
-            quoted_key.push(b'"');
-            quoted_key.extend_from_slice(key);
-            quoted_key.push(b'"');
-            (decoded(&quoted_key), std::str::from_utf8(value).unwrap_or_default())
-        })
-        .collect()
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut depth = 0_usize;
+    let mut key: Option<String> = None;
+    let mut start = 0;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let mut next = at + 1;
+        match byte {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                if depth == 1
+                    && let Some(key) = key.take()
+                {
+                    found.push((key, text.get(start..at).unwrap_or_default()));
+                }
+                depth = depth.saturating_sub(1);
+            }
+            b'"' => {
+                next = string_end(bytes, at);
+                if depth == 1 && key.is_none() {
+                    key = Some(decoded(bytes.get(at..next).unwrap_or_default()));
+                }
+            }
+            b':' if depth == 1 => start = next,
+            b',' if depth == 1 => {
+                if let Some(key) = key.take() {
+                    found.push((key, text.get(start..at).unwrap_or_default()));
+                }
+            }
+            _ => {}
+        }
+        at = next;
+    }
+    found
 }
 
 /// Whether a JSON value's text is an object.
@@ -987,6 +1014,18 @@ mod tests {
         assert_eq!(reader.take("12 "), (Read::Complete, 3));
         let mut reader = JsonReader::new(&Limits::default());
         assert_eq!(reader.take("{é"), (Read::Invalid, 1));
+        // The reference's answers, fed a char at a time: a literal or a string closes on its last char, a number
+        // breaks on a char that is neither part of it nor whitespace.
+        for (text, expected, kept) in [
+            ("true]", (Read::Complete, 4), "true"),
+            ("\"s\" x", (Read::Complete, 3), "\"s\""),
+            ("12]", (Read::Invalid, 2), "12"),
+            ("12 x", (Read::Complete, 3), "12 "),
+        ] {
+            let mut reader = JsonReader::new(&Limits::default());
+            assert_eq!(reader.take(text), expected, "{text}");
+            assert_eq!(reader.text(), kept, "{text}");
+        }
     }
 
     #[test]
@@ -1046,6 +1085,15 @@ mod tests {
 
     #[test]
     fn members_are_read_keys_and_written_values() {
+        let long = "9".repeat(5000);
+        let text = format!(r#"{{"n":{long},"s":"a,}}:\"","e":{{}}}}"#);
+        let expected = vec![
+            ("n".to_owned(), long.as_str()),
+            ("s".to_owned(), r#""a,}:\"""#),
+            ("e".to_owned(), "{}"),
+        ];
+        assert_eq!(members(&text), expected);
+        assert_eq!(members("{}"), Vec::new());
         let found = members(r#"{"\u0061":{"x":[1,2]},"b":"s","c":1.50}"#);
         assert_eq!(
             found,
