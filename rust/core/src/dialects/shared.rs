@@ -13,7 +13,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::accumulator::Limits;
 use crate::json_view::{self, Path};
@@ -695,12 +695,10 @@ fn json_form(text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The first key of `keys` given before.
+/// The first key of `keys` given before (in linear time: an object may hold a call's worth of keys).
 fn repeated(keys: &[String]) -> Option<&str> {
-    keys.iter()
-        .enumerate()
-        .find(|(index, key)| keys.get(..*index).is_some_and(|before| before.contains(key)))
-        .map(|(_, key)| key.as_str())
+    let mut seen = FxHashSet::default();
+    keys.iter().find(|key| !seen.insert(key.as_str())).map(String::as_str)
 }
 
 /// Just past the string that starts at `start` (its opening quote), in JSON the scanner accepted.
