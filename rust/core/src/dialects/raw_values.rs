@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use super::shared::quoted;
 use crate::scanner::{ScanState, Scanner};
 use crate::validator::json_type;
 
@@ -33,12 +34,6 @@ impl ValueFinding {
             Self::NoSchema => "NO_SCHEMA",
         }
     }
-}
-
-/// `text` as a JSON string, as values and messages write it (the reference's `json.dumps(text, ensure_ascii=False)`).
-pub(crate) fn quoted(text: &str) -> String {
-    // Serializing a str cannot fail; the fallback is never taken.
-    serde_json::to_string(text).unwrap_or_default()
 }
 
 /// The schema of the parameter `key` of a tool's `parameters`, or None when nothing describes it.
