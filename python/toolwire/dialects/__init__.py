@@ -8,6 +8,6 @@ their markers and rules are ``docs/dialects.md``; parsing them comes with the co
 
 from __future__ import annotations
 
-from toolwire.dialects._render import STYLES, render
+from toolwire.dialects._render import REASONING_DIALECTS, STYLES, render
 
-__all__ = ["STYLES", "render"]
+__all__ = ["REASONING_DIALECTS", "STYLES", "render"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Final
 
-__all__ = ["STYLES", "render"]
+__all__ = ["REASONING_DIALECTS", "STYLES", "render"]
 
 #: Every dialect ``render`` writes, with its styles (the first is the default): the variants its models really write.
 STYLES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
@@ -475,6 +475,10 @@ _REASONING: Final[Mapping[str, tuple[str, str] | None]] = {
     "llama3_json": None,
     "harmony": None,
 }
+
+
+#: The dialects ``render`` writes reasoning in (``reasoning=``): all but ``llama3_json``.
+REASONING_DIALECTS: Final = frozenset(name for name in STYLES if name == "harmony" or _REASONING[name] is not None)
 
 
 def render(

@@ -59,9 +59,10 @@ from toolwire.registry import Tool, ToolRegistry
 from toolwire.strategies._hostile import CATEGORIES as _CATEGORIES
 from toolwire.strategies._hostile import HostileOptions
 from toolwire.strategies._schema import SUPPORTED_FORMATS, Compiler, UnsupportedSchemaError
-from toolwire.strategies._streams import STREAM_FORMATS, streams
+from toolwire.strategies._streams import DIALECT_FORMATS, STREAM_FORMATS, streams
 
 __all__ = [
+    "DIALECT_FORMATS",
     "HOSTILE_CATEGORIES",
     "STREAM_FORMATS",
     "SUPPORTED_FORMATS",
