@@ -45,6 +45,7 @@ CHAT_QUIRKS: dict[str, tuple[set[str], set[str]]] = {
     "trailing_data": ({"arguments_json"}, set()),
     "truncate": ({"arguments_json", "finish_reason"}, set()),
     "empty_choices": (set(), set()),
+    "calls_in_content": ({"forced_tool"}, set()),
 }
 # The same request through the Anthropic SDK, for the quirks that exist in that format.
 ANTHROPIC_QUIRKS: dict[str, tuple[set[str], set[str]]] = {
@@ -52,6 +53,7 @@ ANTHROPIC_QUIRKS: dict[str, tuple[set[str], set[str]]] = {
     "prose_when_forced": ({"forced_tool"}, set()),
     "hallucinated_name": ({"tool_names"}, set()),
     "trailing_data": ({"arguments_json"}, set()),
+    "calls_in_content": ({"forced_tool"}, set()),
     # The cut also leaves the last block open and no message_stop.
     "truncate": ({"arguments_json", "finish_reason", "block_lifecycle"}, set()),
 }

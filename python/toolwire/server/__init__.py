@@ -1,7 +1,9 @@
 """``toolwire.server``: a real local HTTP endpoint speaking the OpenAI and Anthropic wire formats.
 
 It answers ``POST /v1/chat/completions`` (OpenAI Chat Completions), ``POST /v1/responses`` (OpenAI Responses) and
-``POST /v1/messages`` (Anthropic Messages), streamed (SSE, really sent event by event) or buffered, plus
+``POST /v1/messages`` (Anthropic Messages), streamed (SSE, really sent event by event) or buffered, the legacy
+``POST /v1/completions`` that vLLM, SGLang and llama.cpp serve (``prompt`` in, ``choices[].text`` out: a model's calls
+written into its text in the model's ``dialect``, as ``toolwire.dialects.render`` writes them), plus
 ``GET /v1/models``; the official SDKs are its clients. Models are scripted (rules matched on the request, replies
 of text and calls), and each can switch on provider quirks (``QUIRKS``) so that a client is tested against the
 deviations real providers send; recordings are replayed byte for byte. Gemini and Bedrock recordings are replayed on
@@ -35,7 +37,8 @@ Scripts (``load_script``: YAML, JSON or a mapping; errors name the file and fiel
       otherwise: auto
     models:
       clean:                           # the request's "model"
-        quirks: {}                     # e.g. {repeat_id: true, delay: 0.05, reject_keywords: [anyOf]}
+        quirks: {}                     # e.g. {repeat_id: true, delay: 0.05, calls_in_content: hermes}
+        dialect: qwen3_coder           # how its calls are written on /v1/completions (toolwire.dialects.STYLES)
         chunking: {max_fragment: 8, seed: 0}   # text split into seeded fragments of 1..max_fragment characters
         rules:                         # first match wins
           - when: {user_contains: "Paris and in Tokyo", tools_offered: [get_weather]}
@@ -61,8 +64,11 @@ properties only, first enum value, ``"example"`` strings, minimum numbers, ...) 
 tool and the reason, so add a rule with explicit arguments for it.
 
 Quirks: the chat renderer honours every quirk of ``QUIRKS``; Responses and Anthropic honour ``no_finish``,
-``truncate``, ``prose_when_forced``, ``hallucinated_name``, ``trailing_data``, ``delay`` and ``reject_keywords`` and
-ignore the chat-only ones. Not supported: several choices (``n``), audio and images in answers.
+``truncate``, ``prose_when_forced``, ``hallucinated_name``, ``trailing_data``, ``delay``, ``reject_keywords`` and
+``calls_in_content`` (the calls written into the text in a dialect, no call) and ignore the chat-only ones; the
+completions endpoint honours ``no_finish``, ``truncate``, ``delay`` and the content quirks (a model's dialect is
+what it already writes its calls in there). A completions request offers no tools (its prompt carries them), so a
+call there comes from a rule's reply; a model with calls and no dialect answers HTTP 422. Not supported: several choices (``n``), audio and images in answers.
 """
 
 from __future__ import annotations

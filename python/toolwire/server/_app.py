@@ -2,6 +2,8 @@
 
 ``POST /v1/chat/completions``, ``POST /v1/responses`` and ``POST /v1/messages`` answer with the scripted model's turn
 (buffered JSON, or SSE streamed event by event), with a recording replayed byte for byte, or with an error;
+``POST /v1/completions`` (the legacy endpoint vLLM, SGLang and llama.cpp serve) with a scripted model's turn as text,
+its calls written in the model's dialect;
 ``POST /v1beta/models/{model}:streamGenerateContent`` (Gemini) and ``POST /model/{modelId}/converse-stream`` (Bedrock)
 replay recordings only, the model named in the path as those APIs name it; ``GET /v1/models`` lists what is served in
 a shape both the OpenAI and the Anthropic SDKs read. Nothing a client sends
@@ -24,15 +26,15 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from toolwire.formats import RequestFormat
-from toolwire.server import _anthropic, _chat, _responses
+from toolwire.formats import format_of
+from toolwire.server import _anthropic, _chat, _completions, _responses
 from toolwire.server._body import CLOSE, decode_body, read_body
 from toolwire.server._limits import EndpointLimits
 from toolwire.server._log import RequestLog
 from toolwire.server._match import Turn, answer
 from toolwire.server._quirks import rejected_keyword
 from toolwire.server._replay import REPLAYED_FORMATS, SERVED_FORMATS, Replay
-from toolwire.server._request import PARSERS, ParsedRequest, RequestError
+from toolwire.server._request import PARSERS, ParsedRequest, RequestError, ServedFormat, parse_completions
 from toolwire.server._script import Script, ScriptedError
 from toolwire.server._wire import CREATED, Context
 
@@ -77,6 +79,8 @@ class EndpointState:
 
 _GEMINI_STATUSES: Final = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 408: "DEADLINE_EXCEEDED", 413: "INVALID_ARGUMENT"}
 _BEDROCK_TYPES: Final = {404: "ResourceNotFoundException", 500: "InternalServerException"}
+# The legacy completions endpoint: scripted models only, their calls written into the text in their dialect.
+_COMPLETIONS: Final = format_of("openai-completions").endpoint
 # Where a recording of each format is served.
 _PATHS: Final = {**SERVED_FORMATS, **REPLAYED_FORMATS}
 
@@ -105,7 +109,7 @@ def _bedrock_error(status: int, message: str, headers: Mapping[str, str] | None)
 
 @dataclass(frozen=True)
 class _Format:
-    name: RequestFormat
+    name: ServedFormat
     parse: Callable[[object], ParsedRequest]
     buffered: Callable[[Turn, Context], dict[str, Any]]
     streamed: Callable[[Turn, Context], list[bytes]]
@@ -119,6 +123,9 @@ _FORMATS: Final = {
     ),
     "anthropic-messages": _Format(
         "anthropic-messages", PARSERS["anthropic-messages"], _anthropic.buffered, _anthropic.streamed, _anthropic_error
+    ),
+    "openai-completions": _Format(
+        "openai-completions", parse_completions, _completions.buffered, _completions.streamed, _openai_error
     ),
 }
 
@@ -150,6 +157,10 @@ def _elsewhere(replay: Replay, what: str, here: str) -> RequestError:
 
 
 def _replay(replay: Replay, request: ParsedRequest, fmt: _Format, what: str) -> Response:
+    if fmt.name == "openai-completions":
+        raise RequestError(
+            400, f"model: {what} replays a recording; {_COMPLETIONS} answers from scripted models only", param="model"
+        )
     if replay.format != fmt.name:
         raise _elsewhere(replay, what, SERVED_FORMATS[fmt.name])
     if not request.stream:
@@ -189,7 +200,7 @@ async def _respond(request: ParsedRequest, fmt: _Format, state: EndpointState) -
         return JSONResponse(fmt.error(outcome.status, outcome.message, None, None), status_code=outcome.status)
     if isinstance(outcome, str):
         return _replay(state.references[outcome], request, fmt, f"the model {request.model!r}")
-    context = Context(request, model.quirks, model.chunking)
+    context = Context(request, model.quirks, model.chunking, model.dialect)
     if request.stream:
         return _event_stream(fmt.streamed(outcome, context), model.quirks.delay)
     if model.quirks.delay:
@@ -300,6 +311,7 @@ def build_app(state: EndpointState) -> Starlette:
     """
     routes = [Route(path, _handler(_FORMATS[name], state), methods=["POST"]) for name, path in SERVED_FORMATS.items()]
     routes += [
+        Route(_COMPLETIONS, _handler(_FORMATS["openai-completions"], state), methods=["POST"]),
         Route(
             "/v1beta/models/{model:path}:streamGenerateContent",
             _replayer("gemini", _gemini_error, state),
@@ -334,7 +346,8 @@ def build_app(state: EndpointState) -> Starlette:
             return Response(status_code=400)
         except RequestError as error:
             return _refusal(error, _openai_error)
-        served = ", ".join([*(f"POST {path}" for path in _PATHS.values()), "GET /v1/models"])
+        paths = (*SERVED_FORMATS.values(), _COMPLETIONS, *REPLAYED_FORMATS.values())
+        served = ", ".join([*(f"POST {path}" for path in paths), "GET /v1/models"])
         message = f"no such endpoint: {http.method} {http.url.path}; this endpoint serves {served}"
         return JSONResponse(_openai_error(404, message, None, "unknown_url"), status_code=404)
 

@@ -4,7 +4,8 @@ The rules of the model are tried in order and the first whose ``when`` holds giv
 ``otherwise`` reply, or ``auto``: text when tools are not offered, not wanted (``tool_choice: none``) or merely
 allowed (``auto``); one call to the forced tool when one is named; one call to the first offered tool when any is
 required. The arguments of ``auto`` calls are synthesized from the tool's schema. The content quirks
-(``prose_when_forced``, ``hallucinated_name``) are applied last, so that every wire format says the same thing.
+(``prose_when_forced``, ``hallucinated_name``, ``calls_in_content``) are applied last, so that every wire format says
+the same thing.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolwire._common._json import compact
+from toolwire.dialects import render
 from toolwire.server._quirks import PROSE, Quirks
 from toolwire.server._request import ParsedRequest, RequestError
 from toolwire.server._script import Model, Reply, ScriptedError, When
 from toolwire.server._synth import NotSynthesizableError, synthesize
 
-__all__ = ["PlannedCall", "Turn", "answer", "matches"]
+__all__ = ["PlannedCall", "Turn", "answer", "matches", "written"]
 
 #: The text of ``auto`` when no tool is called.
 AUTO_TEXT: Final = "This is a scripted answer from the toolwire local endpoint."
@@ -85,8 +87,22 @@ def _with_quirks(turn: Turn, quirks: Quirks, request: ParsedRequest) -> Turn:
     if quirks.prose_when_forced and request.choice.required:
         return Turn(PROSE)
     if quirks.hallucinated_name:
-        return Turn(turn.text, tuple(PlannedCall(f"{c.name}_v2", c.arguments, c.arguments_json) for c in turn.calls))
+        turn = Turn(turn.text, tuple(PlannedCall(f"{c.name}_v2", c.arguments, c.arguments_json) for c in turn.calls))
+    if quirks.calls_in_content is not None and turn.calls:
+        return Turn(written(turn, quirks.calls_in_content))
     return turn
+
+
+def written(turn: Turn, dialect: str) -> str:
+    """The turn's text with its calls written after it in ``dialect``, as the model generated them.
+
+    Raises:
+        RequestError: A call the dialect cannot carry (HTTP 422, naming the call and key).
+    """
+    try:
+        return render([(call.name, call.arguments) for call in turn.calls], dialect, text_before=turn.text)
+    except ValueError as error:
+        raise RequestError(422, f"the calls cannot be written in {error}", code="not_writable") from None
 
 
 def answer(model: Model, request: ParsedRequest) -> Turn | ScriptedError | str:

@@ -2,8 +2,9 @@
 
 Each quirk reproduces a deviation seen in real provider streams, so that a client (or ``toolwire probe``) can be
 tested against it offline. Most are rendered by the wire formats themselves (``_chat``, ``_responses``,
-``_anthropic``); this module holds the table, the per-model settings, the two quirks that change what is said rather
-than how (``prose_when_forced``, ``hallucinated_name``) and the ``reject_keywords`` schema check.
+``_anthropic``); this module holds the table, the per-model settings and the ``reject_keywords`` schema check; the
+three that change what is said rather than how (``prose_when_forced``, ``hallucinated_name``, ``calls_in_content``)
+are applied to the turn (``_match``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from toolwire._common._json import pointer_token
+from toolwire.dialects import STYLES
 from toolwire.registry import ToolRegistry
 
 __all__ = ["PROSE", "QUIRKS", "Quirks", "rejected_keyword"]
@@ -42,6 +44,8 @@ QUIRKS: Final[Mapping[str, str]] = MappingProxyType(
         "empty_choices": 'chunks with "choices": [] first and before every other chunk; chat only',
         "delay": "seconds (a number) slept before each streamed chunk, and once before a buffered answer",
         "reject_keywords": "a list of JSON-Schema keywords: HTTP 400 when an offered tool's parameters use one",
+        "calls_in_content": "a dialect name (hermes, qwen3_coder, ...): the calls written into the text in that "
+        "dialect, after it, as a server without the model's tool parser sends them; no call, a normal stop",
     }
 )
 
@@ -81,6 +85,7 @@ class Quirks:
     Attributes:
         delay: Seconds slept before each streamed chunk (and once before a buffered answer).
         reject_keywords: JSON-Schema keywords that make a request with tools using them fail with HTTP 400.
+        calls_in_content: The dialect (``toolwire.dialects.STYLES``) the calls are written into the text in.
     """
 
     arguments_object: bool = False
@@ -98,6 +103,7 @@ class Quirks:
     empty_choices: bool = False
     delay: float = 0.0
     reject_keywords: tuple[str, ...] = ()
+    calls_in_content: str | None = None
 
     @classmethod
     def from_mapping(cls, settings: Mapping[str, Any], where: str) -> Quirks:
@@ -126,6 +132,10 @@ class Quirks:
                 if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
                     raise ValueError(f"{field}: expected a list of JSON-Schema keywords (strings), got {value!r}")
                 values[key] = tuple(value)
+            elif key == "calls_in_content":
+                if value not in STYLES:
+                    raise ValueError(f"{field}: expected a dialect name ({', '.join(STYLES)}), got {value!r}")
+                values[key] = value
             else:
                 if not isinstance(value, bool):
                     raise ValueError(f"{field}: expected true or false, got {value!r}")
@@ -145,7 +155,7 @@ class Quirks:
     @property
     def enabled(self) -> tuple[str, ...]:
         """The ids of the quirks switched on, in table order."""
-        return tuple(name for name in QUIRKS if getattr(self, name) not in (False, 0.0, ()))
+        return tuple(name for name in QUIRKS if getattr(self, name) not in (False, 0.0, (), None))
 
 
 def _schema_keywords(schema: Any, pointer: str) -> Iterator[tuple[str, str]]:

@@ -1,7 +1,8 @@
-"""Request bodies of the three wire formats, checked and read into one provider-neutral view.
+"""Request bodies of the three wire formats and the completions endpoint, checked and read into one neutral view.
 
 Each format has its own shape (Chat Completions ``messages``, Responses ``input`` items, Anthropic ``messages`` with
-content blocks); rules match on what they have in common: the last user message's text, the last message of any role
+content blocks, the completions endpoint's ``prompt``, read as one user message); rules match on what they have in
+common: the last user message's text, the last message of any role
 (tool results included), the offered tools and the tool choice. A malformed body is a ``RequestError`` naming the
 field, which the app answers with HTTP 400 in the format's own error shape.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal, TypeAlias
 
 from toolwire._common._json import canonical, json_type
 from toolwire._pipeline._choice import ToolChoice, parse_tool_choice
@@ -19,7 +20,10 @@ from toolwire.errors import SchemaError
 from toolwire.formats import RequestFormat
 from toolwire.registry import ToolRegistry, core_validators
 
-__all__ = ["PARSERS", "ParsedRequest", "RequestError"]
+__all__ = ["PARSERS", "ParsedRequest", "RequestError", "ServedFormat", "parse_completions"]
+
+#: The wire formats requests come in: the three chat formats, and the legacy completions endpoint's prompt.
+ServedFormat: TypeAlias = RequestFormat | Literal["openai-completions"]
 
 _CHAT_ROLES: Final = ("system", "developer", "user", "assistant", "tool", "function")
 _ANTHROPIC_ROLES: Final = ("user", "assistant")
@@ -67,7 +71,7 @@ class ParsedRequest:
         prompt_tokens: A deterministic estimate of the prompt's size in tokens, for ``usage``.
     """
 
-    format: RequestFormat
+    format: ServedFormat
     body: Mapping[str, Any]
     model: str
     stream: bool
@@ -182,7 +186,7 @@ def _messages(body: Mapping[str, Any], roles: Sequence[str]) -> list[Mapping[str
 
 
 def _build(
-    fmt: RequestFormat,
+    fmt: ServedFormat,
     body: Mapping[str, Any],
     model: str,
     stream: bool,
@@ -281,6 +285,28 @@ def parse_anthropic(raw: object) -> ParsedRequest:
         else:
             turns.append((message["role"], text))
     return _build("anthropic-messages", body, model, stream, turns)
+
+
+def parse_completions(raw: object) -> ParsedRequest:
+    """Read a legacy completions request (``POST /v1/completions``): its ``prompt`` is the user's one message.
+
+    A completions request offers no tools (the prompt, written by the model's chat template, carries them), so only
+    a script's replies make calls here, written into the text in the model's dialect.
+    """
+    body, model, stream = _common(raw)
+    prompt = body.get("prompt")
+    if isinstance(prompt, list) and prompt and all(isinstance(part, str) for part in prompt):
+        if len(prompt) > 1:
+            raise _bad("prompt", f"expected one prompt; got {len(prompt)} (one completion per request here)")
+        prompt = prompt[0]
+    if not isinstance(prompt, str):
+        got = "it is missing" if prompt is None else f"got {_kind(prompt)}"
+        raise RequestError(400, f"prompt: expected a string (or an array of one string); {got}", param="prompt")
+    if body.get("tools") is not None:
+        raise _bad("tools", "a completions request has no tools: the prompt carries them")
+    options = _typed(body, "stream_options", (Mapping,), "an object")
+    include_usage = _typed(options, "include_usage", (bool,), "a boolean", "stream_options.") if options else None
+    return _build("openai-completions", body, model, stream, [("user", prompt)], bool(include_usage))
 
 
 #: The request reader of each wire format.

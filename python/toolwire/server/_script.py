@@ -11,6 +11,7 @@ order (the first whose ``when`` holds gives the reply) and what to do otherwise.
       clean: {}                    # the defaults as they are
       slow:
         quirks: {delay: 0.05}      # quirks merge key by key over the defaults' quirks
+        dialect: hermes            # how its calls are written where an answer is text (/v1/completions)
         rules:                     # every other key replaces the default's value
           - when: {user_contains: "Paris", tools_offered: [get_weather]}
             reply: {calls: [{name: get_weather, arguments: {city: Paris}}]}
@@ -41,12 +42,13 @@ from typing import Any, Final
 
 from toolwire._common._json import parse_json
 from toolwire._common._yaml import parse_yaml
+from toolwire.dialects import STYLES
 from toolwire.server._quirks import Quirks
 
 __all__ = ["Chunking", "Model", "Reply", "Rule", "Script", "ScriptedCall", "ScriptedError", "When", "load_script"]
 
 _TOP_KEYS: Final = ("models", "defaults")
-_MODEL_KEYS: Final = ("quirks", "chunking", "rules", "otherwise")
+_MODEL_KEYS: Final = ("quirks", "chunking", "dialect", "rules", "otherwise")
 _WHEN_KEYS: Final = (
     "user_contains",
     "user_matches",
@@ -140,6 +142,8 @@ class Model:
         chunking: How its streamed text is split.
         rules: Tried in order; the first whose ``when`` holds gives the reply.
         otherwise: The reply when no rule holds; None for ``auto`` (see ``toolwire.server``).
+        dialect: The dialect (``toolwire.dialects.STYLES``) the model writes its calls in where an answer is text
+            only (the completions endpoint); None when it has none.
     """
 
     name: str
@@ -147,6 +151,7 @@ class Model:
     chunking: Chunking = field(default_factory=Chunking)
     rules: tuple[Rule, ...] = ()
     otherwise: Reply | None = None
+    dialect: str | None = None
 
 
 @dataclass(frozen=True)
@@ -227,7 +232,12 @@ class _Reader:
         if "otherwise" in body:
             value = body["otherwise"]
             otherwise = None if value == "auto" else self.reply(value, f"{where}.otherwise", "auto or a reply")
-        return Model(name, quirks, chunking, rules, otherwise)
+        dialect = base.dialect
+        if "dialect" in body:
+            dialect = self.string(body["dialect"], f"{where}.dialect")
+            if dialect not in STYLES:
+                raise self.fail(f"{where}.dialect", f"expected a dialect name ({', '.join(STYLES)}), got {dialect!r}")
+        return Model(name, quirks, chunking, rules, otherwise, dialect)
 
     def chunking(self, value: object, where: str) -> Chunking:
         body = self.mapping(value, where, ("max_fragment", "seed"))

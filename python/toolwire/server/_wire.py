@@ -1,4 +1,4 @@
-"""What the three wire renderers share: deterministic ids, seeded fragments and the truncate cut.
+"""What the wire renderers share: deterministic ids, seeded fragments and the truncate cut.
 
 A renderer builds an answer as a list of *pieces*: fixed event payloads, ``Fragment`` s (a piece of text — argument
 or reply text — with the function that wraps it into its event) and one ``FINISH`` marker where the closing events
@@ -69,11 +69,13 @@ class Context:
         request: The request being answered.
         quirks: The model's quirks.
         chunking: The model's chunking.
+        dialect: The dialect the model writes its calls in where an answer is text only, or None.
     """
 
     request: ParsedRequest
     quirks: Quirks
     chunking: Chunking
+    dialect: str | None = None
 
     @property
     def model(self) -> str:
