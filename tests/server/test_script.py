@@ -92,7 +92,10 @@ BAD_SCRIPTS = [
     ({"defaults": {}}, "models: missing"),
     ({"models": {}}, "models: empty"),
     ({"models": []}, "models: expected a mapping, got list"),
-    ({"models": {"m": {"rule": []}}}, "models.m.rule: unknown key; expected one of quirks, chunking, dialect, rules, otherwise"),
+    (
+        {"models": {"m": {"rule": []}}},
+        "models.m.rule: unknown key; expected one of quirks, chunking, dialect, rules, otherwise",
+    ),
     ({"models": {"m": {"rules": {}}}}, "models.m.rules: expected a list of rules"),
     ({"models": {"m": {"rules": [{"when": {}}]}}}, "models.m.rules[0]: missing 'reply'"),
     (
