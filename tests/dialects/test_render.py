@@ -245,7 +245,8 @@ def test_text_between_calls_closes_a_group_and_opens_another() -> None:
         ("kimi_k2", "template", ("f", {}, "functions.g:0"), "functions.f:IDX"),
         ("kimi_k2", "template", ("f", {}, "ts_0_0"), "got 'ts_0_0'"),
         ("hermes", "qwen", ("f", {"v": "\ud800"}), "lone surrogate"),
-        ("hermes", "qwen", ("f", {"v": float("inf")}), "no JSON form"),
+        ("hermes", "qwen", ("f", {"v": float("inf")}), "inf is not a JSON number"),
+        ("hermes", "qwen", ("f", {"\udfff": 1}), "key '\\udfff': a lone surrogate"),
     ],
 )
 def test_what_a_dialect_cannot_carry_is_refused(dialect: str, style: str, call: tuple[Any, ...], message: str) -> None:

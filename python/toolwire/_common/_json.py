@@ -17,6 +17,7 @@ __all__ = [
     "json_type",
     "lookup",
     "parse_json",
+    "plain_json",
     "pointer_token",
     "pointer_tokens",
     "unescape_token",
@@ -123,3 +124,32 @@ def compact_utf8(value: Any, *, allow_nan: bool = False) -> str:
     except UnicodeEncodeError:
         return json.dumps(value, allow_nan=allow_nan, separators=(",", ":"))
     return text
+
+
+def plain_json(value: object, where: str) -> Any:
+    """A copy of a JSON value given in Python (tuples read as lists), checked all the way down.
+
+    Args:
+        value: The value.
+        where: Its place, for the messages (a nested place is appended as ``/key``).
+
+    Raises:
+        TypeError: A value of no JSON type, or an object key that is not a ``str``.
+        ValueError: A NaN or an infinity, which have no JSON form.
+    """
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"{where}: {value!r} is not a JSON number")
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain_json(item, f"{where}/{position}") for position, item in enumerate(value)]
+    if isinstance(value, Mapping):
+        copy: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"{where}: object keys must be str; got {type(key).__name__} {key!r:.40}")
+            copy[key] = plain_json(item, f"{where}/{key}")
+        return copy
+    raise TypeError(f"{where}: {type(value).__name__} is not a JSON value")

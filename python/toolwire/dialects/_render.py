@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Final
 
+from toolwire._common._json import plain_json
+
 __all__ = ["REASONING_DIALECTS", "STYLES", "render"]
 
 #: Every dialect ``render`` writes, with its styles (the first is the default): the variants its models really write.
@@ -46,16 +48,14 @@ _MISTRAL_ID: Final = re.compile(r"[A-Za-z0-9]{9}")
 _THINK: Final = ("<think>", "</think>")
 
 
+@dataclass(frozen=True, slots=True)
 class _Call:
     """One call to write: its name, its arguments object, the id it carries (None: none given) and its position."""
 
-    __slots__ = ("arguments", "id", "index", "name")
-
-    def __init__(self, name: str, arguments: dict[str, Any], call_id: str | None, index: int) -> None:
-        self.name = name
-        self.arguments = arguments
-        self.id = call_id
-        self.index = index
+    name: str
+    arguments: dict[str, Any]
+    id: str | None
+    index: int
 
 
 @dataclass(frozen=True)
@@ -76,29 +76,13 @@ def _json(value: Any, compact: bool = False) -> str:
 # ------------------------------------------------------------------------------------------------ the calls given
 
 
-def _plain(value: Any, where: str) -> Any:
-    """A JSON value (tuples read as lists), or TypeError/ValueError naming the place."""
-    if value is None or isinstance(value, (bool, int)):
-        return value
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            raise ValueError(f"{where}: {value!r} has no JSON form")
-        return value
-    if isinstance(value, str):
-        if re.search("[\ud800-\udfff]", value):
-            raise ValueError(f"{where}: a lone surrogate cannot be written as UTF-8 text")
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_plain(item, f"{where}/{position}") for position, item in enumerate(value)]
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"{where}: object keys must be str; got {type(key).__name__}")
-            _plain(key, f"{where} key {key!r}")
-            out[key] = _plain(item, f"{where}/{key}")
-        return out
-    raise TypeError(f"{where}: {type(value).__name__} is not a JSON value")
+def _utf8(text: str) -> bool:
+    """Whether ``text`` can be a model's text: no lone surrogate, which UTF-8 cannot hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _read_calls(calls: Iterable[object], prefix: str) -> list[_Call]:
@@ -121,10 +105,13 @@ def _read_calls(calls: Iterable[object], prefix: str) -> list[_Call]:
             raise TypeError(f"{where}: the name must be a non-empty str; got {name!r:.40}")
         if call_id is not None and not isinstance(call_id, str):
             raise TypeError(f"{where}: the id must be a str or None; got {call_id!r:.40}")
-        _plain(name, f"{where}: the name")
-        value = _plain(arguments, f"{where}: arguments")
+        value = plain_json(arguments, f"{where}: arguments")
         if not isinstance(value, dict):
             raise TypeError(f"{where}: the arguments must be a dict; got {type(arguments).__name__}")
+        texts = [("the name", name), *((f"key {key!r}", key + _json(item)) for key, item in value.items())]
+        for place, text in texts:
+            if not _utf8(text):
+                raise ValueError(f"{where} ({name!r}), {place}: a lone surrogate cannot be written as UTF-8 text")
         read.append(_Call(name, value, call_id, index))
     return read
 

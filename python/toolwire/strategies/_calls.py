@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from toolwire._common._json import plain_json
 
 __all__ = ["CallSpec", "call_specs"]
 
@@ -35,26 +36,6 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _plain(value: object, where: str) -> Any:
-    """A JSON-compatible copy (tuples become lists), or TypeError/ValueError naming the place."""
-    if value is None or isinstance(value, (bool, str, int)):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{where}: {value!r} is not a JSON number")
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_plain(item, f"{where}/{position}") for position, item in enumerate(value)]
-    if isinstance(value, Mapping):
-        copy: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"{where}: object keys must be str; got {type(key).__name__} {key!r:.40}")
-            copy[key] = _plain(item, f"{where}/{key}")
-        return copy
-    raise TypeError(f"{where}: {type(value).__name__} is not a JSON value")
-
-
 def _spec(name: object, arguments: object, call_id: object, choice: object, where: str) -> CallSpec:
     if not isinstance(name, str) or not name:
         raise TypeError(f"{where}: the tool name must be a non-empty str; got {name!r:.40}")
@@ -71,7 +52,7 @@ def _spec(name: object, arguments: object, call_id: object, choice: object, wher
             arguments = json.loads(text, parse_constant=_reject_constant)
         except ValueError as error:
             raise ValueError(f"{where}: the arguments text is not JSON ({error}): {text!r:.60}") from None
-    value = _plain(arguments, f"{where}: arguments")
+    value = plain_json(arguments, f"{where}: arguments")
     if not isinstance(value, dict):
         raise ValueError(f"{where}: the arguments must be a JSON object (a dict or its text); got {value!r:.60}")
     return CallSpec(name, value, text, call_id, choice)
