@@ -60,6 +60,8 @@ class _Call:
 
 @dataclass(frozen=True)
 class _Context:
+    """The dialect and style being written, which every refusal names."""
+
     dialect: str
     style: str
 
@@ -127,17 +129,24 @@ def _gaps(text_between: Sequence[str], calls: int) -> list[str]:
     return gaps or [""] * max(calls - 1, 0)
 
 
-def _groups(calls: list[_Call], gaps: list[str]) -> list[tuple[list[_Call], str]]:
-    """The calls cut where text lies between them: each run with the text after it (for dialects that group calls)."""
-    groups: list[tuple[list[_Call], str]] = []
+def _joined(blocks: list[str], gaps: list[str], separator: str) -> str:
+    """One block per call, each gap's text between two (the dialect's ``separator`` where a gap has none)."""
+    return "".join(
+        block + (gaps[position] or separator if position < len(gaps) else "") for position, block in enumerate(blocks)
+    )
+
+
+def _grouped(calls: list[_Call], gaps: list[str], write: Callable[[list[_Call]], str]) -> str:
+    """The calls in groups (a section, a block, a list) that text between two calls closes: each written, then the text."""
+    out: list[str] = []
     run: list[_Call] = []
     for position, call in enumerate(calls):
         run.append(call)
         gap = gaps[position] if position < len(gaps) else ""
         if gap or position == len(calls) - 1:
-            groups.append((run, gap))
+            out.append(write(run) + gap)
             run = []
-    return groups
+    return "".join(out)
 
 
 def _name(ctx: _Context, call: _Call) -> str:
@@ -189,8 +198,8 @@ def _qwen3_coder(ctx: _Context, calls: list[_Call], gaps: list[str], seed: bool)
     start, end = ("<seed:tool_call>", "</seed:tool_call>") if seed else ("<tool_call>", "</tool_call>")
     inline = ctx.style == "inline"
     markup = replace(_QWEN_MARKUP, python_scalars=ctx.style == "python_scalars")
-    out = []
-    for position, call in enumerate(calls):
+    blocks = []
+    for call in calls:
         lines = [start, f"<function={_name(ctx, call)}>"]
         for key, value in call.arguments.items():
             text = _raw(ctx, call, key, value, markup)
@@ -201,9 +210,8 @@ def _qwen3_coder(ctx: _Context, calls: list[_Call], gaps: list[str], seed: bool)
                 lines.append(f"<parameter={key}>{text}</parameter>")
             else:
                 lines.append(f"<parameter={key}>\n{text}\n</parameter>")
-        lines += ["</function>", end]
-        out.append("\n".join(lines) + (gaps[position] or "\n" if position < len(gaps) else ""))
-    return "".join(out)
+        blocks.append("\n".join([*lines, "</function>", end]))
+    return _joined(blocks, gaps, "\n")
 
 
 _MINIMAX_MARKUP: Final = _Markup(
@@ -215,16 +223,16 @@ _MINIMAX_MARKUP: Final = _Markup(
 
 
 def _minimax_m2(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
-    out = []
-    for group, gap in _groups(calls, gaps):
+    def block(group: list[_Call]) -> str:
         lines = ["<minimax:tool_call>"]
         for call in group:
             lines.append(f'<invoke name="{_name(ctx, call)}">')
             for key, value in call.arguments.items():
                 lines.append(f'<parameter name="{key}">{_raw(ctx, call, key, value, _MINIMAX_MARKUP)}</parameter>')
             lines.append("</invoke>")
-        out.append("\n".join([*lines, "</minimax:tool_call>"]) + gap)
-    return "".join(out)
+        return "\n".join([*lines, "</minimax:tool_call>"])
+
+    return _grouped(calls, gaps, block)
 
 
 _GLM_MARKUP: Final = _Markup("</arg_value>", re.compile(r"</arg_value>\s*(?:<arg_key>|</tool_call>)"))
@@ -232,15 +240,14 @@ _GLM_MARKUP: Final = _Markup("</arg_value>", re.compile(r"</arg_value>\s*(?:<arg
 
 def _glm(ctx: _Context, calls: list[_Call], gaps: list[str], spaced: bool) -> str:
     separator = "\n" if spaced else ""
-    out = []
-    for position, call in enumerate(calls):
+    blocks = []
+    for call in calls:
         parts = [f"<tool_call>{_name(ctx, call)}"]
         for key, value in call.arguments.items():
             text = _raw(ctx, call, key, value, _GLM_MARKUP)
             parts += [f"<arg_key>{key}</arg_key>", f"<arg_value>{text}</arg_value>"]
-        parts.append("</tool_call>")
-        out.append(separator.join(parts) + (gaps[position] or separator if position < len(gaps) else ""))
-    return "".join(out)
+        blocks.append(separator.join([*parts, "</tool_call>"]))
+    return _joined(blocks, gaps, separator)
 
 
 _DSML: Final = "｜DSML｜"
@@ -250,10 +257,10 @@ _DSML_MARKUP: Final = _Markup(
 
 
 def _deepseek_dsml(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
-    block = "tool_calls" if ctx.style == "v4" else "function_calls"
-    out = []
-    for group, gap in _groups(calls, gaps):
-        lines = [f"<{_DSML}{block}>"]
+    tag = "tool_calls" if ctx.style == "v4" else "function_calls"
+
+    def block(group: list[_Call]) -> str:
+        lines = [f"<{_DSML}{tag}>"]
         for call in group:
             lines.append(f'<{_DSML}invoke name="{_name(ctx, call)}">')
             for key, value in call.arguments.items():
@@ -261,36 +268,35 @@ def _deepseek_dsml(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
                 kind = "true" if isinstance(value, str) else "false"
                 lines.append(f'<{_DSML}parameter name="{key}" string="{kind}">{text}</{_DSML}parameter>')
             lines.append(f"</{_DSML}invoke>")
-        out.append("\n".join([*lines, f"</{_DSML}{block}>"]) + gap)
-    return "".join(out)
+        return "\n".join([*lines, f"</{_DSML}{tag}>"])
+
+    return _grouped(calls, gaps, block)
 
 
 # ----------------------------------------------------------------------------------------------- JSON dialects
 
 
 def _hermes(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
-    out = []
-    for position, call in enumerate(calls):
+    blocks = []
+    for call in calls:
         if ctx.style == "compact":
-            block = f"<tool_call>{_json({'name': call.name, 'arguments': call.arguments}, compact=True)}</tool_call>"
+            blocks.append(
+                f"<tool_call>{_json({'name': call.name, 'arguments': call.arguments}, compact=True)}</tool_call>"
+            )
         else:
             members = {"name": call.name, "arguments": call.arguments}
-            if ctx.style == "arguments_first":
+            if ctx.style == "arguments_first":  # Granite's order
                 members = {"arguments": call.arguments, "name": call.name}
-            block = f"<tool_call>\n{_json(members)}\n</tool_call>"
-        out.append(block + (gaps[position] or "\n" if position < len(gaps) else ""))
-    return "".join(out)
+            blocks.append(f"<tool_call>\n{_json(members)}\n</tool_call>")
+    return _joined(blocks, gaps, "\n")
 
 
 def _llama3_json(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
     member = "arguments" if ctx.style == "arguments" else "parameters"
     tag = "<|python_tag|>" if ctx.style == "python_tag" else ""
-    out = []
-    for position, call in enumerate(calls):
-        text = tag + _json({"name": call.name, member: call.arguments})
-        # Bare calls are separated by "; " (Llama 3.1's parallel calls); tagged ones by the repeated tag.
-        out.append(text + (gaps[position] or ("" if tag else "; ") if position < len(gaps) else ""))
-    return "".join(out)
+    blocks = [tag + _json({"name": call.name, member: call.arguments}) for call in calls]
+    # Bare calls are separated by "; " (Llama 3.1's parallel calls); tagged ones by the repeated tag.
+    return _joined(blocks, gaps, "" if tag else "; ")
 
 
 def _mistral_id(ctx: _Context, call: _Call) -> str:
@@ -300,25 +306,27 @@ def _mistral_id(ctx: _Context, call: _Call) -> str:
 
 
 def _mistral(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
-    out = []
     if ctx.style == "pre_v11":
-        for group, gap in _groups(calls, gaps):
+
+        def array(group: list[_Call]) -> str:
             elements = []
             for call in group:
                 element: dict[str, Any] = {"name": call.name, "arguments": call.arguments}
                 if call.id is not None:  # Nemo writes each call's id; 7B v0.3 none
                     element["id"] = _mistral_id(ctx, call)
                 elements.append(element)
-            out.append(f"[TOOL_CALLS] {_json(elements)}{gap}")
-        return "".join(out)
-    for position, call in enumerate(calls):
+            return f"[TOOL_CALLS] {_json(elements)}"
+
+        return _grouped(calls, gaps, array)
+    blocks = []
+    for call in calls:
         head = f"[TOOL_CALLS]{_name(ctx, call)}"
         if ctx.style == "v11_call_id":
             head += f"[CALL_ID]{_mistral_id(ctx, call)}[ARGS]"
         elif ctx.style == "v11":
             head += "[ARGS]"
-        out.append(head + _json(call.arguments) + (gaps[position] if position < len(gaps) else ""))
-    return "".join(out)
+        blocks.append(head + _json(call.arguments))
+    return _joined(blocks, gaps, "")
 
 
 _DEEPSEEK: Final = {
@@ -332,42 +340,41 @@ _DEEPSEEK: Final = {
 
 def _deepseek(ctx: _Context, calls: list[_Call], gaps: list[str], fenced: bool) -> str:
     marks = _DEEPSEEK
-    out = []
-    for group, gap in _groups(calls, gaps):
-        written = []
-        for call in group:
-            name = _name(ctx, call)
-            if fenced:
-                close = "```" if ctx.style == "tight_fence" else "\n```"
-                body = f"function{marks['sep']}{name}\n```json\n{_json(call.arguments)}{close}"
-            else:
-                body = f"{name}{marks['sep']}{_json(call.arguments)}"
-            written.append(f"{marks['call_begin']}{body}{marks['call_end']}")
+
+    def one(call: _Call) -> str:
+        name = _name(ctx, call)
+        if fenced:
+            close = "```" if ctx.style == "tight_fence" else "\n```"
+            body = f"function{marks['sep']}{name}\n```json\n{_json(call.arguments)}{close}"
+        else:
+            body = f"{name}{marks['sep']}{_json(call.arguments)}"
+        return f"{marks['call_begin']}{body}{marks['call_end']}"
+
+    def section(group: list[_Call]) -> str:
         # V3's template puts a newline between calls, V3.1's none.
-        out.append(marks["calls_begin"] + ("\n" if fenced else "").join(written) + marks["calls_end"] + gap)
-    return "".join(out)
+        return marks["calls_begin"] + ("\n" if fenced else "").join(map(one, group)) + marks["calls_end"]
+
+    return _grouped(calls, gaps, section)
 
 
 _KIMI_ID: Final = re.compile(r"(?:functions\.)?(.+):[0-9]+")
 
 
 def _kimi_k2(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
-    out = []
-    for group, gap in _groups(calls, gaps):
-        written = []
-        for call in group:
-            name = _name(ctx, call)
-            call_id = f"functions.{name}:{call.index}"
-            if call.id is not None:
-                match = _KIMI_ID.fullmatch(call.id)
-                if match is None or match.group(1) != name:
-                    raise ctx.fail(call, f"a Kimi call id is functions.{name}:IDX or {name}:IDX; got {call.id!r}")
-                call_id = call.id
-            written.append(
-                f"<|tool_call_begin|>{call_id}<|tool_call_argument_begin|>{_json(call.arguments)}<|tool_call_end|>"
-            )
-        out.append("<|tool_calls_section_begin|>" + "".join(written) + "<|tool_calls_section_end|>" + gap)
-    return "".join(out)
+    def one(call: _Call) -> str:
+        name = _name(ctx, call)
+        call_id = f"functions.{name}:{call.index}"  # the counter Kimi's calls carry, from 0 in the turn
+        if call.id is not None:
+            match = _KIMI_ID.fullmatch(call.id)
+            if match is None or match.group(1) != name:
+                raise ctx.fail(call, f"a Kimi call id is functions.{name}:IDX or {name}:IDX; got {call.id!r}")
+            call_id = call.id
+        return f"<|tool_call_begin|>{call_id}<|tool_call_argument_begin|>{_json(call.arguments)}<|tool_call_end|>"
+
+    def section(group: list[_Call]) -> str:
+        return "<|tool_calls_section_begin|>" + "".join(map(one, group)) + "<|tool_calls_section_end|>"
+
+    return _grouped(calls, gaps, section)
 
 
 # --------------------------------------------------------------------------------------------------- pythonic
@@ -394,20 +401,21 @@ def _literal(value: Any, double_quoted: bool) -> str:
 
 def _pythonic(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
     start, end = _PYTHONIC_WRAPPERS[ctx.style]
-    out = []
-    for group, gap in _groups(calls, gaps):
-        written = []
-        for call in group:
-            if not call.name.isidentifier() or keyword.iskeyword(call.name):
-                raise ctx.fail(call, "a pythonic call's name is a Python identifier")
-            arguments = []
-            for key, value in call.arguments.items():
-                if not key.isidentifier() or keyword.iskeyword(key):
-                    raise ctx.fail(call, "a pythonic keyword argument's name is a Python identifier", key)
-                arguments.append(f"{key}={_literal(value, ctx.style == 'lfm2')}")
-            written.append(f"{call.name}({', '.join(arguments)})")
-        out.append(f"{start}[{', '.join(written)}]{end}{gap}")
-    return "".join(out)
+
+    def one(call: _Call) -> str:
+        if not call.name.isidentifier() or keyword.iskeyword(call.name):
+            raise ctx.fail(call, "a pythonic call's name is a Python identifier")
+        arguments = []
+        for key, value in call.arguments.items():
+            if not key.isidentifier() or keyword.iskeyword(key):
+                raise ctx.fail(call, "a pythonic keyword argument's name is a Python identifier", key)
+            arguments.append(f"{key}={_literal(value, ctx.style == 'lfm2')}")
+        return f"{call.name}({', '.join(arguments)})"
+
+    def call_list(group: list[_Call]) -> str:
+        return f"{start}[{', '.join(map(one, group))}]{end}"
+
+    return _grouped(calls, gaps, call_list)
 
 
 # ---------------------------------------------------------------------------------------------------- harmony

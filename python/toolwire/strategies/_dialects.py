@@ -16,7 +16,7 @@ from toolwire.dialects import REASONING_DIALECTS, STYLES, render
 from toolwire.strategies._calls import CallSpec
 from toolwire.strategies._json import split_text
 
-__all__ = ["DIALECT_FORMATS", "dialect_streams"]
+__all__ = ["DIALECT_FORMATS", "dialect_streams", "usable_styles"]
 
 #: Where ``streams(..., dialect=...)`` puts the text: plain deltas or the text field of a wire format's chunks.
 DIALECT_FORMATS: Final = ("text", "openai-completions", "ollama", "openai-chat")
