@@ -208,6 +208,13 @@ def test_reasoning_and_text_around_the_calls(dialect: str, expected: str) -> Non
     assert render([T], dialect, reasoning="hm", text_before="A", text_after="B") == expected
 
 
+def test_a_prompt_that_opened_reasoning_leaves_only_its_close() -> None:
+    assert render([], "qwen3_coder", reasoning="hm", reasoning_opened=True, text_after="A") == "hm</think>A"
+    assert render([], "mistral", reasoning_opened=True) == "[/THINK]"
+    with pytest.raises(ValueError, match="harmony's prompt opens a message"):
+        render([T], "harmony", reasoning_opened=True)
+
+
 def test_text_between_calls_closes_a_group_and_opens_another() -> None:
     assert render([T, T], "pythonic", text_between=["and "]) == "[get_time(tz='UTC')]and [get_time(tz='UTC')]"
     kimi = render([T, T], "kimi_k2", text_between=["x"])
@@ -262,6 +269,8 @@ def test_misuse_is_refused() -> None:
         render([T], "hermes", style="v11")
     with pytest.raises(ValueError, match="llama3_json has no reasoning"):
         render([T], "llama3_json", reasoning="x")
+    with pytest.raises(ValueError, match="llama3_json has no reasoning"):
+        render([T], "llama3_json", reasoning_opened=True)
     with pytest.raises(ValueError, match="1 texts for 2 gaps"):
         render([T, T, T], "hermes", text_between=["x"])
     with pytest.raises(TypeError, match="not a str"):

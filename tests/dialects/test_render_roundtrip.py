@@ -69,6 +69,7 @@ def _cases(draw: st.DrawFn, dialect: str, style: str) -> tuple[list[tuple[Any, .
         "text_between": gaps,
         "text_after": draw(_PROSE),
         "reasoning": None if dialect == "llama3_json" else draw(st.none() | _PROSE),
+        "reasoning_opened": dialect not in ("llama3_json", "harmony") and draw(st.booleans()),
     }
     return calls, options
 
@@ -105,7 +106,7 @@ def test_rendered_calls_read_back_from_every_split(dialect: str, style: str, dat
         reject()  # a value this dialect cannot carry; the hand-written tests hold each refusal
     tools = {call[0]: _schema(call[1]) for call in calls}
     deltas = _splits(data.draw, text)
-    events = merged(parse(dialect, deltas, tools))
+    events = merged(parse(dialect, deltas, tools, reasoning=options["reasoning_opened"]))
 
     findings = [event for event in events if isinstance(event, Finding)]
     assert findings == [], text

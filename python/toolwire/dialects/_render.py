@@ -484,6 +484,7 @@ def render(
     text_between: Sequence[str] = (),
     text_after: str = "",
     reasoning: str | None = None,
+    reasoning_opened: bool = False,
     style: str | None = None,
 ) -> str:
     r"""The text a model of ``dialect``'s family writes for ``calls``, as its chat template renders them.
@@ -514,13 +515,16 @@ def render(
         text_after: Text after the last call.
         reasoning: Reasoning written first, in the dialect's reasoning markers (``<think>`` … ``</think>``,
             ``<seed:think>``, Mistral's ``[THINK]``, Harmony's ``analysis`` channel).
+        reasoning_opened: The prompt opened reasoning (Qwen3.5's, DeepSeek R1's, Kimi-K2-Thinking's generation
+            prompt ends with ``<think>``), so the text starts inside it: its opening marker is not written, its closing
+            one is (after ``reasoning``, or alone). Read it with the parsers' ``reasoning=True``.
         style: One of ``STYLES[dialect]`` (default its first).
 
     Returns:
         The text, as the model generates it (for ``harmony``: after the prompt's ``<|start|>assistant``).
 
     Raises:
-        ValueError: An unknown dialect or style; reasoning for a dialect without it; ``text_between`` of the wrong
+        ValueError: An unknown dialect or style; reasoning (or ``reasoning_opened``) for a dialect without it; ``text_between`` of the wrong
             length; or a call the dialect cannot carry faithfully (a name or key its markup cannot write, a raw value
             holding the closing tag where it would end the value, a Mistral or Kimi id of the wrong form, a value
             with no JSON form, a lone surrogate), naming the dialect, the call and the key.
@@ -552,11 +556,13 @@ def render(
     read = _read_calls(calls, f"{dialect} ({chosen}): ")
     gaps = _gaps(text_between, len(read))
     if dialect == "harmony":
+        if reasoning_opened:  # each message names its channel: the prompt opens none
+            raise ValueError("harmony's prompt opens a message, not reasoning; pass reasoning_opened=False")
         return _harmony(ctx, read, gaps, text_before, text_after, reasoning)
     markers = _REASONING[dialect]
     thought = ""
-    if reasoning is not None:
+    if reasoning is not None or reasoning_opened:
         if markers is None:
-            raise ValueError(f"{dialect} has no reasoning markers; pass reasoning=None")
-        thought = markers[0] + reasoning + markers[1]
+            raise ValueError(f"{dialect} has no reasoning markers; pass reasoning=None and reasoning_opened=False")
+        thought = ("" if reasoning_opened else markers[0]) + (reasoning or "") + markers[1]
     return thought + text_before + _WRITERS[dialect](ctx, read, gaps) + text_after
