@@ -71,6 +71,13 @@ CASES = [
     ),
     ("llama3_json", "arguments", [T], '{"name": "get_time", "arguments": {"tz": "UTC"}}'),
     (
+        "llama3_json",
+        "newline",
+        [T, T],
+        '{"name": "get_time", "parameters": {"tz": "UTC"}}\n{"name": "get_time", "parameters": {"tz": "UTC"}}',
+    ),
+    ("hermes", "hermes2pro", [T], '<tool_call>\n{"name": "get_time", "arguments": {"tz": "UTC"}}</tool_call>'),
+    (
         "mistral",
         "v11",
         [W, T],

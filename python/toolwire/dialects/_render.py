@@ -24,10 +24,10 @@ __all__ = ["REASONING_DIALECTS", "STYLES", "render"]
 #: Every dialect ``render`` writes, with its styles (the first is the default): the variants its models really write.
 STYLES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
     {
-        "hermes": ("qwen", "compact", "arguments_first"),
+        "hermes": ("qwen", "compact", "arguments_first", "hermes2pro"),
         "qwen3_coder": ("newlines", "inline", "python_scalars"),
         "seed_oss": ("inline", "newlines"),
-        "llama3_json": ("bare", "python_tag", "arguments"),
+        "llama3_json": ("bare", "python_tag", "arguments", "newline"),
         "mistral": ("v11", "v11_call_id", "v11_stripped", "pre_v11"),
         "pythonic": ("bare", "llama4", "lfm2"),
         "minimax_m2": ("template",),
@@ -287,7 +287,8 @@ def _hermes(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
             members = {"name": call.name, "arguments": call.arguments}
             if ctx.style == "arguments_first":  # Granite's order
                 members = {"arguments": call.arguments, "name": call.name}
-            blocks.append(f"<tool_call>\n{_json(members)}\n</tool_call>")
+            close = "</tool_call>" if ctx.style == "hermes2pro" else "\n</tool_call>"  # Hermes 2 Pro: no newline
+            blocks.append(f"<tool_call>\n{_json(members)}{close}")
     return _joined(blocks, gaps, "\n")
 
 
@@ -295,8 +296,8 @@ def _llama3_json(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
     member = "arguments" if ctx.style == "arguments" else "parameters"
     tag = "<|python_tag|>" if ctx.style == "python_tag" else ""
     blocks = [tag + _json({"name": call.name, member: call.arguments}) for call in calls]
-    # Bare calls are separated by "; " (Llama 3.1's parallel calls); tagged ones by the repeated tag.
-    return _joined(blocks, gaps, "" if tag else "; ")
+    # Bare calls are separated by "; " (Llama 3.1's parallel calls) or a newline; tagged ones by the repeated tag.
+    return _joined(blocks, gaps, "" if tag else "\n" if ctx.style == "newline" else "; ")
 
 
 def _mistral_id(ctx: _Context, call: _Call) -> str:
