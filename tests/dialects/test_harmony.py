@@ -57,6 +57,15 @@ def test_prose_is_text_even_when_it_starts_like_the_prompts_header() -> None:
     assert events(f"plain{END} and {MESSAGE}") == [Text(f"plain and {MESSAGE}")]
 
 
+def test_a_recipient_before_a_spaced_channel_marker_is_read_however_the_marker_is_split() -> None:
+    # Regression: the prompt's header was judged with the start of `<|channel|>` in it, so that, split inside the
+    # marker, `to=functions.f <|chan` could not be a header and the call was read as text.
+    assert events(f"to=functions.f {CHANNEL}commentary json{MESSAGE}{{}}{CALL}") == [
+        Call(0, "f", "{}", None, whole=True, valid=True)
+    ]
+    assert events(" to=functions.f <|chan then") == [Text(" to=functions.f <|chan then")]
+
+
 def test_a_missing_call_marker_is_said_and_what_follows_is_text() -> None:
     assert events(f'{CHANNEL}commentary to=functions.f{MESSAGE}{{"a": 1}} then') == [
         Call(0, "f", '{"a":1}', None, whole=True, valid=True),

@@ -30,6 +30,7 @@ from toolwire.reference.dialects._shared import (
     FindingCode,
     JsonReader,
     Parser,
+    _held,
     arguments_of,
     quoted,
     utf8_len,
@@ -165,7 +166,8 @@ class HarmonyParser(Parser):
         rest = self._rest
         found = [(at, marker) for marker in self.starts if (at := rest.find(marker)) >= 0]
         at, marker = min(found) if found else (len(rest), "")
-        head = rest[:at]
+        # Of text no marker ends yet, what could still start one is not judged: `to=f <|chan` may be `to=f <|channel|>`.
+        head = rest[:at] if found else rest[: len(rest) - _held(rest, 0, self.starts)]
         could_be_header = _HEADER_START.fullmatch(head) is not None and utf8_len(head) <= self.limits.max_argument_bytes
         if marker == CHANNEL and could_be_header:
             self._pos += at + len(marker)
