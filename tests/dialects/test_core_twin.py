@@ -183,3 +183,41 @@ def test_hermes_calls_as_models_write_them(
     deltas = list(text) if by_char else _split(text, cuts)
     got, want = both("hermes", deltas, reasoning=reasoning, limits=Limits(max_argument_bytes=limit))
     assert got == want, deltas
+
+
+_HARMONY_MARKERS = ["<|start|>", "<|channel|>", "<|constrain|>", "<|message|>", "<|end|>", "<|call|>", "<|return|>"]
+_HARMONY_WORDS = ["assistant", "user", "to=functions.f", "to=functions.", "to=python", "to=", "commentary", "analysis"]
+_HARMONY_SPACE = st.sampled_from(["", " ", "\n", "\u00a0", "\u2003", "\x1c"])
+
+
+@st.composite
+def _harmony_message(draw: st.DrawFn) -> str:
+    """A message as gpt-oss (or llm-jp, spaced) writes one, its parts dropped, doubled or swapped at random."""
+    sound = st.sampled_from([["commentary", "to=functions.f", "<|constrain|>json"], ["analysis"], ["final"]])
+    words = draw(
+        sound | st.lists(st.sampled_from([*_HARMONY_WORDS, "final", "json", "code", "<|constrain|>json"]), max_size=4)
+    )
+    header = "".join(draw(_HARMONY_SPACE) + word for word in words)
+    role = draw(st.sampled_from(["", "<|start|>assistant", "<|start|>", " to=functions.f"]))
+    body = draw(st.one_of(_json(), st.sampled_from(["Hi", "é <|chan", "   "])))
+    end = draw(st.sampled_from(["<|call|>", "<|end|>", "<|return|>", " ", ""]))
+    return f"{role}<|channel|>{header}{draw(_HARMONY_SPACE)}<|message|>{draw(_SPACE)}{body}{end}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(
+        st.one_of(_harmony_message(), st.sampled_from([*_HARMONY_MARKERS, *_HARMONY_WORDS, " ", "é", "<|"])),
+        max_size=6,
+    ),
+    cuts=st.lists(st.integers(0, 10_000), max_size=10),
+    by_char=st.booleans(),
+    limit=st.sampled_from([8 * 1024 * 1024, 32, 8]),
+)
+def test_harmony_messages_as_models_write_them(pieces: list[str], cuts: list[int], by_char: bool, limit: int) -> None:
+    if "harmony" not in CORE_DIALECTS:
+        pytest.skip("the core has no harmony")
+    text = "".join(pieces)
+    deltas = list(text) if by_char else _split(text, cuts)
+    got, want = both("harmony", deltas, limits=Limits(max_argument_bytes=limit))
+    assert got == want, deltas

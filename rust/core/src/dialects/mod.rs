@@ -82,6 +82,7 @@ macro_rules! dialects {
 // order it keeps; `tests/dialects/test_core_twin.py` holds the two to the same events.
 dialects! {
     Hermes "hermes" hermes::Hermes "`<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>` (Hermes, Qwen2.5/3, Granite 4).",
+    Harmony "harmony" harmony::Harmony "gpt-oss's messages: `<|channel|>commentary to=functions.NAME<|message|>{…}<|call|>`.",
 }
 
 impl Dialect {

@@ -145,6 +145,9 @@ pub(crate) trait Grammar: Default + fmt::Debug {
     const THINK: Option<(&'static str, &'static str)> = None;
     /// Whether a call's start inside reasoning ends it, as a model family's template writes.
     const CALL_ENDS_REASONING: bool = false;
+    /// Whether the text starts inside the call's first state (the grammar's `Default`), as gpt-oss's does: the
+    /// prompt's `<|start|>assistant` opened a header the text goes on with.
+    const OPENS_IN_CALL: bool = false;
 
     /// A start marker was read (and taken): enter the call's first state.
     fn open(&mut self, core: &mut Core, marker: &'static str);
@@ -291,6 +294,21 @@ impl Core {
         self.pos + self.rest().bytes().take_while(|&byte| is_space(byte)).count()
     }
 
+    /// [`Core::after_whitespace`] for a caller that waits on whitespace: the first `known` bytes at the cursor were
+    /// found to be whitespace before, and `known` becomes all the whitespace there is, so that each byte is looked at
+    /// once however thinly the text arrives.
+    pub(crate) fn after_whitespace_from(&self, known: &mut usize) -> usize {
+        let from = self.pos + *known;
+        *known += self
+            .buf
+            .get(from..)
+            .unwrap_or_default()
+            .bytes()
+            .take_while(|&byte| is_space(byte))
+            .count();
+        self.pos + *known
+    }
+
     /// Whether the text at `at` (a position [`Core::after_whitespace`] gave, or the cursor) is `literal`; None while
     /// it is a proper prefix and more may come.
     pub(crate) fn starts_with(&self, literal: &str, at: usize) -> Option<bool> {
@@ -353,7 +371,7 @@ fn push_text(events: &mut Vec<DialectEvent>, text: &str, event: fn(String) -> Di
 /// The length of the longest end of `rest` that is a proper prefix of a marker.
 ///
 /// A marker's prefix never starts inside a char (its first byte starts one), so the end held is whole chars.
-fn held(rest: &str, markers: &[&str]) -> usize {
+pub(crate) fn held(rest: &str, markers: &[&str]) -> usize {
     let longest = markers
         .iter()
         .map(|marker| marker.len().saturating_sub(1))
@@ -408,7 +426,9 @@ impl<G: Grammar> Runner<G> {
                 buf: String::new(),
                 pos: 0,
                 final_: false,
-                place: if reasoning && G::THINK.is_some() {
+                place: if G::OPENS_IN_CALL {
+                    Place::Call
+                } else if reasoning && G::THINK.is_some() {
                     Place::Reasoning
                 } else {
                     Place::Text
@@ -818,7 +838,7 @@ pub(crate) fn leading_name(text: &str) -> Option<String> {
 }
 
 /// Python's `str.isspace`: Unicode's whitespace and the four separators `\x1c`–`\x1f`.
-fn is_python_space(char: char) -> bool {
+pub(crate) fn is_python_space(char: char) -> bool {
     char.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&char)
 }
 
@@ -944,13 +964,6 @@ pub(crate) fn json_call(reader: &JsonReader, argument_keys: &[&str], id_key: Opt
 }
 
 /// The arguments object a whole JSON value read by `reader` is ([`compact_text`]), or the best text and why not.
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "the machinery of the dialects with raw values and bare JSON arguments, ported next"
-    )
-)]
 pub(crate) fn arguments_of(reader: &JsonReader) -> (String, Findings) {
     if reader.overflow {
         return (String::new(), vec![(FindingCode::TooLarge, TOO_LARGE.to_owned())]);
