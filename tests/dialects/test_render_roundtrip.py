@@ -1,4 +1,4 @@
-"""Generated calls rendered in every dialect and style, split anywhere, read back by the reference's parsers.
+"""Generated calls rendered in every dialect and style, split anywhere, read back by the reference and the core.
 
 A test of both sides: ``toolwire.dialects.render`` is written from the dialects' rules and templates, the parsers
 from the same rules, independently. The calls read back must be the calls rendered (names, arguments as JSON values
@@ -16,9 +16,11 @@ import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
+from tests.dialects.test_core_twin import core_events
 from tests.support.comparable import strict
+from toolwire import _core
 from toolwire.dialects import STYLES, render
-from toolwire.reference.dialects import Call, Finding, Reasoning, Text, merged, parse
+from toolwire.reference.dialects import Call, Event, Finding, Reasoning, Text, merged, parse
 
 # Prose holds no character that could open a marker in some dialect (`<`, `[`, `{`, `|`, the full-width bar), no `;`
 # (Llama 3's call separator) and no `=` (Harmony's recipient): marker-like prose is the hostile strategies' business.
@@ -86,6 +88,17 @@ def _splits(draw: st.DrawFn, text: str) -> list[str]:
     return [text[start:end] for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
+def _parsed(parser: str, dialect: str, deltas: list[str], tools: dict[str, Any], reasoning: bool) -> list[Event]:
+    """The events of ``deltas`` from the reference's parser or the core's."""
+    if parser == "reference":
+        return parse(dialect, deltas, tools, reasoning=reasoning)
+    if dialect not in _core.DIALECT_NAMES:
+        pytest.skip(f"the core has no {dialect}")
+    core = _core.DialectParser(dialect, tools, reasoning=reasoning)
+    events = [event for delta in deltas for event in core_events(core.feed(delta))]
+    return events + core_events(core.finish())
+
+
 def _expected_id(dialect: str, style: str, call: tuple[Any, ...], position: int) -> str | None:
     given_id = call[2] if len(call) == 3 else None
     if dialect == "kimi_k2":
@@ -95,10 +108,11 @@ def _expected_id(dialect: str, style: str, call: tuple[Any, ...], position: int)
     return None
 
 
+@pytest.mark.parametrize("parser", ["reference", "core"])
 @pytest.mark.parametrize(("dialect", "style"), _DIALECT_STYLES)
 @settings(max_examples=80, deadline=None)
 @given(data=st.data())
-def test_rendered_calls_read_back_from_every_split(dialect: str, style: str, data: Any) -> None:
+def test_rendered_calls_read_back_from_every_split(dialect: str, style: str, parser: str, data: Any) -> None:
     calls, options = data.draw(_cases(dialect, style))
     try:
         text = render(calls, dialect, **options)
@@ -106,7 +120,7 @@ def test_rendered_calls_read_back_from_every_split(dialect: str, style: str, dat
         reject()  # a value this dialect cannot carry; the hand-written tests hold each refusal
     tools = {call[0]: _schema(call[1]) for call in calls}
     deltas = _splits(data.draw, text)
-    events = merged(parse(dialect, deltas, tools, reasoning=options["reasoning_opened"]))
+    events = merged(_parsed(parser, dialect, deltas, tools, options["reasoning_opened"]))
 
     findings = [event for event in events if isinstance(event, Finding)]
     assert findings == [], text
