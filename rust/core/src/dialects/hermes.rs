@@ -23,8 +23,8 @@ enum State {
     Json,
     /// The object broke: its text runs to the end marker (or the next call's start).
     Broken { text: String },
-    /// The object closed: the end marker is expected after whitespace.
-    After,
+    /// The object closed: the end marker is expected after whitespace, `spaces` bytes of which were seen.
+    After { spaces: usize },
 }
 
 /// The `hermes` dialect.
@@ -88,8 +88,8 @@ impl Grammar for Hermes {
                 }
                 true
             }
-            State::After => {
-                let at = core.after_whitespace();
+            State::After { spaces } => {
+                let at = core.after_whitespace_from(spaces);
                 let closed = if core.ends_at(at) {
                     core.is_final().then_some(false)
                 } else {
@@ -144,7 +144,7 @@ impl Hermes {
             Read::Complete => {
                 let called = json_call(reader, &["arguments"], None);
                 core.call(called, true);
-                self.state = State::After;
+                self.state = State::After { spaces: 0 };
                 true
             }
             Read::Invalid => {
@@ -291,6 +291,20 @@ mod tests {
                 call(0, None, "", false, false),
             ]
         );
+    }
+
+    #[test]
+    fn whitespace_after_a_call_fed_a_char_at_a_time_is_read_in_linear_time() {
+        // A megabyte: were the whitespace rescanned at each feed, this would not end.
+        let mut runner = Runner::<Hermes>::new(None, false, Limits::default());
+        let mut out = Vec::new();
+        assert_eq!(runner.feed(r#"<tool_call>{"name": "f", "arguments": {}}"#, &mut out), Ok(()));
+        for _ in 0..1 << 20 {
+            assert_eq!(runner.feed(" ", &mut out), Ok(()));
+        }
+        assert_eq!(runner.feed("</tool_call>ok", &mut out), Ok(()));
+        assert_eq!(runner.finish(&mut out), Ok(()));
+        assert_eq!(out, vec![call(0, Some("f"), "{}", true, true), text("ok")]);
     }
 
     #[test]
