@@ -248,3 +248,18 @@ def test_hostile_nesting_and_size_are_bounded() -> None:
         Call(0, "f", "", None, whole=True, valid=False),
         Text(" after"),
     ]
+
+
+def test_a_name_is_ascii_letters_digits_and_underscores_only() -> None:
+    # The Kelvin sign and the dotted capital I lower to ASCII letters; they are no ASCII letters themselves.
+    for name in ("\u212a", "f\u0130"):
+        assert events(f"[{name}(a=1)]") == [Text(f"[{name}(a=1)]")]
+
+
+def test_a_bare_list_past_the_byte_limit_is_held_as_calls_however_it_was_fed() -> None:
+    # Fed whole, the extent passes the limit and breaks in one reading: the list is calls all the same.
+    assert events("[f(a='" + "x" * 40 + "']] tail", Limits(max_argument_bytes=16)) == [
+        Finding("MALFORMED_CALL", "the call's brackets or quotes break here", 0),
+        Call(0, "f", "f(", None, whole=True, valid=False),
+        Text("]] tail"),
+    ]

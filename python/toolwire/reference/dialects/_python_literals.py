@@ -63,7 +63,8 @@ _DIGITS: Final = "0123456789"
 
 def is_name_char(char: str, first: bool) -> bool:
     """Whether ``char`` may stand in a function's or keyword's name (ASCII identifiers, as models write them)."""
-    return char == "_" or ("a" <= char.lower() <= "z") or (not first and "0" <= char <= "9")
+    # Compared as they are, not lowered: the Kelvin sign (U+212A) lowers to "k", U+0130 to "i" and a dot.
+    return char == "_" or "a" <= char <= "z" or "A" <= char <= "Z" or (not first and "0" <= char <= "9")
 
 
 class Malformed(ValueError):
@@ -235,6 +236,11 @@ class _Reader:
             return True
         return False
 
+    def _at_quote(self) -> bool:
+        # Not `self._peek() in _QUOTES`: at the end of the text the peek is "", which is in every string.
+        char = self._peek()
+        return bool(char) and char in _QUOTES
+
     def _whitespace(self) -> None:
         while self._peek() and self._peek() in _WHITESPACE:
             self._pos += 1
@@ -267,7 +273,7 @@ class _Reader:
             return self._number()
         start = self._pos
         word = self._name()
-        if word is not None and self._peek() in _QUOTES and word.lower() in _STRING_PREFIXES:
+        if word is not None and self._at_quote() and word.lower() in _STRING_PREFIXES:
             self._pos = start
             return self._strings()
         if char and char in _QUOTES:
@@ -370,7 +376,7 @@ class _Reader:
             char = self._peek()
             word_start = self._pos
             word = self._name()
-            if char in _QUOTES or (word and word.lower() in _STRING_PREFIXES and self._peek() in _QUOTES):
+            if (char and char in _QUOTES) or (word and word.lower() in _STRING_PREFIXES and self._at_quote()):
                 self._pos = word_start
                 parts.append(self._string())
                 continue

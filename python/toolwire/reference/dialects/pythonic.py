@@ -90,6 +90,10 @@ class PythonicParser(Parser):
         assert extent is not None
         state, taken = extent.take(self._rest)
         self._pos += taken
+        if extent.overflow:
+            # Past the limit after a list's head, a bare list is held as calls: it can no longer be released whole,
+            # whether it then closes, breaks or waits for more.
+            self._confirmed = True
         text = f"{self._name}({extent.text}"
         if state == COMPLETE:
             if extent.overflow:
@@ -107,12 +111,9 @@ class PythonicParser(Parser):
                 self._hand_over(name, arguments, ())
             return True
         if state == INVALID:
-            if not self._confirmed and not extent.overflow:
+            if not self._confirmed:
                 return self._not_a_call(text)
             return self._broken("the call's brackets or quotes break here", text=text)
-        if extent.overflow:
-            # Past the limit after a list's head, a bare list is held as calls: it can no longer be released whole.
-            self._confirmed = True
         return False
 
     def _hand_over(self, name: str, arguments: str, findings: tuple[tuple[FindingCode, str], ...]) -> None:
