@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolwire.reference._scanner import COMPLETE, INVALID
+from toolwire.reference._scanner import COMPLETE, INCOMPLETE
 from toolwire.reference.dialects._python_literals import Extent, Malformed, NoJsonForm, is_name_char, read_call
 from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, quoted, utf8_len
 
@@ -81,7 +81,7 @@ class PythonicParser(Parser):
                 return self._broken(f"{quoted(char)} where a call's name or its '(' belongs")
             self._name += char
             self._pos += 1
-            if utf8_len(self._name) > self.limits.max_argument_bytes:
+            if len(self._name) > self.limits.max_argument_bytes:  # an ASCII name: its chars are its bytes
                 return self._broken("a name past the limit on a call's bytes", code="TOO_LARGE")
         return False
 
@@ -94,6 +94,9 @@ class PythonicParser(Parser):
             # Past the limit after a list's head, a bare list is held as calls: it can no longer be released whole,
             # whether it then closes, breaks or waits for more.
             self._confirmed = True
+        if state == INCOMPLETE:
+            return False
+        # Joined only once the call closed or broke: joined on every delta, a call fed a char at a time is quadratic.
         text = f"{self._name}({extent.text}"
         if state == COMPLETE:
             if extent.overflow:
@@ -110,11 +113,9 @@ class PythonicParser(Parser):
             else:
                 self._hand_over(name, arguments, ())
             return True
-        if state == INVALID:
-            if not self._confirmed:
-                return self._not_a_call(text)
-            return self._broken("the call's brackets or quotes break here", text=text)
-        return False
+        if not self._confirmed:
+            return self._not_a_call(text)  # it broke before its first call was whole
+        return self._broken("the call's brackets or quotes break here", text=text)
 
     def _hand_over(self, name: str, arguments: str, findings: tuple[tuple[FindingCode, str], ...]) -> None:
         self._call(name, arguments, findings=findings)
