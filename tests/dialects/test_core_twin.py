@@ -1,7 +1,7 @@
 """The core's dialect parsers (``toolwire._core.DialectParser``) against the reference's: the same events, exactly.
 
 Every dialect in the core's table is held to its reference twin on every corpus case in every feeding, on texts
-spliced and cut from the corpus at random, and, for ``hermes``, on generated JSON calls; events are compared as they
+spliced and cut from the corpus at random, and, for ``hermes``, ``harmony`` and ``pythonic``, on generated calls; events are compared as they
 come (not merged), messages included. A dialect added to the core's table is tested here with no change.
 """
 
@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.dialects.test_corpus import FEEDINGS, _cases, feedings
+from tests.dialects.test_literal_cases import _literals
 from toolwire import _core
 from toolwire._model import Limits
 from toolwire.reference.dialects import DIALECTS, FINDINGS, Call, Event, Finding, Reasoning, Text
@@ -220,4 +221,75 @@ def test_harmony_messages_as_models_write_them(pieces: list[str], cuts: list[int
     text = "".join(pieces)
     deltas = list(text) if by_char else _split(text, cuts)
     got, want = both("harmony", deltas, limits=Limits(max_argument_bytes=limit))
+    assert got == want, deltas
+
+
+_PYTHON_VALUES = st.one_of(
+    _literals(),
+    st.sampled_from(
+        [
+            "b'x'",
+            "f'{x}'",
+            "{1, 2}",
+            "1e999",
+            "-0x" + "f" * 3600,
+            "'\\N{BULLET}'",
+            "'\\ud800'",
+            "'\\x4'",
+            "'x\ny'",
+            "'''x\ny'''",
+            "'')",
+            "1 # )",
+            "[1, (2,), {'k': None}]",
+            "007",
+            "x",
+            "\u212a",
+            "((((1))))",
+        ]
+    ),
+)
+
+
+@st.composite
+def _pythonic_list(draw: st.DrawFn) -> str:
+    """A list of calls as a model might write it, its values any literal or none, cut anywhere or not at all."""
+    calls = []
+    for _ in range(draw(st.integers(0, 3))):
+        name = draw(st.sampled_from(["f", "get_weather", "f1", "", "1f", "f "]))
+        keys = draw(st.lists(st.sampled_from(["a", "b", "a ", "**kw", "_x"]), max_size=3))
+        arguments = [f"{key}={draw(_PYTHON_VALUES)}" for key in keys]
+        calls.append(
+            f"{name}({draw(_SPACE).join(arguments)})" if draw(st.booleans()) else f"{name}({', '.join(arguments)})"
+        )
+    body = "[" + ", ".join(calls) + draw(st.sampled_from(["]", ",]", " ]", "", "] x", " x"]))
+    start, end = draw(
+        st.sampled_from(
+            [("", ""), ("<|python_start|>", "<|python_end|>"), ("<|tool_call_start|>", "\n<|tool_call_end|>")]
+        )
+    )
+    text = f"{start}{draw(_SPACE)}{body}{end}"
+    return text[: draw(st.integers(0, len(text)))] if draw(st.booleans()) else text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(
+        st.one_of(_pythonic_list(), st.sampled_from(["Hi ", "<think>", "</think>", "[", "]", "<|python", "é"])),
+        max_size=5,
+    ),
+    cuts=st.lists(st.integers(0, 10_000), max_size=10),
+    by_char=st.booleans(),
+    reasoning=st.booleans(),
+    limit=st.sampled_from([8 * 1024 * 1024, 32]),
+    depth=st.sampled_from([128, 3]),
+)
+def test_pythonic_calls_as_models_write_them(
+    pieces: list[str], cuts: list[int], by_char: bool, reasoning: bool, limit: int, depth: int
+) -> None:
+    if "pythonic" not in CORE_DIALECTS:
+        pytest.skip("the core has no pythonic")
+    text = "".join(pieces)
+    deltas = list(text) if by_char else _split(text, cuts)
+    limits = Limits(max_argument_bytes=limit, max_depth=depth)
+    got, want = both("pythonic", deltas, reasoning=reasoning, limits=limits)
     assert got == want, deltas

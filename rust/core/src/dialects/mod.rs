@@ -9,6 +9,7 @@
 //! The dialects are the one table below (`dialects!`): the enum of dialects, their names, the parser of a stream and
 //! its dispatch are generated from it, so that a dialect is registered by one line.
 
+mod python_literals;
 #[cfg_attr(
     not(test),
     expect(
@@ -82,6 +83,7 @@ macro_rules! dialects {
 // order it keeps; `tests/dialects/test_core_twin.py` holds the two to the same events.
 dialects! {
     Hermes "hermes" hermes::Hermes "`<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>` (Hermes, Qwen2.5/3, Granite 4).",
+    Pythonic "pythonic" pythonic::Pythonic "A Python list of calls `[f(a=1), g(b='x')]` (Llama 3.2, Llama 4, LFM2, Olmo 3).",
     Harmony "harmony" harmony::Harmony "gpt-oss's messages: `<|channel|>commentary to=functions.NAME<|message|>{…}<|call|>`.",
 }
 

@@ -202,6 +202,11 @@ impl Core {
         self.buf.get(self.pos..).unwrap_or_default()
     }
 
+    /// The cursor: a position [`Core::starts_with`] and [`Core::take_to`] take, valid until the next feed.
+    pub(crate) fn cursor(&self) -> usize {
+        self.pos
+    }
+
     /// The byte at the cursor.
     pub(crate) fn peek(&self) -> Option<u8> {
         self.buf.as_bytes().get(self.pos).copied()
