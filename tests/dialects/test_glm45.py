@@ -149,3 +149,23 @@ def test_a_call_past_the_limit_is_too_large_and_a_name_past_it_is_prose() -> Non
 def test_a_call_ends_reasoning() -> None:
     found = merged(parse("glm45", ["Plan.\n" + CALL + " done"], TOOLS, reasoning=True))
     assert found == [Reasoning("Plan.\n"), CALLED, Text(" done")]
+
+
+def test_the_limit_passed_before_a_malformed_call_s_end_tag_leaks_none_of_its_text() -> None:
+    # The limit is placed on the character that passes it and the call skipped from there to its end tag, fed whole
+    # too: the text after that character was once handed over as text when the end tag came in the same delta.
+    text = "<tool_call>f<arg_value>" + "x" * 100 + "</tool_call> after"
+    assert events(text, Limits(max_argument_bytes=64)) == [
+        Finding("MALFORMED_CALL", '<arg_value> after "f", where a name and <arg_key> or </tool_call> belong', 0),
+        Finding("TOO_LARGE", "the call's text passed the limit on a call's bytes", 0),
+        Call(0, None, "", None, whole=True, valid=False),
+        Text(" after"),
+    ]
+
+
+def test_the_limit_passed_in_the_whitespace_after_a_value_says_the_same_however_the_text_was_split() -> None:
+    # A value's pair is made once what follows its end tag is known; the limit passed in the whitespace before that
+    # skips the call then, so a key given twice was once said only when the key after it came in the same delta.
+    pair = "<arg_key>n</arg_key><arg_value>{}</arg_value>"
+    text = f"<tool_call>f{pair.format(1)}{pair.format(2)}" + " " * 100 + "<arg_key>s</arg_key></tool_call>"
+    assert codes(events(text, Limits(max_argument_bytes=128))) == ["TOO_LARGE"]

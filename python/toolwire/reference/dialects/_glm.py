@@ -44,7 +44,10 @@ class GlmParser(Parser):
         self._name: str | None = None
         self._key: list[str] = []
         self._value: list[str] = []
+        # `</arg_value>` and the whitespace after it: the value's end, or its text if no key or end tag follows.
+        self._ended: list[str] = []
         self._pairs: list[tuple[str, str]] = []
+        self._keys: set[str] = set()
         self._findings: list[tuple[FindingCode, str]] = []
         # The head (whitespace, name, whitespace) is scanned before anything is taken, as the marker may be prose.
         self._scanned = 0
@@ -221,32 +224,40 @@ class GlmParser(Parser):
             end = held if held >= 0 and VALUE_END.startswith(buf[held:]) else len(buf)
             self._consume(end, self._value)
             return end > start
-        after = close + len(VALUE_END)
-        following = after
-        while following < len(buf) and buf[following] in _WHITESPACE:
-            following += 1
-        tag = self._tag((KEY, END), following)
-        if tag is None and self._size + utf8_len(buf[start:following]) > self.limits.max_argument_bytes:
-            # Whitespace held after the end tag is the call's text whatever it turns out to be: it counts.
-            self._consume(following, self._value)
+        if self._consume(close, self._value) and self._consume(close + len(VALUE_END), self._ended):
+            self._state = "after_value"
+        return True
+
+    def _advance_after_value(self) -> bool:
+        """After ``</arg_value>``: the value ends if ``<arg_key>`` or ``</tool_call>`` follows (after whitespace).
+
+        The whitespace is taken as it arrives (it counts toward the limit whatever it turns out to be), so that none
+        is scanned twice.
+        """
+        at = self._pos
+        while at < len(self._buf) and self._buf[at] in _WHITESPACE:
+            at += 1
+        if not self._consume(at, self._ended):
             return True
+        tag = self._tag((KEY, END))
         if tag is None:
-            self._consume(close, self._value)
-            return close > start
-        if not tag:
-            # The end tag is the value's text: what follows it is no part of the call's structure.
-            self._consume(after, self._value)
-            return True
-        if self._consume(close, self._value) and self._consume(after):
+            return False
+        if tag:
             self._pair()
             self._state = "body"
+        else:
+            # The end tag is the value's text: what follows it is no part of the call's structure.
+            self._value += self._ended
+            self._state = "value"
+        self._ended = []
         return True
 
     def _pair(self) -> None:
         key = "".join(self._key)
-        if any(known == key for known, _ in self._pairs):
+        if key in self._keys:
             self._findings.append(("MALFORMED_CALL", f"the parameter {quoted(key)} is given twice; the first is kept"))
         else:
+            self._keys.add(key)
             self._pairs.append((key, "".join(self._value)))
 
     def _advance_skip(self) -> bool:
@@ -257,8 +268,10 @@ class GlmParser(Parser):
             end = held if held >= 0 and END.startswith(buf[held:]) else len(buf)
             self._consume(end)
             return end > start
-        self._consume(close + len(END))
-        self._whole()
+        # Past the limit, the call is skipped from the character that passed it: to this end tag unless it was one
+        # of the tag's own characters.
+        if self._consume(close + len(END)):
+            self._whole()
         return True
 
     def _whole(self) -> None:
