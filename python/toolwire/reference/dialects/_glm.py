@@ -115,7 +115,7 @@ class GlmParser(Parser):
             return True
         if tag in (KEY, END) and name:
             self._name = name
-            self._state = "body"
+            self._take_next(tag)
         else:
             self._malformed(
                 f"{tag} after {quoted(name)}, where a name and {KEY} or {END} belong" if name else "no name"
@@ -160,24 +160,15 @@ class GlmParser(Parser):
         self._state = TEXT
         return True
 
-    def _advance_body(self) -> bool:
-        at = self._pos
-        while at < len(self._buf) and self._buf[at] in _WHITESPACE:
-            at += 1
-        if not self._consume(at):
-            return True
-        tag = self._tag((KEY, END))
-        if tag is None:
-            return at > self._pos
-        if not tag:
-            self._malformed(f"{quoted(self._rest[:20])} where {KEY} or {END} belongs")
-        elif self._consume(self._pos + len(tag)):
-            if tag == END:
-                self._whole()
-            else:
-                self._key = []
-                self._state = "key"
-        return True
+    def _take_next(self, tag: str) -> None:
+        """Takes ``<arg_key>`` or ``</tool_call>``, read at the cursor after a name or a value."""
+        if not self._consume(self._pos + len(tag)):
+            return
+        if tag == END:
+            self._whole()
+        else:
+            self._key = []
+            self._state = "key"
 
     def _advance_key(self) -> bool:
         buf, start = self._buf, self._pos
@@ -242,14 +233,14 @@ class GlmParser(Parser):
         tag = self._tag((KEY, END))
         if tag is None:
             return False
+        ended, self._ended = self._ended, []
         if tag:
             self._pair()
-            self._state = "body"
+            self._take_next(tag)
         else:
             # The end tag is the value's text: what follows it is no part of the call's structure.
-            self._value += self._ended
+            self._value += ended
             self._state = "value"
-        self._ended = []
         return True
 
     def _pair(self) -> None:
