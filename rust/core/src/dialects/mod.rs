@@ -9,14 +9,8 @@
 //! The dialects are the one table below (`dialects!`): the enum of dialects, their names, the parser of a stream and
 //! its dispatch are generated from it, so that a dialect is registered by one line.
 
+mod glm;
 mod python_literals;
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "the dialects of raw values (qwen3_coder, glm45, minimax_m2) are ported onto it next"
-    )
-)]
 mod raw_values;
 mod shared;
 
@@ -85,6 +79,8 @@ dialects! {
     Hermes "hermes" hermes::Hermes "`<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>` (Hermes, Qwen2.5/3, Granite 4).",
     Pythonic "pythonic" pythonic::Pythonic "A Python list of calls `[f(a=1), g(b='x')]` (Llama 3.2, Llama 4, LFM2, Olmo 3).",
     Harmony "harmony" harmony::Harmony "gpt-oss's messages: `<|channel|>commentary to=functions.NAME<|message|>{…}<|call|>`.",
+    Glm45 "glm45" glm45::Glm45 "`<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…</tool_call>` (GLM-4.5/4.6, Ling 3.0).",
+    Glm47 "glm47" glm47::Glm47 "`<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>` (GLM-4.7, GLM-5.1).",
 }
 
 impl Dialect {

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::shared::quoted;
+use super::shared::{FindingCode, quoted};
 use crate::scanner::{ScanState, Scanner};
 use crate::validator::json_type;
 
@@ -27,11 +27,11 @@ pub(crate) enum ValueFinding {
 }
 
 impl ValueFinding {
-    /// The finding's code, as the dialects' table names it.
-    pub(crate) fn code(self) -> &'static str {
+    /// The finding's code in the dialects' table.
+    pub(crate) fn code(self) -> FindingCode {
         match self {
-            Self::Untyped => "UNTYPED_VALUE",
-            Self::NoSchema => "NO_SCHEMA",
+            Self::Untyped => FindingCode::UntypedValue,
+            Self::NoSchema => FindingCode::NoSchema,
         }
     }
 }
@@ -310,7 +310,7 @@ mod tests {
                 pairs.iter().map(|(key, raw)| (key.as_str(), raw.as_str())),
                 parameters,
                 DEPTH,
-                |kind, message| findings.push(Value::from(vec![kind.code().to_owned(), message])),
+                |kind, message| findings.push(Value::from(vec![kind.code().as_str().to_owned(), message])),
             );
             assert_eq!(arguments, text(&case, "text"), "{case}");
             assert_eq!(Some(&Value::from(findings)), case.get("findings"), "{case}");

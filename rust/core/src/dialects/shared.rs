@@ -238,17 +238,6 @@ impl Core {
     }
 
     /// The parameters schema of the tool `name`, None when no tool of that name is known.
-    #[cfg_attr(
-        not(test),
-        allow(dead_code, reason = "the machinery of the dialects with raw values, ported next")
-    )]
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "the machinery of the dialects with raw values and bare JSON arguments, ported next"
-        )
-    )]
     pub(crate) fn schema(&self, name: Option<&str>) -> Option<&serde_json::Value> {
         self.tools.as_deref()?.get(name?)
     }
@@ -855,7 +844,7 @@ pub(crate) fn is_python_space(char: char) -> bool {
     char.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&char)
 }
 
-const TOO_LARGE: &str = "the call's text passed the limit on a call's bytes";
+pub(crate) const TOO_LARGE: &str = "the call's text passed the limit on a call's bytes";
 
 /// A call written as a JSON object (`{"name": ..., "arguments": {...}}`) that `read_json` accepts: its name,
 /// arguments, id and findings (the reference's `object_call`).
