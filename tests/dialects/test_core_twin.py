@@ -1,7 +1,7 @@
 """The core's dialect parsers (``toolwire._core.DialectParser``) against the reference's: the same events, exactly.
 
 Every dialect in the core's table is held to its reference twin on every corpus case in every feeding, on texts
-spliced and cut from the corpus at random, and, for ``hermes``, ``harmony`` and ``pythonic``, on generated calls; events are compared as they
+spliced and cut from the corpus at random, and, for ``hermes``, ``harmony``, ``pythonic``, ``glm45`` and ``glm47``, on generated calls; events are compared as they
 come (not merged), messages included. A dialect added to the core's table is tested here with no change.
 """
 
@@ -292,4 +292,49 @@ def test_pythonic_calls_as_models_write_them(
     deltas = list(text) if by_char else _split(text, cuts)
     limits = Limits(max_argument_bytes=limit, max_depth=depth)
     got, want = both("pythonic", deltas, reasoning=reasoning, limits=limits)
+    assert got == want, deltas
+
+
+_GLM_TOOLS = {"f": {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}}}}
+_GLM_SPACE = st.sampled_from(["", "\n", " ", "\n  "])
+_GLM_VALUES = st.sampled_from(
+    ["1", " 1.50 ", "x", "</arg_value>", "a</arg_value> b", "true", '{"a": 1}', "[1", "é😀", ""]
+)
+
+
+@st.composite
+def _glm_call(draw: st.DrawFn) -> str:
+    """A GLM call as a model might write it, damaged once in four: whitespace anywhere, keys repeated, tags in values."""
+    name = draw(st.sampled_from(["f", "f", "f", "get_weather", "", "f x", "f>"]))
+    text = f"<tool_call>{draw(_GLM_SPACE)}{name}{draw(_GLM_SPACE)}"
+    for _ in range(draw(st.integers(0, 3))):
+        key = draw(st.sampled_from(["n", "s", "n", "s", "", "n\n"]))
+        value = draw(_GLM_VALUES)
+        text += f"<arg_key>{key}</arg_key>{draw(_GLM_SPACE)}<arg_value>{value}</arg_value>{draw(_GLM_SPACE)}"
+    text += draw(st.sampled_from(["</tool_call>", "</tool_call>", "</tool_call>", "", " text", "</arg_key>"]))
+    if draw(st.integers(0, 3)):
+        return text
+    return draw(
+        st.sampled_from([text[: len(text) // 2], text.replace("<arg_value>", "", 1), text.replace("</arg_key>", "", 1)])
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    dialect=st.sampled_from(["glm45", "glm47"]),
+    pieces=st.lists(st.one_of(_glm_call(), st.sampled_from(["Hi ", "<think>", "</think>", "<tool", "é"])), max_size=5),
+    cuts=st.lists(st.integers(0, 10_000), max_size=10),
+    by_char=st.booleans(),
+    reasoning=st.booleans(),
+    limit=st.sampled_from([8 * 1024 * 1024, 96, 48]),
+)
+def test_glm_calls_as_models_write_them(
+    dialect: str, pieces: list[str], cuts: list[int], by_char: bool, reasoning: bool, limit: int
+) -> None:
+    if dialect not in CORE_DIALECTS:
+        pytest.skip(f"the core has no {dialect}")
+    text = "".join(pieces)
+    deltas = list(text) if by_char else _split(text, cuts)
+    limits = Limits(max_argument_bytes=limit)
+    got, want = both(dialect, deltas, _GLM_TOOLS, reasoning=reasoning, limits=limits)
     assert got == want, deltas
