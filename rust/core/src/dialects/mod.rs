@@ -45,16 +45,17 @@ macro_rules! dialects {
             }
         }
 
-        /// One stream's parser: the dialect's grammar beside the shared runner, dispatched statically.
+        /// One stream's parser: the dialect's grammar beside the shared runner, dispatched statically (boxed: the
+        /// dialects' states differ in size, and a stream has one parser).
         #[derive(Debug)]
         enum Parser {
-            $($variant(Runner<$module::$grammar>),)+
+            $($variant(Box<Runner<$module::$grammar>>),)+
         }
 
         impl Parser {
             fn new(dialect: Dialect, tools: Option<Arc<Tools>>, reasoning: bool, limits: Limits) -> Self {
                 match dialect {
-                    $(Dialect::$variant => Self::$variant(Runner::new(tools, reasoning, limits)),)+
+                    $(Dialect::$variant => Self::$variant(Box::new(Runner::new(tools, reasoning, limits))),)+
                 }
             }
 
@@ -77,6 +78,7 @@ macro_rules! dialects {
 // order it keeps; `tests/dialects/test_core_twin.py` holds the two to the same events.
 dialects! {
     Hermes "hermes" hermes::Hermes "`<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>` (Hermes, Qwen2.5/3, Granite 4).",
+    Llama3Json "llama3_json" llama3_json::Llama3Json "`{\"name\": …, \"parameters\": {…}}`, bare or after `<|python_tag|>` (Llama 3.1/3.3, Llama 4).",
     Pythonic "pythonic" pythonic::Pythonic "A Python list of calls `[f(a=1), g(b='x')]` (Llama 3.2, Llama 4, LFM2, Olmo 3).",
     Harmony "harmony" harmony::Harmony "gpt-oss's messages: `<|channel|>commentary to=functions.NAME<|message|>{…}<|call|>`.",
     Glm45 "glm45" glm45::Glm45 "`<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…</tool_call>` (GLM-4.5/4.6, Ling 3.0).",

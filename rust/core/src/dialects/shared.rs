@@ -192,7 +192,7 @@ pub(crate) struct Core {
 }
 
 /// The bytes of JSON whitespace, the only whitespace the dialects skip.
-const fn is_space(byte: u8) -> bool {
+pub(crate) const fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\r' | b'\n')
 }
 
@@ -805,7 +805,7 @@ pub(crate) fn members(text: &str) -> Vec<(String, &str)> {
 }
 
 /// Whether a JSON value's text is an object.
-fn is_object(text: &str) -> bool {
+pub(crate) fn is_object(text: &str) -> bool {
     text.trim_start_matches([' ', '\t', '\r', '\n']).starts_with('{')
 }
 
