@@ -19,10 +19,9 @@ from toolwire.reference.dialects._shared import (
     FindingCode,
     JsonReader,
     Parser,
-    compact_text,
+    arguments_of,
     json_call,
     leading_name,
-    parsed,
     utf8_len,
 )
 
@@ -130,19 +129,12 @@ class MistralParser(Parser):
 
     def _arguments(self, *, broken: bool) -> tuple[str, tuple[tuple[FindingCode, str], ...]]:
         """The arguments object read (compact), or the best text there is and why it is not one."""
+        if not broken:
+            return arguments_of(self._reader)
         size: tuple[tuple[FindingCode, str], ...] = ()
         if self._reader.overflow:
             size = (("TOO_LARGE", "the call's text passed the limit on a call's bytes"),)
-        if broken:
-            return self._reader.text, (*size, ("INVALID_ARGUMENTS", "the arguments are not JSON"))
-        if size:
-            return "", size
-        value, problem = parsed(self._reader.text, self._reader.max_depth)
-        if problem is not None:
-            return self._reader.text, (("INVALID_ARGUMENTS", problem),)
-        if not isinstance(value, dict):
-            return self._reader.text, (("INVALID_ARGUMENTS", "the arguments are not a JSON object"),)
-        return compact_text(self._reader.text), ()
+        return self._reader.text, (*size, ("INVALID_ARGUMENTS", "the arguments are not JSON"))
 
     # pre-v11: a JSON array whose elements are calls.
 

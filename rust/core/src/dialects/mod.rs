@@ -79,6 +79,7 @@ macro_rules! dialects {
 dialects! {
     Hermes "hermes" hermes::Hermes "`<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>` (Hermes, Qwen2.5/3, Granite 4).",
     Llama3Json "llama3_json" llama3_json::Llama3Json "`{\"name\": …, \"parameters\": {…}}`, bare or after `<|python_tag|>` (Llama 3.1/3.3, Llama 4).",
+    Mistral "mistral" mistral::Mistral "`[TOOL_CALLS]` then a JSON array of calls (pre-v11) or `NAME[CALL_ID]ID[ARGS]{…}` (v11+).",
     Pythonic "pythonic" pythonic::Pythonic "A Python list of calls `[f(a=1), g(b='x')]` (Llama 3.2, Llama 4, LFM2, Olmo 3).",
     Harmony "harmony" harmony::Harmony "gpt-oss's messages: `<|channel|>commentary to=functions.NAME<|message|>{…}<|call|>`.",
     Glm45 "glm45" glm45::Glm45 "`<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…</tool_call>` (GLM-4.5/4.6, Ling 3.0).",

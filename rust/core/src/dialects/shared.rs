@@ -839,6 +839,23 @@ pub(crate) fn leading_name(text: &str) -> Option<String> {
     string_value(string)
 }
 
+/// Python's `str.isalnum` for one char: a letter or a number by its general category (of the Unicode version the
+/// crate knows, which may assign chars Python's does not).
+pub(crate) fn is_python_alnum(char: char) -> bool {
+    use unicode_general_category::{GeneralCategory as Category, get_general_category};
+    matches!(
+        get_general_category(char),
+        Category::UppercaseLetter
+            | Category::LowercaseLetter
+            | Category::TitlecaseLetter
+            | Category::ModifierLetter
+            | Category::OtherLetter
+            | Category::DecimalNumber
+            | Category::LetterNumber
+            | Category::OtherNumber
+    )
+}
+
 /// Python's `str.isspace`: Unicode's whitespace and the four separators `\x1c`–`\x1f`.
 pub(crate) fn is_python_space(char: char) -> bool {
     char.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&char)
