@@ -521,18 +521,16 @@ mod tests {
     }
 
     #[test]
-    fn a_megabyte_of_would_be_calls_fed_a_char_at_a_time_is_read_in_linear_time() {
-        // Each `{` opens a head the next breaks, and each `;` after a call a separator: nothing is read twice.
+    fn a_megabyte_of_would_be_calls_is_read_in_linear_time_fed_whole_or_a_char_at_a_time() {
+        // Each `{` opens a head the next breaks, and each `;` after a call a separator: nothing is read twice, and
+        // text is searched for the tag once, not once per `{` in it.
         let call = r#"{"name": "f", "parameters": {"a": [1, 2]}}; "#;
-        let whole = format!("{}{}", "{{\"na".repeat(100_000), call.repeat(20_000));
-        let mut runner = Runner::<Llama3Json>::new(None, false, Limits::default());
-        let mut out = Vec::new();
-        let mut buf = [0; 4];
-        for char in whole.chars() {
-            assert_eq!(runner.feed(char.encode_utf8(&mut buf), &mut out), Ok(()));
+        let whole = format!("{}{}", "{\"na".repeat(200_000), call.repeat(20_000));
+        let chars: Vec<String> = whole.chars().map(String::from).collect();
+        for deltas in [vec![whole.as_str()], chars.iter().map(String::as_str).collect()] {
+            let events = parse_with(Limits::default(), &deltas);
+            let calls = events.iter().filter(|event| matches!(event, DialectEvent::Call(_))).count();
+            assert_eq!(calls, 20_000);
         }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        let calls = out.iter().filter(|event| matches!(event, DialectEvent::Call(_))).count();
-        assert_eq!(calls, 20_000);
     }
 }

@@ -249,14 +249,7 @@ impl Core {
     pub(crate) fn release_until(&mut self, markers: &[&'static str], sink: Sink<'_>) -> Option<&'static str> {
         // The fields, not `rest()`: the text released is borrowed from `buf` while events are pushed.
         let rest = self.buf.get(self.pos..).unwrap_or_default();
-        let mut found: Option<(usize, &'static str)> = None;
-        for &marker in markers {
-            if let Some(at) = rest.find(marker)
-                && found.is_none_or(|(first, _)| at < first)
-            {
-                found = Some((at, marker));
-            }
-        }
+        let found = earliest(rest, markers);
         let (end, taken) = match found {
             Some((at, marker)) => (at, at + marker.len()),
             None if self.final_ => (rest.len(), rest.len()),
@@ -367,6 +360,37 @@ impl Core {
 fn push_text(events: &mut Vec<DialectEvent>, text: &str, event: fn(String) -> DialectEvent) {
     if !text.is_empty() {
         events.push(event(text.to_owned()));
+    }
+}
+
+/// Where the earliest of `markers` starts in `rest`, and which (of markers at one place, the first in `markers`).
+///
+/// One walk of `rest` up to it, whatever the markers: a search per marker would read all of `rest` for a marker it
+/// lacks each time another is found, and text that is mostly markers (a run of `{`, Llama's) would be read once per
+/// marker in it.
+fn earliest(rest: &str, markers: &[&'static str]) -> Option<(usize, &'static str)> {
+    let bytes = rest.as_bytes();
+    let mut firsts: Vec<u8> = markers
+        .iter()
+        .filter_map(|marker| marker.as_bytes().first().copied())
+        .collect();
+    firsts.sort_unstable();
+    firsts.dedup();
+    let mut from = 0;
+    loop {
+        let tail = bytes.get(from..)?;
+        let at = from
+            + match *firsts.as_slice() {
+                [one] => memchr::memchr(one, tail),
+                [one, two] => memchr::memchr2(one, two, tail),
+                [one, two, three] => memchr::memchr3(one, two, three, tail),
+                _ => tail.iter().position(|byte| firsts.contains(byte)),
+            }?;
+        let there = bytes.get(at..).unwrap_or_default();
+        if let Some(&marker) = markers.iter().find(|marker| there.starts_with(marker.as_bytes())) {
+            return Some((at, marker));
+        }
+        from = at + 1;
     }
 }
 
@@ -1221,6 +1245,19 @@ mod tests {
             arguments_of(&reader),
             (String::new(), vec![(FindingCode::TooLarge, TOO_LARGE.to_owned())])
         );
+    }
+
+    #[test]
+    fn the_earliest_marker_is_found_in_one_walk_and_the_first_listed_wins_a_tie() {
+        let markers = ["<think>", "<tool_call>", "{", "[x", "é"];
+        assert_eq!(earliest("a <tool <tool_call>", &markers), Some((8, "<tool_call>")));
+        assert_eq!(earliest("ab[é", &markers), Some((3, "é")));
+        assert_eq!(earliest("<t", &markers), None);
+        assert_eq!(earliest("ab", &[]), None);
+        assert_eq!(earliest("x<a>", &["<a", "<a>"]), Some((1, "<a")));
+        assert_eq!(earliest("x<a>", &["<a>", "<a"]), Some((1, "<a>")));
+        // Four first bytes: the walk without `memchr`'s.
+        assert_eq!(earliest("abcd{", &["<t>", "{", "[x", "é"]), Some((4, "{")));
     }
 
     #[test]
