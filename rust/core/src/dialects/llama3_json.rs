@@ -182,7 +182,7 @@ impl Llama3Json {
                     break;
                 }
             } else {
-                *heads &= live(*heads)
+                *heads = live(*heads)
                     .filter(|&head| head_byte(head, *matched).is_some_and(|byte| char == char::from(byte)))
                     .fold(0, |bits, head| bits | 1 << head);
                 if *heads == 0 {
