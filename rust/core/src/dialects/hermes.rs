@@ -118,7 +118,10 @@ impl Grammar for Hermes {
                 ],
             ),
             _ => (
-                self.reader.as_ref().map(|reader| reader.text().to_owned()).unwrap_or_default(),
+                self.reader
+                    .as_ref()
+                    .map(|reader| reader.text().to_owned())
+                    .unwrap_or_default(),
                 vec![(FindingCode::Cut, "the stream ended inside the call".to_owned())],
             ),
         };
@@ -228,14 +231,24 @@ mod tests {
     #[test]
     fn calls_and_the_text_around_them() {
         let events = both_ways("Hi <tool_call>\n{\"name\": \"f\", \"arguments\": {\"n\": 1.50}}\n</tool_call> bye");
-        assert_eq!(events, vec![text("Hi "), call(0, Some("f"), r#"{"n":1.50}"#, true, true), text(" bye")]);
+        assert_eq!(
+            events,
+            vec![
+                text("Hi "),
+                call(0, Some("f"), r#"{"n":1.50}"#, true, true),
+                text(" bye")
+            ]
+        );
     }
 
     #[test]
     fn a_call_is_handed_over_when_its_object_closes() {
         let mut runner = Runner::<Hermes>::new(None, false, Limits::default());
         let mut out = Vec::new();
-        assert_eq!(runner.feed(r#"<tool_call>{"name": "f", "arguments": {}}"#, &mut out), Ok(()));
+        assert_eq!(
+            runner.feed(r#"<tool_call>{"name": "f", "arguments": {}}"#, &mut out),
+            Ok(())
+        );
         assert_eq!(out, vec![call(0, Some("f"), "{}", true, true)]);
     }
 
@@ -243,7 +256,14 @@ mod tests {
     fn a_marker_not_followed_by_an_object_is_prose() {
         let events = both_ways("<tool_call> x");
         let message = "<tool_call> was not followed by a JSON object";
-        assert_eq!(events, vec![text("<tool_call> "), finding(FindingCode::MarkerInText, message, None), text("x")]);
+        assert_eq!(
+            events,
+            vec![
+                text("<tool_call> "),
+                finding(FindingCode::MarkerInText, message, None),
+                text("x")
+            ]
+        );
     }
 
     #[test]
@@ -259,10 +279,16 @@ mod tests {
             ]
         );
         let events = both_ways(r#"<tool_call>{"name": "f", x} <tool_call>{"#);
-        assert_eq!(events.get(1), Some(&call(0, Some("f"), r#"{"name": "f", x} "#, true, false)));
+        assert_eq!(
+            events.get(1),
+            Some(&call(0, Some("f"), r#"{"name": "f", x} "#, true, false))
+        );
         let events = both_ways(r#"<tool_call>{"name": "f", x"#);
         let cut = finding(FindingCode::Cut, "the stream ended before </tool_call>", Some(0));
-        assert_eq!(events.get(1..), Some(&[cut, call(0, Some("f"), r#"{"name": "f", x"#, false, false)][..]));
+        assert_eq!(
+            events.get(1..),
+            Some(&[cut, call(0, Some("f"), r#"{"name": "f", x"#, false, false)][..])
+        );
     }
 
     #[test]
@@ -320,7 +346,10 @@ mod tests {
         let too_large = "the call's text passed the limit on a call's bytes";
         assert_eq!(
             out,
-            vec![finding(FindingCode::TooLarge, too_large, Some(0)), call(0, None, "", true, false)]
+            vec![
+                finding(FindingCode::TooLarge, too_large, Some(0)),
+                call(0, None, "", true, false)
+            ]
         );
     }
 }

@@ -9,8 +9,17 @@
 //! The dialects are the one table below (`dialects!`): the enum of dialects, their names, the parser of a stream and
 //! its dispatch are generated from it, so that a dialect is registered by one line.
 
+// The dialects' files, declared here rather than by the table, so that one file may hold several dialects
+// (`qwen3_coder.rs`: `seed_oss` too) and rustfmt reaches them.
 mod glm;
+mod glm45;
+mod glm47;
+mod harmony;
+mod hermes;
+mod llama3_json;
+mod mistral;
 mod python_literals;
+mod pythonic;
 mod raw_values;
 mod shared;
 
@@ -25,8 +34,6 @@ pub use shared::{DialectEvent, Finding, FindingCode, Finished, TextCall, Tools};
 /// and grammar, and what it is), the [`Dialect`] enum and its names, and [`DialectParser`]'s dispatch.
 macro_rules! dialects {
     ($($variant:ident $name:literal $module:ident::$grammar:ident $doc:literal,)+) => {
-        $(mod $module;)+
-
         /// A text dialect.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Dialect {
