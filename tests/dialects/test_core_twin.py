@@ -1,7 +1,7 @@
 """The core's dialect parsers (``toolwire._core.DialectParser``) against the reference's: the same events, exactly.
 
 Every dialect in the core's table is held to its reference twin on every corpus case in every feeding, on texts
-spliced and cut from the corpus at random, and, for ``hermes``, ``harmony``, ``pythonic``, ``glm45`` and ``glm47``, on generated calls; events are compared as they
+spliced and cut from the corpus at random, and, for ``hermes``, ``harmony``, ``pythonic``, ``glm45``, ``glm47`` and the dialects of raw values, on generated calls; events are compared as they
 come (not merged), messages included. A dialect added to the core's table is tested here with no change.
 """
 
@@ -337,4 +337,59 @@ def test_glm_calls_as_models_write_them(
     deltas = list(text) if by_char else _split(text, cuts)
     limits = Limits(max_argument_bytes=limit)
     got, want = both(dialect, deltas, _GLM_TOOLS, reasoning=reasoning, limits=limits)
+    assert got == want, deltas
+
+
+# The tags of the dialects of raw values: start, end, function tag, parameter tag, function end, quoting of names.
+_TAGS = {
+    "qwen3_coder": ("<tool_call>", "</tool_call>", "<function=", "<parameter=", "</function>", ""),
+    "seed_oss": ("<seed:tool_call>", "</seed:tool_call>", "<function=", "<parameter=", "</function>", ""),
+    "minimax_m2": (
+        "<minimax:tool_call>",
+        "</minimax:tool_call>",
+        "<invoke name=",
+        "<parameter name=",
+        "</invoke>",
+        '"',
+    ),
+}
+_RAW_VALUES = st.sampled_from(
+    ["1.50", "\n42\n", " true ", "False", "null", '{"a": [1, 2]}', "[1,", "é </parameter> x", "\n\n", "", "1e999"]
+)
+_RAW_TOOLS = {
+    "f": {
+        "type": "object",
+        "properties": {"a": {"type": "number"}, "b": {"anyOf": [{"type": "boolean"}, {"type": "string"}]}},
+        "additionalProperties": {"type": ["integer", "null", "object"]},
+    },
+    "g": {"type": "object", "properties": {"a": {"type": "array"}}},
+}
+
+
+@st.composite
+def _tag_call(draw: st.DrawFn, dialect: str) -> str:
+    start, end, function, parameter, function_end, quote = _TAGS[dialect]
+    name = draw(st.sampled_from(["f", "g", "h", "", 'f"', "f\n"]))
+    body = f"{function}{quote}{name}{quote}>"
+    for _ in range(draw(st.integers(0, 3))):
+        key = draw(st.sampled_from(["a", "b", "c", "a<"]))
+        close = draw(st.sampled_from(["</parameter>", "</parameter>\n", "\n", " </parameter> x"]))
+        body += f"{draw(_SPACE)}{parameter}{quote}{key}{quote}>{draw(_RAW_VALUES)}{close}"
+    body += draw(st.sampled_from([function_end, "\n" + function_end, "", "junk" + function_end]))
+    body = draw(st.sampled_from([body, body[: len(body) // 2]]))
+    opened = draw(st.sampled_from([start + draw(_SPACE), "", start + " x"]))
+    return opened + body + draw(st.sampled_from([end, "\n" + end, " text", "", body]))
+
+
+@pytest.mark.parametrize("dialect", [name for name in _TAGS if name in CORE_DIALECTS])
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), by_char=st.booleans(), reasoning=st.booleans(), limit=st.sampled_from([8 * 1024 * 1024, 24]))
+def test_raw_value_calls_as_models_write_them(
+    dialect: str, data: st.DataObject, by_char: bool, reasoning: bool, limit: int
+) -> None:
+    prose = st.sampled_from(["Hi ", "<think>", "</think>", "<seed:think>", "</seed:think>", "<tool", "é", "\n"])
+    text = "".join(data.draw(st.lists(st.one_of(_tag_call(dialect), prose), max_size=4)))
+    deltas = list(text) if by_char else _split(text, data.draw(st.lists(st.integers(0, 10_000), max_size=10)))
+    tools = data.draw(st.sampled_from([None, _RAW_TOOLS]))
+    got, want = both(dialect, deltas, tools, reasoning=reasoning, limits=Limits(max_argument_bytes=limit))
     assert got == want, deltas

@@ -17,9 +17,11 @@ mod glm47;
 mod harmony;
 mod hermes;
 mod llama3_json;
+mod minimax_m2;
 mod mistral;
 mod python_literals;
 mod pythonic;
+mod qwen3_coder;
 mod raw_values;
 mod shared;
 
@@ -85,9 +87,12 @@ macro_rules! dialects {
 // order it keeps; `tests/dialects/test_core_twin.py` holds the two to the same events.
 dialects! {
     Hermes "hermes" hermes::Hermes "`<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>` (Hermes, Qwen2.5/3, Granite 4).",
+    Qwen3Coder "qwen3_coder" qwen3_coder::Qwen3Coder "`<tool_call><function=NAME><parameter=K>V</parameter>…</function></tool_call>` (Qwen3-Coder, Qwen3.5).",
+    SeedOss "seed_oss" qwen3_coder::SeedOss "`qwen3_coder`'s body in `<seed:tool_call>`, reasoning in `<seed:think>` (Seed-OSS).",
     Llama3Json "llama3_json" llama3_json::Llama3Json "`{\"name\": …, \"parameters\": {…}}`, bare or after `<|python_tag|>` (Llama 3.1/3.3, Llama 4).",
     Mistral "mistral" mistral::Mistral "`[TOOL_CALLS]` then a JSON array of calls (pre-v11) or `NAME[CALL_ID]ID[ARGS]{…}` (v11+).",
     Pythonic "pythonic" pythonic::Pythonic "A Python list of calls `[f(a=1), g(b='x')]` (Llama 3.2, Llama 4, LFM2, Olmo 3).",
+    MiniMaxM2 "minimax_m2" minimax_m2::MiniMaxM2 "`<minimax:tool_call><invoke name=\"NAME\"><parameter name=\"K\">V</parameter>…</invoke>` (MiniMax-M2).",
     Harmony "harmony" harmony::Harmony "gpt-oss's messages: `<|channel|>commentary to=functions.NAME<|message|>{…}<|call|>`.",
     Glm45 "glm45" glm45::Glm45 "`<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…</tool_call>` (GLM-4.5/4.6, Ling 3.0).",
     Glm47 "glm47" glm47::Glm47 "`<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>` (GLM-4.7, GLM-5.1).",
