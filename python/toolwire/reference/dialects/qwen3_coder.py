@@ -20,6 +20,8 @@ from toolwire.reference.dialects._shared import TEXT, FindingCode, Parser, quote
 __all__ = ["Qwen3CoderParser", "SeedOssParser"]
 
 _FUNCTION: Final = "<function="
+# The characters a message quotes of what stands where a tag belongs.
+_SHOWN: Final = 20
 
 
 class Qwen3CoderParser(Parser):
@@ -135,9 +137,10 @@ class Qwen3CoderParser(Parser):
                 else:
                     self._state = "key"
                 return True
-        if self._pos == len(self._buf):
-            return False
-        self._malformed(f"{quoted(self._rest[:20])} where a parameter or {self.function_end} belongs")
+        arrived = len(self._buf) - self._pos
+        if arrived == 0 or (arrived < _SHOWN and not self._final):
+            return False  # the message quotes what stands here: as much of it whatever the split
+        self._malformed(f"{quoted(self._rest[:_SHOWN])} where a parameter or {self.function_end} belongs")
         return True
 
     def _advance_key(self) -> bool:
@@ -212,13 +215,22 @@ class Qwen3CoderParser(Parser):
     def _advance_skip(self) -> bool:
         parts: list[str] = []
         found = self._release_until((self.function_end,), parts.append)
-        if not self._overflow and utf8_len(self._raw) <= self.limits.max_argument_bytes:
-            self._raw += "".join(parts)
+        self._keep("".join(parts) + (found or ""))
         if found is None:
             return False
-        self._raw += found
         self._whole()
         return True
+
+    def _keep(self, text: str) -> None:
+        """Adds ``text`` to the call's text, which stands for its arguments; past the limit, nothing is kept."""
+        if self._overflow:
+            return
+        if utf8_len(self._raw) + utf8_len(text) > self.limits.max_argument_bytes:
+            self._findings.append(("TOO_LARGE", "the call's text passed the limit on a call's bytes"))
+            self._raw = ""
+            self._overflow = True
+            return
+        self._raw += text
 
     def _whole(self) -> None:
         """``</function>``: the call is whole; its values are typed and it is handed over."""

@@ -19,6 +19,8 @@ use super::raw_values::typed_arguments;
 use super::shared::{Called, Core, FindingCode, Findings, Grammar, Sink, is_space, quoted};
 
 const FUNCTION: &str = "<function=";
+/// The chars a message quotes of what stands where a tag belongs.
+const SHOWN: usize = 20;
 
 /// A dialect of `qwen3_coder`'s body: its markers and tags, and how it reads them.
 pub(crate) trait Tags: Default + fmt::Debug {
@@ -264,12 +266,11 @@ impl<T: Tags> Grammar for TagCalls<T> {
             State::Skip => {
                 let mut released = String::new();
                 let found = core.release_until(&[T::FUNCTION_END], Sink::Into(&mut released));
-                // As the reference: the text is kept while it is within the limit, a delta at a time.
-                if !self.call.overflow && self.call.raw.len() <= core.limits.max_argument_bytes {
-                    self.call.raw.push_str(&released);
+                released.push_str(found.unwrap_or_default());
+                self.call.keep(&released, core.limits.max_argument_bytes);
+                if found.is_none() {
+                    return false;
                 }
-                let Some(found) = found else { return false };
-                self.call.raw.push_str(found);
                 self.whole(core, true);
                 true
             }
@@ -323,10 +324,11 @@ impl<T: Tags> TagCalls<T> {
                 }
             }
         }
-        if core.peek().is_none() {
-            return false;
+        let arrived = core.rest().chars().take(SHOWN).count();
+        if arrived == 0 || (arrived < SHOWN && !core.is_final()) {
+            return false; // the message quotes what stands here: as much of it whatever the split
         }
-        let seen: String = core.rest().chars().take(20).collect();
+        let seen: String = core.rest().chars().take(SHOWN).collect();
         let why = format!("{} where a parameter or {} belongs", quoted(&seen), T::FUNCTION_END);
         self.call.findings.push((FindingCode::MalformedCall, why));
         self.state = State::Skip;
@@ -534,6 +536,21 @@ impl Gathered {
         }
     }
 
+    /// Adds `text` to the call's text, which stands for its arguments; past the limit, nothing is kept.
+    fn keep(&mut self, text: &str, limit: usize) {
+        if self.overflow {
+            return;
+        }
+        if self.raw.len() + text.len() > limit {
+            let why = "the call's text passed the limit on a call's bytes".to_owned();
+            self.findings.push((FindingCode::TooLarge, why));
+            self.raw = String::new();
+            self.overflow = true;
+            return;
+        }
+        self.raw.push_str(text);
+    }
+
     fn broken(&mut self, why: String) -> Tag {
         self.findings.push((FindingCode::MalformedCall, why));
         Tag::Broken
@@ -722,6 +739,29 @@ pub(crate) mod tests {
             Some(&finding(FindingCode::MalformedCall, twice, Some(0)))
         );
         assert_eq!(events.get(2), Some(&call(0, Some("f"), r#"{"a":"1"}"#, true, false)));
+    }
+
+    #[test]
+    fn a_broken_call_past_the_limit_keeps_nothing_and_its_message_is_the_same_whatever_the_split() {
+        let limits = Limits {
+            max_argument_bytes: 48,
+            ..Limits::default()
+        };
+        let whole = format!("<tool_call><function=f>{}</function></tool_call>", "x".repeat(40));
+        let chars: Vec<String> = whole.chars().map(String::from).collect();
+        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
+        let events = merged(parse::<Qwen3Coder>(&chars, None, limits));
+        let shown = format!("\"{}\" where a parameter or </function> belongs", "x".repeat(20));
+        let too_large = "the call's text passed the limit on a call's bytes";
+        assert_eq!(
+            events,
+            vec![
+                finding(FindingCode::MalformedCall, &shown, Some(0)),
+                finding(FindingCode::TooLarge, too_large, Some(0)),
+                call(0, Some("f"), "", true, false),
+            ]
+        );
+        assert_eq!(merged(parse::<Qwen3Coder>(&[&whole], None, limits)), events);
     }
 
     #[test]
