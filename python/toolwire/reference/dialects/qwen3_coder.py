@@ -180,25 +180,35 @@ class Qwen3CoderParser(Parser):
                 return False
             at = close + 1
         self._searched = len(buf) - start
-        self._pending += utf8_len(buf[start + self._measured :])
-        self._measured = len(buf) - start
-        if self._size + self._pending > self.limits.max_argument_bytes:
-            self._too_large(len(buf))
-            return True
+        if not self._overflow:
+            # The value's bytes so far, less an end that may start its end tag (which the value does not hold).
+            measured = max(self._measured, len(buf) - start - (self.lookback - 1))
+            self._pending += utf8_len(buf[start + self._measured : start + measured])
+            self._measured = measured
+            if self._size + self._pending <= self.limits.max_argument_bytes:
+                return False
+            self._too_large()
+        # The value passed the limit: it is still read to its end (where the call goes on whatever the split), and
+        # what was searched goes, less what may start a marker.
+        dropped = max(0, self._searched - self.lookback)
+        self._pos += dropped
+        self._searched -= dropped
         return False
 
-    def _too_large(self, resume: int) -> None:
+    def _too_large(self) -> None:
         self._findings.append(("TOO_LARGE", "the call's values passed the limit on a call's bytes"))
         # Nothing of the call is kept: where the limit was found depends on how the text was split.
         self._raw = ""
         self._overflow = True
-        self._pos = resume
-        self._state = "skip"
 
     def _take_value(self, raw: str, resume: int) -> None:
-        self._size += utf8_len(raw)
-        if self._size > self.limits.max_argument_bytes:
-            self._too_large(resume)
+        if not self._overflow:
+            self._size += utf8_len(raw)
+            if self._size > self.limits.max_argument_bytes:
+                self._too_large()
+        if self._overflow:
+            self._pos = resume
+            self._state = "skip"
             return
         self._raw += self._buf[self._pos : resume]
         self._pos = resume
@@ -270,7 +280,7 @@ class Qwen3CoderParser(Parser):
         return True
 
     def _cut(self) -> None:
-        if self._state == "value":
+        if self._state == "value" and not self._overflow:
             self._raw += self._rest
         findings = (*self._findings, ("CUT", f"the stream ended before {self.function_end}"))
         self._call(self._name, self._raw, whole=False, findings=findings)

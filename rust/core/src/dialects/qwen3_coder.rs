@@ -282,7 +282,7 @@ impl<T: Tags> Grammar for TagCalls<T> {
     }
 
     fn cut(&mut self, core: &mut Core) {
-        if matches!(std::mem::take(&mut self.state), State::Value(_)) {
+        if matches!(std::mem::take(&mut self.state), State::Value(_)) && !self.call.overflow {
             self.call.raw.push_str(core.rest());
         }
         let mut call = std::mem::take(&mut self.call);
@@ -377,13 +377,27 @@ impl<T: Tags> TagCalls<T> {
             at = close + 1;
         }
         search.searched = length;
-        search.pending += length - search.measured;
-        search.measured = length;
-        self.state = State::Value(search);
-        if self.call.size + search.pending > core.limits.max_argument_bytes {
-            self.too_large(core, length);
-            return true;
+        if !self.call.overflow {
+            // The value's bytes so far, less an end that may start its end tag (which the value does not hold).
+            let measured = length.saturating_sub(Self::LOOKBACK - 1).max(search.measured);
+            search.pending += measured - search.measured;
+            search.measured = measured;
+            if self.call.size + search.pending > core.limits.max_argument_bytes {
+                self.call.too_large();
+            }
         }
+        if self.call.overflow {
+            // The value passed the limit: it is still read to its end (where the call goes on whatever the split),
+            // and what was searched goes, less what may start a marker.
+            let mut dropped = length.saturating_sub(Self::LOOKBACK);
+            while !core.rest().is_char_boundary(dropped) {
+                dropped -= 1;
+            }
+            core.advance(dropped);
+            search.searched -= dropped;
+            search.spaced = None;
+        }
+        self.state = State::Value(search);
         false
     }
 
@@ -392,9 +406,15 @@ impl<T: Tags> TagCalls<T> {
         let call = &mut self.call;
         let rest = core.rest();
         let raw = rest.get(..end).unwrap_or_default();
-        call.size += raw.len();
-        if call.size > core.limits.max_argument_bytes {
-            self.too_large(core, resume);
+        if !call.overflow {
+            call.size += raw.len();
+            if call.size > core.limits.max_argument_bytes {
+                call.too_large();
+            }
+        }
+        if call.overflow {
+            core.advance(resume);
+            self.state = State::Skip;
             return;
         }
         call.raw.push_str(rest.get(..resume).unwrap_or_default());
@@ -411,16 +431,6 @@ impl<T: Tags> TagCalls<T> {
         }
         core.advance(resume);
         self.state = State::Body;
-    }
-
-    fn too_large(&mut self, core: &mut Core, resume: usize) {
-        let why = "the call's values passed the limit on a call's bytes".to_owned();
-        self.call.findings.push((FindingCode::TooLarge, why));
-        // Nothing of the call is kept: where the limit was found depends on how the text was split.
-        self.call.raw = String::new();
-        self.call.overflow = true;
-        core.advance(resume);
-        self.state = State::Skip;
     }
 
     /// `</function>`: the call is whole; its values are typed (unless it broke) and it is handed over.
@@ -534,6 +544,14 @@ impl Gathered {
             Ok(name) => Tag::Named(name),
             Err(why) => self.broken(why),
         }
+    }
+
+    fn too_large(&mut self) {
+        let why = "the call's values passed the limit on a call's bytes".to_owned();
+        self.findings.push((FindingCode::TooLarge, why));
+        // Nothing of the call is kept: where the limit was found depends on how the text was split.
+        self.raw = String::new();
+        self.overflow = true;
     }
 
     /// Adds `text` to the call's text, which stands for its arguments; past the limit, nothing is kept.
@@ -807,6 +825,40 @@ pub(crate) mod tests {
         assert_eq!(
             at_once.get(1),
             Some(&finding(FindingCode::TooLarge, too_large, Some(0)))
+        );
+    }
+
+    #[test]
+    fn a_value_past_the_limit_is_read_to_its_end_whatever_the_split() {
+        let limits = Limits {
+            max_argument_bytes: 24,
+            ..Limits::default()
+        };
+        let whole = format!(
+            "<tool_call><function=f><parameter=a>{}</function>y</parameter></function></tool_call> ok",
+            "é".repeat(30)
+        );
+        let chars: Vec<String> = whole.chars().map(String::from).collect();
+        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
+        let events = merged(parse::<Qwen3Coder>(&chars, None, limits));
+        let too_large = "the call's values passed the limit on a call's bytes";
+        assert_eq!(
+            events,
+            vec![
+                finding(FindingCode::TooLarge, too_large, Some(0)),
+                call(0, Some("f"), "", true, false),
+                text(" ok")
+            ]
+        );
+        assert_eq!(merged(parse::<Qwen3Coder>(&[&whole], None, limits)), events);
+        // A value within the limit is not too large while its end tag arrives, though the two pass it.
+        let whole = "<tool_call><function=f><parameter=a>é </parameter> x</parameter></function></tool_call>";
+        let chars: Vec<String> = whole.chars().map(String::from).collect();
+        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
+        let events = merged(parse::<Qwen3Coder>(&chars, None, limits));
+        assert_eq!(
+            events.last(),
+            Some(&call(0, Some("f"), r#"{"a":"é </parameter> x"}"#, true, true))
         );
     }
 
