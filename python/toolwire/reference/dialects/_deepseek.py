@@ -7,7 +7,8 @@ next call or the section's end (vLLM keeps such a block as text, which hides tha
 ends with no call in it is text (``MARKER_IN_TEXT``); after a call, text that neither opens a call nor ends the
 section ends it (``MISSING_END_MARKER``) and is text. The stream ending in a section with no call is ``CUT``, after
 a call ``MISSING_END_MARKER``: the calls stand. V3/R1 and V3.1 write each call as a header, JSON arguments and a
-trailer (``JsonCallParser``); V3.2/V4 write DSML markup (``deepseek_dsml``).
+trailer (``JsonCallParser``), as Kimi K2 does with its own markers and an id; V3.2/V4 write DSML markup
+(``deepseek_dsml``).
 """
 
 from __future__ import annotations
@@ -150,9 +151,15 @@ class SectionParser(Parser):
         self._full = True
 
     def _called(
-        self, name: str | None, arguments: str, findings: tuple[tuple[FindingCode, str], ...], *, whole: bool = True
+        self,
+        name: str | None,
+        arguments: str,
+        findings: tuple[tuple[FindingCode, str], ...],
+        *,
+        whole: bool = True,
+        id: str | None = None,
     ) -> None:
-        self._call(name, arguments, findings=findings, whole=whole)
+        self._call(name, arguments, id=id, findings=findings, whole=whole)
         self._in_section += 1
         self._state = "section"
 
@@ -184,24 +191,41 @@ class SectionParser(Parser):
 
 
 class JsonCallParser(SectionParser):
-    """V3/R1 and V3.1: ``<｜tool▁call▁begin｜>`` HEADER JSON TRAILER ``<｜tool▁call▁end｜>`` in ``<｜tool▁calls▁…｜>``.
+    """A call as a header, a JSON object and a trailer, in a section: DeepSeek V3/R1 and V3.1, Kimi K2.
 
-    ``head`` are the markers that end each part of the header, ``_name`` reads the name from those parts, and
-    ``trail`` are the literals expected (after whitespace) between the arguments and ``<｜tool▁call▁end｜>``. A call is
-    whole when its JSON object closes; a trailer or end marker that does not follow is ``MISSING_END_MARKER``.
-    Arguments that break are the malformed call's text up to ``<｜tool▁call▁end｜>``.
+    ``head`` are the markers that end each part of the header (``header`` is what messages call it), ``_header_of``
+    reads the name and id from those parts, and ``trail`` are the literals expected (after whitespace) between the
+    arguments and ``call_end``. A call is whole when its JSON object closes; a trailer or end marker that does not
+    follow is ``MISSING_END_MARKER``. Arguments that break are the malformed call's text up to ``call_end``. A dialect
+    whose calls may stand outside a section opens one with ``_open_bare``: it ends with its call and gives the stream
+    back to text.
     """
 
     sections: ClassVar[Mapping[str, str]] = {CALLS_BEGIN: CALLS_END}
     call_start = CALL_BEGIN
-    starts = (CALLS_BEGIN,)
+    call_end: ClassVar[str] = CALL_END
+    starts: ClassVar[tuple[str, ...]] = (CALLS_BEGIN,)
     head: ClassVar[tuple[str, ...]] = ()
+    header: ClassVar[str] = "header"
     trail: ClassVar[tuple[str, ...]] = ()
+
+    def _open(self, marker: str) -> None:
+        self._bare = False
+        super()._open(marker)
+
+    def _open_bare(self, section_end: str) -> None:
+        """``call_start`` was read outside a section: the call stands alone, and text follows it."""
+        self._bare = True
+        self._section_end = section_end
+        self._in_section = 0
+        self._begin_raw(self.call_start)
+        self._begin_call()
 
     def _begin_call(self) -> None:
         self._parts: list[str] = []
         self._part = ""
         self._name: str | None = None
+        self._id: str | None = None
         self._findings: list[tuple[FindingCode, str]] = []
         self._reader = JsonReader(self.limits)
         self._begun = False
@@ -215,7 +239,7 @@ class JsonCallParser(SectionParser):
         self._keep("".join(parts))
         if self._full:
             # Past the limit the call is read on to its end, not kept; where that is does not depend on the split.
-            self._findings.append(("TOO_LARGE", "the call's header passed the limit on a call's bytes"))
+            self._findings.append(("TOO_LARGE", f"the call's {self.header} passed the limit on a call's bytes"))
             self._part = ""
             if marker is None or marker == expected:
                 self._state = "skip"
@@ -225,7 +249,7 @@ class JsonCallParser(SectionParser):
         if marker is None:
             return False
         if marker != expected:
-            self._findings.append(("MALFORMED_CALL", f"the call's header ended before {expected}"))
+            self._findings.append(("MALFORMED_CALL", f"the call's {self.header} ended before {expected}"))
             self._skipped(marker)
             return True
         self._keep(marker)
@@ -233,7 +257,7 @@ class JsonCallParser(SectionParser):
         self._part = ""
         if len(self._parts) < len(self.head):
             return True
-        self._name, problem = self._name_of(self._parts)
+        self._name, self._id, problem = self._header_of(self._parts)
         if problem is not None:
             self._findings.append(("MALFORMED_CALL", problem))
         self._state = "arguments"
@@ -241,7 +265,7 @@ class JsonCallParser(SectionParser):
 
     def _ends(self) -> tuple[str, ...]:
         """What ends a call whatever state it is in: its end marker, the next call, the section's end."""
-        return (CALL_END, self.call_start, self._section_end)
+        return (self.call_end, self.call_start, self._section_end)
 
     def _advance_arguments(self) -> bool:
         if not self._begun:
@@ -253,7 +277,8 @@ class JsonCallParser(SectionParser):
         self._pos += taken
         if state == COMPLETE:
             arguments, findings = arguments_of(self._reader)
-            self._called(self._name, arguments, (*self._findings, *findings))
+            self._called(self._name, arguments, (*self._findings, *findings), id=self._id)
+            self._after = self._state
             self._state = "trail"
             self._trailed = 0
             return True
@@ -273,14 +298,19 @@ class JsonCallParser(SectionParser):
 
     def _skipped(self, marker: str) -> None:
         """The malformed call ended at ``marker``: handed over, and ``marker`` read as what it is."""
-        if marker == CALL_END:
+        if marker == self.call_end:
             self._keep(marker)
-        self._called(self._name, self._raw, tuple(self._findings))
-        if marker != CALL_END:
+        self._called(self._name, self._raw, tuple(self._findings), id=self._id)
+        if marker == self.call_end:
+            return
+        if self._state == TEXT:
+            # A call outside a section: what ends it is read as text reads it.
+            self._pos -= len(marker)
+        else:
             self._section_marker(marker)
 
     def _advance_trail(self) -> bool:
-        literals = (*self.trail, CALL_END)
+        literals = (*self.trail, self.call_end)
         at = self._pos
         while at < len(self._buf) and self._buf[at] in _WHITESPACE:
             at += 1
@@ -293,11 +323,26 @@ class JsonCallParser(SectionParser):
             self._pos = at + len(literals[self._trailed])
             self._trailed += 1
             if self._trailed == len(literals):
-                self._state = "section"
+                self._state = self._after
         else:
             self._finding("MISSING_END_MARKER", f"no {literals[self._trailed]} after the call", self._calls - 1)
-            self._state = "section"
+            self._state = self._after
         return True
+
+    def _called(
+        self,
+        name: str | None,
+        arguments: str,
+        findings: tuple[tuple[FindingCode, str], ...],
+        *,
+        whole: bool = True,
+        id: str | None = None,
+    ) -> None:
+        if not self._bare:
+            super()._called(name, arguments, findings, whole=whole, id=id)
+            return
+        self._call(name, arguments, id=id, findings=findings, whole=whole)
+        self._state = TEXT
 
     def _block_name(self, block: str) -> str | None:
         parts: list[str] = []
@@ -306,18 +351,18 @@ class JsonCallParser(SectionParser):
             if not found:
                 return None
             parts.append(part)
-        name, problem = self._name_of(parts)
+        name, _, problem = self._header_of(parts)
         return None if problem else name
 
     @abstractmethod
-    def _name_of(self, parts: list[str]) -> tuple[str | None, str | None]:
-        """The function's name the header's ``parts`` write, or why they write none."""
+    def _header_of(self, parts: list[str]) -> tuple[str | None, str | None, str | None]:
+        """The function's name and the call's id the header's ``parts`` write, or why they write none."""
 
     def _cut_inside(self) -> None:
         if self._state == "arguments":
             self._keep(self._reader.text)
-        findings = (*self._findings, ("CUT", f"the stream ended before {CALL_END}"))
-        self._call(self._name, self._raw, findings=findings, whole=False)
+        findings = (*self._findings, ("CUT", f"the stream ended before {self.call_end}"))
+        self._call(self._name, self._raw, id=self._id, findings=findings, whole=False)
 
 
 def name_token(text: str) -> tuple[str | None, str | None]:

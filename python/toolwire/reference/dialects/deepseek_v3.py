@@ -26,9 +26,9 @@ class DeepSeekV3Parser(JsonCallParser):
     head = (SEP, _FENCE + "json")
     trail = (_FENCE,)
 
-    def _name_of(self, parts: list[str]) -> tuple[str | None, str | None]:
+    def _header_of(self, parts: list[str]) -> tuple[str | None, str | None, str | None]:
         kind, name = parts
         found, problem = name_token(name)
         if kind.strip() != _TYPE:
-            return found, f"the call's type is {quoted(kind)}, not {quoted(_TYPE)}"
-        return found, problem
+            return found, None, f"the call's type is {quoted(kind)}, not {quoted(_TYPE)}"
+        return found, None, problem

@@ -17,5 +17,6 @@ class DeepSeekV31Parser(JsonCallParser):
 
     head = (SEP,)
 
-    def _name_of(self, parts: list[str]) -> tuple[str | None, str | None]:
-        return name_token(parts[0])
+    def _header_of(self, parts: list[str]) -> tuple[str | None, str | None, str | None]:
+        name, problem = name_token(parts[0])
+        return name, None, problem
