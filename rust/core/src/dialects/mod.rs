@@ -11,11 +11,15 @@
 
 // The dialects' files, declared here rather than by the table, so that one file may hold several dialects
 // (`qwen3_coder.rs`: `seed_oss` too) and rustfmt reaches them.
-mod glm;
+mod deepseek;
+mod deepseek_v31;
+mod deepseek_v3;
 mod glm45;
 mod glm47;
+mod glm;
 mod harmony;
 mod hermes;
+mod kimi_k2;
 mod llama3_json;
 mod minimax_m2;
 mod mistral;
@@ -93,6 +97,9 @@ dialects! {
     Mistral "mistral" mistral::Mistral "`[TOOL_CALLS]` then a JSON array of calls (pre-v11) or `NAME[CALL_ID]ID[ARGS]{…}` (v11+).",
     Pythonic "pythonic" pythonic::Pythonic "A Python list of calls `[f(a=1), g(b='x')]` (Llama 3.2, Llama 4, LFM2, Olmo 3).",
     MiniMaxM2 "minimax_m2" minimax_m2::MiniMaxM2 "`<minimax:tool_call><invoke name=\"NAME\"><parameter name=\"K\">V</parameter>…</invoke>` (MiniMax-M2).",
+    DeepSeekV3 "deepseek_v3" deepseek_v3::DeepSeekV3 "`<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` and fenced JSON (DeepSeek V3, R1).",
+    DeepSeekV31 "deepseek_v31" deepseek_v31::DeepSeekV31 "`<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}` (DeepSeek V3.1).",
+    KimiK2 "kimi_k2" kimi_k2::KimiK2 "`<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}` (Kimi K2).",
     Harmony "harmony" harmony::Harmony "gpt-oss's messages: `<|channel|>commentary to=functions.NAME<|message|>{…}<|call|>`.",
     Glm45 "glm45" glm45::Glm45 "`<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…</tool_call>` (GLM-4.5/4.6, Ling 3.0).",
     Glm47 "glm47" glm47::Glm47 "`<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>` (GLM-4.7, GLM-5.1).",
