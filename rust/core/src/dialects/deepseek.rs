@@ -52,6 +52,16 @@ impl Section {
         };
     }
 
+    /// The section's end marker.
+    pub(crate) fn end(&self) -> &'static str {
+        self.end
+    }
+
+    /// The bytes of the call's text kept so far.
+    pub(crate) fn raw_bytes(&self) -> usize {
+        self.raw.len()
+    }
+
     fn begin_raw(&mut self, text: &str) {
         self.raw.clear();
         self.full = false;

@@ -99,6 +99,7 @@ dialects! {
     MiniMaxM2 "minimax_m2" minimax_m2::MiniMaxM2 "`<minimax:tool_call><invoke name=\"NAME\"><parameter name=\"K\">V</parameter>…</invoke>` (MiniMax-M2).",
     DeepSeekV3 "deepseek_v3" deepseek_v3::DeepSeekV3 "`<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` and fenced JSON (DeepSeek V3, R1).",
     DeepSeekV31 "deepseek_v31" deepseek_v31::DeepSeekV31 "`<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}` (DeepSeek V3.1).",
+    DeepSeekDsml "deepseek_dsml" deepseek_dsml::DeepSeekDsml "`<｜DSML｜invoke name=\"NAME\">` with typed parameters (DeepSeek V3.2, V4).",
     KimiK2 "kimi_k2" kimi_k2::KimiK2 "`<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}` (Kimi K2).",
     Harmony "harmony" harmony::Harmony "gpt-oss's messages: `<|channel|>commentary to=functions.NAME<|message|>{…}<|call|>`.",
     Glm45 "glm45" glm45::Glm45 "`<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…</tool_call>` (GLM-4.5/4.6, Ling 3.0).",

@@ -838,6 +838,15 @@ pub(crate) fn members(text: &str) -> Vec<(String, &str)> {
     found
 }
 
+/// The compact text of the JSON object of `pairs`: keys, and the JSON text of each value.
+pub(crate) fn object_text<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let members: Vec<String> = pairs
+        .into_iter()
+        .map(|(key, value)| format!("{}:{value}", quoted(key)))
+        .collect();
+    format!("{{{}}}", members.join(","))
+}
+
 /// Whether a JSON value's text is an object.
 pub(crate) fn is_object(text: &str) -> bool {
     text.trim_start_matches([' ', '\t', '\r', '\n']).starts_with('{')
