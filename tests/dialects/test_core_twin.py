@@ -1,7 +1,7 @@
 """The core's dialect parsers (``toolwire._core.DialectParser``) against the reference's: the same events, exactly.
 
 Every dialect in the core's table is held to its reference twin on every corpus case in every feeding, on texts
-spliced and cut from the corpus at random, and, for ``hermes``, ``harmony``, ``pythonic``, ``glm45``, ``glm47`` and the dialects of raw values, on generated calls; events are compared as they
+spliced and cut from the corpus at random, and, for ``hermes``, ``harmony``, ``pythonic``, ``glm45``, ``glm47`` the dialects of raw values and the DeepSeek family (soups of its markers), on generated calls; events are compared as they
 come (not merged), messages included. A dialect added to the core's table is tested here with no change.
 """
 
@@ -19,7 +19,8 @@ from tests.dialects.test_corpus import FEEDINGS, _cases, feedings
 from tests.dialects.test_literal_cases import _literals
 from toolwire import _core
 from toolwire._model import Limits
-from toolwire.reference.dialects import DIALECTS, FINDINGS, Call, Event, Finding, Reasoning, Text
+from toolwire.reference.dialects import DIALECTS, FINDINGS, Call, Event, Finding, Reasoning, Text, kimi_k2
+from toolwire.reference.dialects._deepseek import BAR, CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, SEP
 
 CORE_DIALECTS = _core.DIALECT_NAMES
 
@@ -392,4 +393,59 @@ def test_raw_value_calls_as_models_write_them(
     deltas = list(text) if by_char else _split(text, data.draw(st.lists(st.integers(0, 10_000), max_size=10)))
     tools = data.draw(st.sampled_from([None, _RAW_TOOLS]))
     got, want = both(dialect, deltas, tools, reasoning=reasoning, limits=Limits(max_argument_bytes=limit))
+    assert got == want, deltas
+
+
+_DSML = f"{BAR}DSML{BAR}"
+# Each DeepSeek-family dialect's markers, cut markers and the text around them, in any order: hostile soups.
+_SOUPS = {
+    "deepseek_v3": [CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP, "function", "fn", "f\n", "```json", "```"],
+    "deepseek_v31": [CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP, " f ", "a b", "1 "],
+    "deepseek_dsml": [
+        *(f"<{_DSML}{block}>" for block in ("function_calls", "tool_calls")),
+        *(f"</{_DSML}{block}>" for block in ("function_calls", "tool_calls")),
+        f"<{_DSML}invoke",
+        ' name="f">',
+        f"<{_DSML}parameter",
+        ' name="a" string="true">',
+        ' name="a" string="false">',
+        ' name="b" string="x">',
+        f"</{_DSML}parameter>",
+        f"</{_DSML}invoke>",
+        'name="g"',
+        ">",
+        "1.50",
+    ],
+    "kimi_k2": [
+        kimi_k2.SECTION_BEGIN,
+        kimi_k2.SECTION_BEGIN_SINGULAR,
+        kimi_k2.SECTION_END,
+        kimi_k2.CALL_BEGIN,
+        kimi_k2.ARGUMENT_BEGIN,
+        kimi_k2.CALL_END,
+        "functions.f:0",
+        "g:1",
+        "functions.a b:2",
+        "<|",
+    ],
+}
+_SOUP = ['{"a": 1}', "{x", "}", " ", "\n", "<think>", "</think>", "é", "<", f"<{BAR}", '"s"']
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.data(),
+    dialect=st.sampled_from(sorted(_SOUPS)),
+    by_char=st.booleans(),
+    reasoning=st.booleans(),
+    limit=st.sampled_from([8 * 1024 * 1024, 64, 16]),
+)
+def test_deepseek_family_marker_soups(
+    data: st.DataObject, dialect: str, by_char: bool, reasoning: bool, limit: int
+) -> None:
+    if dialect not in CORE_DIALECTS:
+        pytest.skip(f"the core has no {dialect}")
+    text = "".join(data.draw(st.lists(st.sampled_from(_SOUPS[dialect] + _SOUP), max_size=25)))
+    deltas = list(text) if by_char else _split(text, data.draw(st.lists(st.integers(0, 10_000), max_size=8)))
+    got, want = both(dialect, deltas, reasoning=reasoning, limits=Limits(max_argument_bytes=limit))
     assert got == want, deltas
