@@ -464,7 +464,11 @@ mod tests {
         assert_eq!(
             both_ways::<DeepSeekDsml>(&section(&invoke)),
             vec![
-                finding(FindingCode::MalformedCall, r#"a tag without '>': " name=\"f\"""#, Some(0)),
+                finding(
+                    FindingCode::MalformedCall,
+                    r#"a tag without '>': " name=\"f\"""#,
+                    Some(0)
+                ),
                 call(0, None, &invoke, None, INVALID),
             ]
         );
@@ -481,7 +485,11 @@ mod tests {
         assert_eq!(
             both_ways::<DeepSeekDsml>(&whole),
             vec![
-                finding(FindingCode::MalformedCall, &format!("no {INVOKE} opens the call"), Some(0)),
+                finding(
+                    FindingCode::MalformedCall,
+                    &format!("no {INVOKE} opens the call"),
+                    Some(0)
+                ),
                 call(0, Some("g"), "name=\"<g>\" name=\"g\" junk", None, INVALID),
             ]
         );
@@ -493,7 +501,10 @@ mod tests {
         assert_eq!(invoke_attributes("name=\"f\""), None);
         assert_eq!(invoke_attributes(" name=\"\""), None);
         assert_eq!(invoke_attributes(" name=\"f\" x"), None);
-        assert_eq!(parameter_attributes("\n name=\"k\"\tstring=\"false\""), Some(("k", false)));
+        assert_eq!(
+            parameter_attributes("\n name=\"k\"\tstring=\"false\""),
+            Some(("k", false))
+        );
         assert_eq!(parameter_attributes(" name=\"k\"string=\"true\""), None);
         assert_eq!(parameter_attributes(" name=\"k\" string=\"yes\""), None);
     }

@@ -38,7 +38,11 @@ impl JsonHeader for V3 {
                 problem: Some(problem),
             };
         }
-        Header { name, id: None, problem }
+        Header {
+            name,
+            id: None,
+            problem,
+        }
     }
 }
 
@@ -51,10 +55,11 @@ mod tests {
 
     #[test]
     fn a_fenced_call_with_its_type_and_name() {
-        let whole = format!(
-            "{CALLS_BEGIN}{CALL_BEGIN}function{SEP}f\n```json\n{{\"a\": 1}}\n```{CALL_END}{CALLS_END}"
+        let whole = format!("{CALLS_BEGIN}{CALL_BEGIN}function{SEP}f\n```json\n{{\"a\": 1}}\n```{CALL_END}{CALLS_END}");
+        assert_eq!(
+            both_ways::<DeepSeekV3>(&whole),
+            vec![call(0, Some("f"), r#"{"a":1}"#, None, OK)]
         );
-        assert_eq!(both_ways::<DeepSeekV3>(&whole), vec![call(0, Some("f"), r#"{"a":1}"#, None, OK)]);
     }
 
     #[test]
@@ -63,7 +68,11 @@ mod tests {
         assert_eq!(
             both_ways::<DeepSeekV3>(&whole),
             vec![
-                finding(FindingCode::MalformedCall, r#"the call's type is "fn", not "function""#, Some(0)),
+                finding(
+                    FindingCode::MalformedCall,
+                    r#"the call's type is "fn", not "function""#,
+                    Some(0)
+                ),
                 call(0, Some("f"), "{}", None, INVALID),
             ]
         );
@@ -93,7 +102,11 @@ mod tests {
         assert_eq!(
             both_ways::<DeepSeekV3>(&format!("{CALLS_BEGIN}{block}{CALLS_END}")),
             vec![
-                finding(FindingCode::MalformedCall, &format!("no {CALL_BEGIN} opens the call"), Some(0)),
+                finding(
+                    FindingCode::MalformedCall,
+                    &format!("no {CALL_BEGIN} opens the call"),
+                    Some(0)
+                ),
                 call(0, Some("f"), &block, None, INVALID),
             ]
         );

@@ -30,6 +30,13 @@ mod tests {
             valid: true,
         };
         let text = DialectEvent::Text(" done".to_owned());
-        assert_eq!(out, vec![DialectEvent::Reasoning("Plan.".to_owned()), DialectEvent::Call(call), text]);
+        assert_eq!(
+            out,
+            vec![
+                DialectEvent::Reasoning("Plan.".to_owned()),
+                DialectEvent::Call(call),
+                text
+            ]
+        );
     }
 }

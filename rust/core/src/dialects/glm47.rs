@@ -19,7 +19,10 @@ mod tests {
     fn a_call_inside_reasoning_is_reasoning_text() {
         let mut runner = Runner::<Glm47>::new(None, true, Limits::default());
         let mut out = Vec::new();
-        assert_eq!(runner.feed("Plan.<tool_call>f</tool_call></think> done", &mut out), Ok(()));
+        assert_eq!(
+            runner.feed("Plan.<tool_call>f</tool_call></think> done", &mut out),
+            Ok(())
+        );
         assert_eq!(runner.finish(&mut out), Ok(()));
         let reasoning = DialectEvent::Reasoning("Plan.<tool_call>f</tool_call>".to_owned());
         assert_eq!(out, vec![reasoning, DialectEvent::Text(" done".to_owned())]);

@@ -176,7 +176,11 @@ fn header_of(role: &str, channel: &str) -> Said {
     let rest: Vec<&str> = channel.into_iter().filter(|word| !word.starts_with("to=")).collect();
     let mut problems = Vec::new();
     if !(roles.is_empty() || roles == [ROLE]) {
-        problems.push(format!("the role is {}, not {}", quoted(&roles.join(" ")), quoted(ROLE)));
+        problems.push(format!(
+            "the role is {}, not {}",
+            quoted(&roles.join(" ")),
+            quoted(ROLE)
+        ));
     }
     if recipients.len() > 1 {
         problems.push("the header has more than one recipient".to_owned());
@@ -185,7 +189,10 @@ fn header_of(role: &str, channel: &str) -> Said {
         problems.push("the header has no channel".to_owned());
     }
     if let Some(words) = rest.get(2..).filter(|words| !words.is_empty()) {
-        problems.push(format!("the header has words no header has: {}", quoted(&words.join(" "))));
+        problems.push(format!(
+            "the header has words no header has: {}",
+            quoted(&words.join(" "))
+        ));
     }
     if let Some(&"") = recipients.first() {
         problems.push(format!("{} is not a recipient", quoted("")));
@@ -220,7 +227,10 @@ enum Body {
     Text,
     Reasoning,
     /// A message to a tool of the model's runtime: said as a finding when it ends.
-    Builtin { recipient: String, kept: Kept },
+    Builtin {
+        recipient: String,
+        kept: Kept,
+    },
 }
 
 /// Where the text is.
@@ -228,7 +238,10 @@ enum Body {
 enum State {
     /// At the start, inside the header the prompt's `<|start|>assistant` opened, while the text may still be its
     /// rest: `judged` bytes of it were read (no marker starts in them) and are `head`.
-    Prompt { judged: usize, head: HeadStart },
+    Prompt {
+        judged: usize,
+        head: HeadStart,
+    },
     /// Outside messages: the runner has the text.
     Text,
     Header(Header),
@@ -240,10 +253,15 @@ enum State {
         begun: bool,
     },
     /// The arguments broke: their text runs to the message's end.
-    Broken { call: Opened, text: Kept },
+    Broken {
+        call: Opened,
+        text: Kept,
+    },
     Body(Body),
     /// The call closed: `<|call|>` (or `<|end|>`) is expected after whitespace, `spaces` bytes of which were seen.
-    After { spaces: usize },
+    After {
+        spaces: usize,
+    },
 }
 
 /// What a step did.
@@ -662,7 +680,11 @@ mod tests {
         assert_eq!(both_ways(&turn), expected);
         for cut in (1..turn.len()).filter(|&cut| turn.is_char_boundary(cut)) {
             let (first, second) = turn.split_at(cut);
-            assert_eq!(merged(parse_with(Limits::default(), &[first, second])), expected, "{cut}");
+            assert_eq!(
+                merged(parse_with(Limits::default(), &[first, second])),
+                expected,
+                "{cut}"
+            );
         }
     }
 
@@ -677,7 +699,10 @@ mod tests {
         };
         assert_eq!(said, expected);
         let said = header_of("\u{a0}", "commentary\u{2003}to=python code");
-        assert_eq!((said.recipient.as_deref(), said.content_type.as_deref()), (Some("python"), Some("code")));
+        assert_eq!(
+            (said.recipient.as_deref(), said.content_type.as_deref()),
+            (Some("python"), Some("code"))
+        );
         let said = header_of("user to=", "final to=a json x y");
         let problems = [
             r#"the role is "user", not "assistant""#,
@@ -694,7 +719,10 @@ mod tests {
     fn prose_is_text_even_when_it_starts_like_the_prompt_s_header() {
         assert_eq!(both_ways("to=be or not"), vec![text("to=be or not")]);
         assert_eq!(both_ways("Hello, to=x <|chan"), vec![text("Hello, to=x <|chan")]);
-        assert_eq!(both_ways(&format!("plain{END} and {MESSAGE}")), vec![text(&format!("plain and {MESSAGE}"))]);
+        assert_eq!(
+            both_ways(&format!("plain{END} and {MESSAGE}")),
+            vec![text(&format!("plain and {MESSAGE}"))]
+        );
         // The end of the text that could start a marker is not judged as the header's: split inside the marker, the
         // recipient before it is still read.
         let spaced = format!("to=functions.f {CHANNEL}commentary json{MESSAGE}{{}}{CALL}");
@@ -703,7 +731,9 @@ mod tests {
 
     #[test]
     fn a_missing_call_marker_is_said_and_what_follows_is_text() {
-        let events = both_ways(&format!("{CHANNEL}commentary to=functions.f{MESSAGE}{{\"a\": 1}}  \n then"));
+        let events = both_ways(&format!(
+            "{CHANNEL}commentary to=functions.f{MESSAGE}{{\"a\": 1}}  \n then"
+        ));
         let expected = vec![
             call(0, Some("f"), r#"{"a":1}"#, true, true),
             finding(FindingCode::MissingEndMarker, "no <|call|> after the call", Some(0)),
@@ -733,19 +763,28 @@ mod tests {
         assert_eq!(events, vec![finding(FindingCode::MalformedHeader, why, None)]);
         let events = both_ways(&format!("{START}assistant{END}ok"));
         let why = r#"the header "assistant" has no message: <|end|> came before <|message|>"#;
-        assert_eq!(events, vec![finding(FindingCode::MalformedHeader, why, None), text("ok")]);
+        assert_eq!(
+            events,
+            vec![finding(FindingCode::MalformedHeader, why, None), text("ok")]
+        );
     }
 
     #[test]
     fn builtin_tools_are_findings_with_their_message_never_text_or_calls() {
-        let events = both_ways(&format!("{CHANNEL}analysis to=browser.search{MESSAGE}{{\"query\": \"x\"}}{CALL}Next"));
-        let why = r#"a message to "browser.search", a tool of the model's runtime, not a function: "{\"query\": \"x\"}""#;
+        let events = both_ways(&format!(
+            "{CHANNEL}analysis to=browser.search{MESSAGE}{{\"query\": \"x\"}}{CALL}Next"
+        ));
+        let why =
+            r#"a message to "browser.search", a tool of the model's runtime, not a function: "{\"query\": \"x\"}""#;
         assert_eq!(events, vec![finding(FindingCode::BuiltinTool, why, None), text("Next")]);
         let limits = Limits {
             max_argument_bytes: 24,
             ..Limits::default()
         };
-        let events = both_ways_with(limits, &format!("{CHANNEL}commentary to=python{MESSAGE}{}", "é".repeat(50)));
+        let events = both_ways_with(
+            limits,
+            &format!("{CHANNEL}commentary to=python{MESSAGE}{}", "é".repeat(50)),
+        );
         let why = format!(
             "a message to \"python\", a tool of the model's runtime, not a function (cut at the limit on a call's \
              bytes): \"{}\"",
@@ -767,13 +806,23 @@ mod tests {
         assert_eq!(events, expected);
         let events = both_ways(&format!("{CHANNEL}commentary to=functions.f code{MESSAGE}{{}}{CALL}"));
         let expected = vec![
-            finding(FindingCode::MalformedCall, r#"the content type is "code", not "json""#, Some(0)),
+            finding(
+                FindingCode::MalformedCall,
+                r#"the content type is "code", not "json""#,
+                Some(0),
+            ),
             call(0, Some("f"), "{}", true, false),
         ];
         assert_eq!(events, expected);
         let events = both_ways(&format!("{CHANNEL}commentary to=functions.{MESSAGE}{{}}{CALL}"));
         let why = r#"the recipient "functions." names no function"#;
-        assert_eq!(events, vec![finding(FindingCode::MalformedCall, why, Some(0)), call(0, None, "{}", true, false)]);
+        assert_eq!(
+            events,
+            vec![
+                finding(FindingCode::MalformedCall, why, Some(0)),
+                call(0, None, "{}", true, false)
+            ]
+        );
     }
 
     #[test]
@@ -791,7 +840,10 @@ mod tests {
         };
         let long = format!("{CHANNEL}commentary {} to=functions.f{MESSAGE}{{}}", "x".repeat(100));
         let why = "the message's header passed the limit on a call's bytes";
-        assert_eq!(both_ways_with(limits, &long), vec![finding(FindingCode::TooLarge, why, None), text("{}")]);
+        assert_eq!(
+            both_ways_with(limits, &long),
+            vec![finding(FindingCode::TooLarge, why, None), text("{}")]
+        );
     }
 
     /// Fed a char at a time, `text` gives `expected`; a megabyte of it must take linear time, or this never ends.

@@ -324,7 +324,10 @@ mod tests {
         // A megabyte: were the whitespace rescanned at each feed, this would not end.
         let mut runner = Runner::<Hermes>::new(None, false, Limits::default());
         let mut out = Vec::new();
-        assert_eq!(runner.feed(r#"<tool_call>{"name": "f", "arguments": {}}"#, &mut out), Ok(()));
+        assert_eq!(
+            runner.feed(r#"<tool_call>{"name": "f", "arguments": {}}"#, &mut out),
+            Ok(())
+        );
         for _ in 0..1 << 20 {
             assert_eq!(runner.feed(" ", &mut out), Ok(()));
         }

@@ -105,13 +105,19 @@ mod tests {
     fn an_id_that_names_nothing_is_a_malformed_call() {
         for (id, why) in [
             ("0", r#"the call id "0" is not functions.NAME:IDX"#),
-            ("functions.f:x", r#"the call id "functions.f:x" is not functions.NAME:IDX"#),
+            (
+                "functions.f:x",
+                r#"the call id "functions.f:x" is not functions.NAME:IDX"#,
+            ),
             ("functions.a b:0", r#"the call id "functions.a b:0" names no function"#),
         ] {
             let whole = format!("{SECTION_BEGIN_SINGULAR}{}{SECTION_END}", kimi(id, r#"{"q": 1}"#));
             assert_eq!(
                 both_ways::<KimiK2>(&whole),
-                vec![finding(FindingCode::MalformedCall, why, Some(0)), call(0, None, r#"{"q":1}"#, None, INVALID)]
+                vec![
+                    finding(FindingCode::MalformedCall, why, Some(0)),
+                    call(0, None, r#"{"q":1}"#, None, INVALID)
+                ]
             );
         }
     }
@@ -126,7 +132,11 @@ mod tests {
                 reasoning("think"),
                 finding(FindingCode::MissingStartMarker, &outside, Some(0)),
                 call(0, Some("f"), "{}", Some("functions.f:0"), OK),
-                finding(FindingCode::MissingEndMarker, &format!("no {CALL_END} after the call"), Some(0)),
+                finding(
+                    FindingCode::MissingEndMarker,
+                    &format!("no {CALL_END} after the call"),
+                    Some(0)
+                ),
                 text(" rest"),
             ]
         );
@@ -159,7 +169,11 @@ mod tests {
         assert_eq!(
             fed_both_ways::<KimiK2>(&whole, false, &limits),
             vec![
-                finding(FindingCode::TooLarge, "the call's id passed the limit on a call's bytes", Some(0)),
+                finding(
+                    FindingCode::TooLarge,
+                    "the call's id passed the limit on a call's bytes",
+                    Some(0)
+                ),
                 call(0, None, "<|tool_call_begi", None, INVALID),
             ]
         );

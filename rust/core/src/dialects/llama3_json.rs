@@ -44,10 +44,7 @@ enum State {
         heads: u8,
     },
     /// Inside the object (`separator`: the `;` and whitespace before a bare one, text if it is not a call).
-    Json {
-        separator: String,
-        reader: Box<JsonReader>,
-    },
+    Json { separator: String, reader: Box<JsonReader> },
     /// A call was handed over: whitespace (text), then `;` or the end of the calls.
     After,
     /// After a `;`: the next call's `{`, or the separator is text.
@@ -90,7 +87,11 @@ impl Grammar for Llama3Json {
                     }
                     Some(_) => {
                         core.text(held);
-                        core.finding(FindingCode::MarkerInText, format!("{TAG} was not followed by a JSON object"), None);
+                        core.finding(
+                            FindingCode::MarkerInText,
+                            format!("{TAG} was not followed by a JSON object"),
+                            None,
+                        );
                         self.leave(core);
                         true
                     }
@@ -152,9 +153,19 @@ impl Grammar for Llama3Json {
             }
             State::Separator { separator } => core.text(&separator),
             // A tag, or a bare object past its head, announced a call: the end of the stream cut it.
-            State::Tag { .. } => broken(core, None, (FindingCode::Cut, "the stream ended inside the call"), false),
+            State::Tag { .. } => broken(
+                core,
+                None,
+                (FindingCode::Cut, "the stream ended inside the call"),
+                false,
+            ),
             State::Json { reader, .. } => {
-                broken(core, Some(&reader), (FindingCode::Cut, "the stream ended inside the call"), false);
+                broken(
+                    core,
+                    Some(&reader),
+                    (FindingCode::Cut, "the stream ended inside the call"),
+                    false,
+                );
             }
         }
     }
@@ -451,7 +462,11 @@ mod tests {
         let events = both_ways(r#"{"name": "f"] x"#);
         assert_eq!(
             events,
-            vec![text(r#"{"name": "f""#), finding(FindingCode::MarkerInText, KEPT, None), text("] x")]
+            vec![
+                text(r#"{"name": "f""#),
+                finding(FindingCode::MarkerInText, KEPT, None),
+                text("] x")
+            ]
         );
     }
 
@@ -460,10 +475,7 @@ mod tests {
         let events = both_ways(r#"{"name": "f", "parameters": {}} ; then"#);
         assert_eq!(events, vec![call(0, Some("f"), "{}", true, true), text(" ; then")]);
         let events = both_ways(r#"{"name": "f", "parameters": {}}; {"x": 1}"#);
-        let expected = vec![
-            call(0, Some("f"), "{}", true, true),
-            text(r#"; {"x": 1}"#),
-        ];
+        let expected = vec![call(0, Some("f"), "{}", true, true), text(r#"; {"x": 1}"#)];
         assert_eq!(events, expected);
         let events = both_ways(r#"{"name": "f", "parameters": {}};  "#);
         assert_eq!(events, vec![call(0, Some("f"), "{}", true, true), text(";  ")]);
@@ -516,7 +528,10 @@ mod tests {
         let too_large = "the call's text passed the limit on a call's bytes";
         assert_eq!(
             events,
-            vec![finding(FindingCode::TooLarge, too_large, Some(0)), call(0, None, "", true, false)]
+            vec![
+                finding(FindingCode::TooLarge, too_large, Some(0)),
+                call(0, None, "", true, false)
+            ]
         );
     }
 
@@ -529,7 +544,10 @@ mod tests {
         let chars: Vec<String> = whole.chars().map(String::from).collect();
         for deltas in [vec![whole.as_str()], chars.iter().map(String::as_str).collect()] {
             let events = parse_with(Limits::default(), &deltas);
-            let calls = events.iter().filter(|event| matches!(event, DialectEvent::Call(_))).count();
+            let calls = events
+                .iter()
+                .filter(|event| matches!(event, DialectEvent::Call(_)))
+                .count();
             assert_eq!(calls, 20_000);
         }
     }

@@ -9,8 +9,7 @@
 //! marker: what follows a call is text.
 
 use super::shared::{
-    Called, Core, FindingCode, Grammar, JsonReader, Read, Sink, arguments_of, is_python_alnum, json_call,
-    leading_name,
+    Called, Core, FindingCode, Grammar, JsonReader, Read, Sink, arguments_of, is_python_alnum, json_call, leading_name,
 };
 
 const START: &str = "[TOOL_CALLS]";
@@ -140,7 +139,12 @@ impl Grammar for Mistral {
     }
 
     fn cut(&mut self, core: &mut Core) {
-        let after_start = || vec![(FindingCode::Cut, format!("the stream ended inside the call after {START}"))];
+        let after_start = || {
+            vec![(
+                FindingCode::Cut,
+                format!("the stream ended inside the call after {START}"),
+            )]
+        };
         let called = match std::mem::take(&mut self.state) {
             State::Idle => return,
             State::Open { .. } | State::Name { .. } => Called {
@@ -464,7 +468,11 @@ mod tests {
         let events = both_ways("[TOOL_CALLS] [ ] ok");
         let expected = vec![
             text("[TOOL_CALLS] [ ]"),
-            finding(FindingCode::MarkerInText, "[TOOL_CALLS] was followed by an empty array", None),
+            finding(
+                FindingCode::MarkerInText,
+                "[TOOL_CALLS] was followed by an empty array",
+                None,
+            ),
             text(" ok"),
         ];
         assert_eq!(events, expected);
@@ -522,7 +530,11 @@ mod tests {
     fn what_the_marker_leaves_open_is_cut_and_prose_after_it_is_text() {
         let events = both_ways("[TOOL_CALLS] (no)");
         let why = "[TOOL_CALLS] was followed by neither a JSON array nor a function name";
-        let expected = vec![text("[TOOL_CALLS] "), finding(FindingCode::MarkerInText, why, None), text("(no)")];
+        let expected = vec![
+            text("[TOOL_CALLS] "),
+            finding(FindingCode::MarkerInText, why, None),
+            text("(no)"),
+        ];
         assert_eq!(events, expected);
         let after = "the stream ended inside the call after [TOOL_CALLS]";
         let events = both_ways("[TOOL_CALLS]f[CALL_ID]ab[AR");
@@ -533,12 +545,19 @@ mod tests {
         assert_eq!(events, expected);
         // A name is whole only when what follows it is read.
         let events = both_ways("[TOOL_CALLS]fn");
-        let expected = vec![finding(FindingCode::Cut, after, Some(0)), cut(call(0, None, "", None, false))];
+        let expected = vec![
+            finding(FindingCode::Cut, after, Some(0)),
+            cut(call(0, None, "", None, false)),
+        ];
         assert_eq!(events, expected);
         // At the end, a marker cut short is no marker.
         let events = both_ways("[TOOL_CALLS]f[AR");
         let why = "the name after [TOOL_CALLS] was followed by neither [ARGS] nor a JSON object";
-        let expected = vec![text("[TOOL_CALLS]f"), finding(FindingCode::MarkerInText, why, None), text("[AR")];
+        let expected = vec![
+            text("[TOOL_CALLS]f"),
+            finding(FindingCode::MarkerInText, why, None),
+            text("[AR"),
+        ];
         assert_eq!(events, expected);
         let events = both_ways("[TOOL_CALLS]f{\"a\": ");
         let expected = vec![
@@ -563,9 +582,16 @@ mod tests {
         };
         let events = merged(parse_with(limits, &["[TOOL_CALLS]abcdefghij{}"]));
         let why = "the name after [TOOL_CALLS] passed the limit on a call's bytes";
-        let expected = vec![text("[TOOL_CALLS]abcdefghij"), finding(FindingCode::MarkerInText, why, None), text("{}")];
+        let expected = vec![
+            text("[TOOL_CALLS]abcdefghij"),
+            finding(FindingCode::MarkerInText, why, None),
+            text("{}"),
+        ];
         assert_eq!(events, expected);
-        let events = merged(parse_with(limits, &["[TOOL_CALLS]f[CALL_ID]", "0123456789", "[ARGS]{}"]));
+        let events = merged(parse_with(
+            limits,
+            &["[TOOL_CALLS]f[CALL_ID]", "0123456789", "[ARGS]{}"],
+        ));
         let why = "the call id after [CALL_ID] passed the limit on a call's bytes";
         let expected = vec![
             text("[TOOL_CALLS]f[CALL_ID]0123456789"),
@@ -589,7 +615,10 @@ mod tests {
             assert_eq!(runner.feed(char.encode_utf8(&mut buf), &mut out), Ok(()));
         }
         assert_eq!(runner.finish(&mut out), Ok(()));
-        let calls = out.iter().filter(|event| matches!(event, DialectEvent::Call(_))).count();
+        let calls = out
+            .iter()
+            .filter(|event| matches!(event, DialectEvent::Call(_)))
+            .count();
         assert_eq!(calls, 30_003);
     }
 }

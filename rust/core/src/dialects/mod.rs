@@ -12,11 +12,12 @@
 // The dialects' files, declared here rather than by the table, so that one file may hold several dialects
 // (`qwen3_coder.rs`: `seed_oss` too) and rustfmt reaches them.
 mod deepseek;
-mod deepseek_v31;
+mod deepseek_dsml;
 mod deepseek_v3;
+mod deepseek_v31;
+mod glm;
 mod glm45;
 mod glm47;
-mod glm;
 mod harmony;
 mod hermes;
 mod kimi_k2;

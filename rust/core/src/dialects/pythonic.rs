@@ -201,7 +201,10 @@ impl Pythonic {
                 true
             }
             Some(Stop::Broken(char)) => {
-                let why = format!("{} where a call's name or its '(' belongs", quoted(char.encode_utf8(&mut [0; 4])));
+                let why = format!(
+                    "{} where a call's name or its '(' belongs",
+                    quoted(char.encode_utf8(&mut [0; 4]))
+                );
                 self.name_broken(core, name, (FindingCode::MalformedCall, why))
             }
             Some(Stop::TooLarge) => {
@@ -242,7 +245,12 @@ impl Pythonic {
             return false;
         }
         if read == Read::Complete && extent.overflow {
-            self.hand_over(core, Some(name), String::new(), (FindingCode::TooLarge, TOO_LARGE.to_owned()));
+            self.hand_over(
+                core,
+                Some(name),
+                String::new(),
+                (FindingCode::TooLarge, TOO_LARGE.to_owned()),
+            );
             return true;
         }
         let text = format!("{name}({}", extent.text());
@@ -315,7 +323,13 @@ impl Pythonic {
 
     fn advance_after(&mut self, core: &mut Core, seen: usize) -> bool {
         let rest = core.rest();
-        let spaces = seen + rest.get(seen..).unwrap_or_default().bytes().take_while(|&byte| is_space(byte)).count();
+        let spaces = seen
+            + rest
+                .get(seen..)
+                .unwrap_or_default()
+                .bytes()
+                .take_while(|&byte| is_space(byte))
+                .count();
         let Some(char) = rest.get(spaces..).and_then(|after| after.chars().next()) else {
             // More may come; at the end of the stream the list is cut.
             self.state = State::After { seen: spaces };
@@ -372,7 +386,13 @@ impl Pythonic {
 
     fn advance_end(&mut self, core: &mut Core, end: &'static str, seen: usize) -> bool {
         let rest = core.rest();
-        let spaces = seen + rest.get(seen..).unwrap_or_default().bytes().take_while(|&byte| is_space(byte)).count();
+        let spaces = seen
+            + rest
+                .get(seen..)
+                .unwrap_or_default()
+                .bytes()
+                .take_while(|&byte| is_space(byte))
+                .count();
         let at = core.cursor() + spaces;
         let closed = if core.ends_at(at) {
             core.is_final().then_some(false)
@@ -387,7 +407,11 @@ impl Pythonic {
             core.take_to(at + end.len());
         } else {
             let call = core.calls().checked_sub(1);
-            core.finding(FindingCode::MissingEndMarker, format!("no {end} after the call list"), call);
+            core.finding(
+                FindingCode::MissingEndMarker,
+                format!("no {end} after the call list"),
+                call,
+            );
         }
         self.leave(core);
         true
@@ -486,7 +510,13 @@ mod tests {
         ];
         assert_eq!(events, expected);
         let events = both_ways("<|python_start|>[f()]<|python_end|><|tool_call_start|> [ g() ] <|tool_call_end|>");
-        assert_eq!(events, vec![call(0, Some("f"), "{}", true, true), call(1, Some("g"), "{}", true, true)]);
+        assert_eq!(
+            events,
+            vec![
+                call(0, Some("f"), "{}", true, true),
+                call(1, Some("g"), "{}", true, true)
+            ]
+        );
     }
 
     #[test]
@@ -534,7 +564,11 @@ mod tests {
     fn an_invalid_call_keeps_its_text_and_its_siblings_stand() {
         let events = both_ways("[f(a=b'x'), g(1), h()]");
         let expected = vec![
-            finding(FindingCode::InvalidArguments, "a bytes literal has no JSON form", Some(0)),
+            finding(
+                FindingCode::InvalidArguments,
+                "a bytes literal has no JSON form",
+                Some(0),
+            ),
             call(0, Some("f"), "f(a=b'x')", true, false),
             finding(
                 FindingCode::MalformedCall,
@@ -571,7 +605,11 @@ mod tests {
         let events = both_ways("<|python_start|>[f()] \n<|python_e");
         let expected = vec![
             call(0, Some("f"), "{}", true, true),
-            finding(FindingCode::MissingEndMarker, "no <|python_end|> after the call list", Some(0)),
+            finding(
+                FindingCode::MissingEndMarker,
+                "no <|python_end|> after the call list",
+                Some(0),
+            ),
             text(" \n<|python_e"),
         ];
         assert_eq!(events, expected);
@@ -592,7 +630,10 @@ mod tests {
         let events = both_ways("[f(a='x");
         assert_eq!(
             events,
-            vec![finding(FindingCode::Cut, cut, Some(0)), call(0, Some("f"), "f(a='x", false, false)]
+            vec![
+                finding(FindingCode::Cut, cut, Some(0)),
+                call(0, Some("f"), "f(a='x", false, false)
+            ]
         );
         let events = both_ways("[f(), ");
         let expected = vec![
@@ -609,7 +650,13 @@ mod tests {
         ];
         assert_eq!(events, expected);
         let events = both_ways("<|tool_call_start|> ");
-        assert_eq!(events, vec![finding(FindingCode::Cut, before, Some(0)), call(0, None, "", false, false)]);
+        assert_eq!(
+            events,
+            vec![
+                finding(FindingCode::Cut, before, Some(0)),
+                call(0, None, "", false, false)
+            ]
+        );
     }
 
     #[test]
@@ -645,7 +692,10 @@ mod tests {
         ];
         assert_eq!(events, expected);
         // A head whose name passes the limit is text, held no longer.
-        assert_eq!(both_ways_with(limits, &format!("[{long}")), vec![text(&format!("[{long}"))]);
+        assert_eq!(
+            both_ways_with(limits, &format!("[{long}")),
+            vec![text(&format!("[{long}"))]
+        );
     }
 
     #[test]
@@ -665,7 +715,10 @@ mod tests {
             assert_eq!(runner.feed(char.encode_utf8(&mut buffer), &mut out), Ok(()));
         }
         assert_eq!(runner.finish(&mut out), Ok(()));
-        let calls = out.iter().filter(|event| matches!(event, DialectEvent::Call(call) if call.valid)).count();
+        let calls = out
+            .iter()
+            .filter(|event| matches!(event, DialectEvent::Call(call) if call.valid))
+            .count();
         assert_eq!((calls, out.len()), (2, 2));
     }
 }

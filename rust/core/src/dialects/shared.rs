@@ -217,11 +217,6 @@ impl Core {
         self.pos = (self.pos + bytes).min(self.buf.len());
     }
 
-    /// The cursor: where the text not yet taken begins.
-    pub(crate) fn cursor(&self) -> usize {
-        self.pos
-    }
-
     /// Gives back the last `bytes` bytes taken (a marker that ends a call and is read again as text reads it).
     pub(crate) fn unread(&mut self, bytes: usize) {
         self.pos = self.pos.saturating_sub(bytes);
