@@ -20,7 +20,11 @@ best of 3, runs of over 1 s without warm-up runs), linearity from 0.33 MB to 166
 table against the anthropic SDK's accumulation and the openai Responses helper"): the contenders of
 ``contenders.lineups.formats`` on every grid cell rendered as each API's SSE bytes (``reference-bytes`` and the SDKs best
 of 3; the SDKs where one run takes under ~2 s), linearity per format, and a breakdown of ``core-bytes``' time on
-both; ``--only formats`` runs that section alone. Every target of the issue is checked and every miss flagged.
+both; ``--only formats`` runs that section alone. Then calls written into a model's text (issue 17, item 7): for every
+dialect the core reads, ``reassemble(deltas, dialect=...)`` on seeded texts of 4 KiB, 64 KiB and 1 MiB in 4-character
+deltas against iterating the deltas (what the parser adds per delta, and its linearity), and against re-parsing the
+accumulated text with the reference's parser on every delta, as servers' parsers do; ``--only dialects`` runs that
+section alone. Every target of the issue is checked and every miss flagged.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ if str(BENCHES.parent) not in sys.path:  # run as a script
 from benches import memory  # noqa: E402
 from benches.contenders import core, floors, validators  # noqa: E402
 from benches.contenders.lineups import chunks, formats, sse, validation  # noqa: E402
+from benches.inputs import dialects as dialect_texts  # noqa: E402
 from benches.inputs import formats as format_streams  # noqa: E402
 from benches.inputs import grid  # noqa: E402
 from benches.inputs import sse as sse_streams  # noqa: E402
@@ -60,6 +65,9 @@ REFERENCE_OVER_CORE = 3.0
 SDK_FLOOR_EVERY = 1.0
 OPENAI_OVER_CORE_SDK = 300.0
 LINEARITY = 1.2
+DIALECT_NS_PER_DELTA = 500.0  # what a dialect parser may add per 4-character delta over iterating the deltas
+DIALECT_LINEARITY = 1.1  # per-byte time at 1 MiB over 4 KiB
+DIALECT_OVER_REPARSE = 50.0  # re-parsing the accumulated text per delta (the reference's parser) / the core
 FLATNESS = 1.2  # "flat per chunk from 1 to 16 parallel calls": read as within the linearity tolerance
 MEMORY = 2.0  # "at most about twice the argument bytes in flight"
 # Issue 3, item 7 (validation).
@@ -678,6 +686,112 @@ def format_breakdown(cell: grid.Cell, rounds: int) -> dict[str, list[tuple[str, 
     return ways_of
 
 
+def dialects_report(
+    say: Callable[[str], None], target: Callable[[bool, str], None], rounds: int, budget: float
+) -> None:
+    """Calls written into text: the core per delta over the floor, its linearity, and re-parsing on every delta."""
+    import toolwire
+    from toolwire.reference.dialects import Call, parse
+
+    progress = sys.stderr
+    say("")
+    say("### Calls in text (`dialect=`, text deltas of 4 characters)")
+    say("")
+    say("| dialect | size | deltas | calls | core ns/delta | floor ns/delta | added ns/delta | core ns/byte |")
+    say("|---|---|---|---|---|---|---|---|")
+    added_worst = 0.0
+    linearity: dict[str, float] = {}
+    for dialect in toolwire.DIALECTS:
+        per_byte: dict[str, float] = {}
+        for size_name, size in dialect_texts.SIZES.items():
+            deltas = dialect_texts.deltas(dialect, size)
+            calls = dialect_texts.calls_in(dialect, size)
+            length = sum(len(delta.encode()) for delta in deltas)
+            print(f"timing {dialect} text deltas, {size_name}", file=progress, flush=True)
+
+            def reassemble(deltas: list[str] = deltas, dialect: str = dialect) -> int:
+                stream = toolwire.reassemble(
+                    deltas, dialect=dialect, tools=dialect_texts.TOOLS, limits=dialect_texts.LIMITS, on_invalid="yield"
+                )
+                return sum(call.ok for call in stream)
+
+            def iterate(deltas: list[str] = deltas) -> int:
+                count = 0
+                for _ in deltas:
+                    count += 1
+                return count
+
+            def check(name: str, result: object, calls: int = calls, deltas: list[str] = deltas) -> None:
+                expected = calls if name == "core" else len(deltas)
+                if result != expected:
+                    raise AssertionError(f"{name} gave {result}, expected {expected}")
+
+            best = time_runs({"core": reassemble, "floor": iterate}, check, rounds, budget)
+            core_ns, floor_ns = (best["core"] / len(deltas) * 1e9, best["floor"] / len(deltas) * 1e9)
+            added_worst = max(added_worst, core_ns - floor_ns)
+            per_byte[size_name] = best["core"] / length * 1e9
+            say(
+                f"| {dialect} | {size_name} | {len(deltas):,} | {calls:,} | {core_ns:.0f} | {floor_ns:.0f} | "
+                f"{core_ns - floor_ns:.0f} | {per_byte[size_name]:.1f} |"
+            )
+        linearity[dialect] = per_byte["1MiB"] / per_byte["4KiB"]
+    say("")
+    target(
+        added_worst <= DIALECT_NS_PER_DELTA,
+        f"the dialect parser adds at most {DIALECT_NS_PER_DELTA:.0f} ns per delta over iterating the deltas: "
+        f"{added_worst:.0f} ns at worst",
+    )
+    worst = max(linearity, key=linearity.__getitem__)
+    target(
+        linearity[worst] <= DIALECT_LINEARITY,
+        f"linear in the text: per-byte time at 1 MiB over 4 KiB at most {DIALECT_LINEARITY}: "
+        + ", ".join(f"{dialect} {ratio:.2f}" for dialect, ratio in linearity.items()),
+    )
+    say("")
+    say(
+        "Re-parsing the accumulated text on every delta (the reference's parser, as servers' parsers work) over the core:"
+    )
+    say("")
+    say("| dialect | size | re-parse ms | core ms | re-parse/core |")
+    say("|---|---|---|---|---|")
+    growth = {"hermes": ("1KiB", "2KiB", "4KiB")}
+    sizes = {"1KiB": 1 << 10, "2KiB": 2 << 10, "4KiB": 4 << 10}
+    lowest = math.inf
+    for dialect in toolwire.DIALECTS:
+        for size_name in growth.get(dialect, ("1KiB",)):
+            deltas = dialect_texts.deltas(dialect, sizes[size_name])
+            print(f"timing {dialect} re-parsing, {size_name}", file=progress, flush=True)
+
+            def reparse(deltas: list[str] = deltas, dialect: str = dialect) -> int:
+                text = ""
+                calls = 0
+                for delta in deltas:
+                    text += delta
+                    calls = sum(isinstance(event, Call) for event in parse(dialect, [text], dialect_texts.TOOLS))
+                return calls
+
+            def reassemble(deltas: list[str] = deltas, dialect: str = dialect) -> int:
+                stream = toolwire.reassemble(
+                    deltas, dialect=dialect, tools=dialect_texts.TOOLS, limits=dialect_texts.LIMITS, on_invalid="yield"
+                )
+                return len(list(stream))
+
+            def check(name: str, result: object, dialect: str = dialect, size: int = sizes[size_name]) -> None:
+                if result != dialect_texts.calls_in(dialect, size):
+                    raise AssertionError(f"{dialect} ({size} characters): {name} gave {result} calls")
+
+            best = time_runs({"core": reassemble, "reparse": reparse}, check, 3, budget, slow={"reparse"})
+            ratio = best["reparse"] / best["core"]
+            lowest = min(lowest, ratio)
+            say(f"| {dialect} | {size_name} | {best['reparse'] * 1e3:.1f} | {best['core'] * 1e3:.3f} | {ratio:,.0f} |")
+    say("")
+    target(
+        lowest >= DIALECT_OVER_REPARSE,
+        f"at least {DIALECT_OVER_REPARSE:.0f}x faster than re-parsing on every delta: {lowest:,.0f}x at least "
+        "(the ratio grows with the text's length: the re-parse is quadratic)",
+    )
+
+
 def formats_report(say: Callable[[str], None], target: Callable[[bool, str], None], rounds: int, budget: float) -> None:
     """Anthropic Messages and OpenAI Responses: contenders on every grid cell's bytes, linearity, the breakdown."""
     progress = sys.stderr
@@ -969,8 +1083,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["formats"],
-        help="one section alone: formats = Anthropic Messages and OpenAI Responses raw bytes (issue 4, item 8)",
+        choices=["formats", "dialects"],
+        help="one section alone: formats = Anthropic Messages and OpenAI Responses raw bytes (issue 4, item 8); "
+        "dialects = calls written into text (issue 17, item 7)",
     )
     parser.add_argument(
         "--write",
@@ -1002,7 +1117,10 @@ def main(argv: list[str] | None = None) -> int:
         chat_report(options, say, target)
         validation_report(options, say, target)
         bytes_report(say, target, options.rounds, options.budget)
-    formats_report(say, target, options.rounds, options.budget)
+    if options.only in (None, "formats"):
+        formats_report(say, target, options.rounds, options.budget)
+    if options.only in (None, "dialects"):
+        dialects_report(say, target, options.rounds, options.budget)
 
     after = build_info()
     say("")

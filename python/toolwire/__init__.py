@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from toolwire.schema.history import Migrations, RegistryHistory, migration
 
     __version__: str
+    #: The dialects ``dialect=`` reads, by the names servers give their parsers (``--tool-call-parser``).
+    DIALECTS: tuple[str, ...]
 
 reassemble = core.reassemble
 areassemble = core.areassemble
@@ -49,9 +51,11 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """The names of the compatibility kit, and ``__version__``, made on first use."""
+    """The names of the compatibility kit, ``DIALECTS`` and ``__version__``, made on first use."""
     if name == "__version__":
         return _extension.version()
+    if name == "DIALECTS":
+        return _extension.dialect_names()
     module = _LAZY.get(name)
     if module is not None:
         return getattr(importlib.import_module(module), name)
@@ -59,6 +63,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ += (
+    "DIALECTS",
     "CallLog",
     "CallLogWriteError",
     "Migrations",

@@ -3,7 +3,7 @@
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, Literal, TypeAlias, final
 
-from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+from toolwire._model import InvalidToolCall, Limits, StreamResult, TextDialect, ToolCall, Violation
 from toolwire._pipeline._choice import ToolChoice
 
 __all__ = [
@@ -94,7 +94,11 @@ class Engine:
         validators: ToolValidators | None = None,
         format: str | None = None,
         progress: bool = False,
+        dialect: TextDialect | None = None,
     ) -> Engine: ...
+    @property
+    def text_deltas(self) -> bool:
+        """A ``str`` chunk is a delta of the model's text (``dialect`` without ``format``), not a raw body's."""
     def take_progress(self) -> list[tuple[Any, ...]]:
         """The stream's progress since the last take (with ``progress``), in order.
 
@@ -168,6 +172,8 @@ class ToolValidators:
         """Every problem of ``arguments`` (JSON text) for the tool ``name``; with ``call``, judged as a call's."""
     def validate_many(self, calls: Sequence[tuple[str, str | bytes]]) -> list[list[Violation]]:
         """``validate`` for each pair, with the GIL released while the batch is checked."""
+    def parameters(self) -> dict[str, Any]:
+        """Each function tool's parameters schema, by name: what types the raw values a text dialect writes."""
 
 def scan(
     fragments: Sequence[bytes], *, max_depth: int = 128, finish: bool = True

@@ -23,6 +23,7 @@ __all__ = [
     "Pending",
     "Severity",
     "StreamResult",
+    "TextDialect",
     "ToolCall",
     "Violation",
     "ViolationCode",
@@ -80,6 +81,17 @@ class ViolationCode(str, enum.Enum):
     TEXT_TOO_LARGE = "TEXT_TOO_LARGE"
     TOO_MANY_CHOICES = "TOO_MANY_CHOICES"
     OUTPUT_TOO_LARGE = "OUTPUT_TOO_LARGE"
+    MALFORMED_CALL = "MALFORMED_CALL"
+    UNTYPED_VALUE = "UNTYPED_VALUE"
+    NO_SCHEMA = "NO_SCHEMA"
+    MISSING_END_MARKER = "MISSING_END_MARKER"
+    MISSING_START_MARKER = "MISSING_START_MARKER"
+    ARGUMENTS_AS_STRING = "ARGUMENTS_AS_STRING"
+    CALL_IN_TEXT = "CALL_IN_TEXT"
+    MARKER_IN_TEXT = "MARKER_IN_TEXT"
+    REASONING_CUT = "REASONING_CUT"
+    BUILTIN_TOOL = "BUILTIN_TOOL"
+    MALFORMED_HEADER = "MALFORMED_HEADER"
 
 
 #: code -> (level, default severity, recoverable). ``recoverable`` says whether the model can fix the problem on
@@ -126,6 +138,17 @@ VIOLATION_TABLE: dict[ViolationCode, tuple[Literal["call", "stream", "call/strea
     ViolationCode.TEXT_TOO_LARGE: ("stream", Severity.ERROR, False),
     ViolationCode.TOO_MANY_CHOICES: ("stream", Severity.ERROR, False),
     ViolationCode.OUTPUT_TOO_LARGE: ("stream", Severity.ERROR, False),
+    ViolationCode.MALFORMED_CALL: ("call", Severity.ERROR, True),
+    ViolationCode.UNTYPED_VALUE: ("call", Severity.ERROR, True),
+    ViolationCode.NO_SCHEMA: ("call", Severity.WARNING, False),
+    ViolationCode.MISSING_END_MARKER: ("call/stream", Severity.WARNING, False),
+    ViolationCode.MISSING_START_MARKER: ("call", Severity.WARNING, False),
+    ViolationCode.ARGUMENTS_AS_STRING: ("call", Severity.WARNING, False),
+    ViolationCode.CALL_IN_TEXT: ("call", Severity.INFO, False),
+    ViolationCode.MARKER_IN_TEXT: ("stream", Severity.INFO, False),
+    ViolationCode.REASONING_CUT: ("stream", Severity.WARNING, False),
+    ViolationCode.BUILTIN_TOOL: ("stream", Severity.WARNING, False),
+    ViolationCode.MALFORMED_HEADER: ("stream", Severity.WARNING, False),
 }
 
 
@@ -438,6 +461,23 @@ class StreamResult:
 
 #: jiter (which builds the Python objects in the core) refuses nesting deeper than this.
 MAX_SUPPORTED_DEPTH = 200
+
+
+@dataclass(frozen=True, slots=True)
+class TextDialect:
+    """The dialect a model writes its tool calls in, when they are in its text (``dialect=``).
+
+    ``dialect="hermes"`` is ``TextDialect("hermes")``.
+
+    Attributes:
+        name: One of ``toolwire.DIALECTS``: the name servers give the model family's parser
+            (``--tool-call-parser``), such as ``hermes``, ``qwen3_coder`` or ``harmony``.
+        reasoning: The prompt opened the model's reasoning (a generation prompt ending with ``<think>``, as
+            Qwen3's and DeepSeek-R1's thinking templates do), so that the text starts inside it.
+    """
+
+    name: str
+    reasoning: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -1101,6 +1101,10 @@ class CompiledTools(Protocol):
         """``validate`` for each ``(name, text)`` pair; None when an item is not such a pair."""
         ...
 
+    def parameters(self) -> Mapping[str, Any]:
+        """Each function tool's parameters schema, by name: what types the raw values a text dialect writes."""
+        ...
+
 
 CompileTools = Callable[[ToolRegistry, int, int], CompiledTools]
 """Compiles a registry for arguments nested up to a depth (``Limits.max_depth``) whose problems are searched for

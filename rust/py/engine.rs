@@ -10,7 +10,9 @@ use pyo3::pybacked::PyBackedBytes;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple, PyType};
 use rustc_hash::FxHashMap;
+use toolwire_core::accumulator::TextDialect;
 use toolwire_core::decode::openai_completions;
+use toolwire_core::dialects::Dialect;
 use toolwire_core::framing::{Event, Framer, FramingError};
 use toolwire_core::{Accumulator, ChunkError, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
 
@@ -48,12 +50,18 @@ pub(crate) struct Engine {
     // With `progress`: the steps so far as Python tuples, and each call's partial arguments.
     progress: Option<Vec<Py<PyAny>>>,
     partials: FxHashMap<usize, Partial>,
+    // `dialect=` without `format=`: a `str` chunk is a delta of the model's text.
+    text_deltas: bool,
 }
 
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (*, tool_choice, emit, limits, on_violation = None, validators = None, format = None, progress = false))]
+    #[pyo3(signature = (
+        *, tool_choice, emit, limits, on_violation = None, validators = None, format = None, progress = false,
+        dialect = None,
+    ))]
+    #[expect(clippy::too_many_arguments, reason = "the keywords of the engine factory every implementation takes")]
     fn new(
         tool_choice: &Bound<'_, PyAny>,
         emit: &str,
@@ -62,6 +70,7 @@ impl Engine {
         validators: Option<Py<ToolValidators>>,
         format: Option<&str>,
         progress: bool,
+        dialect: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let format = format
             .map(|name| {
@@ -88,6 +97,10 @@ impl Engine {
             required: tool_choice.getattr("required")?.extract()?,
             name: tool_choice.getattr("name")?.extract()?,
         };
+        let text_calls = dialect
+            .map(|dialect| text_dialect(dialect, validators.as_ref()))
+            .transpose()?;
+        let text_deltas = text_calls.is_some() && format.is_none();
         let config = Config {
             emit,
             limits,
@@ -95,6 +108,7 @@ impl Engine {
             log_violations: on_violation.is_some(),
             validators: validators.as_ref().map(|validators| validators.get().core()),
             log_steps: progress,
+            text_calls,
         };
         Ok(Self {
             accumulator: Accumulator::new(config),
@@ -114,7 +128,14 @@ impl Engine {
             decoder_ended: false,
             progress: progress.then(Vec::new),
             partials: FxHashMap::default(),
+            text_deltas,
         })
+    }
+
+    /// A `str` chunk is a delta of the model's text (`dialect=` without `format=`), not a raw body's.
+    #[getter]
+    fn text_deltas(&self) -> bool {
+        self.text_deltas
     }
 
     /// Read one chunk; return the calls it made ready (and any an exception kept an earlier step from returning).
@@ -270,9 +291,14 @@ impl Engine {
             .iter()
             .map(|violation| output::violation(py, violation, &self.payloads))
             .collect::<PyResult<Vec<_>>>()?;
-        let output = self
-            .decoder
-            .output()
+        let mut items = self.decoder.output();
+        let reasoning = self.accumulator.reasoning_output();
+        if !reasoning.is_empty() {
+            // Placed by the calls opened before each, after the decoder's items placed alike (a stable sort).
+            items.extend(reasoning);
+            items.sort_by_key(|item| item.after_calls);
+        }
+        let output = items
             .iter()
             .map(|item| {
                 item_class
@@ -300,6 +326,11 @@ impl Engine {
         self.refuse_after_end("chunks")?;
         let number = self.chunks_read;
         self.chunks_read += 1;
+        if self.text_deltas
+            && let Ok(delta) = chunk.cast::<PyString>()
+        {
+            return self.text_delta(delta, number);
+        }
         if self.decoder.format() != Some(Format::OpenAiChat) {
             if self.decoder.format().is_none() && chat_decides(chunk)? {
                 self.decoder.assume(Format::OpenAiChat);
@@ -323,6 +354,24 @@ impl Engine {
         if let Some(usage) = extras.usage {
             self.usage = Usage::Sent(usage.unbind());
         }
+        if self.on_violation.is_some() {
+            self.notify(py)?;
+        }
+        Ok(())
+    }
+
+    /// A delta of the model's text: a source of text deltas is that and nothing else, from its first chunk on.
+    fn text_delta(&mut self, delta: &Bound<'_, PyString>, number: u64) -> PyResult<()> {
+        let py = delta.py();
+        if number == 0 {
+            self.accumulator.text_source();
+        } else if !self.accumulator.is_text_source() {
+            let problem = "a text delta (str) in a stream of chunks: a source is one or the other";
+            return Err(malformed_chunk(py, number, "", problem));
+        }
+        // A lone surrogate reads as U+FFFD per byte of its `surrogatepass` form, as the reference reads it.
+        self.accumulator.generated_text(0, delta.to_string_lossy().as_bytes());
+        self.decoder.counted(true);
         if self.on_violation.is_some() {
             self.notify(py)?;
         }
@@ -695,4 +744,21 @@ fn brief(payload: &Bound<'_, PyAny>) -> String {
     } else {
         text.chars().take(297).chain("...".chars()).collect()
     }
+}
+
+/// `dialect=` (a `toolwire.TextDialect`) as the core's setting, its raw values typed by the declared tools' schemas.
+fn text_dialect(dialect: &Bound<'_, PyAny>, validators: Option<&Py<ToolValidators>>) -> PyResult<TextDialect> {
+    let name: String = dialect.getattr(intern!(dialect.py(), "name"))?.extract()?;
+    let Some(found) = Dialect::from_name(&name) else {
+        let names: Vec<&str> = Dialect::ALL.iter().map(|known| known.name()).collect();
+        return Err(PyValueError::new_err(format!(
+            "unknown dialect '{name}'; the dialects are {}",
+            names.join(", ")
+        )));
+    };
+    Ok(TextDialect {
+        dialect: found,
+        reasoning: dialect.getattr(intern!(dialect.py(), "reasoning"))?.extract()?,
+        tools: validators.map(|validators| validators.get().core().parameters()),
+    })
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use rustc_hash::FxHashMap;
 use toolwire_core::validator::DEFAULT_MAX_STEPS;
 use toolwire_core::{MetaDraft, SchemaError, Violation};
@@ -58,6 +58,15 @@ impl ToolValidators {
     #[getter]
     fn names(&self) -> Vec<&str> {
         self.core.names().collect()
+    }
+
+    /// Each function tool's parameters schema, by name: what types the raw values a text dialect writes.
+    fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let parameters = PyDict::new(py);
+        for (name, schema) in self.core.parameters().iter() {
+            parameters.set_item(name, crate::output::json_bytes(py, schema.to_string().as_bytes())?)?;
+        }
+        Ok(parameters)
     }
 
     /// The fingerprint of the function tool `name`, or None.

@@ -65,7 +65,7 @@ def test_a_completions_stream_reassembles_as_text() -> None:
     @given(streams(CALLS[:1], dialect="hermes", format="openai-completions", extras=False, finish=True))
     def check(chunks: list[Any]) -> None:
         stream = toolwire.reassemble(chunks, format="openai-completions")
-        assert list(stream) == []  # the core reads no dialect yet: the calls are text
+        assert list(stream) == []  # without dialect=, the calls written into the text are text
         assert '"get_weather"' in stream.result.text
 
     check()

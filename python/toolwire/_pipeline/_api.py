@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolwire._model import Limits, StreamResult, Violation
+from toolwire._model import Limits, StreamResult, TextDialect, Violation
 from toolwire._pipeline._choice import ToolChoiceLike
 from toolwire._pipeline._normalize import buffered_stream, drained
 from toolwire._pipeline._options import Options
@@ -59,6 +59,7 @@ class Api:
         limits: Limits | None = None,
         repair: Repair | None = None,
         format: WireFormat | None = None,
+        dialect: str | TextDialect | None = None,
     ) -> ToolCallStream:
         """Reassemble the tool calls of a stream, handing each over as soon as ``emit`` allows.
 
@@ -90,12 +91,20 @@ class Api:
             format: The wire format (``"openai-completions"``, ``"openai-chat"``, ``"openai-responses"``,
                 ``"anthropic-messages"``, ``"gemini"``, ``"ollama"``, ``"bedrock-converse"``); by default detected
                 from the first event that identifies one.
+            dialect: The dialect a model writes its calls in when they are in its text (one of ``toolwire.DIALECTS``,
+                the name servers give its ``--tool-call-parser``: ``"hermes"``, ``"qwen3_coder"``, ``"harmony"``...,
+                or a ``TextDialect`` to say the prompt opened reasoning). The source may then be the model's text
+                itself: an iterable of ``str`` deltas (or one ``str``), split anywhere; a completions stream
+                (``/v1/completions``) or Ollama's ``/api/generate`` carries that text too. In any other format's
+                content the calls are leaks (a server whose tool-call parser is off): they are recovered, each with
+                ``CALL_IN_TEXT``, and left out of ``result.text``. Reasoning the dialect marks is kept in
+                ``result.output``; ``docs/dialects.md`` has each dialect's rules.
 
         Returns:
             An iterator of ``ToolCall`` (and ``InvalidToolCall`` under ``on_invalid="yield"``) whose ``result`` is
             the ``StreamResult`` once exhausted.
         """
-        options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format)
+        options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format, dialect)
         return ToolCallStream(source, options.engine(self.implementation), options.on_invalid)
 
     def areassemble(
@@ -110,9 +119,10 @@ class Api:
         limits: Limits | None = None,
         repair: Repair | None = None,
         format: WireFormat | None = None,
+        dialect: str | TextDialect | None = None,
     ) -> AsyncToolCallStream:
         """``reassemble`` over an async iterable (the openai SDK's ``AsyncStream``, an async generator...)."""
-        options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format)
+        options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format, dialect)
         return AsyncToolCallStream(source, options.engine(self.implementation), options.on_invalid)
 
     def events(
@@ -125,6 +135,7 @@ class Api:
         on_violation: OnViolation | None = None,
         limits: Limits | None = None,
         format: WireFormat | None = None,
+        dialect: str | TextDialect | None = None,
     ) -> EventStream:
         """The stream's progress as events, for interfaces that show calls as they form.
 
@@ -135,7 +146,7 @@ class Api:
         Raises:
             MalformedChunkError: An event that does not have the shape of its wire format (while iterating).
         """
-        options = Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format)
+        options = Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format, dialect)
         return EventStream(source, options.engine(self.implementation, progress=True))
 
     def aevents(
@@ -148,9 +159,10 @@ class Api:
         on_violation: OnViolation | None = None,
         limits: Limits | None = None,
         format: WireFormat | None = None,
+        dialect: str | TextDialect | None = None,
     ) -> AsyncEventStream:
         """``events`` over an async iterable (the SDKs' async streams, httpx's ``aiter_bytes()``...)."""
-        options = Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format)
+        options = Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format, dialect)
         return AsyncEventStream(source, options.engine(self.implementation, progress=True))
 
     def validate(

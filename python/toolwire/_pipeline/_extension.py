@@ -70,6 +70,16 @@ def tool_validators() -> type[ToolValidators]:
     return _core.ToolValidators
 
 
+def dialect_names() -> tuple[str, ...]:
+    """The dialects the core reads (``dialect=``), in the order of its table.
+
+    Raises:
+        ImportError: The extension is missing (see ``require``).
+    """
+    require()
+    return _core.DIALECT_NAMES
+
+
 def version() -> str:
     """The version: the extension's, which is Cargo's; without it, the installed distribution's (the same string).
 

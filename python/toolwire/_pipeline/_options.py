@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolwire._model import Limits
+from toolwire._model import Limits, TextDialect
 from toolwire._pipeline._choice import ToolChoiceLike, parse_tool_choice
 from toolwire._pipeline._protocol import Emit, Engine, Implementation, OnInvalid, OnViolation
 from toolwire._pipeline._repair import Repair, Repairing
@@ -24,7 +24,17 @@ class Options:
     wrong value fails at the call, naming what is accepted, rather than somewhere in the stream.
     """
 
-    __slots__ = ("emit", "format", "limits", "on_invalid", "on_violation", "registry", "repair", "tool_choice")
+    __slots__ = (
+        "dialect",
+        "emit",
+        "format",
+        "limits",
+        "on_invalid",
+        "on_violation",
+        "registry",
+        "repair",
+        "tool_choice",
+    )
 
     def __init__(
         self,
@@ -36,6 +46,7 @@ class Options:
         limits: Limits | None,
         repair: Repair | None,
         format: WireFormat | None,
+        dialect: str | TextDialect | None = None,
     ) -> None:
         """Check every keyword; load ``tools`` into a registry and parse ``tool_choice``.
 
@@ -64,6 +75,7 @@ class Options:
         self.on_violation = on_violation
         self.limits = limits if limits is not None else _DEFAULT_LIMITS
         self.repair = repair
+        self.dialect = _text_dialect(dialect)
 
     def engine(self, implementation: Implementation, *, progress: bool = False) -> Engine:
         """A new engine of ``implementation`` for one stream; with ``progress``, it keeps the steps (events API)."""
@@ -80,7 +92,21 @@ class Options:
             validators=validators,
             format=self.format,
             progress=progress,
+            dialect=self.dialect,
         )
         if self.repair is not None and validators is not None:
             return Repairing(engine, self.repair, validators, self.on_violation)
         return engine
+
+
+def _text_dialect(dialect: object) -> TextDialect | None:
+    """``dialect=`` as a ``TextDialect`` (a name is one with no reasoning opened); its name is the engine's to check.
+
+    Raises:
+        TypeError: Neither a name, a ``TextDialect`` nor None.
+    """
+    if dialect is None or isinstance(dialect, TextDialect):
+        return dialect
+    if isinstance(dialect, str):
+        return TextDialect(dialect)
+    raise TypeError(f"dialect must be a dialect's name or a toolwire.TextDialect; got {type(dialect).__name__}")

@@ -129,7 +129,7 @@ class EventStream(Iterator[Event]):
     def __init__(self, source: Source, engine: Engine) -> None:
         """Wrap an engine around a source (use ``toolwire.events`` rather than this)."""
         self._engine = engine
-        self._events = _run(chunks_of(source), source, engine)
+        self._events = _run(chunks_of(source, text_deltas=engine.text_deltas), source, engine)
 
     def __iter__(self) -> EventStream:
         """Return self."""
@@ -153,7 +153,7 @@ def _run(chunks: Iterator[Any], source: Any, engine: Engine) -> Generator[Event,
         first = next(chunks, _END)
         if first is not _END:
             rest: Iterator[Any] = itertools.chain((first,), chunks)
-            if is_raw(first):
+            if is_raw(first, text_deltas=engine.text_deltas):
                 for item in rest:
                     engine.feed_item(item)
                     yield from _events(engine)
@@ -204,7 +204,7 @@ async def _arun(source: AsyncIterable[Any], engine: Engine) -> AsyncGenerator[Ev
         async for chunk in source:
             if first:
                 first = False
-                raw = is_raw(chunk)
+                raw = is_raw(chunk, text_deltas=engine.text_deltas)
                 adapt = None if raw else framework_adapter(chunk)
             if raw:
                 engine.feed_item(chunk)

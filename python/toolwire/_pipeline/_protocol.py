@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, NamedTuple, Protocol
 
-from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+from toolwire._model import InvalidToolCall, Limits, StreamResult, TextDialect, ToolCall, Violation
 from toolwire._pipeline._choice import ToolChoice
 from toolwire.registry import CompileTools
 
@@ -23,6 +23,11 @@ OnViolation = Callable[[Violation], object]
 
 class Engine(Protocol):
     """What the Rust core and the reference both provide."""
+
+    @property
+    def text_deltas(self) -> bool:
+        """A ``str`` chunk is a delta of the model's text (``dialect=`` without ``format=``), not a raw body's."""
+        ...
 
     def feed(self, chunk: Any) -> list[Emitted]:
         """Read one chunk; return the calls it made ready."""
@@ -81,11 +86,13 @@ class EngineFactory(Protocol):
         validators: Any,
         format: str | None,
         progress: bool,
+        dialect: TextDialect | None,
     ) -> Engine:
         """Build the engine.
 
         ``validators`` is its own implementation's ``CompiledTools``, or None; ``format`` the wire format, or None to
-        detect it; ``progress`` keeps the stream's steps and each call's partial arguments (the events API).
+        detect it; ``progress`` keeps the stream's steps and each call's partial arguments (the events API);
+        ``dialect`` reads the calls written into the text, their raw values typed by the declared tools' schemas.
         """
         ...
 

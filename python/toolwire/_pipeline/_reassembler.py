@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from toolwire._model import InvalidToolCall, Limits, StreamResult
+from toolwire._model import InvalidToolCall, Limits, StreamResult, TextDialect
 from toolwire._pipeline._choice import ToolChoiceLike
 from toolwire._pipeline._options import Options
 from toolwire._pipeline._protocol import Emit, Emitted, Implementation, OnInvalid, OnViolation
@@ -56,13 +56,14 @@ class Reassembler:
         limits: Limits | None = None,
         repair: Repair | None = None,
         format: WireFormat | None = None,
+        dialect: str | TextDialect | None = None,
         snapshots: bool = False,
     ) -> None:
         """Start reassembling one stream; the keywords are those of ``reassemble``.
 
         With ``snapshots``, each call's partial arguments are kept for ``snapshot(seq)``.
         """
-        options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format)
+        options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format, dialect)
         self.tools = options.registry
         self._on_invalid = options.on_invalid
         self._snapshots = snapshots

@@ -52,6 +52,10 @@ class Repairing:
         self._unoffered: deque[Emitted] = deque()
         self._settled: list[Emitted] = []
 
+    @property
+    def text_deltas(self) -> bool:
+        return self._engine.text_deltas
+
     def feed(self, chunk: Any) -> list[Emitted]:
         return self._repaired(self._engine.feed(chunk))
 

@@ -43,9 +43,12 @@ RAW = (bytes, bytearray, memoryview)
 _BLOCK = 1 << 16  # bytes read at a time from a binary file
 
 
-def chunks_of(source: Source) -> Iterator[Any]:
-    """The items of a source: its chunks, or the reads of a raw body (one blob, a binary file)."""
-    if isinstance(source, RAW):
+def chunks_of(source: Source, *, text_deltas: bool = False) -> Iterator[Any]:
+    """The items of a source: its chunks, or the reads of a raw body (one blob, a binary file).
+
+    With ``text_deltas``, a single ``str`` is the model's whole text, one delta.
+    """
+    if isinstance(source, RAW) or (text_deltas and isinstance(source, str)):
         return iter((source,))
     if isinstance(source, (str, dict)):
         hint = " (encode it: raw stream bytes are read as bytes)" if isinstance(source, str) else ""
@@ -67,16 +70,17 @@ def chunks_of(source: Source) -> Iterator[Any]:
 _FIELD = re.compile(r" *(?:(?:data|event|id|retry)(?::|$)|:)")
 
 
-def is_raw(item: Any) -> bool:
+def is_raw(item: Any, *, text_deltas: bool = False) -> bool:
     """Whether a source's first item says the source is a raw body (bytes or text), not chunks.
 
     Bytes always are; a string is when it reads as the opening of an event stream (a field or a comment, or text
     with line ends), of JSON lines (an object) or of a JSON array, as every real body opens. Any other string, the
-    empty one too, is a malformed chunk.
+    empty one too, is a malformed chunk. With ``text_deltas`` (``dialect=`` without ``format=``), strings are the
+    model's text deltas, chunks of their own.
     """
     if isinstance(item, RAW):
         return True
-    if not isinstance(item, str):
+    if not isinstance(item, str) or text_deltas:
         return False
     opening = item.lstrip()
     return "\n" in item or "\r" in item or opening.startswith(("{", "[")) or _FIELD.match(item) is not None

@@ -86,7 +86,7 @@ def _run(
         first = next(chunks, _END)
         if first is not _END:
             rest: Iterator[Any] = itertools.chain((first,), chunks)
-            if is_raw(first):
+            if is_raw(first, text_deltas=engine.text_deltas):
                 while (calls := engine.pull_items(rest)) is not None:
                     yield from _checked(calls, on_invalid, engine)
             else:
@@ -126,7 +126,7 @@ async def _arun(
         async for chunk in source:
             if first:  # the first item says what the source is: a raw body, or chunks
                 first = False
-                raw = is_raw(chunk)
+                raw = is_raw(chunk, text_deltas=engine.text_deltas)
                 adapt = None if raw else framework_adapter(chunk)
             for call in _step(engine, chunk, raw, adapt, on_invalid):
                 yield call
@@ -153,7 +153,7 @@ class ToolCallStream(ClosingBlock, Iterator[Emitted]):
 
     def __init__(self, source: Source, engine: Engine, on_invalid: str) -> None:
         """Wrap an engine around a source of chunks (use ``toolwire.reassemble`` rather than this)."""
-        self._chunks = chunks_of(source)
+        self._chunks = chunks_of(source, text_deltas=engine.text_deltas)
         self._outcome = _Outcome()
         # The generator must not refer to self: a cycle would keep the source open until the cyclic GC runs,
         # instead of closing it the moment the consumer drops the stream (``break``).

@@ -415,14 +415,29 @@ class Recording:
             raise ValueError(f"{self.manifest_path}: 'request' must be a JSON object")
         return {"tool_choice": request.get("tool_choice"), "tools": list(request.get("tools") or [])}
 
-    def reassemble_options(self) -> dict[str, Any]:
-        """The keywords that replay the recorded request: ``tools`` (None when unknown) and ``tool_choice``.
+    @property
+    def dialect(self) -> str | None:
+        """The dialect the model wrote its calls into its text in (the manifest's ``dialect``), None when none.
 
-        Use as ``toolwire.reassemble(recording.chunks(), **recording.reassemble_options(), ...)``, so that the calls
+        Raises:
+            ValueError: The manifest's ``dialect`` is not a string.
+        """
+        dialect = self.manifest.get("dialect")
+        if dialect is not None and not isinstance(dialect, str):
+            raise ValueError(f"{self.manifest_path}: 'dialect' must be a dialect's name (a string)")
+        return dialect
+
+    def reassemble_options(self) -> dict[str, Any]:
+        """The keywords that replay the recorded request: ``tools``, ``tool_choice`` and ``dialect``.
+
+        ``tools`` is None when unknown; ``dialect`` is there when the model wrote its calls into its text. Use as ``toolwire.reassemble(recording.chunks(), **recording.reassemble_options(), ...)``, so that the calls
         are checked against the tools the request declared, and the stream against its ``tool_choice``.
         """
         request = self.request or {}
-        return {"tools": request.get("tools") or None, "tool_choice": request.get("tool_choice")}
+        options = {"tools": request.get("tools") or None, "tool_choice": request.get("tool_choice")}
+        if self.dialect is not None:
+            options["dialect"] = self.dialect
+        return options
 
 
 def _data_file_for(manifest_path: Path) -> Path:

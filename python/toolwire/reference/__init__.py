@@ -15,6 +15,7 @@ from toolwire._pipeline._protocol import Implementation
 from toolwire._pipeline._reassembler import Reassembler as _Reassembler
 from toolwire.reference._engine import Engine
 from toolwire.reference._tools import reference_validators
+from toolwire.reference.dialects import DIALECTS as _PARSERS
 
 _REFERENCE = Api(Implementation(Engine, reference_validators))
 
@@ -27,11 +28,16 @@ validate_many = _REFERENCE.validate_many
 normalize = _REFERENCE.normalize
 
 
+#: The dialects ``dialect=`` reads, by the names servers give their parsers (``--tool-call-parser``).
+DIALECTS: tuple[str, ...] = tuple(_PARSERS)
+
+
 class Reassembler(_Reassembler, implementation=_REFERENCE.implementation):
     """Reassembly for callers who drive their own loop, over the reference (``toolwire._pipeline._reassembler``)."""
 
 
 __all__ += (
+    "DIALECTS",
     "Engine",
     "Reassembler",
     "aevents",

@@ -28,6 +28,8 @@ from toolwire._model import (
 from toolwire._pipeline._choice import ToolChoice
 from toolwire.reference._numbers import NUMBER_TOO_LONG, loads_arguments
 from toolwire.reference._scanner import COMPLETE, INCOMPLETE, Scanner
+from toolwire.reference._text_calls import JUDGED, VIOLATION_OF, TextCalls
+from toolwire.reference.dialects import Call, Event, Finding, Reasoning, Text
 
 if TYPE_CHECKING:
     from toolwire.registry import CompiledTools
@@ -54,6 +56,9 @@ _WHITESPACE = b" \t\r\n"
 #: The ``seq`` of a call refused past ``Limits.max_calls`` (``open_call`` returns it): it names no call, and a
 #: fragment addressed to it is counted by the stream's one ``TOO_MANY_CALLS``.
 REFUSED: Final = -1
+#: What an output item, and each value a delta adds whole to one, counts towards ``Limits.max_output_bytes`` besides
+#: its text: the bookkeeping it takes, so that a stream of tiny pieces is bounded as a stream of large ones is.
+BOOKKEEPING: Final = 256
 _PARSE = object()  # marker: the arguments text is one complete value, to be parsed last
 _TEXT = object()  # marker: the call's text is free text (a custom tool's input), not arguments
 
@@ -82,6 +87,9 @@ class Fragment:
     #: The call this fragment opens takes free text, not JSON (a Responses custom tool): kept, never scanned, and
     #: whole only once its end came.
     free_text: bool = False
+    #: The call was written into text and a dialect parser found its text is not its arguments object (cut,
+    #: malformed, not JSON, too large): kept as it came, never scanned nor validated; the parser's findings say why.
+    judged: bool = False
 
 
 @dataclass(slots=True)
@@ -150,6 +158,7 @@ class _Call:
     handed_over: bool = False
     ended: bool = False  # the format said the call is over: later bytes for it are trailing data
     free_text: bool = False
+    judged: bool = False
     trailing: _Trailing | None = None  # the one TRAILING_DATA of the arguments arriving after its end
 
     @property
@@ -208,10 +217,12 @@ class Accumulator:
         log_violations: bool,
         validators: CompiledTools | None = None,
         log_steps: bool = False,
+        text_calls: TextCalls | None = None,
     ) -> None:
         """Start an empty stream; with ``log_violations``, every violation found is also kept for ``take_log``.
 
-        With ``validators``, each call is checked against the declared tools as it is handed over.
+        With ``validators``, each call is checked against the declared tools as it is handed over. With
+        ``text_calls``, the calls written into the text are read by its dialect parsers.
         """
         self._validators = validators
         self._emit = emit
@@ -234,6 +245,17 @@ class Accumulator:
         self._usage: Any = None
         self._errored = False
         self._ended = False
+        self._text_calls = text_calls
+        # The source is plain text deltas (``text_source``): one choice, and no finish reasons to expect.
+        self.is_text_source = False
+        # Per choice: the seq of each call its dialect parser handed over, by the parser's index, and the findings
+        # that came before a call, waiting for it.
+        self._text_call_seqs: dict[int, dict[int, int]] = {}
+        self._waiting: dict[int, list[Finding]] = {}
+        # Whether each choice's text is content (its calls leaks) or generated text: what the end of it is read as.
+        self._leaked: dict[int, bool] = {}
+        # The reasoning the dialect parsers read: each run (of one choice, after the same number of calls) one item.
+        self._reasoning: list[tuple[tuple[int, int], list[str]]] = []
 
     # ----------------------------------------------------------------------------------------------- input
 
@@ -360,6 +382,92 @@ class Accumulator:
         self._hand_over_if_complete(call)
 
     def text(self, choice_number: int, text: str) -> None:
+        """Content text of a choice: with a dialect, the calls written into it are leaks, recovered (``CALL_IN_TEXT``).
+
+        See ``generated_text``.
+        """
+        self._read_text(choice_number, text, leaked=True)
+
+    def text_source(self) -> None:
+        """The source is the model's text deltas, not a wire format: one choice, whose end no finish reason says."""
+        self.is_text_source = True
+        self.touch(0)
+
+    def generated_text(self, choice_number: int, text: str) -> None:
+        """Text a model generated that no server read calls out of (completions, Ollama's generate).
+
+        Its calls are its own, read by the dialect's parser when there is one. The text kept (outside calls and reasoning) stays within ``Limits.max_text_bytes``: the text that would take
+        it past, and all of the choice's text after, is counted by its ``TEXT_TOO_LARGE``.
+        """
+        self._read_text(choice_number, text, leaked=False)
+
+    def _read_text(self, choice_number: int, text: str, *, leaked: bool) -> None:
+        if self._text_calls is None:
+            self._keep_text(choice_number, text)
+            return
+        if not text or self._admitted(choice_number) is None:
+            return
+        # The parser reads text; a lone surrogate (a JSON escape no character has) reads as U+FFFD per byte, as the
+        # core's lossy reading of its UTF-8 does.
+        readable = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        self._leaked.setdefault(choice_number, leaked)
+        self._apply_text_events(choice_number, self._text_calls.feed(choice_number, readable), leaked)
+
+    def _apply_text_events(self, choice_number: int, events: list[Event], leaked: bool) -> None:
+        for event in events:
+            if isinstance(event, Text):
+                self._keep_text(choice_number, event.text)
+            elif isinstance(event, Reasoning):
+                self._keep_reasoning(choice_number, event.text)
+            elif isinstance(event, Call):
+                self._text_call(choice_number, event, leaked)
+            elif event.call is None:
+                self._report_stream(VIOLATION_OF[event.code], event.message, choice=choice_number)
+            else:
+                seq = self._text_call_seqs.get(choice_number, {}).get(event.call)
+                call = None if seq is None else self._call_at(seq)
+                if call is not None:
+                    self._report(call, VIOLATION_OF[event.code], event.message)
+                elif seq is None:
+                    self._waiting.setdefault(choice_number, []).append(event)
+
+    def _text_call(self, choice_number: int, event: Call, leaked: bool) -> None:
+        """A call a dialect parser read: a call of the stream, over at once, with the parser's findings."""
+        findings = self._waiting.pop(choice_number, [])
+        judged = any(finding.code in JUDGED for finding in findings)
+        # A dialect that writes no ids has its calls' ids made here, as the core makes them: no id is missing.
+        call_id = event.id if event.id is not None else f"ts_{choice_number}_{len(self._calls)}"
+        fragment = Fragment(event.index, call_id, event.name, "function", event.arguments, judged=judged)
+        choice = self._choice(choice_number)
+        call = self._open(choice, fragment)
+        self._hand_over_others(choice, call)
+        self._apply(call, fragment)
+        if call is None:
+            return
+        self._text_call_seqs.setdefault(choice_number, {})[event.index] = call.seq
+        for finding in findings:
+            self._report(call, VIOLATION_OF[finding.code], finding.message)
+        if leaked:
+            assert self._text_calls is not None
+            self._report(
+                call,
+                ViolationCode.CALL_IN_TEXT,
+                f"the call was written into the text, in the {self._text_calls.dialect.name} dialect, instead of "
+                f"being sent as a tool call (is the server's tool-call parser off?): recovered from the text",
+            )
+        self._end_call(call)
+
+    def _keep_reasoning(self, choice_number: int, text: str) -> None:
+        """Reasoning text, one output item per run between calls, within ``Limits.max_output_bytes``."""
+        size = len(text.encode("utf-8", "surrogatepass"))
+        opened = (choice_number, len(self._calls))
+        if self._reasoning and self._reasoning[-1][0] == opened:
+            if self.admit_output(size):
+                self._reasoning[-1][1].append(text)
+        elif self.admit_output(size + BOOKKEEPING):
+            self._reasoning.append((opened, [text]))
+
+    def _keep_text(self, choice_number: int, text: str) -> None:
         """Append content text to a choice, while its text stays within ``Limits.max_text_bytes``.
 
         The text that would take it past, and all of the choice's text after, is counted by its ``TEXT_TOO_LARGE``.
@@ -505,6 +613,9 @@ class Accumulator:
         if self._ended:
             return
         self._ended = True
+        if self._text_calls is not None:
+            for choice_number, events in self._text_calls.finish():
+                self._apply_text_events(choice_number, events, self._leaked[choice_number])
         for call in sorted(self._calls, key=lambda c: (c.choice, c.seq)):
             if not call.handed_over:
                 call.scanner.finish()
@@ -534,7 +645,17 @@ class Accumulator:
         return log
 
     def result(self, *, output: tuple[OutputItem, ...] = ()) -> StreamResult:
-        """The result so far (final once ``end`` was called), with the decoder's ``output`` items."""
+        """The result so far (final once ``end`` was called), with the decoder's ``output`` items.
+
+        The reasoning the dialect parsers read joins them, each run an item ``{"type": "reasoning", "text": ...}``
+        placed by the calls opened before it (after the decoder's items placed alike).
+        """
+        if self._reasoning:
+            reasoning = [
+                OutputItem(after, {"type": "reasoning", "text": "".join(parts)})
+                for (_, after), parts in self._reasoning
+            ]
+            output = tuple(sorted((*output, *reasoning), key=lambda item: item.after_calls))
         choices = tuple(
             ChoiceResult(c.number, "".join(c.text), c.finish_reason)
             for c in sorted(self._choices.values(), key=lambda c: c.number)
@@ -614,6 +735,7 @@ class Accumulator:
             index=fragment.index,
             scanner=Scanner(self._limits.max_depth),
             free_text=fragment.free_text,
+            judged=fragment.judged,
         )
         self._calls.append(call)
         choice.calls.append(call)
@@ -772,8 +894,8 @@ class Accumulator:
                 call.buffer += data
                 if self._steps is not None and data:
                     self._steps.append(("arguments", call.seq, call.choice, bytes(data)))
-        if call.free_text:
-            return  # free text is kept as it came: nothing to scan
+        if call.free_text or call.judged:
+            return  # free text, and text a dialect parser judged, is kept as it came: nothing to scan
         was_invalid = call.scanner.error is not None
         # Pointers are built only for the duplicates the call has room to keep: the rest are counted.
         call.scanner.limit_duplicate_keys(_room(call.violations, self._limits.max_violations))
@@ -933,6 +1055,8 @@ class Accumulator:
     def _settle_arguments(self, call: _Call) -> Any:
         """The arguments' findings at hand-over; returns ``{}``, None, or ``_PARSE`` when the text is a value."""
         scanner = call.scanner
+        if call.judged:
+            return None
         if call.free_text:
             if not call.ended:
                 self._report(
@@ -980,18 +1104,22 @@ class Accumulator:
     # ------------------------------------------------------------------------------------------ end of stream
 
     def _settle_stream(self) -> None:
-        if not self._choices:
+        if not self._choices and not self.is_text_source:
             self._report_stream(ViolationCode.NO_FINISH_REASON, "the stream carried no choice and no finish reason")
         for choice in sorted(self._choices.values(), key=lambda c: c.number):
             has_calls = bool(choice.calls)
             names = [call.name for call in choice.calls]
+            # Calls read out of the text are none the server knew of: its finish cannot have told them.
+            from_text = self._text_call_seqs.get(choice.number, {}).values()
+            sent_calls = len(choice.calls) - len(from_text)
             if choice.finish_reason is None:
-                self._report_stream(
-                    ViolationCode.NO_FINISH_REASON,
-                    f"choice {choice.number} ended without a finish reason",
-                    choice=choice.number,
-                )
-            elif choice.finish_kind == "stop" and has_calls:
+                if not self.is_text_source:
+                    self._report_stream(
+                        ViolationCode.NO_FINISH_REASON,
+                        f"choice {choice.number} ended without a finish reason",
+                        choice=choice.number,
+                    )
+            elif choice.finish_kind == "stop" and sent_calls:
                 named = self._tool_choice.name is not None
                 self._report_stream(
                     ViolationCode.FINISH_REASON_MISMATCH,

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolwire._model import InvalidToolCall, Limits, StreamResult, ToolCall, Violation
+from toolwire._model import InvalidToolCall, Limits, StreamResult, TextDialect, ToolCall, Violation
 from toolwire._pipeline._choice import ToolChoice
 from toolwire._pipeline._sources import raw_bytes
 from toolwire.errors import MalformedChunkError
@@ -22,6 +22,7 @@ from toolwire.reference._accumulator import Accumulator, Emit
 from toolwire.reference._framing import Event, Framer, FramingError
 from toolwire.reference._json import loads
 from toolwire.reference._snapshot import Partial
+from toolwire.reference._text_calls import TextCalls
 from toolwire.reference.decode import Decoder, decoder_for, detect, error_object, is_error
 from toolwire.reference.decode.openai_chat import read_chunk
 from toolwire.reference.decode.openai_completions import undecided
@@ -43,13 +44,19 @@ class Engine:
         validators: CompiledTools | None = None,
         format: str | None = None,
         progress: bool = False,
+        dialect: TextDialect | None = None,
     ) -> None:
         """Start one stream; with ``validators``, calls are checked against the declared tools.
 
         ``format`` names the wire format (one of ``WIRE_FORMATS``); None detects it from the stream. With
         ``progress``, the stream's steps are kept for ``take_progress`` and each call's partial arguments for
-        ``snapshot``.
+        ``snapshot``. With ``dialect``, the calls a model wrote into the text are read in it (raw values typed by the declared
+        tools' schemas), and a chunk that is a ``str`` is a delta of the model's text (a
+        source of text deltas), not a chunk.
         """
+        self._dialect = dialect
+        tools = None if validators is None else validators.parameters()
+        self.text_deltas = dialect is not None and format is None
         self._accumulator = Accumulator(
             emit=emit,
             limits=limits,
@@ -57,6 +64,7 @@ class Engine:
             log_violations=on_violation is not None,
             validators=validators,
             log_steps=progress,
+            text_calls=None if dialect is None else TextCalls(dialect, tools, limits),
         )
         self._progress: list[tuple[Any, ...]] = []
         self._partials: dict[int, Partial] = {}
@@ -104,6 +112,9 @@ class Engine:
         self._events += 1  # counted once read: a malformed event raises, it is never a stream's only news
 
     def _dispatch(self, chunk: Any, number: int, *, decoded: bool, name: str | None) -> None:
+        if isinstance(chunk, str) and self.text_deltas and not decoded:
+            self._text_delta(chunk)
+            return
         if self._format == "openai-chat" or (self._format is None and not decoded and _chat_decides(chunk)):
             self._format = "openai-chat"
             read_chunk(self._accumulator, chunk, number)
@@ -135,6 +146,17 @@ class Engine:
         if not self._recognised:
             self._recognised = _recognised(event, name, self._format)
         self._decoder.read(event, number, name)
+
+    def _text_delta(self, delta: str) -> None:
+        """A delta of the model's text: a source of text deltas is that and nothing else, from its first chunk on."""
+        if self._events == 0:
+            self._accumulator.text_source()
+            self._recognised = True
+        elif not self._accumulator.is_text_source:
+            raise MalformedChunkError(
+                self._chunks_read - 1, "", "a text delta (str) in a stream of chunks: a source is one or the other"
+            )
+        self._accumulator.generated_text(0, delta)
 
     def pull(self, chunks: Iterator[Any]) -> list[ToolCall | InvalidToolCall] | None:
         """Read chunks until at least one call is ready; None once ``chunks`` is exhausted."""

@@ -7,8 +7,9 @@ The twin of the core's ``ToolValidators`` class: fingerprints by name, and a cal
 from __future__ import annotations
 
 import json
-from types import ModuleType
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING, Any
 
 from toolwire._model import VIOLATION_TABLE, Limits, Violation, ViolationCode
 from toolwire.registry import ToolRegistry
@@ -29,12 +30,17 @@ class ReferenceTools:
             ((tool.name, tool.parameters) for tool in registry), registry._server_names(), max_depth, max_steps
         )
         self._fingerprints = {tool.name: tool.fingerprint for tool in registry}
+        self._parameters = MappingProxyType({tool.name: tool.parameters for tool in registry})
         self._max_depth = max_depth
 
     @property
     def names(self) -> tuple[str, ...]:
         """The function tools' names, in declaration order."""
         return self._validators.names
+
+    def parameters(self) -> Mapping[str, Any]:
+        """Each function tool's parameters schema, by name: what types the raw values a text dialect writes."""
+        return self._parameters
 
     def fingerprint(self, name: str) -> str | None:
         """The fingerprint of the function tool ``name``, or None."""

@@ -18,6 +18,15 @@ use crate::scanner::{ScanErrorKind, ScanState, Scanner, ValueKind};
 use crate::validator::ToolValidators;
 use crate::violation::{Severity, Violation, ViolationCode, ViolationData};
 
+mod text_calls;
+
+pub use text_calls::TextDialect;
+use text_calls::TextCalls;
+
+/// What an output item, and each value a delta adds whole to one, counts towards `Limits.max_output_bytes` besides its
+/// text: the bookkeeping it takes, so that a stream of tiny pieces is bounded as a stream of large ones is.
+pub const BOOKKEEPING: usize = 256;
+
 /// The seq of a call refused past `Limits.max_calls`: it names no call, and fragments addressed to it are counted by
 /// the stream's one `TOO_MANY_CALLS`.
 pub const REFUSED: usize = usize::MAX;
@@ -105,6 +114,8 @@ pub struct Config {
     /// The declared tools: each call's name is checked against them and its arguments validated as it is handed
     /// over. `None` checks nothing (no tools were given).
     pub validators: Option<Arc<ToolValidators>>,
+    /// The dialect the calls written into the text are read in (`dialect=`); `None` reads none.
+    pub text_calls: Option<TextDialect>,
     /// Keep a log of the stream's progress ([`Step`]s), for interfaces that show calls as they form.
     pub log_steps: bool,
 }
@@ -172,6 +183,9 @@ pub struct Fragment<'a> {
     /// The call this fragment opens takes free text, not JSON (a Responses custom tool): its text is kept, never
     /// scanned, and it is whole only once its end came.
     pub free_text: bool,
+    /// The call was written into text and a dialect parser found its text is not its arguments object (cut,
+    /// malformed, not JSON, too large): kept as it came, never scanned nor validated; the parser's findings say why.
+    pub judged: bool,
 }
 
 /// How the `arguments` value of a handed-over call is built.
@@ -242,6 +256,17 @@ fn shown(value: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(value)
 }
 
+/// How a call's text is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// JSON arguments, scanned as they come.
+    Json,
+    /// Free text (a custom tool's input): kept, never scanned; whole only once its end came.
+    FreeText,
+    /// Text a dialect parser judged not to be an arguments object: kept as it came, neither scanned nor validated.
+    Judged,
+}
+
 /// Where a call is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
@@ -271,7 +296,7 @@ struct Call {
     violations: Vec<Violation>,
     stage: Stage,
     extra: Vec<(&'static str, Vec<u8>)>,
-    free_text: bool,
+    reading: Reading,
     // With final texts expected, a handed-over call keeps a digest of its text: a final text (`done_arguments`) that
     // comes after must be compared with it, and the text itself has gone to the user.
     handed_text: Option<u64>,
@@ -406,12 +431,15 @@ pub struct Accumulator {
     // The format sends each call's final text (Responses `.done`): handed-over calls keep a digest to compare it with.
     final_texts: bool,
     ended: bool,
+    // The dialect parsers of the stream's text (`Config.text_calls`), and what they made.
+    text_calls: Option<TextCalls>,
 }
 
 impl Accumulator {
     /// An empty stream.
     pub fn new(config: Config) -> Self {
         Self {
+            text_calls: config.text_calls.clone().map(TextCalls::new),
             config,
             choices: BTreeMap::new(),
             calls: Vec::new(),
@@ -605,7 +633,7 @@ impl Accumulator {
 
     /// Append content text to a choice: kept while the choice's text stays within `Limits.max_text_bytes`; the text
     /// that would take it past, and all of the choice's text after, is counted by its `TEXT_TOO_LARGE`.
-    pub fn text(&mut self, choice: i64, text: &[u8]) {
+    fn keep_text(&mut self, choice: i64, text: &[u8]) {
         let limits = self.config.limits;
         let Some(state) = admitted(&mut self.choices, choice, limits.max_choices) else {
             return;
@@ -747,6 +775,7 @@ impl Accumulator {
             return;
         }
         self.ended = true;
+        self.finish_text_calls();
         let remaining: Vec<usize> = self
             .choices
             .values()
@@ -924,7 +953,13 @@ impl Accumulator {
             stage: Stage::Open,
             extra: Vec::new(),
             handed_text: None,
-            free_text: fragment.free_text,
+            reading: if fragment.judged {
+                Reading::Judged
+            } else if fragment.free_text {
+                Reading::FreeText
+            } else {
+                Reading::Json
+            },
             trailing: Merged::None,
         });
         let state = self.choices.entry(choice).or_default();
@@ -1094,12 +1129,12 @@ impl Accumulator {
                 }
             }
         }
-        let free_text = state.free_text;
+        let unscanned = state.reading != Reading::Json;
         if let Some(offset) = too_large_at {
             self.too_large(call, offset);
         }
-        if free_text {
-            return; // free text is kept as it came: nothing to scan
+        if unscanned {
+            return; // free text, and text a dialect parser judged, is kept as it came: nothing to scan
         }
         let Some(state) = self.calls.get_mut(call) else { return };
         let scanner = &mut state.scanner;
@@ -1339,7 +1374,9 @@ impl Accumulator {
         }
         let mut arguments = Arguments::Absent;
         let mut is_object = false;
-        if state.free_text {
+        if state.reading == Reading::Judged {
+            // A dialect parser judged the text (its findings are on the call): it is no arguments value.
+        } else if state.reading == Reading::FreeText {
             arguments = Arguments::Text;
             findings.extend(unended_text(state.received, ended));
         } else {
@@ -1431,7 +1468,7 @@ impl Accumulator {
     // ---------------------------------------------------------------------------------------- end of stream
 
     fn settle_stream(&mut self) {
-        if self.choices.is_empty() {
+        if self.choices.is_empty() && !self.is_text_source() {
             let message = "the stream carried no choice and no finish reason".to_owned();
             self.report_stream(ViolationCode::NO_FINISH_REASON, message, None, None, None, None);
         }
@@ -1446,15 +1483,18 @@ impl Accumulator {
                 .map(|call| call.name.as_deref())
                 .collect();
             let has_calls = !names.is_empty();
+            // Calls read out of the text are none the server knew of: its finish cannot have told them.
+            let sent_calls = names.len() - self.text_calls.as_ref().map_or(0, |text| text.calls_of(number));
             let reason = choice.finish_reason.as_deref().map(shown);
             match (choice.finish_kind, reason) {
+                (None, _) | (_, None) if self.is_text_source() => {}
                 (None, _) | (_, None) => findings.push((
                     ViolationCode::NO_FINISH_REASON,
                     format!("choice {number} ended without a finish reason"),
                     number,
                     None,
                 )),
-                (Some(FinishKind::Stop), Some(reason)) if has_calls => {
+                (Some(FinishKind::Stop), Some(reason)) if sent_calls > 0 => {
                     let function_named = wanted.name.is_some();
                     let mut message = format!(
                         "choice {number} finished with {reason:?} but carries {} call(s)",

@@ -36,7 +36,7 @@
 //! `VALIDATION_BUDGET_EXCEEDED`.
 
 use std::fmt::{self, Write as _};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{
@@ -47,6 +47,7 @@ use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::accumulator::Limits;
+use crate::dialects::Tools;
 use crate::error_search;
 use crate::search_cost::SearchGraph;
 use crate::violation::{Violation, ViolationCode, ViolationData};
@@ -102,6 +103,9 @@ struct Tool {
 /// can serve every stream and thread.
 pub struct ToolValidators {
     tools: Vec<Tool>,
+    // Each tool's schema by name, made the first time a stream reads calls written into text (their raw values are
+    // typed by it), then shared by every such stream.
+    parameters: OnceLock<Arc<Tools>>,
     by_name: FxHashMap<String, usize>,
     // Built-in tools the provider runs itself (web search, code execution...): their calls are declared, and have
     // no schema of ours to check.
@@ -140,6 +144,7 @@ impl ToolValidators {
         let options = options();
         let mut compiled = Self {
             tools: Vec::new(),
+            parameters: OnceLock::new(),
             by_name: FxHashMap::default(),
             server_names: FxHashSet::default(),
             max_depth: Limits::default().max_depth,
@@ -193,6 +198,18 @@ impl ToolValidators {
     pub fn with_server_tools<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Self {
         self.server_names.extend(names.into_iter().map(str::to_owned));
         self
+    }
+
+    /// Each function tool's parameters schema, by name: what types the raw values a text dialect writes.
+    pub fn parameters(&self) -> Arc<Tools> {
+        Arc::clone(self.parameters.get_or_init(|| {
+            Arc::new(
+                self.tools
+                    .iter()
+                    .map(|tool| (tool.name.clone(), tool.schema.clone()))
+                    .collect(),
+            )
+        }))
     }
 
     /// The declared names, in declaration order.

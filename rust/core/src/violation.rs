@@ -122,6 +122,17 @@ violation_codes! {
     TEXT_TOO_LARGE => (Stream, Error, false),
     TOO_MANY_CHOICES => (Stream, Error, false),
     OUTPUT_TOO_LARGE => (Stream, Error, false),
+    MALFORMED_CALL => (Call, Error, true),
+    UNTYPED_VALUE => (Call, Error, true),
+    NO_SCHEMA => (Call, Warning, false),
+    MISSING_END_MARKER => (CallOrStream, Warning, false),
+    MISSING_START_MARKER => (Call, Warning, false),
+    ARGUMENTS_AS_STRING => (Call, Warning, false),
+    CALL_IN_TEXT => (Call, Info, false),
+    MARKER_IN_TEXT => (Stream, Info, false),
+    REASONING_CUT => (Stream, Warning, false),
+    BUILTIN_TOOL => (Stream, Warning, false),
+    MALFORMED_HEADER => (Stream, Warning, false),
 }
 
 /// A payload a violation must not lose.

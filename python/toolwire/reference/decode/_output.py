@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toolwire.reference._accumulator import BOOKKEEPING
 from toolwire.reference._fields import Fields
 
-#: What an item, and each value a delta adds whole to one, counts besides its text: the bookkeeping it takes, so that a
-#: stream of tiny pieces is bounded as a stream of large ones is.
-BOOKKEEPING = 256
+__all__ = ["BOOKKEEPING", "text_size", "whole_size"]
 
 
 def text_size(text: str) -> int:

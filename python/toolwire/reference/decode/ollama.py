@@ -46,7 +46,7 @@ class OllamaDecoder:
                 self._accumulator.text(0, content)
         response = fields.string(event, "response", "response")
         if response:
-            self._accumulator.text(0, response)
+            self._accumulator.generated_text(0, response)
         if fields.boolean(event, "done", "done"):
             reason = fields.string(event, "done_reason", "done_reason")
             self._accumulator.usage(event)

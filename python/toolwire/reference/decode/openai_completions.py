@@ -79,7 +79,7 @@ class OpenAiCompletionsDecoder:
                 continue  # a choice past Limits.max_choices: counted, not read
             text = fields.string(choice, "text", f"{where}.text")
             if text is not None:
-                self._accumulator.text(choice_number, text)
+                self._accumulator.generated_text(choice_number, text)
             reason = fields.string(choice, "finish_reason", f"{where}.finish_reason")
             if reason is not None:
                 self._accumulator.finish(choice_number, reason, finish_kind(reason))

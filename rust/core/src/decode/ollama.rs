@@ -68,7 +68,7 @@ impl FormatDecoder for Ollama {
             }
         }
         if let Some(response) = event.object.string("response", &root)? {
-            sink.accumulator.text(CHOICE, &response);
+            sink.accumulator.generated_text(CHOICE, &response);
         }
         if event.object.boolean("done", &root)? != Some(true) {
             return Ok(EventExtras::default());

@@ -83,7 +83,7 @@ impl FormatDecoder for OpenAiCompletions {
                 continue; // a choice past `Limits.max_choices`: counted, not read
             }
             if let Some(text) = choice.string("text", &at)? {
-                sink.accumulator.text(number, &text);
+                sink.accumulator.generated_text(number, &text);
             }
             if let Some(reason) = choice.string("finish_reason", &at)? {
                 sink.accumulator.finish(number, &reason, finish_kind(&reason));

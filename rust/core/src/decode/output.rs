@@ -6,9 +6,7 @@ use crate::accumulator::Accumulator;
 use crate::json_view::ChunkError;
 use crate::json_view::Path;
 
-/// What an item, and each value a delta adds whole to one, counts towards `Limits.max_output_bytes` besides its text:
-/// the bookkeeping it takes, so that a stream of tiny pieces is bounded as a stream of large ones is.
-pub(crate) const BOOKKEEPING: usize = 256;
+pub(crate) use crate::accumulator::BOOKKEEPING;
 
 /// A value kept whole in the output (a block's start, an item, a part, a citation...): its JSON text written
 /// compactly, as Python's `json.dumps(..., separators=(",", ":"), ensure_ascii=False)` writes the decoded value, so that
