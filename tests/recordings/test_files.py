@@ -51,6 +51,13 @@ DATA_SUFFIXES = (".sse", ".jsonl", ".json-array", ".eventstream")
 QUIRK = re.compile(r"^(Q\d+b?|[a-z0-9]+(-[a-z0-9]+)*)$")
 EXPECTED_QUIRKS = {f"Q{n}" for n in range(1, 22)} | {"Q7b"}
 
+#: The format of a model's own text deltas (each ``.jsonl`` line a JSON string), read with the manifest's ``dialect``.
+TEXT = "text"
+#: The dialects docs/dialects.md has a table for: a manifest's ``dialect`` must be one of them.
+DOCUMENTED_DIALECTS = frozenset(
+    re.findall(r"^## ([a-z0-9_]+)$", (REPO / "docs" / "dialects.md").read_text("utf-8"), re.M)
+)
+
 #: Formats whose calls arrive whole, with no index to miss.
 WHOLE_CALL_FORMATS = frozenset({"gemini", "ollama"})
 #: Every format's finish reasons that cut a stream (docs/semantics.md), and no finish at all.
@@ -154,6 +161,18 @@ def test_manifest_shape(recording: Any) -> None:
     manifest = recording.manifest
     for key in ("format", "quirk", "source", "expected", "notes"):
         assert key in manifest, f"{recording.name}: missing {key!r}"
+    assert set(manifest) <= {"format", "quirk", "source", "expected", "notes", "request", "dialect"} | {
+        "model",
+        "tools_fingerprint",
+        "recorded_at",
+        "complete",
+        "transport",
+    }, sorted(manifest)
+    if "dialect" in manifest:
+        assert manifest["dialect"] in DOCUMENTED_DIALECTS, f"{manifest['dialect']!r} has no table in docs/dialects.md"
+    if recording.format == TEXT:
+        # A model's text is read in its dialect, and holds deltas, not a raw body.
+        assert "dialect" in manifest and recording.path.suffix == ".jsonl", recording.name
     assert manifest["format"] == recording.path.parent.name == recording.format
     # A numbered quirk of streaming-anchors.md, a slug, or None for a recording that shows the format's normal case.
     quirk = manifest["quirk"]
@@ -193,6 +212,17 @@ def test_expected_shape(recording: Any) -> None:
     assert isinstance(calls, list)
     for number, call in enumerate(calls):
         _check_call(call, f"{recording.name} calls[{number}]", recording.format)
+    if recording.format == TEXT:
+        # One choice, no finish, no usage; every call is the parser's, indexed by its place among the text's calls,
+        # and a dialect that writes no ids misses none.
+        assert expected["finish_reason"] is None and expected["usage"] is None and "choices" not in expected
+        assert [call["index"] for call in calls] == list(range(len(calls))), "a text call's index is its place"
+        assert all(call["choice"] == 0 and "MISSING_ID" not in call["violations"] for call in calls)
+    if "dialect" in recording.manifest:
+        for item in expected.get("output", []):
+            if item["value"].get("type") == "reasoning":
+                assert set(item["value"]) == {"type", "text"} and item["value"]["text"], item
+                assert item["after_calls"] <= len(calls), item
     order = [(call["choice"], call["seq"]) for call in calls]
     assert order == sorted(order), "calls are ordered by (choice, seq)"
     seqs = [call["seq"] for call in calls]
@@ -211,6 +241,11 @@ def test_expected_shape(recording: Any) -> None:
 def test_every_recording_decodes(recording: Any) -> None:
     chunks = recording.chunks()
     assert chunks, recording.name
+    if recording.format == TEXT:
+        # Text deltas: what reassemble reads is the strings themselves, never a raw body.
+        assert all(isinstance(chunk, str) and chunk for chunk in chunks)
+        assert recording.source() == chunks and list(recording) == chunks
+        return
     assert all(isinstance(chunk, dict) for chunk in chunks)
     if recording.format == "openai-chat":
         for chunk in chunks:
@@ -338,6 +373,20 @@ def test_load_recording_from_data_file_or_manifest(tmp_path: Path) -> None:
     assert from_data.read_bytes() == b'data: {"choices":[]}\n\n'
     assert "manifest" not in repr(from_data)
     assert hash(from_data) == hash(from_manifest)
+
+
+def test_a_text_recording_gives_its_deltas(tmp_path: Path) -> None:
+    data = b'"<tool_call>"\n"{\\"name\\": \\"f\\"}"\n"\\u00e9"\n'
+    path = _write(tmp_path / "text", "t", data, ".jsonl", format="text", dialect="hermes")
+    recording = rec_mod.load_recording(path)
+    assert recording.chunks() == recording.source() == list(recording) == ["<tool_call>", '{"name": "f"}', "é"]
+    assert recording.reassemble_options() == {"tools": None, "tool_choice": None, "dialect": "hermes"}
+    bad = _write(tmp_path / "text", "bad", b'"a"\n{"choices": []}\n', ".jsonl", format="text")
+    with pytest.raises(ValueError, match="delta 2 is not a JSON string"):
+        rec_mod.load_recording(bad).chunks()
+    raw = _write(tmp_path / "text", "raw", b'data: "a"\n\n', ".sse", format="text")
+    with pytest.raises(ValueError, match=r"a text recording is a \.jsonl file"):
+        rec_mod.load_recording(raw).source()
 
 
 def test_load_recording_errors(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from tests.support.paths import CORPORA, RECORDINGS
 from toolwire._common import _secrets
 from toolwire._common._redact import Redactor
 from toolwire._common._secrets import DETECTORS, find, find_secrets, is_secret_name, masked_text
-from toolwire.recordings import decode_jsonl, iter_recordings, load, write
+from toolwire.recordings import TEXT_FORMAT, decode_jsonl, iter_recordings, load, write
 from toolwire.recordings._masking import units
 
 # One of each kind, in the text a model or a person writes around it.
@@ -107,7 +107,8 @@ def test_docstring_examples() -> None:
 
 
 def test_the_bundled_recordings_are_written_as_they_are(tmp_path: Path) -> None:
-    recordings = list(iter_recordings(RECORDINGS))
+    # A text recording is written by hand (deltas and their dialect), not by write(), which records wire formats.
+    recordings = [recording for recording in iter_recordings(RECORDINGS) if recording.format != TEXT_FORMAT]
     assert len(recordings) > 50
     assert {recording.path.suffix for recording in recordings} == {".sse", ".jsonl", ".json-array", ".eventstream"}
     for recording in recordings:

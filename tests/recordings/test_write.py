@@ -21,6 +21,7 @@ from tests.support.paths import RECORDINGS
 from toolwire._common._secrets import find
 from toolwire.recordings import (
     RAW_SUFFIXES,
+    TEXT_FORMAT,
     Recorder,
     Recording,
     describe_call,
@@ -30,7 +31,8 @@ from toolwire.recordings import (
     write,
 )
 
-BUNDLED = list(iter_recordings())
+# A text recording is written by hand (deltas and their dialect), not by write(), which records wire formats.
+BUNDLED = [recording for recording in iter_recordings() if recording.format != TEXT_FORMAT]
 WEATHER = {
     "type": "function",
     "function": {

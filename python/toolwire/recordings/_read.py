@@ -2,12 +2,14 @@
 
 A recording is a pair of files in ``recordings/<format>/``: the stream itself — ``<name>.sse`` (the raw bytes as
 received), ``<name>.jsonl`` (one chunk JSON per line, where only parsed chunks exist, or the raw bytes of a JSON-lines
-wire format such as Ollama's), ``<name>.json-array`` (the one JSON array Gemini's ``streamGenerateContent`` sends
+wire format such as Ollama's; for the ``text`` format, one JSON string per line: a text delta as the server streamed
+it), ``<name>.json-array`` (the one JSON array Gemini's ``streamGenerateContent`` sends
 without ``alt=sse``) or ``<name>.eventstream`` (the binary AWS event-stream body of Bedrock's ``ConverseStream``) —
 and ``<name>.json``, its manifest. The same files feed the Rust tests, pytest, the
 benchmarks and the local endpoint (``toolwire.server``).
 
-Manifest keys: ``format`` (the wire format; required), ``request`` (the request body as sent, or at least its
+Manifest keys: ``format`` (the wire format, or ``text`` for a model's own text deltas; required), ``dialect`` (the
+dialect the model wrote its calls into its text in: ``reassemble_options`` passes it as ``dialect=``), ``request`` (the request body as sent, or at least its
 ``tools`` and ``tool_choice``), ``expected`` (what reassembling must give: ``calls``, ``finish_reason``, ``text``,
 ``violations``, ``usage``, and optionally ``output`` and ``choices``, each choice's text and finish), ``notes``, and
 for the bundled files ``quirk`` and ``source``. Recordings written by :func:`write` or a :class:`Recorder` also carry ``model``,
@@ -41,6 +43,7 @@ from typing import Any
 __all__ = [
     "DATA_SUFFIXES",
     "RAW_SUFFIXES",
+    "TEXT_FORMAT",
     "Recording",
     "decode_eventstream",
     "decode_json_array",
@@ -57,6 +60,9 @@ DATA_SUFFIXES: tuple[str, ...] = (".sse", ".jsonl", ".json-array", ".eventstream
 
 #: Suffixes of data files that hold a body's raw bytes as received (a ``.jsonl`` file holds chunks, one per line).
 RAW_SUFFIXES: tuple[str, ...] = (".sse", ".json-array", ".eventstream")
+
+#: The format of a recording of a model's text itself: its ``.jsonl`` lines are JSON strings, the text deltas.
+TEXT_FORMAT = "text"
 
 #: Suffix of the manifest that sits next to every data file.
 MANIFEST_SUFFIX = ".json"
@@ -291,17 +297,23 @@ class Recording:
 
         Returns:
             The raw bytes of a ``.sse``, ``.json-array`` or ``.eventstream`` file (the fast path, framed and parsed in
-            Rust); a ``.jsonl`` file's chunks.
+            Rust); a ``.jsonl`` file's chunks; a ``text`` recording's text deltas (strings, never a raw body: read
+            with its ``dialect=``).
         """
-        return self.read_bytes() if self.path.suffix in RAW_SUFFIXES else self.chunks()
+        return self.read_bytes() if self._raw else self.chunks()
+
+    @property
+    def _raw(self) -> bool:
+        """Whether the data file is a body's raw bytes (a ``text`` recording's never is)."""
+        return self.path.suffix in RAW_SUFFIXES and self.format != TEXT_FORMAT
 
     def __iter__(self) -> Iterator[Any]:
         """The stream as it came over the network.
 
         With ``transport.chunks`` in the manifest (a recorded byte stream): the data file's bytes split into those
         reads. Without: a raw body's bytes (``.sse``, ``.json-array``, ``.eventstream``) as one bytes object, a
-        ``.jsonl`` file's chunks. Either way
-        ``toolwire.reassemble(recording)`` reads it.
+        ``.jsonl`` file's chunks, a ``text`` recording's text deltas. Either way ``toolwire.reassemble(recording)``
+        reads it (a ``text`` recording with its ``dialect=``).
 
         Returns:
             An iterator over bytes objects or chunk dicts (the file is read when this is called).
@@ -309,9 +321,9 @@ class Recording:
         Raises:
             ValueError: ``transport.chunks`` is malformed or its sizes do not add up to the data file's size.
         """
-        sizes = self._chunk_sizes()
+        sizes = None if self.format == TEXT_FORMAT else self._chunk_sizes()
         if sizes is None:
-            return iter((self.read_bytes(),) if self.path.suffix in RAW_SUFFIXES else self.chunks())
+            return iter((self.read_bytes(),) if self._raw else self.chunks())
         data = self.read_bytes()
         if sum(sizes) != len(data):
             raise ValueError(
@@ -368,17 +380,28 @@ class Recording:
     def chunks(self) -> list[Any]:
         """The decoded chunks of the stream.
 
-        ``.jsonl``: one ``json.loads`` per non-empty line. ``.sse``: the JSON payload of each event (see
+        ``.jsonl``: one ``json.loads`` per non-empty line (for the ``text`` format each a string: a text delta).
+        ``.sse``: the JSON payload of each event (see
         :func:`decode_sse`), without ``[DONE]``. ``.json-array``: the array's elements. ``.eventstream``: the event
         the AWS SDK yields for each message (see :func:`decode_eventstream`).
 
         Returns:
-            The chunks (for OpenAI Chat, ``chat.completion.chunk`` dicts, and error events as sent).
+            The chunks (for OpenAI Chat, ``chat.completion.chunk`` dicts, and error events as sent; for ``text``, the
+            deltas' strings).
 
         Raises:
-            ValueError: The file is not UTF-8 or holds something that is not JSON.
+            ValueError: The file is not UTF-8 or holds something that is not JSON; a ``text`` recording's file is not
+                ``.jsonl`` or a line is not a JSON string.
         """
         data = self.read_bytes()
+        if self.format == TEXT_FORMAT:
+            if self.path.suffix != ".jsonl":
+                raise ValueError(f"{self.path}: a text recording is a .jsonl file of JSON strings, one delta a line")
+            deltas = decode_jsonl(data, str(self.path))
+            for number, delta in enumerate(deltas):
+                if not isinstance(delta, str):
+                    raise ValueError(f"{self.path}: delta {number + 1} is not a JSON string: {delta!r:.60}")
+            return deltas
         decode = {
             ".jsonl": decode_jsonl,
             ".json-array": decode_json_array,
@@ -430,8 +453,10 @@ class Recording:
     def reassemble_options(self) -> dict[str, Any]:
         """The keywords that replay the recorded request: ``tools``, ``tool_choice`` and ``dialect``.
 
-        ``tools`` is None when unknown; ``dialect`` is there when the model wrote its calls into its text. Use as ``toolwire.reassemble(recording.chunks(), **recording.reassemble_options(), ...)``, so that the calls
-        are checked against the tools the request declared, and the stream against its ``tool_choice``.
+        ``tools`` is None when unknown; ``dialect`` is there when the model wrote its calls into its text. Use as
+        ``toolwire.reassemble(recording.source(), **recording.reassemble_options(), ...)``, so that the calls are
+        checked against the tools the request declared, the stream against its ``tool_choice``, and the text read in
+        its dialect.
         """
         request = self.request or {}
         options = {"tools": request.get("tools") or None, "tool_choice": request.get("tool_choice")}
