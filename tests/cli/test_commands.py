@@ -201,7 +201,7 @@ def test_the_demonstration_set_is_recordings_of_the_repository_one_per_file(
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert out.rstrip().endswith(
-        f"{len(files) // 2} recordings, 11 calls handed over (2 invalid), 3 findings on valid calls and streams"
+        f"{len(files) // 2} recordings, 12 calls handed over (2 invalid), 3 findings on valid calls and streams"
     )
     assert "INVALID TRUNCATED" in out
 
