@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionChunk
 
 import toolwire
+from tests.support.core_recordings import core_reads
 from tests.support.paths import RECORDINGS
 from toolwire._common._secrets import find
 from toolwire.recordings import (
@@ -110,7 +111,11 @@ def test_bundled_recording_copied_with_write_reassembles_to_its_expected_calls(
         assert list(copy) == [recording.read_bytes()]
     else:
         assert list(copy) == recording.chunks()
-    stream = toolwire.reassemble(load(copy.path), **copy.reassemble_options(), on_invalid="yield")
+    if not core_reads(recording):
+        pytest.skip(f"the core has no {recording.dialect!r} dialect yet")
+    # write() takes no dialect (yet): the copy is read in the original's.
+    options = {**copy.reassemble_options(), **({"dialect": recording.dialect} if recording.dialect else {})}
+    stream = toolwire.reassemble(load(copy.path), **options, on_invalid="yield")
     calls = sorted(stream, key=lambda call: (call.choice, call.seq))
     assert [describe_call(call) for call in calls] == recording.expected["calls"]
     assert stream.result.finish_reason == recording.expected["finish_reason"]
