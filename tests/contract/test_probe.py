@@ -57,8 +57,8 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
     "empty_choices": (set(), set()),
     "delay": (set(), set()),
     "reject_keywords": ({"tools_accepted"}, set()),
-    # The calls are text in content: no call, as prose_when_forced, though the text holds them.
-    "calls_in_content": ({"forced_tool"}, {"parallel_calls"}),
+    # The calls are text in content: no call, as prose_when_forced, and the text holds them (named by their dialect).
+    "calls_in_content": ({"forced_tool", "calls_in_text"}, {"parallel_calls"}),
 }
 
 

@@ -3,7 +3,8 @@
 Each probe sends one request with ``httpx`` and checks the answer's shape with the same checks as
 ``check_completion``/``check_stream``, after an ``http_status`` check (a refusal is shown with the provider's own
 message) and the probe's own expectation (``no_tool_call`` under ``tool_choice: "none"``, ``parallel_calls`` when
-two cities were asked for). Streamed answers can be recorded as they arrive, chunk boundaries kept.
+two cities were asked for), then ``calls_in_text``: calls a server left in the content, named by their dialect.
+Streamed answers can be recorded as they arrive, chunk boundaries kept.
 
 An endpoint that cannot be reached (``_reach``: no answer at all, or a 401, 403, 404, 405, 429, 502, 503 or 504 that
 says the request never got to a model) stops the suite with ``EndpointUnreachableError``: it is not a provider that
@@ -26,10 +27,11 @@ from toolwire._common._reach import (
     transport_failure,
 )
 from toolwire._pipeline._bound import core
+from toolwire._pipeline._written import core_dialects, server_parser, written_calls
 from toolwire.contract._checks import check_completion, check_stream
 from toolwire.contract._probe_requests import PROBE_FORMATS, ProbeRequest, render_request, standard_probes
 from toolwire.contract._report import STATUS_MARKS as _MARKS
-from toolwire.contract._report import Check, CheckStatus, ContractReport, ReportFormat, render_reports
+from toolwire.contract._report import Check, CheckStatus, ContractReport, ReportFormat, Severity, render_reports
 from toolwire.errors import ToolwireError
 from toolwire.formats import format_of
 from toolwire.recordings import Recorder
@@ -155,19 +157,24 @@ def _status_check(probe: ProbeRequest, status: int | None, detail: str) -> Check
     return Check(check_id, title, _FAILED, evidence)
 
 
-def _calls(probe: ProbeRequest, fmt: str, answer: Any) -> list[Any] | str:
-    """Every call of the answer (valid or not), or why they could not be read."""
+def _read(probe: ProbeRequest, fmt: str, answer: Any) -> tuple[list[Any], str] | str:
+    """Every call of the answer (valid or not) and its content text, or why they could not be read."""
     try:
         if probe.stream:
-            return list(core.reassemble(answer, tools=probe.tools, format=format_of(fmt).name, on_invalid="yield"))
-        result = core.normalize(answer, tools=probe.tools, format=format_of(fmt).name)
+            stream = core.reassemble(answer, tools=probe.tools, format=format_of(fmt).name, on_invalid="yield")
+            calls = list(stream)
+            result = stream.result
+        else:
+            result = core.normalize(answer, tools=probe.tools, format=format_of(fmt).name)
+            calls = [*result.calls, *result.invalid_calls]
     except (ToolwireError, TypeError, ValueError) as error:
         return f"the answer could not be read: {error}"
-    return [*result.calls, *result.invalid_calls]
+    return calls, result.text
 
 
-def _expectations(probe: ProbeRequest, calls: list[Any] | str) -> list[Check]:
+def _expectations(probe: ProbeRequest, read: tuple[list[Any], str] | str) -> list[Check]:
     """The probe's own checks beyond the shape: no call under ``none``, two calls when two were asked for."""
+    calls = read if isinstance(read, str) else read[0]
     checks: list[Check] = []
     if probe.expect_no_call:
         title = "tool_choice 'none' is honoured: no tool call"
@@ -190,6 +197,32 @@ def _expectations(probe: ProbeRequest, calls: list[Any] | str) -> list[Check]:
     return checks
 
 
+def _calls_in_text(probe: ProbeRequest, read: tuple[list[Any], str] | str) -> Check:
+    """Whether the content holds calls written in a dialect: a server whose tool-call parser is off leaves them there.
+
+    Forced, the request demanded a call, so calls left in the text are a call the client never gets: an error.
+    Otherwise the model may have meant them as prose, or as calls nobody reads: a warning.
+    """
+    title = "the content holds no tool call written as text in a model's dialect"
+    severity: Severity = "error" if probe.forced is not None else "warning"
+    if isinstance(read, str):
+        return Check("calls_in_text", title, _NOT_APPLICABLE, read, severity)
+    text = read[1]
+    if not text:
+        return Check("calls_in_text", title, _NOT_APPLICABLE, "the answer has no content text", severity)
+    dialects = core_dialects()
+    written = written_calls(text, probe.tools, dialects=dialects)
+    if written is None:
+        evidence = f"no dialect's parser reads a call in the content ({len(text)} characters; {', '.join(dialects)})"
+        return Check("calls_in_text", title, _PASSED, evidence, severity)
+    parser = server_parser(written.dialect)
+    evidence = (
+        f"the content holds {written.summary}: the server's tool-call parser is off or mismatched "
+        f"(vLLM: --enable-auto-tool-choice --tool-call-parser {parser})"
+    )
+    return Check("calls_in_text", title, _FAILED, evidence, severity)
+
+
 def _report(probe: ProbeRequest, fmt: str, status: Check, body: list[Check]) -> ContractReport:
     return ContractReport(
         subject=probe.name,
@@ -206,7 +239,8 @@ def _shape(probe: ProbeRequest, fmt: str, answer: Any) -> list[Check]:
         report = check_stream(answer, probe.tools, forced=probe.forced, format=fmt)
     else:
         report = check_completion(answer, probe.tools, forced=probe.forced, format=fmt)
-    return [*report.checks, *_expectations(probe, _calls(probe, fmt, answer))]
+    read = _read(probe, fmt, answer)
+    return [*report.checks, *_expectations(probe, read), _calls_in_text(probe, read)]
 
 
 def probe(

@@ -12,7 +12,7 @@ from toolwire._common._json_data import json_fields
 from toolwire._common._junit import JUnitDocument
 from toolwire._common._markdown import table_cell
 
-__all__ = ["Check", "CheckStatus", "ContractReport", "ReportFormat", "render_reports"]
+__all__ = ["Check", "CheckStatus", "ContractReport", "ReportFormat", "Severity", "render_reports"]
 
 ReportFormat = Literal["text", "markdown", "json", "junit"]
 Severity = Literal["error", "warning"]
