@@ -13,6 +13,8 @@ import anthropic
 import openai
 import pytest
 
+import toolwire
+import toolwire.reference as reference
 from tests.cases.helpers import (
     anthropic_events,
     anthropic_sse,
@@ -36,6 +38,7 @@ from toolwire.cases import (
     tool_choice_for,
     turn_from_response,
 )
+from toolwire.dialects import STYLES, render
 from toolwire.server import LocalEndpoint
 
 MODELS_SCRIPT = Path(__file__).with_name("support_models.yaml")
@@ -205,6 +208,53 @@ def test_malformed_call_is_not_no_call(tmp_path: Path, text: str) -> None:
 def test_plain_text_is_no_malformed_call() -> None:
     answer = turn(text="We are open Monday to Friday, 9:00 to 17:00 (the weather tool is for forecasts).")
     assert judge(SUPPORT["opening hours"], [answer]).passed
+
+
+def test_malformed_call_names_the_dialect_a_parser_reads_it_in(tmp_path: Path) -> None:
+    text = render([PARIS], "hermes", text_before="Let me check.\n")
+    result = judge(make_case(tmp_path, WEATHER_IN_PARIS), [turn(text=text)])
+    assert only(result) == "malformed_call"
+    assert result.failures[0].message == (
+        "turn 0: no call was made, but the answer's text holds 1 call(s) written in the hermes dialect "
+        "(get_weather); expected get_weather"
+    )
+    assert result.failures[0].diff.splitlines() == [
+        '- get_weather {"city": "Paris"}',
+        '+ (text, hermes) get_weather {"city": "Paris"}',
+    ]
+    # Where no call is expected, the calls read are named the same way, an invalid one too.
+    text = render([PARIS, ("get_forecast", {"days": 2})], "hermes")
+    failure = judge(SUPPORT["opening hours"], [turn(text=text)]).failures[0]
+    assert failure.message == (
+        "turn 0: no tool call is expected, and the answer's text holds 2 call(s) written in the hermes dialect "
+        "(get_weather, get_forecast; 1 valid)"
+    )
+    assert failure.diff.splitlines() == [
+        "- (an answer without a tool call)",
+        '+ (text, hermes) get_weather {"city": "Paris"}',
+        '+ (text, hermes) get_forecast {"days": 2}',
+    ]
+
+
+@pytest.mark.parametrize("dialect", list(STYLES))
+def test_malformed_call_in_any_dialect_the_core_reads_is_named(tmp_path: Path, dialect: str) -> None:
+    if dialect not in toolwire.DIALECTS:
+        pytest.skip(f"the core does not read {dialect} yet (toolwire.DIALECTS: {', '.join(toolwire.DIALECTS)})")
+    # GLM-4.5's parser reads GLM-4.7's calls whole and comes first in the table (tests/contract/test_calls_in_text.py).
+    named = {"glm47": "glm45"}.get(dialect, dialect)
+    result = judge(make_case(tmp_path, WEATHER_IN_PARIS), [turn(text=render([PARIS], dialect))])
+    assert only(result) == "malformed_call"
+    assert f"holds 1 call(s) written in the {named} dialect (get_weather)" in result.failures[0].message
+
+
+def test_malformed_call_no_parser_reads_is_still_found_by_its_look(tmp_path: Path) -> None:
+    # FunctionGemma's call, a dialect toolwire does not parse (yet): its marker still gives it away.
+    text = "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>"
+    assert not any(list(reference.reassemble([text], dialect=d, on_invalid="yield")) for d in reference.DIALECTS)
+    result = judge(make_case(tmp_path, WEATHER_IN_PARIS), [turn(text=text)])
+    assert only(result) == "malformed_call"
+    assert "but the answer's text looks like one: <start_function_call>call:get_weather" in result.failures[0].message
+    assert result.failures[0].diff.splitlines()[-1].startswith("+ (text) <start_function_call>")
 
 
 def test_malformed_call_from_the_contract(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from toolwire.cases._diff import compact, diff_json, diff_lines
 from toolwire.cases._match import Received, max_matching, pair
 from toolwire.cases._model import Alternative, ExpectedCall, Failure
+from toolwire.cases._text import CallLikeText
 from toolwire.cases._values import argument_problems
 
 __all__ = ["Context", "diagnose"]
@@ -35,11 +36,11 @@ class Context:
 
     Attributes:
         label: Prefixed to every message (``"one_of #1 (closest of 2): "``), or empty.
-        call_like: An excerpt of call-looking text in an answer with no call, with its turn, when there is one.
+        call_like: Call-looking text in an answer with no call, with its turn, when there is one.
     """
 
     label: str = ""
-    call_like: tuple[int, str] | None = None
+    call_like: tuple[int, CallLikeText] | None = None
 
 
 def _calls(count: int) -> str:
@@ -140,12 +141,11 @@ def _wrong_name(expected: ExpectedCall, received: Received, label: str) -> Failu
 def _no_call(expected: Sequence[ExpectedCall], context: Context) -> Failure:
     names = ", ".join(call.name for call in expected)
     if context.call_like is not None:
-        turn, excerpt = context.call_like
+        turn, found = context.call_like
         return Failure(
             "malformed_call",
-            f"{context.label}turn {turn}: no call was made, but the answer's text looks like one ({excerpt}); "
-            f"expected {names}",
-            diff_lines([_expected_line(call) for call in expected], [f"(text) {excerpt}"]),
+            f"{context.label}turn {turn}: no call was made, but the answer's text {found.said}; expected {names}",
+            diff_lines([_expected_line(call) for call in expected], list(found.shown)),
             turn,
         )
     return Failure(

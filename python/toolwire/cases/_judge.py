@@ -20,8 +20,9 @@ from toolwire.cases._diagnose import Context, diagnose
 from toolwire.cases._diff import compact, diff_lines
 from toolwire.cases._match import Received, passes
 from toolwire.cases._model import Case, CaseResult, Expectation, Failure, Turn
-from toolwire.cases._text import call_like_text
+from toolwire.cases._text import CallLikeText, call_like_text
 from toolwire.contract import Check
+from toolwire.registry import ToolRegistry
 
 __all__ = ["PORTABLE_FINISH_REASONS", "judge", "portable_finish_reason"]
 
@@ -128,13 +129,13 @@ def _invalid_call_failures(turn: int, position: int, call: InvalidToolCall) -> l
     return failures
 
 
-def _check_code(check: Check, turn: Turn, tool_names: Sequence[str]) -> str:
+def _check_code(check: Check, turn: Turn, tools: ToolRegistry) -> str:
     if check.id != "forced_tool":
         return _CHECK_CODES.get(check.id, "malformed_call")
     # A forced tool not called: another tool instead, nothing, or a call written as text.
     if turn.calls:
         return "wrong_name"
-    return "malformed_call" if call_like_text(turn.text, tool_names) else "no_call"
+    return "malformed_call" if call_like_text(turn.text, tools) else "no_call"
 
 
 def _contract_failures(case: Case, turns: Sequence[Turn]) -> list[Failure]:
@@ -149,7 +150,7 @@ def _contract_failures(case: Case, turns: Sequence[Turn]) -> list[Failure]:
             evidence = check.evidence.splitlines() or [check.evidence]
             failures.append(
                 Failure(
-                    _check_code(check, turn, case.tools.names),
+                    _check_code(check, turn, case.tools),
                     f"turn {index}: contract check {check.id} failed: {evidence[0]}",
                     diff_lines([check.title], evidence),
                     index,
@@ -158,11 +159,14 @@ def _contract_failures(case: Case, turns: Sequence[Turn]) -> list[Failure]:
     return failures
 
 
-def _call_like(case: Case, turns: Sequence[Turn]) -> tuple[int, str] | None:
+def _call_like(case: Case, turns: Sequence[Turn]) -> tuple[int, CallLikeText] | None:
+    """The first turn without a call whose text looks like one, and what it holds."""
     for index, turn in enumerate(turns):
-        excerpt = call_like_text(turn.text, case.tools.names)
-        if excerpt is not None and not turn.calls:
-            return index, excerpt
+        if turn.calls:
+            continue
+        found = call_like_text(turn.text, case.tools)
+        if found is not None:
+            return index, found
     return None
 
 
@@ -181,12 +185,12 @@ def _no_tool_call_failures(case: Case, turns: Sequence[Turn]) -> list[Failure]:
             )
     like = _call_like(case, turns)
     if like is not None:
-        index, excerpt = like
+        index, found = like
         failures.append(
             Failure(
                 "malformed_call",
-                f"turn {index}: no tool call is expected, and the answer's text looks like one: {excerpt}",
-                diff_lines(["(an answer without a tool call)"], [f"(text) {excerpt}"]),
+                f"turn {index}: no tool call is expected, and the answer's text {found.said}",
+                diff_lines(["(an answer without a tool call)"], list(found.shown)),
                 index,
             )
         )
@@ -222,11 +226,14 @@ def _sequence_failures(case: Case, turns: Sequence[Turn]) -> tuple[list[Failure]
     ]
     several = len(alternatives) > 1
     verdicts: list[list[Failure]] = []
+    like: tuple[int, CallLikeText] | None = None
     for number, alternative in enumerate(alternatives):
         if passes(alternative, received):
             return [], number if several else None
+        if not verdicts:  # each dialect's parser reads the text once, for every alternative that fails
+            like = _call_like(case, turns)
         label = f"one_of #{number} (closest of {len(alternatives)}): " if several else ""
-        context = Context(label, _call_like(case, turns))
+        context = Context(label, like)
         verdicts.append(diagnose(alternative, received, context))
     closest = min(range(len(verdicts)), key=lambda number: len(verdicts[number]))
     return verdicts[closest], closest if several else None
