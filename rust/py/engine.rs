@@ -50,8 +50,6 @@ pub(crate) struct Engine {
     // With `progress`: the steps so far as Python tuples, and each call's partial arguments.
     progress: Option<Vec<Py<PyAny>>>,
     partials: FxHashMap<usize, Partial>,
-    // `dialect=` without `format=`: a `str` chunk is a delta of the model's text.
-    text_deltas: bool,
 }
 
 #[pymethods]
@@ -61,7 +59,10 @@ impl Engine {
         *, tool_choice, emit, limits, on_violation = None, validators = None, format = None, progress = false,
         dialect = None,
     ))]
-    #[expect(clippy::too_many_arguments, reason = "the keywords of the engine factory every implementation takes")]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the keywords of the engine factory every implementation takes"
+    )]
     fn new(
         tool_choice: &Bound<'_, PyAny>,
         emit: &str,
@@ -100,7 +101,6 @@ impl Engine {
         let text_calls = dialect
             .map(|dialect| text_dialect(dialect, validators.as_ref()))
             .transpose()?;
-        let text_deltas = text_calls.is_some() && format.is_none();
         let config = Config {
             emit,
             limits,
@@ -128,14 +128,13 @@ impl Engine {
             decoder_ended: false,
             progress: progress.then(Vec::new),
             partials: FxHashMap::default(),
-            text_deltas,
         })
     }
 
     /// A `str` chunk is a delta of the model's text (`dialect=` without `format=`), not a raw body's.
     #[getter]
     fn text_deltas(&self) -> bool {
-        self.text_deltas
+        self.accumulator.reads_dialect() && !self.decoder.is_named()
     }
 
     /// Read one chunk; return the calls it made ready (and any an exception kept an earlier step from returning).
@@ -326,7 +325,7 @@ impl Engine {
         self.refuse_after_end("chunks")?;
         let number = self.chunks_read;
         self.chunks_read += 1;
-        if self.text_deltas
+        if self.text_deltas()
             && let Ok(delta) = chunk.cast::<PyString>()
         {
             return self.text_delta(delta, number);

@@ -55,7 +55,7 @@ def summary(result: toolwire.StreamResult) -> tuple[Any, ...]:
 def replayed(module: Any, recording: Recording) -> list[tuple[Any, ...]]:
     """Every event, with each argument delta's snapshot taken (and copied) at that moment."""
     found: list[tuple[Any, ...]] = []
-    for event in module.events(source(recording), tools=(recording.request or {}).get("tools")):
+    for event in module.events(source(recording), **recording.reassemble_options()):
         if isinstance(event, module.ArgumentsDelta):
             found.append(("arguments", event.seq, event.choice, event.fragment, copy.deepcopy(event.snapshot())))
         elif isinstance(event, module.Finished):
@@ -69,10 +69,10 @@ def replayed(module: Any, recording: Recording) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize("recording", RECORDINGS)
 def test_events_tell_what_reassemble_hands_over(recording: Recording, implementation: ModuleType) -> None:
-    tools = (recording.request or {}).get("tools")
-    stream = implementation.reassemble(source(recording), tools=tools, on_invalid="yield")
+    options = recording.reassemble_options()
+    stream = implementation.reassemble(source(recording), **options, on_invalid="yield")
     handed = list(stream)
-    events = list(implementation.events(source(recording), tools=tools))
+    events = list(implementation.events(source(recording), **options))
     assert isinstance(events[-1], implementation.Finished)
     assert events[-1].result == stream.result
     calls = [

@@ -49,7 +49,12 @@ def completion_chunks(text: list[str], finish: str = "stop") -> list[dict[str, A
 
 
 def test_text_deltas_split_inside_the_marker_give_the_call_and_the_text_around_it(implementation: ModuleType) -> None:
-    deltas = ["Let me check. <tool", "_call>\n{\"name\": \"get_weather\", \"argu", 'ments": {"city": "Paris", "days": 3}}\n</tool_call>', " Done."]
+    deltas = [
+        "Let me check. <tool",
+        '_call>\n{"name": "get_weather", "argu',
+        'ments": {"city": "Paris", "days": 3}}\n</tool_call>',
+        " Done.",
+    ]
     stream = implementation.reassemble(deltas, dialect="hermes", tools=WEATHER)
     calls = list(stream)
     assert [(c.name, c.arguments, c.id, c.index) for c in calls] == [
@@ -84,9 +89,7 @@ def test_calls_leaked_into_chat_content_are_recovered_with_call_in_text(implemen
 def test_calls_in_a_completions_stream_are_the_model_s_own(implementation: ModuleType) -> None:
     stream = implementation.reassemble(completion_chunks([HERMES_CALL[:7], HERMES_CALL[7:]]), dialect="hermes")
     calls = list(stream)
-    assert [(c.name, c.arguments, c.violations) for c in calls] == [
-        ("get_weather", {"city": "Paris", "days": 3}, ())
-    ]
+    assert [(c.name, c.arguments, c.violations) for c in calls] == [("get_weather", {"city": "Paris", "days": 3}, ())]
     assert stream.result.text == ""
     assert stream.result.violations == ()
 
@@ -197,7 +200,7 @@ def test_a_wire_format_named_reads_strings_as_its_body(implementation: ModuleTyp
 
 
 def test_an_unknown_dialect_names_the_dialects(implementation: ModuleType) -> None:
-    with pytest.raises(ValueError, match="unknown dialect 'qwen4'.*hermes"):
+    with pytest.raises(ValueError, match=r"unknown dialect 'qwen4'.*hermes"):
         implementation.reassemble(["x"], dialect="qwen4")
     with pytest.raises(TypeError, match="dialect must be"):
         implementation.reassemble(["x"], dialect=3)
@@ -209,3 +212,16 @@ def test_violation_codes_of_every_finding_exist() -> None:
 
     assert set(VIOLATION_OF) == set(FINDINGS)
     assert ViolationCode.CALL_IN_TEXT.value == "CALL_IN_TEXT"
+
+
+def test_strings_that_are_unmistakably_a_body_s_lines_are_read_as_the_body(implementation: ModuleType) -> None:
+    # httpx's iter_lines() of an event stream: its lines open with a field, which no model's text does.
+    events = [f"data: {json.dumps(chunk)}" for chunk in chat_chunks([HERMES_CALL])] + ["data: [DONE]"]
+    lines = [line for event in events for line in (event, "")]
+    stream = implementation.reassemble(lines, dialect="hermes")
+    assert [(c.name, codes(c.violations)) for c in stream] == [("get_weather", ["CALL_IN_TEXT"])]
+    # A model's own text may open with what a JSON body opens with: it stays text deltas.
+    (call,) = implementation.reassemble(
+        ['{"name": "get_weather", "parameters": {"city": "Oslo"}}'], dialect="llama3_json"
+    )
+    assert call.arguments == {"city": "Oslo"}

@@ -23,7 +23,7 @@ import toolwire
 from tests.support.paths import RECORDINGS, REPO
 from toolwire._core import framing_of
 from toolwire.formats import DEFAULT_FORMAT, FORMATS, WIRE_FORMATS, Format, FormatModule, WireFormat, format_of
-from toolwire.recordings import DATA_SUFFIXES, Recording, iter_recordings
+from toolwire.recordings import DATA_SUFFIXES, TEXT_FORMAT, Recording, iter_recordings
 from toolwire.reference.decode import DECODERS
 
 PACKAGE = REPO / "python" / "toolwire"
@@ -121,7 +121,7 @@ def test_recordings_exist(entry: Format) -> None:
 CHUNK_RECORDINGS = [
     pytest.param(recording, id=recording.name)
     for recording in iter_recordings(RECORDINGS)
-    if recording.path.suffix == ".jsonl"
+    if recording.path.suffix == ".jsonl" and recording.format != TEXT_FORMAT  # a model's text deltas have no body
 ]
 
 

@@ -17,8 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toolwire
-from tests.support.core_recordings import core_recordings
-from tests.support.paths import REPO
+from tests.support.paths import RECORDINGS, REPO
 from toolwire._common._redact import REDACTED
 from toolwire._common._secrets import find, is_secret_name
 from toolwire.recordings import iter_recordings
@@ -35,7 +34,7 @@ BEARER = "Bearer " + "eyJhbGciOiJIUzI1NiJ9.payload.signature"
 
 def recorded_calls() -> list[toolwire.ToolCall | toolwire.InvalidToolCall]:
     calls: list[toolwire.ToolCall | toolwire.InvalidToolCall] = []
-    for recording in iter_recordings(core_recordings()):
+    for recording in iter_recordings(RECORDINGS):
         stream = toolwire.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
         calls.extend(stream)
     return calls
@@ -74,7 +73,7 @@ def test_every_recorded_call_is_logged_as_made_and_read_back_by_replay(tmp_path:
 
 def test_the_logged_calls_replay_to_the_verdicts_the_stream_gave(tmp_path: Path) -> None:
     # A recording whose request declared tools: the log alone must reproduce each call's verdict.
-    for recording in iter_recordings(core_recordings()):
+    for recording in iter_recordings(RECORDINGS):
         options = recording.reassemble_options()
         if not options["tools"]:
             continue
@@ -484,7 +483,7 @@ def test_the_call_log_page_runs_as_written(
     commands = re.findall(r"^\$ toolwire (.+)$", text, re.M)
     assert [command.split()[0] for command in commands] == ["sample", "replay"]
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "recordings").symlink_to(core_recordings())
+    (tmp_path / "recordings").symlink_to(RECORDINGS)
     (tmp_path / "tools.yaml").write_text(tools, encoding="utf-8")
     exec(compile(loop, "call-logs.md", "exec"), {"__name__": "docs"})
     written = lines(tmp_path / "calls.jsonl")

@@ -638,7 +638,7 @@ def test_the_sdk_of_each_recordings_format_parses_it(url: str, recording: Record
         return
     parsed = sdk_events(recording, url)
     assert parsed
-    calls, result = reassembled(parsed)
+    calls, result = reassembled(parsed, dialect=recording.dialect)
     expected = recording.expected
     calls.sort(key=lambda call: (call.choice, call.seq))
     assert [(call.id, call.name, call.arguments) for call in calls] == [

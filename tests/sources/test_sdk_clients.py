@@ -51,8 +51,10 @@ def expected(recording: Recording) -> list[tuple[str, str | None, Any]]:
     return [(call["id"], call["name"], call["arguments"]) for call in recording.expected["calls"]]
 
 
-def reassembled(implementation: Any, source: Any) -> tuple[list[tuple[str, str | None, Any]], Any]:
-    stream = implementation.reassemble(source, on_invalid="yield")
+def reassembled(
+    implementation: Any, source: Any, dialect: str | None = None
+) -> tuple[list[tuple[str, str | None, Any]], Any]:
+    stream = implementation.reassemble(source, dialect=dialect, on_invalid="yield")
     every = sorted(stream, key=lambda call: (call.choice, call.seq))
     return [(call.id, call.name, call.arguments) for call in every], stream.result
 
@@ -126,7 +128,7 @@ def test_httpx_bytes_and_lines(base_url: str, recording: Recording, implementati
     with httpx.Client() as http:
         for read in ("iter_bytes", "iter_lines", "iter_raw"):
             with http.stream("POST", f"{base_url}/x", json={}) as response:
-                calls, result = reassembled(implementation, getattr(response, read)())
+                calls, result = reassembled(implementation, getattr(response, read)(), recording.dialect)
             assert calls == expected(recording), read
             assert result.finish_reason == recording.expected["finish_reason"], read
 
@@ -137,7 +139,7 @@ def test_httpx_async_bytes(base_url: str, recording: Recording, implementation: 
 
     async def run() -> list[tuple[str, str | None, Any]]:
         async with httpx.AsyncClient() as http, http.stream("POST", f"{base_url}/x", json={}) as response:
-            stream = implementation.areassemble(response.aiter_bytes(), on_invalid="yield")
+            stream = implementation.areassemble(response.aiter_bytes(), dialect=recording.dialect, on_invalid="yield")
             every = sorted([call async for call in stream], key=lambda call: (call.choice, call.seq))
             return [(call.id, call.name, call.arguments) for call in every]
 
@@ -156,7 +158,7 @@ def test_aiohttp_content_iterators(base_url: str, recording: Recording, implemen
     async def run(read: str) -> list[tuple[str, str | None, Any]]:
         async with aiohttp.ClientSession() as session, session.post(f"{base_url}/x", json={}) as response:
             body = response.content.iter_any() if read == "iter_any" else response.content.iter_chunked(7)
-            stream = implementation.areassemble(body, on_invalid="yield")
+            stream = implementation.areassemble(body, dialect=recording.dialect, on_invalid="yield")
             every = sorted([call async for call in stream], key=lambda call: (call.choice, call.seq))
             return [(call.id, call.name, call.arguments) for call in every]
 

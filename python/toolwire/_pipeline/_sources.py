@@ -7,6 +7,7 @@ uses, the engine tells from the stream itself (``docs/semantics.md``, "Raw bodie
 from __future__ import annotations
 
 import io
+import json
 import re
 from collections.abc import AsyncIterable, Iterable, Iterator
 from typing import IO, Any, TypeAlias
@@ -68,6 +69,21 @@ def chunks_of(source: Source, *, text_deltas: bool = False) -> Iterator[Any]:
 
 
 _FIELD = re.compile(r" *(?:(?:data|event|id|retry)(?::|$)|:)")
+# Members of the wire formats' events that no call object a model writes has (a Llama 4 call has "type", so it is not
+# among them): a JSON line holding one is a body's line (Ollama's NDJSON read as text lines, say).
+_ENVELOPE = frozenset({"choices", "candidates", "done", "object", "model", "usageMetadata", "contentBlockDelta"})
+
+
+def _is_envelope_line(item: str) -> bool:
+    """Whether ``item`` is one whole JSON object with a wire format's envelope member."""
+    text = item.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return False
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and not _ENVELOPE.isdisjoint(value)
 
 
 def is_raw(item: Any, *, text_deltas: bool = False) -> bool:
@@ -76,12 +92,16 @@ def is_raw(item: Any, *, text_deltas: bool = False) -> bool:
     Bytes always are; a string is when it reads as the opening of an event stream (a field or a comment, or text
     with line ends), of JSON lines (an object) or of a JSON array, as every real body opens. Any other string, the
     empty one too, is a malformed chunk. With ``text_deltas`` (``dialect=`` without ``format=``), strings are the
-    model's text deltas, chunks of their own.
+    model's text deltas, which may hold line ends or open with ``{`` or ``[`` as a body does: a string is then a body
+    only when it is unmistakably one, a server-sent event's field or comment, or a whole JSON line carrying a wire
+    format's envelope (``choices``, ``candidates``, ``done``...), which no text a model writes opens with.
     """
     if isinstance(item, RAW):
         return True
-    if not isinstance(item, str) or text_deltas:
+    if not isinstance(item, str):
         return False
+    if text_deltas:
+        return _FIELD.match(item) is not None or _is_envelope_line(item)
     opening = item.lstrip()
     return "\n" in item or "\r" in item or opening.startswith(("{", "[")) or _FIELD.match(item) is not None
 

@@ -20,8 +20,8 @@ use crate::violation::{Severity, Violation, ViolationCode, ViolationData};
 
 mod text_calls;
 
-pub use text_calls::TextDialect;
 use text_calls::TextCalls;
+pub use text_calls::TextDialect;
 
 /// What an output item, and each value a delta adds whole to one, counts towards `Limits.max_output_bytes` besides its
 /// text: the bookkeeping it takes, so that a stream of tiny pieces is bounded as a stream of large ones is.

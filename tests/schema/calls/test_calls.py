@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toolwire
-from tests.support.core_recordings import core_recordings
 from tests.support.paths import RECORDINGS
 from toolwire.recordings import iter_recordings
 from toolwire.schema.calls import ObservedCall, UnreadableRecord, iter_raw, read_calls
@@ -253,7 +252,7 @@ def test_conversation_logs_give_every_assistant_call(tmp_path: Path, fmt: str) -
     expected: list[tuple[str, str, Any]] = []
     unnamed = 0
     lines = []
-    for number, recording in enumerate(iter_recordings(core_recordings()), start=1):
+    for number, recording in enumerate(iter_recordings(RECORDINGS), start=1):
         stream = toolwire.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
         calls = list(stream)
         if not calls:
@@ -324,13 +323,13 @@ def test_conversation_shapes_one_message_output_items_and_user_calls(tmp_path: P
 def test_a_directory_of_recordings_gives_every_handed_over_call() -> None:
     """``recordings/``: each recording reassembled, every call (valid or invalid) kept with its text as received."""
     expected = []
-    for recording in iter_recordings(core_recordings()):
+    for recording in iter_recordings(RECORDINGS):
         for number, call in enumerate(
             toolwire.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield"), 1
         ):
             text = call.arguments_json if call.input is None else call.input  # a custom call's free-text input
             expected.append((f"{recording.path} call {number}", call.name, call.id, text, call.ok))
-    found = list(read_calls(core_recordings()))
+    found = list(read_calls(RECORDINGS))
     got = [
         (c.origin, c.name, c.id, c.arguments, c.fields["ok"]) if isinstance(c, ObservedCall) else (c.origin, None)
         for c in found

@@ -15,8 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolwire
-from tests.support.core_recordings import core_recordings
-from tests.support.paths import CORPORA, corpus
+from tests.support.paths import CORPORA, RECORDINGS, corpus
 from toolwire.cli import main
 from toolwire.recordings import iter_recordings
 from toolwire.recordings._calllog import CallLog
@@ -74,7 +73,7 @@ def json_object(text: str) -> Any:
 
 def recorded_calls() -> list[toolwire.ToolCall | toolwire.InvalidToolCall]:
     calls: list[toolwire.ToolCall | toolwire.InvalidToolCall] = []
-    for recording in iter_recordings(core_recordings()):
+    for recording in iter_recordings(RECORDINGS):
         stream = toolwire.reassemble(recording.source(), **recording.reassemble_options(), on_invalid="yield")
         calls.extend(stream)
     return calls
@@ -233,7 +232,7 @@ def test_the_recordings_sampled_cover_what_they_show(tmp_path: Path) -> None:
             if call.name:
                 writer.record(call)
     from_log = sample_calls(read_calls(log), per_tool=2, seed=7)
-    from_folder = sample_calls(read_calls(core_recordings()), per_tool=2, seed=7)
+    from_folder = sample_calls(read_calls(RECORDINGS), per_tool=2, seed=7)
     for result in (from_log, from_folder):
         assert result.read == sum(1 for call in calls if call.name)
         assert result.features_missed == () and result.ok
@@ -257,9 +256,9 @@ def test_the_recordings_sampled_cover_what_they_show(tmp_path: Path) -> None:
 
 
 def test_the_same_seed_gives_the_same_fixture_and_seeds_vary_the_fill() -> None:
-    calls = list(read_calls(core_recordings()))
+    calls = list(read_calls(RECORDINGS))
     first = sample_calls(calls, per_tool=12, seed=3)
-    again = sample_calls(list(read_calls(core_recordings())), per_tool=12, seed=3)
+    again = sample_calls(list(read_calls(RECORDINGS)), per_tool=12, seed=3)
     assert first.to_jsonl() == again.to_jsonl()
     fills = {sample_calls(calls, per_tool=12, seed=seed).to_jsonl() for seed in range(8)}
     assert len(fills) > 1
@@ -456,7 +455,7 @@ def test_the_fixture_is_read_back_by_read_calls(tmp_path: Path) -> None:
 def write_tools(tmp_path: Path) -> Path:
     """The tools of the recordings whose requests declared them (the first definition of each name)."""
     tools: dict[str, Any] = {}
-    for recording in iter_recordings(core_recordings()):
+    for recording in iter_recordings(RECORDINGS):
         for definition in recording.reassemble_options()["tools"] or []:
             registry = toolwire.ToolRegistry([definition])
             for name in registry.names:

@@ -132,9 +132,16 @@ impl Accumulator {
         self.touch(0);
     }
 
+    /// Whether the stream reads calls written into its text (`Config.text_calls`).
+    pub fn reads_dialect(&self) -> bool {
+        self.text_calls.is_some()
+    }
+
     /// Whether the source is the model's text deltas ([`Accumulator::text_source`]).
     pub fn is_text_source(&self) -> bool {
-        self.text_calls.as_ref().is_some_and(|text_calls| text_calls.text_source)
+        self.text_calls
+            .as_ref()
+            .is_some_and(|text_calls| text_calls.text_source)
     }
 
     /// The reasoning the dialect parsers read, each run (of one choice, after the same number of calls) an item
@@ -215,7 +222,14 @@ impl Accumulator {
 
     fn text_finding(&mut self, choice: i64, finding: Finding) {
         let Some(call) = finding.call else {
-            self.report_stream(violation_of(finding.code), finding.message, Some(choice), None, None, None);
+            self.report_stream(
+                violation_of(finding.code),
+                finding.message,
+                Some(choice),
+                None,
+                None,
+                None,
+            );
             return;
         };
         let Some(text_calls) = self.text_calls.as_mut() else {

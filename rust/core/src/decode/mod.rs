@@ -174,6 +174,11 @@ impl Decoder {
         self.state.format()
     }
 
+    /// Whether the caller named the format (`format=`) rather than leaving it to be detected.
+    pub fn is_named(&self) -> bool {
+        self.named
+    }
+
     /// Take the format as known (the caller recognised it, as the binding does for chat chunk objects).
     pub fn assume(&mut self, format: Format) {
         if matches!(self.state, State::Undetected) {
