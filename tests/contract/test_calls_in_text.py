@@ -132,7 +132,9 @@ def test_each_dialects_text_is_named_after_it(dialect: str, style: str | None) -
     # Mistral's [CALL_ID] style needs ids (nine letters or digits); every other style writes its own or none.
     calls = [(*PARIS, "a1b2c3d4e"), (*TOKYO, "f5g6h7i8j")] if style == "v11_call_id" else [PARIS, TOKYO]
     text = render(calls, dialect, style=style, text_before="Let me check.\n")
-    assert read(text) == (NAMED_AS.get(dialect, dialect), 2, 2)
+    # xLAM's array after [TOOL_CALLS] is, letter for letter, Mistral's pre-v11 call: the table's order names it.
+    named = "mistral" if (dialect, style) == ("xlam", "tool_calls") else NAMED_AS.get(dialect, dialect)
+    assert read(text) == (named, 2, 2)
 
 
 def test_a_tie_goes_to_the_dialect_that_leaves_less_text_then_to_the_tables_order() -> None:

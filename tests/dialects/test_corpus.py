@@ -41,9 +41,10 @@ DEVIATIONS: dict[str, str] = {
         "with no schema for the tool, '42', '3.14' and 'true' are kept strings with NO_SCHEMA (docs/semantics.md, Raw "
         "values), as for qwen3_coder and minimax_m2, rather than guessed JSON as vLLM's GLM parser does"
     ),
-    "vllm-glm45-think-then-call": (
+    **dict.fromkeys(
+        ("vllm-glm45-think-then-call", "vllm-xlam-think-then-array"),
         "the parser reads reasoning too: '<think>…</think>' the model writes is reasoning, not content, where the "
-        "case pins vLLM's tool parser run without its reasoning parser"
+        "case pins vLLM's tool parser run without its reasoning parser",
     ),
     "sglang-glm45-array-value-escaped": (
         "a call written JSON-escaped ('\\n' for its newlines, '\\\"' for its quotes) has not the dialect's shape: "

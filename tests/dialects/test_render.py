@@ -177,6 +177,30 @@ CASES = [
         "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key>"
         "<arg_value>3</arg_value></tool_call>",
     ),
+    # The "marker + JSON array" dialects: one array per group of calls, tojson's spacing.
+    (
+        "granite",
+        "token",
+        [W, T],
+        '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}, '
+        '{"name": "get_time", "arguments": {"tz": "UTC"}}]',
+    ),
+    ("granite", "text", [T], '<tool_call> [{"name": "get_time", "arguments": {"tz": "UTC"}}]'),
+    ("granite", "arguments_first", [T], '<|tool_call|>[{"arguments": {"tz": "UTC"}, "name": "get_time"}]'),
+    ("phi4_mini", "template", [T], 'functools[{"name": "get_time", "arguments": {"tz": "UTC"}}]'),
+    ("xlam", "bare", [T], '[{"name": "get_time", "arguments": {"tz": "UTC"}}]'),
+    ("xlam", "fence", [T], '```json\n[{"name": "get_time", "arguments": {"tz": "UTC"}}]\n```'),
+    ("xlam", "tool_calls", [T], '[TOOL_CALLS][{"name": "get_time", "arguments": {"tz": "UTC"}}]'),
+    ("xlam", "tool_call", [T], '<tool_call>[{"name": "get_time", "arguments": {"tz": "UTC"}}]</tool_call>'),
+    ("apriel", "template", [T], '<tool_calls>[{"name": "get_time", "arguments": {"tz": "UTC"}}]</tool_calls>'),
+    # Command R7B's template: one element a line, indented four spaces; ids count the turn's calls from 0.
+    (
+        "cohere_command",
+        "template",
+        [W, (*T, "7")],
+        '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris", '
+        '"days": 3}},\n    {"tool_call_id": "7", "tool_name": "get_time", "parameters": {"tz": "UTC"}}\n]<|END_ACTION|>',
+    ),
 ]
 
 
@@ -270,8 +294,8 @@ def test_what_a_dialect_cannot_carry_is_refused(dialect: str, style: str, call: 
 
 
 def test_misuse_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown dialect 'granite'"):
-        render([T], "granite")
+    with pytest.raises(ValueError, match="unknown dialect 'nope'"):
+        render([T], "nope")
     with pytest.raises(ValueError, match="hermes has no style 'v11'"):
         render([T], "hermes", style="v11")
     with pytest.raises(ValueError, match="llama3_json has no reasoning"):

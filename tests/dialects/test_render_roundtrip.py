@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tests.dialects.test_core_twin import core_events
 from tests.support.comparable import strict
 from toolwire import _core
-from toolwire.dialects import STYLES, render
+from toolwire.dialects import REASONING_DIALECTS, STYLES, render
 from toolwire.reference.dialects import Call, Event, Finding, Reasoning, Text, merged, parse
 
 # Prose holds no character that could open a marker in some dialect (`<`, `[`, `{`, `|`, the full-width bar), no `;`
@@ -61,6 +61,8 @@ def _cases(draw: st.DrawFn, dialect: str, style: str) -> tuple[list[tuple[Any, .
         call_id = None
         if dialect == "mistral" and (style == "v11_call_id" or draw(st.booleans())):
             call_id = draw(st.from_regex(r"[A-Za-z0-9]{9}", fullmatch=True))
+        elif dialect == "cohere_command" and draw(st.booleans()):
+            call_id = str(draw(st.integers(0, 99)))
         elif dialect == "kimi_k2" and draw(st.booleans()):
             call_id = draw(st.sampled_from(["functions.", ""])) + f"{name}:{draw(st.integers(0, 99))}"
         calls.append((name, arguments, call_id) if call_id is not None else (name, arguments))
@@ -70,8 +72,8 @@ def _cases(draw: st.DrawFn, dialect: str, style: str) -> tuple[list[tuple[Any, .
         "text_before": draw(_PROSE),
         "text_between": gaps,
         "text_after": draw(_PROSE),
-        "reasoning": None if dialect == "llama3_json" else draw(st.none() | _PROSE),
-        "reasoning_opened": dialect not in ("llama3_json", "harmony") and draw(st.booleans()),
+        "reasoning": None if dialect not in REASONING_DIALECTS else draw(st.none() | _PROSE),
+        "reasoning_opened": dialect in REASONING_DIALECTS and dialect != "harmony" and draw(st.booleans()),
     }
     return calls, options
 
@@ -103,6 +105,8 @@ def _expected_id(dialect: str, style: str, call: tuple[Any, ...], position: int)
         return given_id if given_id is not None else f"functions.{call[0]}:{position}"
     if dialect == "mistral" and style in ("v11_call_id", "pre_v11"):
         return given_id
+    if dialect == "cohere_command":
+        return given_id if given_id is not None else str(position)
     return None
 
 

@@ -194,18 +194,23 @@ def test_the_parser_refuses_text_after_finish_and_unknown_dialects() -> None:
     with pytest.raises(ValueError, match="unknown dialect"):
         parse("nope", [])
     assert set(DIALECTS) == {
+        "apriel",
+        "cohere_command",
         "deepseek_dsml",
         "deepseek_v3",
         "deepseek_v31",
         "glm45",
         "glm47",
+        "granite",
         "harmony",
         "hermes",
         "kimi_k2",
         "llama3_json",
         "minimax_m2",
         "mistral",
+        "phi4_mini",
         "pythonic",
         "qwen3_coder",
         "seed_oss",
+        "xlam",
     }

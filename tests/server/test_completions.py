@@ -155,7 +155,7 @@ def test_calls_in_content_reaches_the_other_formats(url: str) -> None:
 @pytest.mark.parametrize(
     ("document", "message"),
     [
-        ({"models": {"m": {"dialect": "granite"}}}, "models.m.dialect: expected a dialect name"),
+        ({"models": {"m": {"dialect": "nope"}}}, "models.m.dialect: expected a dialect name"),
         (
             {"models": {"m": {"quirks": {"calls_in_content": True}}}},
             "models.m.quirks.calls_in_content: expected a dialect",

@@ -73,7 +73,7 @@ def test_a_completions_stream_reassembles_as_text() -> None:
 
 def test_misuse_is_refused() -> None:
     with pytest.raises(ValueError, match="dialect must be one of"):
-        streams(CALLS, dialect="granite")
+        streams(CALLS, dialect="nope")
     with pytest.raises(ValueError, match="format must be one of text"):
         streams(CALLS, dialect="hermes", format="gemini")
     with pytest.raises(ValueError, match="pass dialect= too"):

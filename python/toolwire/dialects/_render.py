@@ -38,6 +38,11 @@ STYLES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "harmony": ("commentary", "recipient_first"),
         "glm45": ("template",),
         "glm47": ("template",),
+        "granite": ("token", "text", "arguments_first"),
+        "phi4_mini": ("template",),
+        "xlam": ("bare", "fence", "tool_calls", "tool_call"),
+        "apriel": ("template",),
+        "cohere_command": ("template",),
     }
 )
 
@@ -330,6 +335,45 @@ def _mistral(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
     return _joined(blocks, gaps, "")
 
 
+# ------------------------------------------------------------------------------------- marker + JSON array
+
+# What opens (and closes) each dialect's array of calls, by style.
+_ARRAY_MARKERS: Final[Mapping[tuple[str, str], tuple[str, str]]] = {
+    ("granite", "token"): ("<|tool_call|>", ""),
+    ("granite", "text"): ("<tool_call> ", ""),  # Granite 3.1 writes no close tag
+    ("granite", "arguments_first"): ("<|tool_call|>", ""),
+    ("phi4_mini", "template"): ("functools", ""),
+    ("xlam", "bare"): ("", ""),
+    ("xlam", "fence"): ("```json\n", "\n```"),
+    ("xlam", "tool_calls"): ("[TOOL_CALLS]", ""),
+    ("xlam", "tool_call"): ("<tool_call>", "</tool_call>"),
+    ("apriel", "template"): ("<tool_calls>", "</tool_calls>"),
+}
+
+
+def _json_array(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
+    start, end = _ARRAY_MARKERS[ctx.dialect, ctx.style]
+
+    def element(call: _Call) -> dict[str, Any]:
+        if ctx.style == "arguments_first":  # Granite 3.x's order (vLLM's granite tests)
+            return {"arguments": call.arguments, "name": call.name}
+        return {"name": call.name, "arguments": call.arguments}
+
+    return _grouped(calls, gaps, lambda group: start + _json([element(call) for call in group]) + end)
+
+
+def _cohere_command(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
+    def element(call: _Call) -> str:
+        # The template numbers the calls of a turn from 0 when none carries an id of its own.
+        call_id = str(call.index) if call.id is None else call.id
+        return "    " + _json({"tool_call_id": call_id, "tool_name": call.name, "parameters": call.arguments})
+
+    def action(group: list[_Call]) -> str:
+        return "<|START_ACTION|>[\n" + ",\n".join(map(element, group)) + "\n]<|END_ACTION|>"
+
+    return _grouped(calls, gaps, action)
+
+
 _DEEPSEEK: Final = {
     "calls_begin": "<｜tool▁calls▁begin｜>",
     "calls_end": "<｜tool▁calls▁end｜>",
@@ -461,6 +505,8 @@ _WRITERS: Final[Mapping[str, _Writer]] = {
     "kimi_k2": _kimi_k2,
     "glm45": lambda ctx, calls, gaps: _glm(ctx, calls, gaps, spaced=True),
     "glm47": lambda ctx, calls, gaps: _glm(ctx, calls, gaps, spaced=False),
+    **dict.fromkeys(("granite", "phi4_mini", "xlam", "apriel"), _json_array),
+    "cohere_command": _cohere_command,
 }
 
 #: Each dialect's reasoning markers (harmony's is its analysis channel; Llama 3 has none).
@@ -470,10 +516,13 @@ _REASONING: Final[Mapping[str, tuple[str, str] | None]] = {
     "mistral": ("[THINK]", "[/THINK]"),
     "llama3_json": None,
     "harmony": None,
+    **dict.fromkeys(("granite", "phi4_mini", "apriel"), None),
+    "cohere_command": ("<|START_THINKING|>", "<|END_THINKING|>"),
 }
 
 
-#: The dialects ``render`` writes reasoning in (``reasoning=``): all but ``llama3_json``.
+#: The dialects ``render`` writes reasoning in (``reasoning=``): all but ``llama3_json``, ``granite``, ``phi4_mini``
+#: and ``apriel``.
 REASONING_DIALECTS: Final = frozenset(name for name in STYLES if name == "harmony" or _REASONING[name] is not None)
 
 
@@ -505,7 +554,8 @@ def render(
 
     Ids: ``kimi_k2`` writes each call's id, ``functions.NAME:IDX`` (IDX its position among ``calls``) when none is
     given; ``mistral`` writes a 9-character id after ``[CALL_ID]`` (style ``v11_call_id``, required) and in a pre-v11
-    element (when given, as Nemo does). Every other dialect and style carries no id, and a given one is not written.
+    element (when given, as Nemo does); ``cohere_command`` writes each call's ``tool_call_id``, its position among
+    ``calls`` when none is given. Every other dialect and style carries no id, and a given one is not written.
 
     Args:
         calls: ``(name, arguments)`` or ``(name, arguments, id)`` tuples, or call objects with ``name``,

@@ -15,19 +15,24 @@ from typing import Any, Final
 
 from toolwire._model import Limits
 from toolwire.reference.dialects import (
+    apriel,
+    cohere_command,
     deepseek_dsml,
     deepseek_v3,
     deepseek_v31,
     glm45,
     glm47,
+    granite,
     harmony,
     hermes,
     kimi_k2,
     llama3_json,
     minimax_m2,
     mistral,
+    phi4_mini,
     pythonic,
     qwen3_coder,
+    xlam,
 )
 from toolwire.reference.dialects._shared import (
     FINDINGS,
@@ -72,6 +77,11 @@ DIALECTS: Final[Mapping[str, type[Parser]]] = MappingProxyType(
         "harmony": harmony.HarmonyParser,
         "glm45": glm45.Glm45Parser,
         "glm47": glm47.Glm47Parser,
+        "granite": granite.GraniteParser,
+        "phi4_mini": phi4_mini.Phi4MiniParser,
+        "xlam": xlam.XlamParser,
+        "apriel": apriel.AprielParser,
+        "cohere_command": cohere_command.CohereCommandParser,
     }
 )
 

@@ -528,12 +528,18 @@ def _held(buf: str, pos: int, markers: tuple[str, ...]) -> int:
 
 
 def object_call(
-    text: str, argument_keys: tuple[str, ...], id_key: str | None = None, *, max_depth: int = Limits().max_depth
+    text: str,
+    argument_keys: tuple[str, ...],
+    id_key: str | None = None,
+    *,
+    name_key: str = "name",
+    max_depth: int = Limits().max_depth,
 ) -> tuple[str | None, str, str | None, tuple[tuple[FindingCode, str], ...]]:
     """A call written as a JSON object (``{"name": ..., "arguments": {...}}``): its name, arguments, id and findings.
 
-    ``text`` is the call's JSON text, which ``read_json`` accepts. ``argument_keys`` are the members that may hold the
-    arguments, in order of preference; ``"type": "function"`` (Llama 4) is allowed beside them. The arguments are
+    ``text`` is the call's JSON text, which ``read_json`` accepts. ``name_key`` is the member holding the name (Cohere
+    writes ``tool_name``); ``argument_keys`` are the members that may hold the arguments, in order of preference;
+    ``"type": "function"`` (Llama 4) is allowed beside them. The arguments are
     their member's text as written (``compact_text``); written as a JSON string holding the object, they are that
     string's text, read once.
     """
@@ -542,7 +548,7 @@ def object_call(
     findings: list[tuple[FindingCode, str]] = []
     if not isinstance(value, dict):
         return None, text, None, (("MALFORMED_CALL", "the call is not a JSON object"),)
-    name = value.get("name")
+    name = value.get(name_key)
     if not isinstance(name, str) or not name:
         findings.append(("MALFORMED_CALL", "the call has no name string"))
         name = None
@@ -551,7 +557,7 @@ def object_call(
         findings.append(("MALFORMED_CALL", f"the call's {quoted(str(id_key))} is not a string"))
         call_id = None
     present = [key for key in argument_keys if key in value]
-    allowed = {"name", *argument_keys, *((id_key,) if id_key else ())}
+    allowed = {name_key, *argument_keys, *((id_key,) if id_key else ())}
     extra = sorted(key for key in value if key not in allowed and not (key == "type" and value[key] == "function"))
     if extra:
         findings.append(("MALFORMED_CALL", f"the call has members no call has: {', '.join(map(quoted, extra))}"))
@@ -584,7 +590,7 @@ def parsed(text: str, max_depth: int = Limits().max_depth) -> tuple[Any, str | N
 
 
 def json_call(
-    reader: JsonReader, argument_keys: tuple[str, ...], id_key: str | None = None
+    reader: JsonReader, argument_keys: tuple[str, ...], id_key: str | None = None, *, name_key: str = "name"
 ) -> tuple[str | None, str, str | None, tuple[tuple[FindingCode, str], ...]]:
     """The call a whole JSON object read by ``reader`` writes (``object_call``), or why it cannot be read."""
     if reader.overflow:
@@ -592,7 +598,7 @@ def json_call(
     _, problem = parsed(reader.text, reader.max_depth)
     if problem is not None:
         return leading_name(reader.text), reader.text, None, (("INVALID_ARGUMENTS", problem),)
-    return object_call(reader.text, argument_keys, id_key, max_depth=reader.max_depth)
+    return object_call(reader.text, argument_keys, id_key, name_key=name_key, max_depth=reader.max_depth)
 
 
 def arguments_of(reader: JsonReader) -> tuple[str, tuple[tuple[FindingCode, str], ...]]:

@@ -5,7 +5,7 @@
 //! `<think>…</think>`; a call written inside it is reasoning text, as Reka's and Qwen3's templates make it. A start
 //! marker not followed by `{` is prose.
 
-use super::shared::{Called, Core, FindingCode, Grammar, JsonReader, Read, Sink, json_call, leading_name};
+use super::shared::{CallKeys, Called, Core, FindingCode, Grammar, JsonReader, Read, Sink, json_call, leading_name};
 
 const START: &str = "<tool_call>";
 const END: &str = "</tool_call>";
@@ -145,7 +145,7 @@ impl Hermes {
         core.advance(taken);
         match read {
             Read::Complete => {
-                let called = json_call(reader, &["arguments"], None);
+                let called = json_call(reader, &CallKeys::NAME_ARGUMENTS);
                 core.call(called, true);
                 self.state = State::After { spaces: 0 };
                 true

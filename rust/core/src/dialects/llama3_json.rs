@@ -12,12 +12,17 @@
 //! before it was.
 
 use super::shared::{
-    Called, Core, FindingCode, Grammar, JsonReader, Read, compact_text, is_object, is_space, json_call, leading_name,
-    members, read_json,
+    CallKeys, Called, Core, FindingCode, Grammar, JsonReader, Read, compact_text, is_object, is_space, json_call,
+    leading_name, members, read_json,
 };
 
 const TAG: &str = "<|python_tag|>";
 const ARGUMENT_KEYS: &[&str] = &["parameters", "arguments"];
+const KEYS: CallKeys = CallKeys {
+    name: "name",
+    arguments: ARGUMENT_KEYS,
+    id: None,
+};
 /// A call's heads, as tokens without the whitespace JSON allows between them: what a bare object must start with.
 const HEADS: [&[&str]; 2] = [
     &["{", "\"name\"", ":"],
@@ -240,7 +245,7 @@ impl Llama3Json {
         match read {
             Read::Incomplete => return false,
             Read::Complete if call || is_call(reader) => {
-                core.call(json_call(reader, ARGUMENT_KEYS, None), true);
+                core.call(json_call(reader, &KEYS), true);
                 self.state = State::After;
             }
             // What the tag announced (or what passed the limit after a call's head) is a call, though broken.

@@ -9,12 +9,18 @@
 //! marker: what follows a call is text.
 
 use super::shared::{
-    Called, Core, FindingCode, Grammar, JsonReader, Read, Sink, arguments_of, is_python_alnum, json_call, leading_name,
+    CallKeys, Called, Core, FindingCode, Grammar, JsonReader, Read, Sink, arguments_of, is_python_alnum, json_call,
+    leading_name,
 };
 
 const START: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";
 const CALL_ID: &str = "[CALL_ID]";
+const KEYS: CallKeys = CallKeys {
+    name: "name",
+    arguments: &["arguments"],
+    id: Some("id"),
+};
 const NOT_JSON: &str = "the call is not JSON";
 const NOT_CLOSED: &str = "the array of calls was not closed by ']'";
 
@@ -307,7 +313,7 @@ impl Mistral {
         match read {
             Read::Incomplete => false,
             Read::Complete => {
-                core.call(json_call(reader, &["arguments"], Some("id")), true);
+                core.call(json_call(reader, &KEYS), true);
                 self.state = State::Array;
                 true
             }

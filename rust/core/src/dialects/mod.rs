@@ -11,6 +11,8 @@
 
 // The dialects' files, declared here rather than by the table, so that one file may hold several dialects
 // (`qwen3_coder.rs`: `seed_oss` too) and rustfmt reaches them.
+mod apriel;
+mod cohere_command;
 mod deepseek;
 mod deepseek_dsml;
 mod deepseek_v3;
@@ -18,17 +20,21 @@ mod deepseek_v31;
 mod glm;
 mod glm45;
 mod glm47;
+mod granite;
 mod harmony;
 mod hermes;
+mod json_array;
 mod kimi_k2;
 mod llama3_json;
 mod minimax_m2;
 mod mistral;
+mod phi4_mini;
 mod python_literals;
 mod pythonic;
 mod qwen3_coder;
 mod raw_values;
 mod shared;
+mod xlam;
 
 use std::sync::Arc;
 
@@ -105,6 +111,11 @@ dialects! {
     Harmony "harmony" harmony::Harmony "gpt-oss's messages: `<|channel|>commentary to=functions.NAME<|message|>{…}<|call|>`.",
     Glm45 "glm45" glm45::Glm45 "`<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…</tool_call>` (GLM-4.5/4.6, Ling 3.0).",
     Glm47 "glm47" glm47::Glm47 "`<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>` (GLM-4.7, GLM-5.1).",
+    Granite "granite" granite::Granite "`<|tool_call|>` or `<tool_call>` (unclosed), then a JSON array of calls (Granite 3.x).",
+    Phi4Mini "phi4_mini" phi4_mini::Phi4Mini "`functools[{\"name\": …, \"arguments\": {…}}]` (Phi-4-mini, `FireFunction` v2).",
+    Xlam "xlam" xlam::Xlam "A JSON array of calls, bare, fenced, after `[TOOL_CALLS]` or in `<tool_call>` (xLAM-2).",
+    Apriel "apriel" apriel::Apriel "`<tool_calls>[{\"name\": …, \"arguments\": {…}}]</tool_calls>` (Apriel 1.5).",
+    CohereCommand "cohere_command" cohere_command::CohereCommand "`<|START_ACTION|>[{\"tool_call_id\": …, \"tool_name\": …, \"parameters\": {…}}]<|END_ACTION|>` (Command R7B, A).",
 }
 
 impl Dialect {

@@ -899,15 +899,38 @@ pub(crate) fn is_python_space(char: char) -> bool {
     char.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&char)
 }
 
+/// The members of a call written as a JSON object: its name's, its arguments' (any one of them, in order of
+/// preference) and its id's, if the dialect writes one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallKeys {
+    pub(crate) name: &'static str,
+    pub(crate) arguments: &'static [&'static str],
+    pub(crate) id: Option<&'static str>,
+}
+
+impl CallKeys {
+    /// `{"name": ..., "arguments": {...}}`, with no id.
+    pub(crate) const NAME_ARGUMENTS: Self = Self {
+        name: "name",
+        arguments: &["arguments"],
+        id: None,
+    };
+}
+
 pub(crate) const TOO_LARGE: &str = "the call's text passed the limit on a call's bytes";
 
 /// A call written as a JSON object (`{"name": ..., "arguments": {...}}`) that `read_json` accepts: its name,
 /// arguments, id and findings (the reference's `object_call`).
 ///
-/// `argument_keys` are the members that may hold the arguments, in order of preference; `"type": "function"` (Llama
+/// `keys.name` is the member holding the name (Cohere writes `tool_name`); `keys.arguments` are the members that may hold the arguments, in order of preference; `"type": "function"` (Llama
 /// 4) is allowed beside them. The arguments are their member's text as written (`compact_text`); written as a JSON
 /// string holding the object, they are that string's text, read once.
-pub(crate) fn object_call(text: &str, argument_keys: &[&str], id_key: Option<&str>, max_depth: u32) -> Called {
+pub(crate) fn object_call(text: &str, keys: &CallKeys, max_depth: u32) -> Called {
+    let CallKeys {
+        name: name_key,
+        arguments: argument_keys,
+        id: id_key,
+    } = *keys;
     let text = compact_text(text);
     if !is_object(&text) {
         return Called {
@@ -919,7 +942,7 @@ pub(crate) fn object_call(text: &str, argument_keys: &[&str], id_key: Option<&st
     let written = members(&text);
     let member = |key: &str| written.iter().find(|(name, _)| name == key).map(|&(_, value)| value);
     let mut findings = Findings::new();
-    let name = member("name").and_then(string_value).filter(|name| !name.is_empty());
+    let name = member(name_key).and_then(string_value).filter(|name| !name.is_empty());
     if name.is_none() {
         findings.push((FindingCode::MalformedCall, "the call has no name string".to_owned()));
     }
@@ -938,7 +961,7 @@ pub(crate) fn object_call(text: &str, argument_keys: &[&str], id_key: Option<&st
     let mut extra: Vec<&str> = written
         .iter()
         .filter(|(key, value)| {
-            key != "name"
+            key != name_key
                 && !argument_keys.contains(&key.as_str())
                 && id_key != Some(key.as_str())
                 && !(key == "type" && string_value(value).as_deref() == Some("function"))
@@ -1002,7 +1025,7 @@ pub(crate) fn object_call(text: &str, argument_keys: &[&str], id_key: Option<&st
 }
 
 /// The call a whole JSON object read by `reader` writes ([`object_call`]), or why it cannot be read.
-pub(crate) fn json_call(reader: &JsonReader, argument_keys: &[&str], id_key: Option<&str>) -> Called {
+pub(crate) fn json_call(reader: &JsonReader, keys: &CallKeys) -> Called {
     if reader.overflow {
         return Called {
             findings: vec![(FindingCode::TooLarge, TOO_LARGE.to_owned())],
@@ -1017,7 +1040,7 @@ pub(crate) fn json_call(reader: &JsonReader, argument_keys: &[&str], id_key: Opt
             findings: vec![(FindingCode::InvalidArguments, problem)],
         };
     }
-    object_call(reader.text(), argument_keys, id_key, reader.max_depth)
+    object_call(reader.text(), keys, reader.max_depth)
 }
 
 /// The arguments object a whole JSON value read by `reader` is ([`compact_text`]), or the best text and why not.
@@ -1187,7 +1210,12 @@ mod tests {
     }
 
     fn object(text: &str) -> Called {
-        object_call(text, &["arguments", "parameters"], Some("id"), 128)
+        let keys = CallKeys {
+            name: "name",
+            arguments: &["arguments", "parameters"],
+            id: Some("id"),
+        };
+        object_call(text, &keys, 128)
     }
 
     fn malformed(message: &str) -> (FindingCode, String) {
