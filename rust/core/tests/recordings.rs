@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
+use toolwire_core::accumulator::TextDialect;
+use toolwire_core::dialects::Dialect;
 use toolwire_core::framing::{Event, Framer, FramingError};
 use toolwire_core::{
     Accumulator, Arguments, Canonical, Config, Decoder, HandedOver, Severity, ToolChoice, ToolValidators,
@@ -195,6 +197,108 @@ fn check_call(name: &str, call: &HandedOver, want: &Value) {
     assert_eq!(Value::Object(extra), want_extra, "{name}: extra");
 }
 
+/// The accumulator's configuration a manifest asks for: its tools, its `tool_choice` and its dialect.
+fn config_of(manifest: &Value, data: &Path) -> Config {
+    let validators = validators(manifest);
+    let text_calls = manifest["dialect"].as_str().map(|name| TextDialect {
+        dialect: Dialect::from_name(name).unwrap_or_else(|| panic!("{}: no dialect {name}", data.display())),
+        reasoning: false,
+        tools: validators.as_ref().map(|validators| validators.parameters()),
+    });
+    Config {
+        tool_choice: tool_choice(manifest),
+        validators,
+        text_calls,
+        ..Config::default()
+    }
+}
+
+/// Feeds a recording to the end and returns the calls handed over, in the order of their choice and opening.
+fn replay(manifest: &Value, data: &Path, decoder: &mut Decoder, accumulator: &mut Accumulator) -> Vec<HandedOver> {
+    let mut payloads = Vec::new();
+    let mut handed = Vec::new();
+    if manifest["format"] == "text" {
+        // A model's own text deltas: one JSON string per line, no body to frame.
+        accumulator.text_source();
+        for line in fs::read_to_string(data)
+            .expect("readable")
+            .lines()
+            .filter(|line| !line.is_empty())
+        {
+            let delta: String = serde_json::from_str(line).expect("a JSON string per line");
+            accumulator.generated_text(0, delta.as_bytes());
+            handed.extend(accumulator.take_ready());
+        }
+    } else {
+        for chunk in chunks(data) {
+            feed(decoder, accumulator, &chunk, &mut payloads);
+            handed.extend(accumulator.take_ready());
+        }
+        let mut canonical = canonical;
+        decoder
+            .end(accumulator, &mut canonical)
+            .expect("the end of a well-formed stream");
+    }
+    accumulator.end();
+    handed.extend(accumulator.take_ready());
+    handed.sort_by_key(|call| (call.choice, call.seq));
+    handed
+}
+
+/// The stream's own expectations: output items, stream violations, choices, finish reason and text.
+fn check_stream(name: &str, expected: &Value, decoder: &Decoder, accumulator: &Accumulator) {
+    // The decoder's items and the dialect's reasoning, placed by the calls opened before each (as the binding does).
+    let mut items = decoder.output();
+    items.extend(accumulator.reasoning_output());
+    items.sort_by_key(|item| item.after_calls);
+    let output: Vec<Value> = items
+        .iter()
+        .map(|item| {
+            let value: Value = serde_json::from_slice(&item.json).expect("an output item is JSON");
+            serde_json::json!({"after_calls": item.after_calls, "value": value})
+        })
+        .collect();
+    let want_output = expected.get("output").cloned().unwrap_or_else(|| serde_json::json!([]));
+    assert_eq!(Value::Array(output), want_output, "{name}: output");
+    let mut stream: Vec<&str> = accumulator
+        .stream_violations()
+        .iter()
+        .map(|v| v.code.as_str())
+        .collect();
+    stream.sort_unstable();
+    let want_stream: Vec<&str> = expected["violations"]
+        .as_array()
+        .expect("stream violations")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(stream, want_stream, "{name}: stream violations");
+    if let Some(want_choices) = expected.get("choices") {
+        let choices: Vec<Value> = accumulator
+            .choices()
+            .into_iter()
+            .map(|choice| {
+                serde_json::json!({
+                    "choice": choice.choice,
+                    "text": String::from_utf8(choice.text).expect("UTF-8 text"),
+                    "finish_reason": choice.finish_reason.map(|reason| String::from_utf8(reason).expect("UTF-8")),
+                })
+            })
+            .collect();
+        assert_eq!(&Value::Array(choices), want_choices, "{name}: choices");
+    }
+    let first = accumulator.choices().into_iter().next();
+    assert_eq!(
+        first.as_ref().and_then(|choice| choice.finish_reason.as_deref()),
+        expected["finish_reason"].as_str().map(str::as_bytes),
+        "{name}"
+    );
+    let text = first
+        .map(|choice| String::from_utf8(choice.text).expect("UTF-8 text"))
+        .unwrap_or_default();
+    assert_eq!(text, expected["text"], "{name}");
+}
+
 #[test]
 fn every_recording_reassembles_to_its_expected_calls() {
     let folder = recordings();
@@ -216,26 +320,9 @@ fn every_recording_reassembles_to_its_expected_calls() {
             .map(|ext| manifest_path.with_extension(ext))
             .find(|path| path.exists())
             .expect("a data file beside the manifest");
-        let config = Config {
-            tool_choice: tool_choice(&manifest),
-            validators: validators(&manifest),
-            ..Config::default()
-        };
-        let mut accumulator = Accumulator::new(config);
+        let mut accumulator = Accumulator::new(config_of(&manifest, &data));
         let mut decoder = Decoder::new(None);
-        let mut payloads = Vec::new();
-        let mut handed = Vec::new();
-        for chunk in chunks(&data) {
-            feed(&mut decoder, &mut accumulator, &chunk, &mut payloads);
-            handed.extend(accumulator.take_ready());
-        }
-        let mut canonical = canonical;
-        decoder
-            .end(&mut accumulator, &mut canonical)
-            .expect("the end of a well-formed stream");
-        accumulator.end();
-        handed.extend(accumulator.take_ready());
-        handed.sort_by_key(|call| (call.choice, call.seq));
+        let handed = replay(&manifest, &data, &mut decoder, &mut accumulator);
 
         let name = manifest_path.display().to_string();
         let expected = manifest["expected"]["calls"].as_array().expect("expected calls");
@@ -243,56 +330,7 @@ fn every_recording_reassembles_to_its_expected_calls() {
         for (call, want) in handed.iter().zip(expected) {
             check_call(&name, call, want);
         }
-        let output: Vec<Value> = decoder
-            .output()
-            .iter()
-            .map(|item| {
-                let value: Value = serde_json::from_slice(&item.json).expect("an output item is JSON");
-                serde_json::json!({"after_calls": item.after_calls, "value": value})
-            })
-            .collect();
-        let want_output = manifest["expected"]
-            .get("output")
-            .cloned()
-            .unwrap_or_else(|| serde_json::json!([]));
-        assert_eq!(Value::Array(output), want_output, "{name}: output");
-        let mut stream: Vec<&str> = accumulator
-            .stream_violations()
-            .iter()
-            .map(|v| v.code.as_str())
-            .collect();
-        stream.sort_unstable();
-        let want_stream: Vec<&str> = manifest["expected"]["violations"]
-            .as_array()
-            .expect("stream violations")
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
-        assert_eq!(stream, want_stream, "{name}: stream violations");
-        if let Some(want_choices) = manifest["expected"].get("choices") {
-            let choices: Vec<Value> = accumulator
-                .choices()
-                .into_iter()
-                .map(|choice| {
-                    serde_json::json!({
-                        "choice": choice.choice,
-                        "text": String::from_utf8(choice.text).expect("UTF-8 text"),
-                        "finish_reason": choice.finish_reason.map(|reason| String::from_utf8(reason).expect("UTF-8")),
-                    })
-                })
-                .collect();
-            assert_eq!(&Value::Array(choices), want_choices, "{name}: choices");
-        }
-        let first = accumulator.choices().into_iter().next();
-        assert_eq!(
-            first.as_ref().and_then(|choice| choice.finish_reason.as_deref()),
-            manifest["expected"]["finish_reason"].as_str().map(str::as_bytes),
-            "{name}"
-        );
-        let text = first
-            .map(|choice| String::from_utf8(choice.text).expect("UTF-8 text"))
-            .unwrap_or_default();
-        assert_eq!(text, manifest["expected"]["text"], "{name}");
+        check_stream(&name, &manifest["expected"], &decoder, &accumulator);
         checked += 1;
     }
     assert!(checked >= 70, "only {checked} recordings found in {}", folder.display());
