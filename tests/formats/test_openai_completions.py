@@ -7,7 +7,7 @@ format's module says and how chunk objects (dicts, the openai SDK's ``Completion
 from __future__ import annotations
 
 import json
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -142,6 +142,17 @@ def test_a_chat_stream_after_a_chunk_of_empty_choices_is_chat_with_its_text_once
     if not raw:
         chunks[0] = construct_type(type_=ChatCompletionChunk, value=azure)  # as the SDK builds it
     result = _result(implementation, _sse([azure, chunks[1]]) if raw else chunks)
+    assert (result.format, result.text, result.violations) == ("openai-chat", "hi", ())
+
+
+def test_a_chunk_of_empty_choices_as_a_plain_object_is_read_by_its_attributes(implementation: ModuleType) -> None:
+    # Found by the differential test: Azure's first chunk as a client library builds it (not the SDK's model) decides
+    # nothing, so it was serialized, and a SimpleNamespace has no JSON form: the stream failed as malformed.
+    azure = SimpleNamespace(
+        id="", object="", choices=[], prompt_filter_results=[SimpleNamespace(prompt_index=0, content_filter_results={})]
+    )
+    chat = {"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}
+    result = _result(implementation, [azure, chat])
     assert (result.format, result.text, result.violations) == ("openai-chat", "hi", ())
 
 
