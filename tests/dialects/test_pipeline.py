@@ -225,3 +225,13 @@ def test_strings_that_are_unmistakably_a_body_s_lines_are_read_as_the_body(imple
         ['{"name": "get_weather", "parameters": {"city": "Oslo"}}'], dialect="llama3_json"
     )
     assert call.arguments == {"city": "Oslo"}
+
+
+def test_text_opening_as_an_event_stream_s_comment_is_read_as_a_body_never_as_ok_text(
+    implementation: ModuleType,
+) -> None:
+    # OpenRouter's stream opens with ': OPENROUTER PROCESSING', and iter_lines() strips its line end: a first string
+    # opening with ':' is a body's comment. A model's text that opens so is then not understood, loudly.
+    stream = implementation.reassemble([":ok ", HERMES_CALL], dialect="hermes", on_invalid="yield")
+    assert list(stream) == []
+    assert "UNRECOGNIZED_STREAM" in codes(stream.result.violations)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from toolwire.dialects import REASONING_DIALECTS, STYLES, render
@@ -100,6 +101,9 @@ def dialect_streams(
         markers = [marker for marker in _markers(calls, dialect, style) if marker]
         text = _hostile(draw, text, markers or [text[:1]], prose)
     pieces = _pieces(draw, text) if text else []
+    # A text source whose first delta opens as a server-sent event's comment reads as a body (docs/semantics.md,
+    # "Calls in text": a comment is a body's line), and the prose's alphabet forms no other body's opening.
+    assume(format != "text" or not pieces or not pieces[0].lstrip(" ").startswith(":"))
     reason = "stop" if finish or (finish is None and draw(st.booleans())) else None
     if format == "text":
         return pieces
