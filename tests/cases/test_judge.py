@@ -245,13 +245,13 @@ def test_malformed_call_in_any_dialect_the_core_reads_is_named(tmp_path: Path, d
 
 
 def test_malformed_call_no_parser_reads_is_still_found_by_its_look(tmp_path: Path) -> None:
-    # FunctionGemma's call, a dialect toolwire does not parse (yet): its marker still gives it away.
-    text = "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>"
+    # An Anthropic-style block written as text, a format no dialect parser reads: its marker still gives it away.
+    text = '<tool_use>{"name": "get_weather", "input": {"city": "Paris"}}</tool_use>'
     assert not any(list(reference.reassemble([text], dialect=d, on_invalid="yield")) for d in reference.DIALECTS)
     result = judge(make_case(tmp_path, WEATHER_IN_PARIS), [turn(text=text)])
     assert only(result) == "malformed_call"
-    assert "but the answer's text looks like one: <start_function_call>call:get_weather" in result.failures[0].message
-    assert result.failures[0].diff.splitlines()[-1].startswith("+ (text) <start_function_call>")
+    assert 'but the answer\'s text looks like one: <tool_use>{"name": "get_weather"' in result.failures[0].message
+    assert result.failures[0].diff.splitlines()[-1].startswith("+ (text) <tool_use>")
 
 
 def test_malformed_call_from_the_contract(tmp_path: Path) -> None:

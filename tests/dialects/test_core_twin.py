@@ -1,7 +1,7 @@
 """The core's dialect parsers (``toolwire._core.DialectParser``) against the reference's: the same events, exactly.
 
 Every dialect in the core's table is held to its reference twin on every corpus case in every feeding, on texts
-spliced and cut from the corpus at random, and, for ``hermes``, ``harmony``, ``pythonic``, ``glm45``, ``glm47`` the dialects of raw values and the DeepSeek family (soups of its markers), on generated calls; events are compared as they
+spliced and cut from the corpus at random, and, for ``hermes``, ``harmony``, ``pythonic``, ``glm45``, ``glm47``, ``gemma4``, ``functiongemma``, the dialects of raw values and the DeepSeek family (soups of its markers), on generated calls; events are compared as they
 come (not merged), messages included. A dialect added to the core's table is tested here with no change.
 """
 
@@ -437,4 +437,57 @@ def test_deepseek_family_marker_soups(
     text = "".join(data.draw(st.lists(st.sampled_from(_SOUPS[dialect] + _SOUP), max_size=25)))
     deltas = list(text) if by_char else _split(text, data.draw(st.lists(st.integers(0, 10_000), max_size=8)))
     got, want = both(dialect, deltas, reasoning=reasoning, limits=Limits(max_argument_bytes=limit))
+    assert got == want, deltas
+
+
+# Each Gemma dialect's start marker, end marker and quote token.
+_GEMMA = {
+    "gemma4": ("<|tool_call>", "<tool_call|>", '<|"|>'),
+    "functiongemma": ("<start_function_call>", "<end_function_call>", "<escape>"),
+}
+
+
+@st.composite
+def _gemma_value(draw: st.DrawFn, quote: str, depth: int = 0, top: bool = False) -> str:
+    """A Gemma value as a model might write it: quoted or bare, literals that are no JSON, ',' left out, tokens cut."""
+    scalars = [f"{quote}a b{quote}", f"{quote}{quote}", f"{quote}é}}]<{quote}", f"{quote}x", "1.50", "-0", "1e999"]
+    scalars += ["true", "null", "hello", "+1", "9" * 30, "<", "[]", "{}", quote[:3]]
+    if not top and (depth >= 3 or draw(st.booleans())):
+        return draw(st.sampled_from(scalars))
+    separator = draw(st.sampled_from([",", ", ", "", ",\n"]))
+    if not top and draw(st.booleans()):
+        items = draw(st.lists(_gemma_value(quote, depth + 1), max_size=3))
+        return "[" + separator.join(items) + "]"
+    keys = draw(st.lists(st.sampled_from(["a", "b", "a", "é", "a b", ""]), max_size=3))
+    members = [f"{key}{draw(_SPACE)}:{draw(_SPACE)}{draw(_gemma_value(quote, depth + 1))}" for key in keys]
+    return "{" + separator.join(members) + draw(_SPACE) + "}"
+
+
+@st.composite
+def _gemma_call(draw: st.DrawFn, dialect: str) -> str:
+    start, end, quote = _GEMMA[dialect]
+    name = draw(st.sampled_from(["f", "f", "get_weather", "", "f x", "f:"]))
+    head = draw(st.sampled_from(["call:", "call:", "call:", "cal", " call:"]))
+    text = f"{start}{head}{name}{draw(_gemma_value(quote, top=True))}"
+    text += draw(st.sampled_from([end, end, " " + end, "", " text", start]))
+    return text[: draw(st.integers(0, len(text)))] if draw(st.integers(0, 3)) == 0 else text
+
+
+@pytest.mark.parametrize("dialect", sorted(_GEMMA))
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.data(),
+    by_char=st.booleans(),
+    reasoning=st.booleans(),
+    limit=st.sampled_from([8 * 1024 * 1024, 48, 16]),
+    depth=st.sampled_from([128, 2]),
+)
+def test_gemma_calls_as_models_write_them(
+    dialect: str, data: st.DataObject, by_char: bool, reasoning: bool, limit: int, depth: int
+) -> None:
+    prose = st.sampled_from(["Hi ", "<|channel>thought\n", "<channel|>", "<|tool", "<esc", "é", "\n", "}"])
+    text = "".join(data.draw(st.lists(st.one_of(_gemma_call(dialect), prose), max_size=4)))
+    deltas = list(text) if by_char else _split(text, data.draw(st.lists(st.integers(0, 10_000), max_size=10)))
+    limits = Limits(max_argument_bytes=limit, max_depth=depth)
+    got, want = both(dialect, deltas, reasoning=reasoning, limits=limits)
     assert got == want, deltas

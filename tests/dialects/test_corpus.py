@@ -51,6 +51,11 @@ DEVIATIONS: dict[str, str] = {
         "its name 'todo_write\\n' runs into <arg_key> and its value is not JSON, so the call is MALFORMED_CALL "
         "(invalid, its text kept), not recovered by guessing which escapes the model meant"
     ),
+    "vllm-fgemma-stream-three-keys": (
+        "'<escape>10<escape>' is a quoted string: FunctionGemma's template quotes strings and only strings (a number "
+        "is written bare), and a quoted value is typed by how it is written, never guessed from its text, so it stays "
+        "the string '10' (a schema that wants an integer then finds TYPE_MISMATCH) rather than vLLM's number 10"
+    ),
     "llamacpp-ling3-spelled-end-token": (
         "'<|role_end|>' after the call is Ling's end-of-turn token spelled out by a server that keeps special tokens: "
         "text outside calls is text, never dropped, so it stays content rather than being removed as llama.cpp's "

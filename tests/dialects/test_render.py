@@ -177,6 +177,20 @@ CASES = [
         "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key>"
         "<arg_value>3</arg_value></tool_call>",
     ),
+    # Gemma's format_argument: bare keys, strings between the quote token, other values bare, no spaces.
+    (
+        "gemma4",
+        "template",
+        [("set", {"s": "a b", "n": -1.5, "ok": True, "x": None, "o": {"k": ["v", 2]}}), T],
+        '<|tool_call>call:set{s:<|"|>a b<|"|>,n:-1.5,ok:true,x:null,o:{k:[<|"|>v<|"|>,2]}}<tool_call|>'
+        '<|tool_call>call:get_time{tz:<|"|>UTC<|"|>}<tool_call|>',
+    ),
+    (
+        "functiongemma",
+        "template",
+        [W],
+        "<start_function_call>call:get_weather{city:<escape>Paris<escape>,days:3}<end_function_call>",
+    ),
     # The "marker + JSON array" dialects: one array per group of calls, tojson's spacing.
     (
         "granite",
@@ -227,6 +241,7 @@ def test_calls_are_written_as_the_template_writes_them(
             "</function>\n</seed:tool_call>B",
         ),
         ("mistral", '[THINK]hm[/THINK]A[TOOL_CALLS]get_time[ARGS]{"tz": "UTC"}B'),
+        ("gemma4", '<|channel>thought\nhm<channel|>A<|tool_call>call:get_time{tz:<|"|>UTC<|"|>}<tool_call|>B'),
         (
             "harmony",
             "<|channel|>analysis<|message|>hm<|end|><|start|>assistant<|channel|>commentary<|message|>A<|end|>"
@@ -282,6 +297,9 @@ def test_text_between_calls_closes_a_group_and_opens_another() -> None:
         ("mistral", "pre_v11", ("f", {}, "call_123456"), "got 'call_123456'"),
         ("kimi_k2", "template", ("f", {}, "functions.g:0"), "functions.f:IDX"),
         ("kimi_k2", "template", ("f", {}, "ts_0_0"), "got 'ts_0_0'"),
+        ("gemma4", "template", ("f", {"v": 'a<|"|>b'}), "key 'v': the string holds <|\"|>"),
+        ("functiongemma", "template", ("f", {"v": {"a b": 1}}), "key 'a b': a key this dialect writes bare"),
+        ("gemma4", "template", ("f", {"": 1}), "key '': a key this dialect writes bare"),
         ("hermes", "qwen", ("f", {"v": "\ud800"}), "lone surrogate"),
         ("hermes", "qwen", ("f", {"v": float("inf")}), "inf is not a JSON number"),
         ("hermes", "qwen", ("f", {"\udfff": 1}), "key '\\udfff': a lone surrogate"),

@@ -199,6 +199,8 @@ def test_the_parser_refuses_text_after_finish_and_unknown_dialects() -> None:
         "deepseek_dsml",
         "deepseek_v3",
         "deepseek_v31",
+        "functiongemma",
+        "gemma4",
         "glm45",
         "glm47",
         "granite",

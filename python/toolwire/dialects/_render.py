@@ -38,6 +38,8 @@ STYLES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "harmony": ("commentary", "recipient_first"),
         "glm45": ("template",),
         "glm47": ("template",),
+        "gemma4": ("template",),
+        "functiongemma": ("template",),
         "granite": ("token", "text", "arguments_first"),
         "phi4_mini": ("template",),
         "xlam": ("bare", "fence", "tool_calls", "tool_call"),
@@ -278,6 +280,47 @@ def _deepseek_dsml(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
     return _grouped(calls, gaps, block)
 
 
+# ----------------------------------------------------------------------------------------------- Gemma dialects
+
+# Each Gemma dialect's start marker, end marker and string quote token.
+_GEMMA: Final = {
+    "gemma4": ("<|tool_call>", "<tool_call|>", '<|"|>'),
+    "functiongemma": ("<start_function_call>", "<end_function_call>", "<escape>"),
+}
+# What a bare key cannot hold: JSON's whitespace and the grammar's punctuation (and `<`, a quote token's start).
+_GEMMA_KEY_REFUSED: Final = " \t\r\n:,{}[]<"
+
+
+def _gemma_value(ctx: _Context, call: _Call, key: str, value: Any, quote: str) -> str:
+    """A value as the templates' ``format_argument`` writes it: strings quoted by the token, bare keys, JSON else."""
+    if isinstance(value, str):
+        if quote in value:
+            raise ctx.fail(call, f"the string holds {quote}, which would end it", key)
+        return quote + value + quote
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma_value(ctx, call, key, item, quote) for item in value) + "]"
+    if isinstance(value, dict):
+        return _gemma_object(ctx, call, value, quote)
+    return _json(value)  # numbers, true, false, null: bare, as JSON writes them
+
+
+def _gemma_object(ctx: _Context, call: _Call, value: dict[str, Any], quote: str) -> str:
+    members = []
+    for key, item in value.items():
+        if not key or any(character in _GEMMA_KEY_REFUSED for character in key):
+            raise ctx.fail(
+                call, f"a key this dialect writes bare must be non-empty without {_GEMMA_KEY_REFUSED!r}", key
+            )
+        members.append(f"{key}:{_gemma_value(ctx, call, key, item, quote)}")
+    return "{" + ",".join(members) + "}"
+
+
+def _gemma(ctx: _Context, calls: list[_Call], gaps: list[str]) -> str:
+    start, end, quote = _GEMMA[ctx.dialect]
+    blocks = [f"{start}call:{_name(ctx, call)}{_gemma_object(ctx, call, call.arguments, quote)}{end}" for call in calls]
+    return _joined(blocks, gaps, "")
+
+
 # ----------------------------------------------------------------------------------------------- JSON dialects
 
 
@@ -505,6 +548,7 @@ _WRITERS: Final[Mapping[str, _Writer]] = {
     "kimi_k2": _kimi_k2,
     "glm45": lambda ctx, calls, gaps: _glm(ctx, calls, gaps, spaced=True),
     "glm47": lambda ctx, calls, gaps: _glm(ctx, calls, gaps, spaced=False),
+    **dict.fromkeys(("gemma4", "functiongemma"), _gemma),
     **dict.fromkeys(("granite", "phi4_mini", "xlam", "apriel"), _json_array),
     "cohere_command": _cohere_command,
 }
@@ -516,13 +560,15 @@ _REASONING: Final[Mapping[str, tuple[str, str] | None]] = {
     "mistral": ("[THINK]", "[/THINK]"),
     "llama3_json": None,
     "harmony": None,
+    "gemma4": ("<|channel>thought\n", "<channel|>"),
+    "functiongemma": None,
     **dict.fromkeys(("granite", "phi4_mini", "apriel"), None),
     "cohere_command": ("<|START_THINKING|>", "<|END_THINKING|>"),
 }
 
 
-#: The dialects ``render`` writes reasoning in (``reasoning=``): all but ``llama3_json``, ``granite``, ``phi4_mini``
-#: and ``apriel``.
+#: The dialects ``render`` writes reasoning in (``reasoning=``): all but ``llama3_json``, ``functiongemma``,
+#: ``granite``, ``phi4_mini`` and ``apriel``.
 REASONING_DIALECTS: Final = frozenset(name for name in STYLES if name == "harmony" or _REASONING[name] is not None)
 
 
@@ -550,7 +596,9 @@ def render(
     ``compact`` style without spaces); raw-value dialects (``qwen3_coder``, ``seed_oss``, ``minimax_m2``, ``glm45``,
     ``glm47``, DSML's ``string="true"``) write a string exactly and any other value as JSON (``qwen3_coder``'s
     ``python_scalars`` style writes booleans and null as its template's ``|string`` does: ``True``, ``None``);
-    ``pythonic`` writes Python literals (``repr``; LFM2's ``lfm2`` style double-quotes strings).
+    ``pythonic`` writes Python literals (``repr``; LFM2's ``lfm2`` style double-quotes strings); ``gemma4`` and
+    ``functiongemma`` write keys bare and strings between their quote token (``<|"|>``, ``<escape>``), any other
+    value as JSON, with no whitespace.
 
     Ids: ``kimi_k2`` writes each call's id, ``functions.NAME:IDX`` (IDX its position among ``calls``) when none is
     given; ``mistral`` writes a 9-character id after ``[CALL_ID]`` (style ``v11_call_id``, required) and in a pre-v11
@@ -565,7 +613,7 @@ def render(
         text_between: One text per gap between calls (empty: none anywhere).
         text_after: Text after the last call.
         reasoning: Reasoning written first, in the dialect's reasoning markers (``<think>`` … ``</think>``,
-            ``<seed:think>``, Mistral's ``[THINK]``, Harmony's ``analysis`` channel).
+            ``<seed:think>``, Mistral's ``[THINK]``, Gemma 4's thought channel, Harmony's ``analysis`` channel).
         reasoning_opened: The prompt opened reasoning (Qwen3.5's, DeepSeek R1's, Kimi-K2-Thinking's generation
             prompt ends with ``<think>``), so the text starts inside it: its opening marker is not written, its closing
             one is (after ``reasoning``, or alone). Read it with the parsers' ``reasoning=True``.

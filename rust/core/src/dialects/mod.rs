@@ -17,6 +17,9 @@ mod deepseek;
 mod deepseek_dsml;
 mod deepseek_v3;
 mod deepseek_v31;
+mod functiongemma;
+mod gemma;
+mod gemma4;
 mod glm;
 mod glm45;
 mod glm47;
@@ -111,6 +114,8 @@ dialects! {
     Harmony "harmony" harmony::Harmony "gpt-oss's messages: `<|channel|>commentary to=functions.NAME<|message|>{…}<|call|>`.",
     Glm45 "glm45" glm45::Glm45 "`<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…</tool_call>` (GLM-4.5/4.6, Ling 3.0).",
     Glm47 "glm47" glm47::Glm47 "`<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>` (GLM-4.7, GLM-5.1).",
+    Gemma4 "gemma4" gemma4::Gemma4 "`<|tool_call>call:NAME{key:<|\"|>text<|\"|>,n:42}<tool_call|>` (Gemma 4).",
+    FunctionGemma "functiongemma" functiongemma::FunctionGemma "`<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>` (FunctionGemma).",
     Granite "granite" granite::Granite "`<|tool_call|>` or `<tool_call>` (unclosed), then a JSON array of calls (Granite 3.x).",
     Phi4Mini "phi4_mini" phi4_mini::Phi4Mini "`functools[{\"name\": …, \"arguments\": {…}}]` (Phi-4-mini, `FireFunction` v2).",
     Xlam "xlam" xlam::Xlam "A JSON array of calls, bare, fenced, after `[TOOL_CALLS]` or in `<tool_call>` (xLAM-2).",
