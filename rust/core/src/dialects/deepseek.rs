@@ -650,94 +650,11 @@ pub(crate) fn name_token(text: &str) -> Result<String, String> {
     Ok(name.to_owned())
 }
 
-/// What the DeepSeek family's tests share: a grammar's events for a text, fed whole and a char at a time.
-#[cfg(test)]
-pub(crate) mod testing {
-    use super::super::shared::{DialectEvent, Finding, Grammar, Runner, TextCall};
-    use super::FindingCode;
-    use crate::accumulator::Limits;
-
-    pub(crate) fn parse<G: Grammar>(deltas: &[&str], reasoning: bool, limits: Limits) -> Vec<DialectEvent> {
-        let mut runner = Runner::<G>::new(None, reasoning, limits);
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        out
-    }
-
-    /// Each run of text as one event: what every split of one text gives.
-    pub(crate) fn merged(events: Vec<DialectEvent>) -> Vec<DialectEvent> {
-        let mut out: Vec<DialectEvent> = Vec::new();
-        for event in events {
-            match (out.last_mut(), event) {
-                (Some(DialectEvent::Text(last)), DialectEvent::Text(text))
-                | (Some(DialectEvent::Reasoning(last)), DialectEvent::Reasoning(text)) => last.push_str(&text),
-                (_, event) => out.push(event),
-            }
-        }
-        out
-    }
-
-    /// The merged events of `whole` with `limits`, the same fed whole and one char at a time.
-    pub(crate) fn fed_both_ways<G: Grammar>(whole: &str, reasoning: bool, limits: &Limits) -> Vec<DialectEvent> {
-        let at_once = merged(parse::<G>(&[whole], reasoning, *limits));
-        let chars: Vec<String> = whole.chars().map(String::from).collect();
-        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(merged(parse::<G>(&chars, reasoning, *limits)), at_once, "{whole}");
-        at_once
-    }
-
-    /// The merged events of `whole`, the same fed whole and one char at a time.
-    pub(crate) fn both_ways<G: Grammar>(whole: &str) -> Vec<DialectEvent> {
-        fed_both_ways::<G>(whole, false, &Limits::default())
-    }
-
-    pub(crate) fn text(text: &str) -> DialectEvent {
-        DialectEvent::Text(text.to_owned())
-    }
-
-    pub(crate) fn reasoning(text: &str) -> DialectEvent {
-        DialectEvent::Reasoning(text.to_owned())
-    }
-
-    pub(crate) fn finding(code: FindingCode, message: &str, call: Option<usize>) -> DialectEvent {
-        DialectEvent::Finding(Finding {
-            code,
-            message: message.to_owned(),
-            call,
-        })
-    }
-
-    /// A call: its index, name, arguments and id, whether it is whole and valid.
-    pub(crate) fn call(
-        index: usize,
-        name: Option<&str>,
-        arguments: &str,
-        id: Option<&str>,
-        (whole, valid): (bool, bool),
-    ) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: id.map(str::to_owned),
-            whole,
-            valid,
-        })
-    }
-
-    pub(crate) const OK: (bool, bool) = (true, true);
-    pub(crate) const INVALID: (bool, bool) = (true, false);
-    pub(crate) const CUT: (bool, bool) = (false, false);
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::deepseek_v31::DeepSeekV31;
     use super::super::shared::DialectEvent;
-    use super::testing::{CUT, INVALID, OK, both_ways, call, fed_both_ways, finding, parse, text};
+    use super::super::test_support::{CUT, INVALID, OK, both_ways, call, fed_both_ways, finding, parse, text};
     use super::*;
     use crate::accumulator::Limits;
 
@@ -885,7 +802,7 @@ mod tests {
         let whole = format!("{CALLS_BEGIN}{}{CALLS_END}ok", v31("f", "{}"));
         let too_large = "the call's header passed the limit on a call's bytes";
         assert_eq!(
-            fed_both_ways::<DeepSeekV31>(&whole, false, &limits),
+            fed_both_ways::<DeepSeekV31>(&whole, None, false, limits),
             vec![
                 finding(FindingCode::TooLarge, too_large, Some(0)),
                 call(0, None, "<｜tool▁call", None, INVALID),
@@ -912,7 +829,7 @@ mod tests {
             max_argument_bytes: 64,
             ..Limits::default()
         };
-        let events = parse::<DeepSeekV31>(&chars, false, limits);
+        let events = parse::<DeepSeekV31>(&chars, None, false, limits);
         let too_large = "the call's header passed the limit on a call's bytes";
         let codes: Vec<_> = events
             .iter()

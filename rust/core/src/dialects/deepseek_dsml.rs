@@ -391,7 +391,7 @@ fn parameter_attributes(attributes: &str) -> Option<(&str, bool)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::deepseek::testing::{INVALID, OK, both_ways, call, fed_both_ways, finding, reasoning};
+    use super::super::test_support::{INVALID, OK, both_ways, call, fed_both_ways, finding, reasoning};
     use super::*;
     use crate::accumulator::Limits;
 
@@ -478,7 +478,7 @@ mod tests {
     fn a_section_ends_reasoning_and_a_block_is_named_by_its_name_attribute() {
         let whole = format!("thinking{FUNCTION_CALLS}{INVOKE} name=\"f\">{INVOKE_END}{FUNCTION_CALLS_END}");
         assert_eq!(
-            fed_both_ways::<DeepSeekDsml>(&whole, true, &Limits::default()),
+            fed_both_ways::<DeepSeekDsml>(&whole, None, true, Limits::default()),
             vec![reasoning("thinking"), call(0, Some("f"), "{}", None, OK)]
         );
         let whole = format!("{FUNCTION_CALLS}name=\"<g>\" name=\"g\" junk{FUNCTION_CALLS_END}");
@@ -522,7 +522,7 @@ mod tests {
             max_argument_bytes: 64,
             ..Limits::default()
         };
-        let events = super::super::deepseek::testing::parse::<DeepSeekDsml>(&chars, false, limits);
+        let events = super::super::test_support::parse::<DeepSeekDsml>(&chars, None, false, limits);
         let findings: Vec<_> = events
             .iter()
             .filter_map(|event| match event {

@@ -48,9 +48,9 @@ impl JsonHeader for V3 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::deepseek::testing::{INVALID, OK, both_ways, call, finding, text};
     use super::super::deepseek::{CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END};
     use super::super::shared::FindingCode;
+    use super::super::test_support::{INVALID, OK, both_ways, call, finding, text};
     use super::*;
 
     #[test]

@@ -33,9 +33,9 @@ impl JsonHeader for V31 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::deepseek::testing::{INVALID, OK, both_ways, call, finding, reasoning, text};
     use super::super::deepseek::{CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END};
     use super::super::shared::FindingCode;
+    use super::super::test_support::{INVALID, OK, both_ways, call, finding, reasoning, text};
     use super::*;
 
     #[test]

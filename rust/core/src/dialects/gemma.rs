@@ -592,62 +592,15 @@ fn where_(char: char, expect: Expect) -> String {
 mod tests {
     use super::super::functiongemma::FunctionGemma;
     use super::super::gemma4::Gemma4;
-    use super::super::shared::{DialectEvent, Finding, Runner, TextCall};
+    use super::super::shared::DialectEvent;
+    use super::super::test_support::{
+        CUT, INVALID, OK, both_ways, call, fed_both_ways, fed_by_char, finding, merged, parse, text,
+    };
     use super::*;
     use crate::accumulator::Limits;
 
-    fn parse<G: Grammar>(limits: Limits, reasoning: bool, deltas: &[&str]) -> Vec<DialectEvent> {
-        let mut runner = Runner::<G>::new(None, reasoning, limits);
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        let mut merged: Vec<DialectEvent> = Vec::new();
-        for event in out {
-            match (merged.last_mut(), event) {
-                (Some(DialectEvent::Text(last)), DialectEvent::Text(text))
-                | (Some(DialectEvent::Reasoning(last)), DialectEvent::Reasoning(text)) => last.push_str(&text),
-                (_, event) => merged.push(event),
-            }
-        }
-        merged
-    }
-
-    /// The events of `text` fed whole, which feeding it a char at a time must give too.
-    fn both_ways<G: Grammar>(limits: Limits, text: &str) -> Vec<DialectEvent> {
-        let whole = parse::<G>(limits, false, &[text]);
-        let chars: Vec<String> = text.chars().map(String::from).collect();
-        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(parse::<G>(limits, false, &chars), whole, "{text}");
-        whole
-    }
-
     fn gemma4(text: &str) -> Vec<DialectEvent> {
-        both_ways::<Gemma4>(Limits::default(), text)
-    }
-
-    fn call(index: usize, name: Option<&str>, arguments: &str, whole: bool, valid: bool) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: None,
-            whole,
-            valid,
-        })
-    }
-
-    fn finding(code: FindingCode, message: &str, call: Option<usize>) -> DialectEvent {
-        DialectEvent::Finding(Finding {
-            code,
-            message: message.to_owned(),
-            call,
-        })
-    }
-
-    fn text(text: &str) -> DialectEvent {
-        DialectEvent::Text(text.to_owned())
+        both_ways::<Gemma4>(text)
     }
 
     #[test]
@@ -656,27 +609,23 @@ mod tests {
             "Hi<|tool_call>call:f{s:<|\"|>a \"b\" {c}<|\"|>, n : -1.50e3,t:true,z:null,o:{k:[1,<|\"|><|\"|>]},e:[]}<tool_call|>",
         );
         let arguments = r#"{"s":"a \"b\" {c}","n":-1.50e3,"t":true,"z":null,"o":{"k":[1,""]},"e":[]}"#;
-        assert_eq!(events, vec![text("Hi"), call(0, Some("f"), arguments, true, true)]);
+        assert_eq!(events, vec![text("Hi"), call(0, Some("f"), arguments, None, OK)]);
         // A quoted number is a string: the templates quote strings only.
-        let events = both_ways::<FunctionGemma>(
-            Limits::default(),
-            "<start_function_call>call:f{n:<escape>10<escape>}<end_function_call>",
-        );
-        assert_eq!(events, vec![call(0, Some("f"), r#"{"n":"10"}"#, true, true)]);
+        let events = both_ways::<FunctionGemma>("<start_function_call>call:f{n:<escape>10<escape>}<end_function_call>");
+        assert_eq!(events, vec![call(0, Some("f"), r#"{"n":"10"}"#, None, OK)]);
     }
 
     #[test]
     fn a_missing_comma_is_read_after_a_value_that_closes_itself() {
         let events = both_ways::<FunctionGemma>(
-            Limits::default(),
             "<start_function_call>call:f{a:<escape>x<escape>b:{c:1}d:[2] e:3}<end_function_call>",
         );
-        let expected = vec![call(0, Some("f"), r#"{"a":"x","b":{"c":1},"d":[2],"e":3}"#, true, true)];
+        let expected = vec![call(0, Some("f"), r#"{"a":"x","b":{"c":1},"d":[2],"e":3}"#, None, OK)];
         assert_eq!(events, expected);
         let events = gemma4("<|tool_call>call:f{a:1 b:2}<tool_call|> after");
         let expected = vec![
             finding(FindingCode::MalformedCall, "\"b\" where ',' or '}' belongs", Some(0)),
-            call(0, Some("f"), "call:f{a:1 b:2}", true, false),
+            call(0, Some("f"), "call:f{a:1 b:2}", None, INVALID),
             text(" after"),
         ];
         assert_eq!(events, expected);
@@ -699,7 +648,7 @@ mod tests {
             let events = gemma4(&format!("<|tool_call>call:f{{{body}}}<tool_call|>"));
             let expected = vec![
                 finding(FindingCode::InvalidArguments, why, Some(0)),
-                call(0, Some("f"), &format!("call:f{{{body}}}"), true, false),
+                call(0, Some("f"), &format!("call:f{{{body}}}"), None, INVALID),
             ];
             assert_eq!(events, expected, "{body}");
         }
@@ -707,7 +656,7 @@ mod tests {
         let events = gemma4("<|tool_call>call:f{a:{k:1},b:{k:2}}<tool_call|>");
         assert_eq!(
             events,
-            vec![call(0, Some("f"), r#"{"a":{"k":1},"b":{"k":2}}"#, true, true)]
+            vec![call(0, Some("f"), r#"{"a":{"k":1},"b":{"k":2}}"#, None, OK)]
         );
     }
 
@@ -717,15 +666,15 @@ mod tests {
         let why = "\" \" where the call's name or its '{' belongs";
         let expected = vec![
             finding(FindingCode::MalformedCall, why, Some(0)),
-            call(0, None, "call:get weather{}", true, false),
+            call(0, None, "call:get weather{}", None, INVALID),
             text("ok"),
         ];
         assert_eq!(events, expected);
         let events = gemma4("<|tool_call>call:f{a:<b>}<|tool_call>call:g{}<tool_call|>");
         let expected = vec![
             finding(FindingCode::MalformedCall, "\"<\" where a value belongs", Some(0)),
-            call(0, Some("f"), "call:f{a:<b>}", true, false),
-            call(1, Some("g"), "{}", true, true),
+            call(0, Some("f"), "call:f{a:<b>}", None, INVALID),
+            call(1, Some("g"), "{}", None, OK),
         ];
         assert_eq!(events, expected);
         let events = gemma4("<|tool_call>call:{}<tool_call|>");
@@ -735,7 +684,7 @@ mod tests {
                 "the call has no name before its '{'",
                 Some(0),
             ),
-            call(0, None, "call:{}", true, false),
+            call(0, None, "call:{}", None, INVALID),
         ];
         assert_eq!(events, expected);
     }
@@ -756,10 +705,10 @@ mod tests {
         let events = gemma4("<|tool_call>call:f{} <|tool_call>call:g{}");
         let missing = "no <tool_call|> after the call";
         let expected = vec![
-            call(0, Some("f"), "{}", true, true),
+            call(0, Some("f"), "{}", None, OK),
             finding(FindingCode::MissingEndMarker, missing, Some(0)),
             text(" "),
-            call(1, Some("g"), "{}", true, true),
+            call(1, Some("g"), "{}", None, OK),
             finding(FindingCode::MissingEndMarker, missing, Some(1)),
         ];
         assert_eq!(events, expected);
@@ -770,20 +719,20 @@ mod tests {
         let events = gemma4("<|tool_call>call:f{a:<|\"|>Par");
         let expected = vec![
             finding(FindingCode::Cut, "the stream ended inside the call", Some(0)),
-            call(0, Some("f"), "call:f{a:<|\"|>Par", false, false),
+            call(0, Some("f"), "call:f{a:<|\"|>Par", None, CUT),
         ];
         assert_eq!(events, expected);
         let events = gemma4("<|tool_call>call:get_wea");
         let expected = vec![
             finding(FindingCode::Cut, "the stream ended inside the call", Some(0)),
-            call(0, None, "call:get_wea", false, false),
+            call(0, None, "call:get_wea", None, CUT),
         ];
         assert_eq!(events, expected);
         let events = gemma4("<|tool_call>call:f{a b");
         let expected = vec![
             finding(FindingCode::MalformedCall, "\"b\" where ':' belongs", Some(0)),
             finding(FindingCode::Cut, "the stream ended before <tool_call|>", Some(0)),
-            call(0, Some("f"), "call:f{a b", false, false),
+            call(0, Some("f"), "call:f{a b", None, CUT),
         ];
         assert_eq!(events, expected);
     }
@@ -795,13 +744,15 @@ mod tests {
             ..Limits::default()
         };
         let long = "x".repeat(40);
-        let events = both_ways::<Gemma4>(
-            small,
+        let events = fed_both_ways::<Gemma4>(
             &format!("<|tool_call>call:f{{a:<|\"|>{long}<|\"|>}}<tool_call|> t"),
+            None,
+            false,
+            small,
         );
         let expected = vec![
             finding(FindingCode::TooLarge, TOO_LARGE, Some(0)),
-            call(0, Some("f"), "", true, false),
+            call(0, Some("f"), "", None, INVALID),
             text(" t"),
         ];
         assert_eq!(events, expected);
@@ -809,39 +760,38 @@ mod tests {
             max_depth: 2,
             ..Limits::default()
         };
-        let events = both_ways::<Gemma4>(shallow, "<|tool_call>call:f{a:[[1]]}<tool_call|>");
+        let events = fed_both_ways::<Gemma4>("<|tool_call>call:f{a:[[1]]}<tool_call|>", None, false, shallow);
         let why = "the arguments nest deeper than Limits.max_depth";
         let expected = vec![
             finding(FindingCode::MalformedCall, why, Some(0)),
-            call(0, Some("f"), "call:f{a:[[1]]}", true, false),
+            call(0, Some("f"), "call:f{a:[[1]]}", None, INVALID),
         ];
         assert_eq!(events, expected);
     }
 
     #[test]
     fn the_thought_channel_is_reasoning_and_a_call_in_it_is_reasoning_text() {
-        let events = parse::<Gemma4>(
-            Limits::default(),
-            false,
+        let events = merged(parse::<Gemma4>(
             &[
                 "<|channel>thought\nplan <|tool_call>call:f{}<tool_call|><channel|>",
                 "<|tool_call>call:g{}<tool_call|>",
             ],
-        );
+            None,
+            false,
+            Limits::default(),
+        ));
         let expected = vec![
             DialectEvent::Reasoning("plan <|tool_call>call:f{}<tool_call|>".to_owned()),
-            call(0, Some("g"), "{}", true, true),
+            call(0, Some("g"), "{}", None, OK),
         ];
         assert_eq!(events, expected);
-        let events = parse::<Gemma4>(Limits::default(), true, &["still"]);
+        let events = merged(parse::<Gemma4>(&["still"], None, true, Limits::default()));
         let cut = finding(FindingCode::ReasoningCut, "the stream ended inside reasoning", None);
         assert_eq!(events, vec![DialectEvent::Reasoning("still".to_owned()), cut]);
     }
 
     #[test]
     fn a_megabyte_fed_a_char_at_a_time_is_read_in_linear_time() {
-        let mut runner = Runner::<Gemma4>::new(None, false, Limits::default());
-        let mut out = Vec::new();
         let size = 1 << 20;
         // A string, a bare value, a key, whitespace inside the object and before the end marker, a broken call's text.
         let text = format!(
@@ -852,11 +802,7 @@ mod tests {
             spaces = " ".repeat(size),
             lines = "\n".repeat(size),
         );
-        let mut buffer = [0; 4];
-        for char in text.chars() {
-            assert_eq!(runner.feed(char.encode_utf8(&mut buffer), &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
+        let out = fed_by_char::<Gemma4>(&text, Limits::default());
         let valid = out
             .iter()
             .filter(|event| matches!(event, DialectEvent::Call(call) if call.valid))

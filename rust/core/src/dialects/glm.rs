@@ -462,105 +462,51 @@ fn spaces(text: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use serde_json::json;
 
     use super::super::glm45::Glm45;
-    use super::super::shared::{DialectEvent, Finding, Runner, TextCall, Tools};
+    use super::super::shared::{DialectEvent, Runner, TextCall, Tools};
+    use super::super::test_support::{CUT, INVALID, OK, call, fed_both_ways, fed_by_char, finding, text};
     use super::*;
     use crate::accumulator::Limits;
 
-    fn tools() -> Arc<Tools> {
+    fn tools() -> Tools {
         let mut tools = Tools::default();
         let properties = json!({"n": {"type": "integer"}, "s": {"type": "string"}});
         tools.insert("f".to_owned(), json!({"type": "object", "properties": properties}));
-        Arc::new(tools)
+        tools
     }
 
-    fn parse(deltas: &[&str], limits: Limits) -> Vec<DialectEvent> {
-        let mut runner = Runner::<Glm45>::new(Some(tools()), false, limits);
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        out
-    }
-
-    /// Each run of text as one event: what every split of one text gives.
-    fn merged(events: Vec<DialectEvent>) -> Vec<DialectEvent> {
-        let mut out: Vec<DialectEvent> = Vec::new();
-        for event in events {
-            match (out.last_mut(), event) {
-                (Some(DialectEvent::Text(last)), DialectEvent::Text(text)) => last.push_str(&text),
-                (_, event) => out.push(event),
-            }
-        }
-        out
-    }
-
-    /// The text fed whole, and one char at a time, gives the same events.
-    fn both_ways_within(whole: &str, limits: Limits) -> Vec<DialectEvent> {
-        let at_once = merged(parse(&[whole], limits));
-        let chars: Vec<String> = whole.chars().map(String::from).collect();
-        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(merged(parse(&chars, limits)), at_once, "{whole}");
-        at_once
-    }
-
-    fn both_ways(whole: &str) -> Vec<DialectEvent> {
-        both_ways_within(whole, Limits::default())
-    }
-
-    fn text(text: &str) -> DialectEvent {
-        DialectEvent::Text(text.to_owned())
-    }
-
-    fn finding(code: FindingCode, message: &str, call: Option<usize>) -> DialectEvent {
-        DialectEvent::Finding(Finding {
-            code,
-            message: message.to_owned(),
-            call,
-        })
-    }
-
-    fn call(name: Option<&str>, arguments: &str, whole: bool, valid: bool) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index: 0,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: None,
-            whole,
-            valid,
-        })
+    /// glm45's events for `whole` with [`tools`] given: its values are raw text, typed only by a schema.
+    fn typed(whole: &str) -> Vec<DialectEvent> {
+        fed_both_ways::<Glm45>(whole, Some(&tools()), false, Limits::default())
     }
 
     const IN_TEXT: &str = "<tool_call> was not followed by a name and <arg_key> or </tool_call>";
 
     #[test]
     fn values_are_typed_by_the_schema_in_either_layout_and_the_text_around_is_kept() {
-        let called = call(Some("f"), r#"{"n":1.0,"s":" 1 "}"#, true, true);
+        let called = call(0, Some("f"), r#"{"n":1.0,"s":" 1 "}"#, None, OK);
         let glm45 = "<tool_call>f\n<arg_key>n</arg_key>\n<arg_value>1.0</arg_value>\n\
                      <arg_key>s</arg_key>\n<arg_value> 1 </arg_value>\n</tool_call>";
         assert_eq!(
-            both_ways(&format!("Hi {glm45} bye")),
+            typed(&format!("Hi {glm45} bye")),
             vec![text("Hi "), called.clone(), text(" bye")]
         );
         let glm47 = "<tool_call>f<arg_key>n</arg_key><arg_value>1.0</arg_value><arg_key>s</arg_key>\
                      <arg_value> 1 </arg_value></tool_call>";
-        assert_eq!(both_ways(glm47), vec![called]);
+        assert_eq!(typed(glm47), vec![called]);
     }
 
     #[test]
     fn a_value_may_hold_its_end_tag_when_no_key_or_end_follows_it() {
-        let events = both_ways("<tool_call>f<arg_key>s</arg_key><arg_value>a</arg_value> b</arg_value></tool_call>");
-        assert_eq!(events, vec![call(Some("f"), r#"{"s":"a</arg_value> b"}"#, true, true)]);
+        let events = typed("<tool_call>f<arg_key>s</arg_key><arg_value>a</arg_value> b</arg_value></tool_call>");
+        assert_eq!(events, vec![call(0, Some("f"), r#"{"s":"a</arg_value> b"}"#, None, OK)]);
     }
 
     #[test]
     fn a_marker_no_name_and_tag_follow_is_prose_and_a_prefix_is_never_taken_for_a_name() {
-        let events = both_ways("<tool_call>get weather");
+        let events = typed("<tool_call>get weather");
         assert_eq!(
             events,
             vec![
@@ -584,7 +530,7 @@ mod tests {
             out,
             vec![
                 finding(FindingCode::Cut, cut, Some(0)),
-                call(Some("get_weather"), raw, false, false)
+                call(0, Some("get_weather"), raw, None, CUT)
             ]
         );
     }
@@ -594,21 +540,21 @@ mod tests {
         let damaged = "<tool_call>fn</arg_key><arg_value>1</arg_value></tool_call>";
         let why = "</arg_key> after \"fn\", where a name and <arg_key> or </tool_call> belong";
         assert_eq!(
-            both_ways(&format!("{damaged} ok")),
+            typed(&format!("{damaged} ok")),
             vec![
                 finding(FindingCode::MalformedCall, why, Some(0)),
-                call(None, damaged, true, false),
+                call(0, None, damaged, None, INVALID),
                 text(" ok")
             ]
         );
-        let no_value = both_ways("<tool_call>f<arg_key>n</arg_key>1</tool_call>");
+        let no_value = typed("<tool_call>f<arg_key>n</arg_key>1</tool_call>");
         let why = "the key \"n\" has no <arg_value>";
         assert_eq!(
             no_value.first(),
             Some(&finding(FindingCode::MalformedCall, why, Some(0)))
         );
         let pair = "<arg_key>n</arg_key><arg_value>N</arg_value>";
-        let twice = both_ways(&format!(
+        let twice = typed(&format!(
             "<tool_call>f{}{}</tool_call>",
             pair.replace('N', "1"),
             pair.replace('N', "2")
@@ -618,29 +564,29 @@ mod tests {
             twice,
             vec![
                 finding(FindingCode::MalformedCall, why, Some(0)),
-                call(Some("f"), r#"{"n":1}"#, true, false)
+                call(0, Some("f"), r#"{"n":1}"#, None, INVALID)
             ]
         );
     }
 
     #[test]
     fn a_value_no_type_reads_and_a_tool_with_no_schema_keep_strings() {
-        let events = both_ways("<tool_call>f<arg_key>n</arg_key><arg_value>one</arg_value></tool_call>");
+        let events = typed("<tool_call>f<arg_key>n</arg_key><arg_value>one</arg_value></tool_call>");
         let why = "the parameter \"n\": \"one\" is not integer; kept as a string";
         assert_eq!(
             events,
             vec![
                 finding(FindingCode::UntypedValue, why, Some(0)),
-                call(Some("f"), r#"{"n":"one"}"#, true, false)
+                call(0, Some("f"), r#"{"n":"one"}"#, None, INVALID)
             ]
         );
-        let events = both_ways("<tool_call>g<arg_key>n</arg_key><arg_value>1</arg_value></tool_call>");
+        let events = typed("<tool_call>g<arg_key>n</arg_key><arg_value>1</arg_value></tool_call>");
         let why = "the tool of \"n\" has no schema; its value is kept as a string";
         assert_eq!(
             events,
             vec![
                 finding(FindingCode::NoSchema, why, Some(0)),
-                call(Some("g"), r#"{"n":"1"}"#, true, true)
+                call(0, Some("g"), r#"{"n":"1"}"#, None, OK)
             ]
         );
     }
@@ -654,21 +600,21 @@ mod tests {
         let malformed = format!("<tool_call>f<arg_value>{}</tool_call> after", "x".repeat(100));
         let why = "<arg_value> after \"f\", where a name and <arg_key> or </tool_call> belong";
         assert_eq!(
-            both_ways_within(&malformed, limits),
+            fed_both_ways::<Glm45>(&malformed, Some(&tools()), false, limits),
             vec![
                 finding(FindingCode::MalformedCall, why, Some(0)),
                 finding(FindingCode::TooLarge, TOO_LARGE, Some(0)),
-                call(None, "", true, false),
+                call(0, None, "", None, INVALID),
                 text(" after"),
             ]
         );
         // The limit passed inside the end tag: the call runs on to the next one.
         let inside = format!("<tool_call>f<arg_value>{}</tool_call>x</tool_call>", "x".repeat(35));
         assert_eq!(
-            both_ways_within(&inside, limits).get(2),
-            Some(&call(None, "", true, false))
+            fed_both_ways::<Glm45>(&inside, Some(&tools()), false, limits).get(2),
+            Some(&call(0, None, "", None, INVALID))
         );
-        assert_eq!(both_ways_within(&inside, limits).len(), 3);
+        assert_eq!(fed_both_ways::<Glm45>(&inside, Some(&tools()), false, limits).len(), 3);
     }
 
     /// Per-char feeding of a megabyte stays linear in each place a call may hold text.
@@ -693,13 +639,7 @@ mod tests {
             ),
         ];
         for shape in shapes {
-            let mut runner = Runner::<Glm45>::new(None, false, Limits::default());
-            let mut out = Vec::new();
-            let mut chars = [0; 4];
-            for char in shape.chars() {
-                assert_eq!(runner.feed(char.encode_utf8(&mut chars), &mut out), Ok(()));
-            }
-            assert_eq!(runner.finish(&mut out), Ok(()));
+            let out = fed_by_char::<Glm45>(&shape, Limits::default());
             assert!(matches!(
                 out.last(),
                 Some(DialectEvent::Call(TextCall { whole: false, .. }))

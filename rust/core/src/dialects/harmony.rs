@@ -593,72 +593,11 @@ fn cut_call(core: &mut Core, mut call: Opened, arguments: String) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::shared::{DialectEvent, Finding, Runner, TextCall};
+    use super::super::test_support::{
+        CUT, INVALID, OK, both_ways, call, fed_both_ways, fed_by_char, finding, merged, parse, reasoning, text,
+    };
     use super::*;
     use crate::accumulator::Limits;
-
-    fn parse_with(limits: Limits, deltas: &[&str]) -> Vec<DialectEvent> {
-        let mut runner = Runner::<Harmony>::new(None, false, limits);
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        out
-    }
-
-    /// Each run of text as one event: what every split of one text gives.
-    fn merged(events: Vec<DialectEvent>) -> Vec<DialectEvent> {
-        let mut out: Vec<DialectEvent> = Vec::new();
-        for event in events {
-            match (out.last_mut(), event) {
-                (Some(DialectEvent::Text(last)), DialectEvent::Text(text))
-                | (Some(DialectEvent::Reasoning(last)), DialectEvent::Reasoning(text)) => last.push_str(&text),
-                (_, event) => out.push(event),
-            }
-        }
-        out
-    }
-
-    /// The text fed whole, and one char at a time, gives the same events.
-    fn both_ways_with(limits: Limits, whole: &str) -> Vec<DialectEvent> {
-        let at_once = merged(parse_with(limits, &[whole]));
-        let chars: Vec<String> = whole.chars().map(String::from).collect();
-        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(merged(parse_with(limits, &chars)), at_once, "{whole}");
-        at_once
-    }
-
-    fn both_ways(whole: &str) -> Vec<DialectEvent> {
-        both_ways_with(Limits::default(), whole)
-    }
-
-    fn text(text: &str) -> DialectEvent {
-        DialectEvent::Text(text.to_owned())
-    }
-
-    fn reasoning(text: &str) -> DialectEvent {
-        DialectEvent::Reasoning(text.to_owned())
-    }
-
-    fn finding(code: FindingCode, message: &str, call: Option<usize>) -> DialectEvent {
-        DialectEvent::Finding(Finding {
-            code,
-            message: message.to_owned(),
-            call,
-        })
-    }
-
-    fn call(index: usize, name: Option<&str>, arguments: &str, whole: bool, valid: bool) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: None,
-            whole,
-            valid,
-        })
-    }
 
     fn to_function(name: &str, arguments: &str, end: &str) -> String {
         format!("{START}assistant{CHANNEL}commentary to=functions.{name} {CONSTRAIN}json{MESSAGE}{arguments}{end}")
@@ -673,15 +612,15 @@ mod tests {
         );
         let expected = vec![
             reasoning("Need both."),
-            call(0, Some("f"), r#"{"a":"x}<|call|>y"}"#, true, true),
-            call(1, Some("g"), "{}", true, true),
+            call(0, Some("f"), r#"{"a":"x}<|call|>y"}"#, None, OK),
+            call(1, Some("g"), "{}", None, OK),
             text("Done."),
         ];
-        assert_eq!(both_ways(&turn), expected);
+        assert_eq!(both_ways::<Harmony>(&turn), expected);
         for cut in (1..turn.len()).filter(|&cut| turn.is_char_boundary(cut)) {
             let (first, second) = turn.split_at(cut);
             assert_eq!(
-                merged(parse_with(Limits::default(), &[first, second])),
+                merged(parse::<Harmony>(&[first, second], None, false, Limits::default())),
                 expected,
                 "{cut}"
             );
@@ -717,34 +656,37 @@ mod tests {
 
     #[test]
     fn prose_is_text_even_when_it_starts_like_the_prompt_s_header() {
-        assert_eq!(both_ways("to=be or not"), vec![text("to=be or not")]);
-        assert_eq!(both_ways("Hello, to=x <|chan"), vec![text("Hello, to=x <|chan")]);
+        assert_eq!(both_ways::<Harmony>("to=be or not"), vec![text("to=be or not")]);
         assert_eq!(
-            both_ways(&format!("plain{END} and {MESSAGE}")),
+            both_ways::<Harmony>("Hello, to=x <|chan"),
+            vec![text("Hello, to=x <|chan")]
+        );
+        assert_eq!(
+            both_ways::<Harmony>(&format!("plain{END} and {MESSAGE}")),
             vec![text(&format!("plain and {MESSAGE}"))]
         );
         // The end of the text that could start a marker is not judged as the header's: split inside the marker, the
         // recipient before it is still read.
         let spaced = format!("to=functions.f {CHANNEL}commentary json{MESSAGE}{{}}{CALL}");
-        assert_eq!(both_ways(&spaced), vec![call(0, Some("f"), "{}", true, true)]);
+        assert_eq!(both_ways::<Harmony>(&spaced), vec![call(0, Some("f"), "{}", None, OK)]);
     }
 
     #[test]
     fn a_missing_call_marker_is_said_and_what_follows_is_text() {
-        let events = both_ways(&format!(
+        let events = both_ways::<Harmony>(&format!(
             "{CHANNEL}commentary to=functions.f{MESSAGE}{{\"a\": 1}}  \n then"
         ));
         let expected = vec![
-            call(0, Some("f"), r#"{"a":1}"#, true, true),
+            call(0, Some("f"), r#"{"a":1}"#, None, OK),
             finding(FindingCode::MissingEndMarker, "no <|call|> after the call", Some(0)),
             text("  \n then"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways(&format!("{CHANNEL}commentary to=functions.f{MESSAGE} 7 {END}x"));
+        let events = both_ways::<Harmony>(&format!("{CHANNEL}commentary to=functions.f{MESSAGE} 7 {END}x"));
         let why = "the arguments are not a JSON object";
         let expected = vec![
             finding(FindingCode::InvalidArguments, why, Some(0)),
-            call(0, Some("f"), "7 ", true, false),
+            call(0, Some("f"), "7 ", None, INVALID),
             text("x"),
         ];
         assert_eq!(events, expected);
@@ -752,16 +694,16 @@ mod tests {
 
     #[test]
     fn a_cut_call_is_unfinished_and_a_cut_header_is_said() {
-        let events = both_ways(&format!("{CHANNEL}commentary to=functions.f{MESSAGE}{{\"a\": \"b"));
+        let events = both_ways::<Harmony>(&format!("{CHANNEL}commentary to=functions.f{MESSAGE}{{\"a\": \"b"));
         let expected = vec![
             finding(FindingCode::Cut, "the stream ended before <|call|>", Some(0)),
-            call(0, Some("f"), r#"{"a": "b"#, false, false),
+            call(0, Some("f"), r#"{"a": "b"#, None, CUT),
         ];
         assert_eq!(events, expected);
-        let events = both_ways(&format!("{CHANNEL}commentary to=functions.f"));
+        let events = both_ways::<Harmony>(&format!("{CHANNEL}commentary to=functions.f"));
         let why = r#"the header "<|channel|>commentary to=functions.f" has no message: the stream ended"#;
         assert_eq!(events, vec![finding(FindingCode::MalformedHeader, why, None)]);
-        let events = both_ways(&format!("{START}assistant{END}ok"));
+        let events = both_ways::<Harmony>(&format!("{START}assistant{END}ok"));
         let why = r#"the header "assistant" has no message: <|end|> came before <|message|>"#;
         assert_eq!(
             events,
@@ -771,7 +713,7 @@ mod tests {
 
     #[test]
     fn builtin_tools_are_findings_with_their_message_never_text_or_calls() {
-        let events = both_ways(&format!(
+        let events = both_ways::<Harmony>(&format!(
             "{CHANNEL}analysis to=browser.search{MESSAGE}{{\"query\": \"x\"}}{CALL}Next"
         ));
         let why =
@@ -781,9 +723,11 @@ mod tests {
             max_argument_bytes: 24,
             ..Limits::default()
         };
-        let events = both_ways_with(
-            limits,
+        let events = fed_both_ways::<Harmony>(
             &format!("{CHANNEL}commentary to=python{MESSAGE}{}", "é".repeat(50)),
+            None,
+            false,
+            limits,
         );
         let why = format!(
             "a message to \"python\", a tool of the model's runtime, not a function (cut at the limit on a call's \
@@ -795,7 +739,7 @@ mod tests {
 
     #[test]
     fn unsound_headers_are_said_and_calls_they_address_are_invalid() {
-        let events = both_ways(&format!("{START}user{CHANNEL}analysis{MESSAGE}hi"));
+        let events = both_ways::<Harmony>(&format!("{START}user{CHANNEL}analysis{MESSAGE}hi"));
         let why = r#"the header is not sound (the role is "user", not "assistant"); its message is read"#;
         let cut = "the stream ended inside reasoning";
         let expected = vec![
@@ -804,34 +748,34 @@ mod tests {
             finding(FindingCode::ReasoningCut, cut, None),
         ];
         assert_eq!(events, expected);
-        let events = both_ways(&format!("{CHANNEL}commentary to=functions.f code{MESSAGE}{{}}{CALL}"));
+        let events = both_ways::<Harmony>(&format!("{CHANNEL}commentary to=functions.f code{MESSAGE}{{}}{CALL}"));
         let expected = vec![
             finding(
                 FindingCode::MalformedCall,
                 r#"the content type is "code", not "json""#,
                 Some(0),
             ),
-            call(0, Some("f"), "{}", true, false),
+            call(0, Some("f"), "{}", None, INVALID),
         ];
         assert_eq!(events, expected);
-        let events = both_ways(&format!("{CHANNEL}commentary to=functions.{MESSAGE}{{}}{CALL}"));
+        let events = both_ways::<Harmony>(&format!("{CHANNEL}commentary to=functions.{MESSAGE}{{}}{CALL}"));
         let why = r#"the recipient "functions." names no function"#;
         assert_eq!(
             events,
             vec![
                 finding(FindingCode::MalformedCall, why, Some(0)),
-                call(0, None, "{}", true, false)
+                call(0, None, "{}", None, INVALID)
             ]
         );
     }
 
     #[test]
     fn hostile_arguments_are_invalid_calls_and_the_next_call_stands() {
-        let events = both_ways(&(to_function("f", r#"{"a": 1]"#, CALL) + &to_function("g", "{}", CALL)));
+        let events = both_ways::<Harmony>(&(to_function("f", r#"{"a": 1]"#, CALL) + &to_function("g", "{}", CALL)));
         let expected = vec![
             finding(FindingCode::InvalidArguments, "the arguments are not JSON", Some(0)),
-            call(0, Some("f"), r#"{"a": 1]"#, true, false),
-            call(1, Some("g"), "{}", true, true),
+            call(0, Some("f"), r#"{"a": 1]"#, None, INVALID),
+            call(1, Some("g"), "{}", None, OK),
         ];
         assert_eq!(events, expected);
         let limits = Limits {
@@ -841,21 +785,9 @@ mod tests {
         let long = format!("{CHANNEL}commentary {} to=functions.f{MESSAGE}{{}}", "x".repeat(100));
         let why = "the message's header passed the limit on a call's bytes";
         assert_eq!(
-            both_ways_with(limits, &long),
+            fed_both_ways::<Harmony>(&long, None, false, limits),
             vec![finding(FindingCode::TooLarge, why, None), text("{}")]
         );
-    }
-
-    /// Fed a char at a time, `text` gives `expected`; a megabyte of it must take linear time, or this never ends.
-    fn fed_by_char(whole: &str, expected: &[DialectEvent]) {
-        let mut runner = Runner::<Harmony>::new(None, false, Limits::default());
-        let mut out = Vec::new();
-        let mut buffer = [0; 4];
-        for char in whole.chars() {
-            assert_eq!(runner.feed(char.encode_utf8(&mut buffer), &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        assert_eq!(merged(out), expected);
     }
 
     #[test]
@@ -864,11 +796,20 @@ mod tests {
         let spaces = " ".repeat(1 << 20);
         // The prompt's header waits on a recipient, the end of a call on whitespace, a header on its end.
         let prompt = format!("to={long}");
-        fed_by_char(&prompt, &[text(&prompt)]);
+        assert_eq!(
+            merged(fed_by_char::<Harmony>(&prompt, Limits::default())),
+            vec![text(&prompt)]
+        );
         let waiting = format!("{CHANNEL}commentary to=functions.f{MESSAGE}{{}}{spaces}{CALL}ok");
-        fed_by_char(&waiting, &[call(0, Some("f"), "{}", true, true), text("ok")]);
+        assert_eq!(
+            merged(fed_by_char::<Harmony>(&waiting, Limits::default())),
+            vec![call(0, Some("f"), "{}", None, OK), text("ok")]
+        );
         let header = format!("{CHANNEL}final {long}");
         let why = format!(r#"the header "<|channel|>final {long}" has no message: the stream ended"#);
-        fed_by_char(&header, &[finding(FindingCode::MalformedHeader, &why, None)]);
+        assert_eq!(
+            merged(fed_by_char::<Harmony>(&header, Limits::default())),
+            vec![finding(FindingCode::MalformedHeader, &why, None)]
+        );
     }
 }

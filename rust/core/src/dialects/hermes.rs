@@ -169,75 +169,18 @@ impl Hermes {
 
 #[cfg(test)]
 mod tests {
-    use super::super::shared::{DialectEvent, Finding, Runner, TextCall};
+    use super::super::shared::{DialectEvent, Runner};
+    use super::super::test_support::{CUT, INVALID, OK, both_ways, call, finding, text};
     use super::*;
     use crate::accumulator::Limits;
 
-    fn parse(deltas: &[&str]) -> Vec<DialectEvent> {
-        let mut runner = Runner::<Hermes>::new(None, false, Limits::default());
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        out
-    }
-
-    /// Each run of text as one event: what every split of one text gives.
-    fn merged(events: Vec<DialectEvent>) -> Vec<DialectEvent> {
-        let mut out: Vec<DialectEvent> = Vec::new();
-        for event in events {
-            match (out.last_mut(), event) {
-                (Some(DialectEvent::Text(last)), DialectEvent::Text(text))
-                | (Some(DialectEvent::Reasoning(last)), DialectEvent::Reasoning(text)) => last.push_str(&text),
-                (_, event) => out.push(event),
-            }
-        }
-        out
-    }
-
-    fn text(text: &str) -> DialectEvent {
-        DialectEvent::Text(text.to_owned())
-    }
-
-    fn finding(code: FindingCode, message: &str, call: Option<usize>) -> DialectEvent {
-        DialectEvent::Finding(Finding {
-            code,
-            message: message.to_owned(),
-            call,
-        })
-    }
-
-    fn call(index: usize, name: Option<&str>, arguments: &str, whole: bool, valid: bool) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: None,
-            whole,
-            valid,
-        })
-    }
-
-    /// The text fed whole, and one char at a time, gives the same events.
-    fn both_ways(whole: &str) -> Vec<DialectEvent> {
-        let at_once = merged(parse(&[whole]));
-        let chars: Vec<String> = whole.chars().map(String::from).collect();
-        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(merged(parse(&chars)), at_once, "{whole}");
-        at_once
-    }
-
     #[test]
     fn calls_and_the_text_around_them() {
-        let events = both_ways("Hi <tool_call>\n{\"name\": \"f\", \"arguments\": {\"n\": 1.50}}\n</tool_call> bye");
+        let events =
+            both_ways::<Hermes>("Hi <tool_call>\n{\"name\": \"f\", \"arguments\": {\"n\": 1.50}}\n</tool_call> bye");
         assert_eq!(
             events,
-            vec![
-                text("Hi "),
-                call(0, Some("f"), r#"{"n":1.50}"#, true, true),
-                text(" bye")
-            ]
+            vec![text("Hi "), call(0, Some("f"), r#"{"n":1.50}"#, None, OK), text(" bye")]
         );
     }
 
@@ -249,12 +192,12 @@ mod tests {
             runner.feed(r#"<tool_call>{"name": "f", "arguments": {}}"#, &mut out),
             Ok(())
         );
-        assert_eq!(out, vec![call(0, Some("f"), "{}", true, true)]);
+        assert_eq!(out, vec![call(0, Some("f"), "{}", None, OK)]);
     }
 
     #[test]
     fn a_marker_not_followed_by_an_object_is_prose() {
-        let events = both_ways("<tool_call> x");
+        let events = both_ways::<Hermes>("<tool_call> x");
         let message = "<tool_call> was not followed by a JSON object";
         assert_eq!(
             events,
@@ -268,53 +211,53 @@ mod tests {
 
     #[test]
     fn a_broken_block_is_a_malformed_call_up_to_its_end_or_the_next_call() {
-        let events = both_ways(r#"<tool_call>{"name": "f", x}</tool_call><tool_call>{"name": "g"#);
+        let events = both_ways::<Hermes>(r#"<tool_call>{"name": "f", x}</tool_call><tool_call>{"name": "g"#);
         assert_eq!(
             events,
             vec![
                 finding(FindingCode::MalformedCall, NOT_JSON, Some(0)),
-                call(0, Some("f"), r#"{"name": "f", x}"#, true, false),
+                call(0, Some("f"), r#"{"name": "f", x}"#, None, INVALID),
                 finding(FindingCode::Cut, "the stream ended inside the call", Some(1)),
-                call(1, None, r#"{"name": "g"#, false, false),
+                call(1, None, r#"{"name": "g"#, None, CUT),
             ]
         );
-        let events = both_ways(r#"<tool_call>{"name": "f", x} <tool_call>{"#);
+        let events = both_ways::<Hermes>(r#"<tool_call>{"name": "f", x} <tool_call>{"#);
         assert_eq!(
             events.get(1),
-            Some(&call(0, Some("f"), r#"{"name": "f", x} "#, true, false))
+            Some(&call(0, Some("f"), r#"{"name": "f", x} "#, None, INVALID))
         );
-        let events = both_ways(r#"<tool_call>{"name": "f", x"#);
+        let events = both_ways::<Hermes>(r#"<tool_call>{"name": "f", x"#);
         let cut = finding(FindingCode::Cut, "the stream ended before </tool_call>", Some(0));
         assert_eq!(
             events.get(1..),
-            Some(&[cut, call(0, Some("f"), r#"{"name": "f", x"#, false, false)][..])
+            Some(&[cut, call(0, Some("f"), r#"{"name": "f", x"#, None, CUT)][..])
         );
     }
 
     #[test]
     fn a_missing_end_marker_is_said_after_the_call_and_what_follows_is_text() {
-        let events = both_ways(r#"<tool_call>{"name": "f", "arguments": {}} and <tool"#);
+        let events = both_ways::<Hermes>(r#"<tool_call>{"name": "f", "arguments": {}} and <tool"#);
         assert_eq!(
             events,
             vec![
-                call(0, Some("f"), "{}", true, true),
+                call(0, Some("f"), "{}", None, OK),
                 finding(FindingCode::MissingEndMarker, "no </tool_call> after the call", Some(0)),
                 text(" and <tool"),
             ]
         );
-        let events = both_ways(r#"<tool_call>{"name": "f", "arguments": {}}  "#);
+        let events = both_ways::<Hermes>(r#"<tool_call>{"name": "f", "arguments": {}}  "#);
         assert_eq!(events.get(2), Some(&text("  ")));
     }
 
     #[test]
     fn a_call_inside_reasoning_is_reasoning_and_a_marker_at_the_end_is_a_cut_call() {
-        let events = both_ways("<think>a <tool_call>{}</tool_call></think><tool_call>");
+        let events = both_ways::<Hermes>("<think>a <tool_call>{}</tool_call></think><tool_call>");
         assert_eq!(
             events,
             vec![
                 DialectEvent::Reasoning("a <tool_call>{}</tool_call>".to_owned()),
                 finding(FindingCode::Cut, "the stream ended inside the call", Some(0)),
-                call(0, None, "", false, false),
+                call(0, None, "", None, CUT),
             ]
         );
     }
@@ -333,7 +276,7 @@ mod tests {
         }
         assert_eq!(runner.feed("</tool_call>ok", &mut out), Ok(()));
         assert_eq!(runner.finish(&mut out), Ok(()));
-        assert_eq!(out, vec![call(0, Some("f"), "{}", true, true), text("ok")]);
+        assert_eq!(out, vec![call(0, Some("f"), "{}", None, OK), text("ok")]);
     }
 
     #[test]
@@ -351,7 +294,7 @@ mod tests {
             out,
             vec![
                 finding(FindingCode::TooLarge, too_large, Some(0)),
-                call(0, None, "", true, false)
+                call(0, None, "", None, INVALID)
             ]
         );
     }

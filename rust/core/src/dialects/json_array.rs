@@ -402,65 +402,11 @@ mod tests {
     use super::super::cohere_command::CohereCommandLayout;
     use super::super::granite::GraniteLayout;
     use super::super::phi4_mini::Phi4MiniLayout;
-    use super::super::shared::{DialectEvent, Finding, Runner, TextCall};
+    use super::super::shared::{DialectEvent, TextCall};
+    use super::super::test_support::{INVALID, OK, both_ways, call, fed_by_char, finding, merged, parse, text};
     use super::super::xlam::XlamLayout;
     use super::*;
     use crate::accumulator::Limits;
-
-    fn parse_with<L: Layout>(limits: Limits, deltas: &[&str]) -> Vec<DialectEvent> {
-        let mut runner = Runner::<JsonArray<L>>::new(None, false, limits);
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        merged(out)
-    }
-
-    /// Each run of text (or reasoning) as one event: what every split of one text gives.
-    fn merged(events: Vec<DialectEvent>) -> Vec<DialectEvent> {
-        let mut out: Vec<DialectEvent> = Vec::new();
-        for event in events {
-            match (out.last_mut(), event) {
-                (Some(DialectEvent::Text(last)), DialectEvent::Text(text))
-                | (Some(DialectEvent::Reasoning(last)), DialectEvent::Reasoning(text)) => last.push_str(&text),
-                (_, event) => out.push(event),
-            }
-        }
-        out
-    }
-
-    /// The text fed whole, and one char at a time, gives the same events.
-    fn both_ways<L: Layout>(whole: &str) -> Vec<DialectEvent> {
-        let at_once = parse_with::<L>(Limits::default(), &[whole]);
-        let chars: Vec<String> = whole.chars().map(String::from).collect();
-        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(parse_with::<L>(Limits::default(), &chars), at_once, "{whole}");
-        at_once
-    }
-
-    fn text(text: &str) -> DialectEvent {
-        DialectEvent::Text(text.to_owned())
-    }
-
-    fn finding(code: FindingCode, message: &str, call: Option<usize>) -> DialectEvent {
-        DialectEvent::Finding(Finding {
-            code,
-            message: message.to_owned(),
-            call,
-        })
-    }
-
-    fn call(index: usize, name: Option<&str>, arguments: &str, id: Option<&str>, valid: bool) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: id.map(str::to_owned),
-            whole: true,
-            valid,
-        })
-    }
 
     fn starts_are_the_openers<L: Layout>() {
         let openers: Vec<&str> = L::OPENERS.iter().map(|&(marker, _)| marker).collect();
@@ -478,13 +424,13 @@ mod tests {
 
     #[test]
     fn an_array_of_calls_arguments_first_or_not_with_text_around_it() {
-        let events = both_ways::<GraniteLayout>(
+        let events = both_ways::<JsonArray<GraniteLayout>>(
             "Hi <|tool_call|> [{\"arguments\": {\"n\": 1.50}, \"name\": \"f\"},\n {\"name\": \"g\", \"arguments\": {}}]\nbye",
         );
         let expected = vec![
             text("Hi "),
-            call(0, Some("f"), r#"{"n":1.50}"#, None, true),
-            call(1, Some("g"), "{}", None, true),
+            call(0, Some("f"), r#"{"n":1.50}"#, None, OK),
+            call(1, Some("g"), "{}", None, OK),
             text("\nbye"),
         ];
         assert_eq!(events, expected);
@@ -492,13 +438,13 @@ mod tests {
 
     #[test]
     fn cohere_keys_ids_reasoning_and_the_markers_that_frame_text() {
-        let events = both_ways::<CohereCommandLayout>(
+        let events = both_ways::<JsonArray<CohereCommandLayout>>(
             "<|START_THINKING|>plan<|END_THINKING|><|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"f\", \
              \"parameters\": {\"a\": 1}}]<|END_ACTION|><|START_TEXT|>ok<|END_TEXT|>",
         );
         let expected = vec![
             DialectEvent::Reasoning("plan".to_owned()),
-            call(0, Some("f"), r#"{"a":1}"#, Some("0"), true),
+            call(0, Some("f"), r#"{"a":1}"#, Some("0"), OK),
             text("ok"),
         ];
         assert_eq!(events, expected);
@@ -506,15 +452,16 @@ mod tests {
 
     #[test]
     fn a_missing_end_marker_is_said_and_what_came_instead_is_text() {
-        let events = both_ways::<AprielLayout>("<tool_calls>[{\"name\": \"f\", \"arguments\": {}}] \nthen");
+        let events = both_ways::<JsonArray<AprielLayout>>("<tool_calls>[{\"name\": \"f\", \"arguments\": {}}] \nthen");
         let why = "the array of calls was not followed by </tool_calls>";
         let expected = vec![
-            call(0, Some("f"), "{}", None, true),
+            call(0, Some("f"), "{}", None, OK),
             finding(FindingCode::MissingEndMarker, why, Some(0)),
             text(" \nthen"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways::<AprielLayout>("<tool_calls>[{\"name\": \"f\", \"arguments\": {}}]  </tool_");
+        let events =
+            both_ways::<JsonArray<AprielLayout>>("<tool_calls>[{\"name\": \"f\", \"arguments\": {}}]  </tool_");
         assert_eq!(
             events.get(1),
             Some(&finding(FindingCode::MissingEndMarker, why, Some(0)))
@@ -524,16 +471,17 @@ mod tests {
 
     #[test]
     fn a_bare_array_is_read_only_when_a_call_starts_it() {
-        let events = both_ways::<XlamLayout>("x [{ \"arguments\" :{\"a\": 1}, \"name\": \"f\"}] y");
-        let expected = vec![text("x "), call(0, Some("f"), r#"{"a":1}"#, None, true), text(" y")];
+        let events = both_ways::<JsonArray<XlamLayout>>("x [{ \"arguments\" :{\"a\": 1}, \"name\": \"f\"}] y");
+        let expected = vec![text("x "), call(0, Some("f"), r#"{"a":1}"#, None, OK), text(" y")];
         assert_eq!(events, expected);
         for prose in ["[{1, 2}] and [{}]", "[{\"x\": 1}]", "[{\"nam", "[{\"name\" x"] {
-            assert_eq!(both_ways::<XlamLayout>(prose), vec![text(prose)]);
+            assert_eq!(both_ways::<JsonArray<XlamLayout>>(prose), vec![text(prose)]);
         }
-        let events = both_ways::<XlamLayout>("<think>hm</think>```json\n[{\"name\": \"f\", \"arguments\": {}}]\n```");
+        let events =
+            both_ways::<JsonArray<XlamLayout>>("<think>hm</think>```json\n[{\"name\": \"f\", \"arguments\": {}}]\n```");
         let expected = vec![
             DialectEvent::Reasoning("hm".to_owned()),
-            call(0, Some("f"), "{}", None, true),
+            call(0, Some("f"), "{}", None, OK),
         ];
         assert_eq!(events, expected);
         let limits = Limits {
@@ -541,12 +489,15 @@ mod tests {
             ..Limits::default()
         };
         let head = format!("[{{{}\"name\": \"f\", \"arguments\": {{}}}}]", " ".repeat(20));
-        assert_eq!(parse_with::<XlamLayout>(limits, &[&head]), vec![text(&head)]);
+        assert_eq!(
+            merged(parse::<JsonArray<XlamLayout>>(&[&head], None, false, limits)),
+            vec![text(&head)]
+        );
     }
 
     #[test]
     fn a_marker_no_array_follows_is_text_and_what_the_stream_cuts_is_cut() {
-        let events = both_ways::<Phi4MiniLayout>("Python's functools module");
+        let events = both_ways::<JsonArray<Phi4MiniLayout>>("Python's functools module");
         let expected = vec![
             text("Python's functools "),
             finding(
@@ -557,7 +508,7 @@ mod tests {
             text("module"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways::<Phi4MiniLayout>("functools[{\"name\": \"f\", \"argu");
+        let events = both_ways::<JsonArray<Phi4MiniLayout>>("functools[{\"name\": \"f\", \"argu");
         let expected = vec![
             finding(FindingCode::Cut, "the stream ended inside the call", Some(0)),
             DialectEvent::Call(TextCall {
@@ -570,10 +521,10 @@ mod tests {
             }),
         ];
         assert_eq!(events, expected);
-        let events = both_ways::<GraniteLayout>("<tool_call>[{\"name\": \"f\", x}]");
+        let events = both_ways::<JsonArray<GraniteLayout>>("<tool_call>[{\"name\": \"f\", x}]");
         let expected = vec![
             finding(FindingCode::MalformedCall, NOT_JSON, Some(0)),
-            call(0, Some("f"), "{\"name\": \"f\", ", None, false),
+            call(0, Some("f"), "{\"name\": \"f\", ", None, INVALID),
             text("x}]"),
         ];
         assert_eq!(events, expected);
@@ -586,14 +537,7 @@ mod tests {
             + "{}]"
             + &" ".repeat(100_000)
             + "<|END_ACTION|>";
-        let mut runner = Runner::<JsonArray<CohereCommandLayout>>::new(None, false, Limits::default());
-        let mut out = Vec::new();
-        let mut buf = [0; 4];
-        for char in calls.chars() {
-            assert_eq!(runner.feed(char.encode_utf8(&mut buf), &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        let calls = out
+        let calls = fed_by_char::<JsonArray<CohereCommandLayout>>(&calls, Limits::default())
             .iter()
             .filter(|event| matches!(event, DialectEvent::Call(_)))
             .count();

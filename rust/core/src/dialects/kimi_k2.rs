@@ -74,8 +74,8 @@ fn call_id(header: &str) -> Header {
 
 #[cfg(test)]
 mod tests {
-    use super::super::deepseek::testing::{INVALID, OK, both_ways, call, fed_both_ways, finding, reasoning, text};
     use super::super::shared::FindingCode;
+    use super::super::test_support::{INVALID, OK, both_ways, call, fed_both_ways, finding, reasoning, text};
     use super::*;
     use crate::accumulator::Limits;
 
@@ -127,7 +127,7 @@ mod tests {
         let outside = format!("a call outside a {SECTION_BEGIN} section");
         let whole = format!("think{CALL_BEGIN}functions.f:0{ARGUMENT_BEGIN}{{}} rest");
         assert_eq!(
-            fed_both_ways::<KimiK2>(&whole, true, &Limits::default()),
+            fed_both_ways::<KimiK2>(&whole, None, true, Limits::default()),
             vec![
                 reasoning("think"),
                 finding(FindingCode::MissingStartMarker, &outside, Some(0)),
@@ -167,7 +167,7 @@ mod tests {
         };
         let whole = format!("{SECTION_BEGIN}{}{SECTION_END}", kimi("functions.f:0", "{}"));
         assert_eq!(
-            fed_both_ways::<KimiK2>(&whole, false, &limits),
+            fed_both_ways::<KimiK2>(&whole, None, false, limits),
             vec![
                 finding(
                     FindingCode::TooLarge,

@@ -371,77 +371,24 @@ fn is_break(head: usize, at: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::shared::{DialectEvent, Finding, Runner, TextCall};
+    use super::super::shared::DialectEvent;
+    use super::super::test_support::{CUT, INVALID, OK, both_ways, call, finding, merged, parse, text};
     use super::*;
     use crate::accumulator::Limits;
-
-    fn parse_with(limits: Limits, deltas: &[&str]) -> Vec<DialectEvent> {
-        let mut runner = Runner::<Llama3Json>::new(None, false, limits);
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        out
-    }
-
-    /// Each run of text as one event: what every split of one text gives.
-    fn merged(events: Vec<DialectEvent>) -> Vec<DialectEvent> {
-        let mut out: Vec<DialectEvent> = Vec::new();
-        for event in events {
-            match (out.last_mut(), event) {
-                (Some(DialectEvent::Text(last)), DialectEvent::Text(text)) => last.push_str(&text),
-                (_, event) => out.push(event),
-            }
-        }
-        out
-    }
-
-    /// The text fed whole, and one char at a time, gives the same events.
-    fn both_ways(whole: &str) -> Vec<DialectEvent> {
-        let at_once = merged(parse_with(Limits::default(), &[whole]));
-        let chars: Vec<String> = whole.chars().map(String::from).collect();
-        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(merged(parse_with(Limits::default(), &chars)), at_once, "{whole}");
-        at_once
-    }
-
-    fn text(text: &str) -> DialectEvent {
-        DialectEvent::Text(text.to_owned())
-    }
-
-    fn finding(code: FindingCode, message: &str, call: Option<usize>) -> DialectEvent {
-        DialectEvent::Finding(Finding {
-            code,
-            message: message.to_owned(),
-            call,
-        })
-    }
-
-    fn call(index: usize, name: Option<&str>, arguments: &str, whole: bool, valid: bool) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: None,
-            whole,
-            valid,
-        })
-    }
 
     const KEPT: &str = "a JSON object that began as a call is not one; kept as text";
 
     #[test]
     fn bare_calls_separated_by_semicolons_and_the_text_around_them() {
-        let events = both_ways(
+        let events = both_ways::<Llama3Json>(
             "Sure: {\"name\": \"f\", \"parameters\": {\"n\": 1.50}} ; {\"type\": \"function\", \"name\": \"g\", \
              \"arguments\": {}}\n done",
         );
         let expected = vec![
             text("Sure: "),
-            call(0, Some("f"), r#"{"n":1.50}"#, true, true),
+            call(0, Some("f"), r#"{"n":1.50}"#, None, OK),
             text(" "),
-            call(1, Some("g"), "{}", true, true),
+            call(1, Some("g"), "{}", None, OK),
             text("\n done"),
         ];
         assert_eq!(events, expected);
@@ -449,22 +396,28 @@ mod tests {
 
     #[test]
     fn an_object_that_cannot_be_a_call_is_text_and_reading_resumes_where_it_was_decided() {
-        assert_eq!(both_ways(r#"a {"x": 1} b"#), vec![text(r#"a {"x": 1} b"#)]);
+        assert_eq!(
+            both_ways::<Llama3Json>(r#"a {"x": 1} b"#),
+            vec![text(r#"a {"x": 1} b"#)]
+        );
         // The `{` that ended the first head opens the next one.
-        let events = both_ways(r#"{ "nam{"name": "f", "arguments": {}}"#);
-        assert_eq!(events, vec![text(r#"{ "nam"#), call(0, Some("f"), "{}", true, true)]);
+        let events = both_ways::<Llama3Json>(r#"{ "nam{"name": "f", "arguments": {}}"#);
+        assert_eq!(events, vec![text(r#"{ "nam"#), call(0, Some("f"), "{}", None, OK)]);
         // Whitespace inside a token is not a head's.
-        assert_eq!(both_ways(r#"{" name": 1}"#), vec![text(r#"{" name": 1}"#)]);
-        let events = both_ways(r#"{"name": "f", "x": 2} {"name": 3"#);
+        assert_eq!(
+            both_ways::<Llama3Json>(r#"{" name": 1}"#),
+            vec![text(r#"{" name": 1}"#)]
+        );
+        let events = both_ways::<Llama3Json>(r#"{"name": "f", "x": 2} {"name": 3"#);
         let expected = vec![
             text(r#"{"name": "f", "x": 2}"#),
             finding(FindingCode::MarkerInText, KEPT, None),
             text(" "),
             finding(FindingCode::Cut, "the stream ended inside the call", Some(0)),
-            call(0, None, r#"{"name": 3"#, false, false),
+            call(0, None, r#"{"name": 3"#, None, CUT),
         ];
         assert_eq!(events, expected);
-        let events = both_ways(r#"{"name": "f"] x"#);
+        let events = both_ways::<Llama3Json>(r#"{"name": "f"] x"#);
         assert_eq!(
             events,
             vec![
@@ -477,35 +430,35 @@ mod tests {
 
     #[test]
     fn a_semicolon_belongs_to_the_calls_only_when_a_call_follows() {
-        let events = both_ways(r#"{"name": "f", "parameters": {}} ; then"#);
-        assert_eq!(events, vec![call(0, Some("f"), "{}", true, true), text(" ; then")]);
-        let events = both_ways(r#"{"name": "f", "parameters": {}}; {"x": 1}"#);
-        let expected = vec![call(0, Some("f"), "{}", true, true), text(r#"; {"x": 1}"#)];
+        let events = both_ways::<Llama3Json>(r#"{"name": "f", "parameters": {}} ; then"#);
+        assert_eq!(events, vec![call(0, Some("f"), "{}", None, OK), text(" ; then")]);
+        let events = both_ways::<Llama3Json>(r#"{"name": "f", "parameters": {}}; {"x": 1}"#);
+        let expected = vec![call(0, Some("f"), "{}", None, OK), text(r#"; {"x": 1}"#)];
         assert_eq!(events, expected);
-        let events = both_ways(r#"{"name": "f", "parameters": {}};  "#);
-        assert_eq!(events, vec![call(0, Some("f"), "{}", true, true), text(";  ")]);
+        let events = both_ways::<Llama3Json>(r#"{"name": "f", "parameters": {}};  "#);
+        assert_eq!(events, vec![call(0, Some("f"), "{}", None, OK), text(";  ")]);
     }
 
     #[test]
     fn the_tag_declares_a_call_valid_or_not() {
-        let events = both_ways(r#"<|python_tag|>{"name": "f", "x": 1}; {"name": "g", "arguments": {}}"#);
+        let events = both_ways::<Llama3Json>(r#"<|python_tag|>{"name": "f", "x": 1}; {"name": "g", "arguments": {}}"#);
         let members = r#"the call has members no call has: "x""#;
         let no_arguments = "the call has no arguments member (parameters or arguments)";
         let expected = vec![
             finding(FindingCode::MalformedCall, members, Some(0)),
             finding(FindingCode::MalformedCall, no_arguments, Some(0)),
-            call(0, Some("f"), "", true, false),
-            call(1, Some("g"), "{}", true, true),
+            call(0, Some("f"), "", None, INVALID),
+            call(1, Some("g"), "{}", None, OK),
         ];
         assert_eq!(events, expected);
-        let events = both_ways(r#"<|python_tag|>{"name": "f", x} y"#);
+        let events = both_ways::<Llama3Json>(r#"<|python_tag|>{"name": "f", x} y"#);
         let expected = vec![
             finding(FindingCode::MalformedCall, NOT_JSON, Some(0)),
-            call(0, Some("f"), r#"{"name": "f", "#, true, false),
+            call(0, Some("f"), r#"{"name": "f", "#, None, INVALID),
             text("x} y"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("<|python_tag|> brave_search.call(query=\"x\")");
+        let events = both_ways::<Llama3Json>("<|python_tag|> brave_search.call(query=\"x\")");
         let message = "<|python_tag|> was not followed by a JSON object";
         let expected = vec![
             text("<|python_tag|> "),
@@ -513,10 +466,10 @@ mod tests {
             text("brave_search.call(query=\"x\")"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("<|python_tag|>  ");
+        let events = both_ways::<Llama3Json>("<|python_tag|>  ");
         let expected = vec![
             finding(FindingCode::Cut, "the stream ended inside the call", Some(0)),
-            call(0, None, "", false, false),
+            call(0, None, "", None, CUT),
         ];
         assert_eq!(events, expected);
     }
@@ -527,15 +480,20 @@ mod tests {
             max_argument_bytes: 12,
             ..Limits::default()
         };
-        let events = merged(parse_with(limits, &["{ \"name\"      : 1}"]));
+        let events = merged(parse::<Llama3Json>(&["{ \"name\"      : 1}"], None, false, limits));
         assert_eq!(events, vec![text("{ \"name\"      : 1}")]);
-        let events = merged(parse_with(limits, &[r#"{"name": "f", "x": "long text"}"#]));
+        let events = merged(parse::<Llama3Json>(
+            &[r#"{"name": "f", "x": "long text"}"#],
+            None,
+            false,
+            limits,
+        ));
         let too_large = "the call's text passed the limit on a call's bytes";
         assert_eq!(
             events,
             vec![
                 finding(FindingCode::TooLarge, too_large, Some(0)),
-                call(0, None, "", true, false)
+                call(0, None, "", None, INVALID)
             ]
         );
     }
@@ -548,7 +506,7 @@ mod tests {
         let whole = format!("{}{}", "{\"na".repeat(200_000), call.repeat(20_000));
         let chars: Vec<String> = whole.chars().map(String::from).collect();
         for deltas in [vec![whole.as_str()], chars.iter().map(String::as_str).collect()] {
-            let events = parse_with(Limits::default(), &deltas);
+            let events = parse::<Llama3Json>(&deltas, None, false, Limits::default());
             let calls = events
                 .iter()
                 .filter(|event| matches!(event, DialectEvent::Call(_)))

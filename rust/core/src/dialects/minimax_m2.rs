@@ -42,21 +42,23 @@ pub(crate) type MiniMaxM2 = TagCalls<MiniMaxM2Tags>;
 
 #[cfg(test)]
 mod tests {
-    use super::super::qwen3_coder::tests::{both_ways, call, finding, text, weather};
+    use super::super::qwen3_coder::tests::weather;
     use super::super::shared::{DialectEvent, FindingCode};
+    use super::super::test_support::{INVALID, OK, both_ways, call, fed_both_ways, finding, text};
     use super::*;
+    use crate::accumulator::Limits;
 
     #[test]
     fn a_block_holds_several_calls_whose_values_are_kept_exactly() {
         let whole = "<minimax:tool_call>\n<invoke name=\"get_weather\"><parameter name=\"city\">\nParis\n</parameter>\
                      <parameter name=\"days\"> 3 </parameter></invoke>\n<invoke name=\"get_weather\"></invoke>\n\
                      </minimax:tool_call>.";
-        let events = both_ways::<MiniMaxM2>(whole, Some(&weather()));
+        let events = fed_both_ways::<MiniMaxM2>(whole, Some(&weather()), false, Limits::default());
         assert_eq!(
             events,
             vec![
-                call(0, Some("get_weather"), r#"{"city":"\nParis\n","days":3}"#, true, true),
-                call(1, Some("get_weather"), "{}", true, true),
+                call(0, Some("get_weather"), r#"{"city":"\nParis\n","days":3}"#, None, OK),
+                call(1, Some("get_weather"), "{}", None, OK),
                 text("."),
             ]
         );
@@ -65,7 +67,7 @@ mod tests {
     #[test]
     fn a_name_not_in_double_quotes_is_malformed() {
         let whole = "<minimax:tool_call><invoke name=f><parameter name=\"\">1</parameter></invoke>";
-        let events = both_ways::<MiniMaxM2>(whole, None);
+        let events = both_ways::<MiniMaxM2>(whole);
         let why = r#"a tag whose name is not in double quotes: "f""#;
         let raw = "<minimax:tool_call><invoke name=f><parameter name=\"\">1</parameter></invoke>";
         let missing = "no </minimax:tool_call> after the call";
@@ -73,7 +75,7 @@ mod tests {
             events,
             vec![
                 finding(FindingCode::MalformedCall, why, Some(0)),
-                call(0, None, raw, true, false),
+                call(0, None, raw, None, INVALID),
                 finding(FindingCode::MissingEndMarker, missing, Some(0)),
             ]
         );
@@ -85,10 +87,7 @@ mod tests {
 
     #[test]
     fn a_call_in_reasoning_is_reasoning_and_an_invoke_alone_is_a_call_without_its_block() {
-        let events = both_ways::<MiniMaxM2>(
-            "<think><invoke name=\"f\"></invoke></think><invoke name=\"f\"></invoke>",
-            None,
-        );
+        let events = both_ways::<MiniMaxM2>("<think><invoke name=\"f\"></invoke></think><invoke name=\"f\"></invoke>");
         assert_eq!(
             events,
             vec![
@@ -98,7 +97,7 @@ mod tests {
                     "<invoke name= came without <minimax:tool_call>",
                     Some(0)
                 ),
-                call(0, Some("f"), "{}", true, true),
+                call(0, Some("f"), "{}", None, OK),
             ]
         );
     }

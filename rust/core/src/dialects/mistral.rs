@@ -370,86 +370,21 @@ fn element(body: &str, why: (FindingCode, &str)) -> Called {
 
 #[cfg(test)]
 mod tests {
-    use super::super::shared::{DialectEvent, Finding, Runner, TextCall};
+    use super::super::shared::DialectEvent;
+    use super::super::test_support::{CUT, INVALID, OK, both_ways, call, fed_by_char, finding, merged, parse, text};
     use super::*;
     use crate::accumulator::Limits;
 
-    fn parse_with(limits: Limits, deltas: &[&str]) -> Vec<DialectEvent> {
-        let mut runner = Runner::<Mistral>::new(None, false, limits);
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        out
-    }
-
-    /// Each run of text (or reasoning) as one event: what every split of one text gives.
-    fn merged(events: Vec<DialectEvent>) -> Vec<DialectEvent> {
-        let mut out: Vec<DialectEvent> = Vec::new();
-        for event in events {
-            match (out.last_mut(), event) {
-                (Some(DialectEvent::Text(last)), DialectEvent::Text(text))
-                | (Some(DialectEvent::Reasoning(last)), DialectEvent::Reasoning(text)) => last.push_str(&text),
-                (_, event) => out.push(event),
-            }
-        }
-        out
-    }
-
-    /// The text fed whole, and one char at a time, gives the same events.
-    fn both_ways(whole: &str) -> Vec<DialectEvent> {
-        let at_once = merged(parse_with(Limits::default(), &[whole]));
-        let chars: Vec<String> = whole.chars().map(String::from).collect();
-        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(merged(parse_with(Limits::default(), &chars)), at_once, "{whole}");
-        at_once
-    }
-
-    fn text(text: &str) -> DialectEvent {
-        DialectEvent::Text(text.to_owned())
-    }
-
-    fn finding(code: FindingCode, message: &str, call: Option<usize>) -> DialectEvent {
-        DialectEvent::Finding(Finding {
-            code,
-            message: message.to_owned(),
-            call,
-        })
-    }
-
-    fn call(index: usize, name: Option<&str>, arguments: &str, id: Option<&str>, valid: bool) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: id.map(str::to_owned),
-            whole: true,
-            valid,
-        })
-    }
-
-    fn cut(call: DialectEvent) -> DialectEvent {
-        match call {
-            DialectEvent::Call(call) => DialectEvent::Call(TextCall {
-                whole: false,
-                valid: false,
-                ..call
-            }),
-            event => event,
-        }
-    }
-
     #[test]
     fn an_array_of_calls_each_handed_over_as_it_closes() {
-        let events = both_ways(
+        let events = both_ways::<Mistral>(
             "Hi [TOOL_CALLS] [{\"name\": \"f\", \"arguments\": {\"n\": 1.50}, \"id\": \"a1\"},\n {\"arguments\": {}, \
              \"name\": \"g\"}] bye",
         );
         let expected = vec![
             text("Hi "),
-            call(0, Some("f"), r#"{"n":1.50}"#, Some("a1"), true),
-            call(1, Some("g"), "{}", None, true),
+            call(0, Some("f"), r#"{"n":1.50}"#, Some("a1"), OK),
+            call(1, Some("g"), "{}", None, OK),
             text(" bye"),
         ];
         assert_eq!(events, expected);
@@ -457,21 +392,21 @@ mod tests {
 
     #[test]
     fn an_array_broken_unclosed_or_empty() {
-        let events = both_ways(r#"[TOOL_CALLS][{"name": "f", "arguments": {}} x"#);
+        let events = both_ways::<Mistral>(r#"[TOOL_CALLS][{"name": "f", "arguments": {}} x"#);
         let expected = vec![
-            call(0, Some("f"), "{}", None, true),
+            call(0, Some("f"), "{}", None, OK),
             finding(FindingCode::MissingEndMarker, NOT_CLOSED, Some(0)),
             text("x"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways(r#"[TOOL_CALLS][{"name": "f", x}]"#);
+        let events = both_ways::<Mistral>(r#"[TOOL_CALLS][{"name": "f", x}]"#);
         let expected = vec![
             finding(FindingCode::MalformedCall, NOT_JSON, Some(0)),
-            call(0, Some("f"), r#"{"name": "f", "#, None, false),
+            call(0, Some("f"), r#"{"name": "f", "#, None, INVALID),
             text("x}]"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("[TOOL_CALLS] [ ] ok");
+        let events = both_ways::<Mistral>("[TOOL_CALLS] [ ] ok");
         let expected = vec![
             text("[TOOL_CALLS] [ ]"),
             finding(
@@ -482,32 +417,32 @@ mod tests {
             text(" ok"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways(r#"[TOOL_CALLS][{"name": "f", "arguments": {}}, "#);
+        let events = both_ways::<Mistral>(r#"[TOOL_CALLS][{"name": "f", "arguments": {}}, "#);
         let why = "the stream ended inside the array of calls, before its next call";
         assert_eq!(events.get(1), Some(&finding(FindingCode::Cut, why, None)));
-        let events = both_ways(r#"[TOOL_CALLS][{"name": "f", "argu"#);
+        let events = both_ways::<Mistral>(r#"[TOOL_CALLS][{"name": "f", "argu"#);
         let expected = vec![
             finding(FindingCode::Cut, "the stream ended inside the call", Some(0)),
-            cut(call(0, Some("f"), r#"{"name": "f", "argu"#, None, false)),
+            call(0, Some("f"), r#"{"name": "f", "argu"#, None, CUT),
         ];
         assert_eq!(events, expected);
     }
 
     #[test]
     fn v11_calls_with_and_without_their_control_tokens() {
-        let events = both_ways(
+        let events = both_ways::<Mistral>(
             "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}[TOOL_CALLS]f.x-1[CALL_ID]c9[ARGS] {}[TOOL_CALLS]g{} \
              end",
         );
         let expected = vec![
-            call(0, Some("get_weather"), r#"{"city":"Paris"}"#, None, true),
-            call(1, Some("f.x-1"), "{}", Some("c9"), true),
-            call(2, Some("g"), "{}", None, true),
+            call(0, Some("get_weather"), r#"{"city":"Paris"}"#, None, OK),
+            call(1, Some("f.x-1"), "{}", Some("c9"), OK),
+            call(2, Some("g"), "{}", None, OK),
             text(" end"),
         ];
         assert_eq!(events, expected);
         // A name is Python's letters and digits (its `str.isalnum`), not Unicode's alphabet: a vowel sign ends it.
-        let events = both_ways("[TOOL_CALLS]नमस्ते");
+        let events = both_ways::<Mistral>("[TOOL_CALLS]नमस्ते");
         let why = "the name after [TOOL_CALLS] was followed by neither [ARGS] nor a JSON object";
         let expected = vec![
             text("[TOOL_CALLS]नमस"),
@@ -515,18 +450,18 @@ mod tests {
             text("्ते"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("[TOOL_CALLS]f[ARGS][1] x");
+        let events = both_ways::<Mistral>("[TOOL_CALLS]f[ARGS][1] x");
         let not_object = "the arguments are not a JSON object";
         let expected = vec![
             finding(FindingCode::InvalidArguments, not_object, Some(0)),
-            call(0, Some("f"), "[1]", None, false),
+            call(0, Some("f"), "[1]", None, INVALID),
             text(" x"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("[TOOL_CALLS]f[ARGS]{\"a\" x");
+        let events = both_ways::<Mistral>("[TOOL_CALLS]f[ARGS]{\"a\" x");
         let expected = vec![
             finding(FindingCode::InvalidArguments, "the arguments are not JSON", Some(0)),
-            call(0, Some("f"), "{\"a\" ", None, false),
+            call(0, Some("f"), "{\"a\" ", None, INVALID),
             text("x"),
         ];
         assert_eq!(events, expected);
@@ -534,7 +469,7 @@ mod tests {
 
     #[test]
     fn what_the_marker_leaves_open_is_cut_and_prose_after_it_is_text() {
-        let events = both_ways("[TOOL_CALLS] (no)");
+        let events = both_ways::<Mistral>("[TOOL_CALLS] (no)");
         let why = "[TOOL_CALLS] was followed by neither a JSON array nor a function name";
         let expected = vec![
             text("[TOOL_CALLS] "),
@@ -543,21 +478,18 @@ mod tests {
         ];
         assert_eq!(events, expected);
         let after = "the stream ended inside the call after [TOOL_CALLS]";
-        let events = both_ways("[TOOL_CALLS]f[CALL_ID]ab[AR");
+        let events = both_ways::<Mistral>("[TOOL_CALLS]f[CALL_ID]ab[AR");
         let expected = vec![
             finding(FindingCode::Cut, after, Some(0)),
-            cut(call(0, Some("f"), "", Some("ab[AR"), false)),
+            call(0, Some("f"), "", Some("ab[AR"), CUT),
         ];
         assert_eq!(events, expected);
         // A name is whole only when what follows it is read.
-        let events = both_ways("[TOOL_CALLS]fn");
-        let expected = vec![
-            finding(FindingCode::Cut, after, Some(0)),
-            cut(call(0, None, "", None, false)),
-        ];
+        let events = both_ways::<Mistral>("[TOOL_CALLS]fn");
+        let expected = vec![finding(FindingCode::Cut, after, Some(0)), call(0, None, "", None, CUT)];
         assert_eq!(events, expected);
         // At the end, a marker cut short is no marker.
-        let events = both_ways("[TOOL_CALLS]f[AR");
+        let events = both_ways::<Mistral>("[TOOL_CALLS]f[AR");
         let why = "the name after [TOOL_CALLS] was followed by neither [ARGS] nor a JSON object";
         let expected = vec![
             text("[TOOL_CALLS]f"),
@@ -565,17 +497,17 @@ mod tests {
             text("[AR"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("[TOOL_CALLS]f{\"a\": ");
+        let events = both_ways::<Mistral>("[TOOL_CALLS]f{\"a\": ");
         let expected = vec![
             finding(FindingCode::Cut, after, Some(0)),
-            cut(call(0, Some("f"), "{\"a\": ", None, false)),
+            call(0, Some("f"), "{\"a\": ", None, CUT),
         ];
         assert_eq!(events, expected);
     }
 
     #[test]
     fn a_call_inside_reasoning_is_reasoning() {
-        let events = both_ways("[THINK]a [TOOL_CALLS]f{}[/THINK]b");
+        let events = both_ways::<Mistral>("[THINK]a [TOOL_CALLS]f{}[/THINK]b");
         let expected = vec![DialectEvent::Reasoning("a [TOOL_CALLS]f{}".to_owned()), text("b")];
         assert_eq!(events, expected);
     }
@@ -586,7 +518,7 @@ mod tests {
             max_argument_bytes: 8,
             ..Limits::default()
         };
-        let events = merged(parse_with(limits, &["[TOOL_CALLS]abcdefghij{}"]));
+        let events = merged(parse::<Mistral>(&["[TOOL_CALLS]abcdefghij{}"], None, false, limits));
         let why = "the name after [TOOL_CALLS] passed the limit on a call's bytes";
         let expected = vec![
             text("[TOOL_CALLS]abcdefghij"),
@@ -594,9 +526,11 @@ mod tests {
             text("{}"),
         ];
         assert_eq!(events, expected);
-        let events = merged(parse_with(
-            limits,
+        let events = merged(parse::<Mistral>(
             &["[TOOL_CALLS]f[CALL_ID]", "0123456789", "[ARGS]{}"],
+            None,
+            false,
+            limits,
         ));
         let why = "the call id after [CALL_ID] passed the limit on a call's bytes";
         let expected = vec![
@@ -614,14 +548,7 @@ mod tests {
             + "{}] [TOOL_CALLS]h[CALL_ID]"
             + &"i".repeat(100_000)
             + "[ARGS]{}";
-        let mut runner = Runner::<Mistral>::new(None, false, Limits::default());
-        let mut out = Vec::new();
-        let mut buf = [0; 4];
-        for char in calls.chars() {
-            assert_eq!(runner.feed(char.encode_utf8(&mut buf), &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        let calls = out
+        let calls = fed_by_char::<Mistral>(&calls, Limits::default())
             .iter()
             .filter(|event| matches!(event, DialectEvent::Call(_)))
             .count();

@@ -37,6 +37,8 @@ mod pythonic;
 mod qwen3_coder;
 mod raw_values;
 mod shared;
+#[cfg(test)]
+pub(crate) mod test_support;
 mod xlam;
 
 use std::sync::Arc;

@@ -436,86 +436,26 @@ impl Pythonic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::shared::{DialectEvent, Finding, Runner, TextCall};
+    use super::super::shared::{DialectEvent, Runner};
+    use super::super::test_support::{CUT, INVALID, OK, both_ways, call, fed_both_ways, fed_by_char, finding, text};
     use super::*;
     use crate::accumulator::Limits;
 
-    fn parse_with(limits: Limits, deltas: &[&str]) -> Vec<DialectEvent> {
-        let mut runner = Runner::<Pythonic>::new(None, false, limits);
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        out
-    }
-
-    /// Each run of text as one event: what every split of one text gives.
-    fn merged(events: Vec<DialectEvent>) -> Vec<DialectEvent> {
-        let mut out: Vec<DialectEvent> = Vec::new();
-        for event in events {
-            match (out.last_mut(), event) {
-                (Some(DialectEvent::Text(last)), DialectEvent::Text(text))
-                | (Some(DialectEvent::Reasoning(last)), DialectEvent::Reasoning(text)) => last.push_str(&text),
-                (_, event) => out.push(event),
-            }
-        }
-        out
-    }
-
-    /// The text fed whole, and one char at a time, gives the same events.
-    fn both_ways_with(limits: Limits, whole: &str) -> Vec<DialectEvent> {
-        let at_once = merged(parse_with(limits, &[whole]));
-        let chars: Vec<String> = whole.chars().map(String::from).collect();
-        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(merged(parse_with(limits, &chars)), at_once, "{whole}");
-        at_once
-    }
-
-    fn both_ways(whole: &str) -> Vec<DialectEvent> {
-        both_ways_with(Limits::default(), whole)
-    }
-
-    fn text(text: &str) -> DialectEvent {
-        DialectEvent::Text(text.to_owned())
-    }
-
-    fn finding(code: FindingCode, message: &str, call: Option<usize>) -> DialectEvent {
-        DialectEvent::Finding(Finding {
-            code,
-            message: message.to_owned(),
-            call,
-        })
-    }
-
-    fn call(index: usize, name: Option<&str>, arguments: &str, whole: bool, valid: bool) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: None,
-            whole,
-            valid,
-        })
-    }
-
     #[test]
     fn calls_are_read_as_json_and_the_text_around_them_kept() {
-        let events = both_ways("Hi [f(a=1, b='x'), g(c=[1.50, None],)] bye");
+        let events = both_ways::<Pythonic>("Hi [f(a=1, b='x'), g(c=[1.50, None],)] bye");
         let expected = vec![
             text("Hi "),
-            call(0, Some("f"), r#"{"a":1,"b":"x"}"#, true, true),
-            call(1, Some("g"), r#"{"c":[1.50,null]}"#, true, true),
+            call(0, Some("f"), r#"{"a":1,"b":"x"}"#, None, OK),
+            call(1, Some("g"), r#"{"c":[1.50,null]}"#, None, OK),
             text(" bye"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("<|python_start|>[f()]<|python_end|><|tool_call_start|> [ g() ] <|tool_call_end|>");
+        let events =
+            both_ways::<Pythonic>("<|python_start|>[f()]<|python_end|><|tool_call_start|> [ g() ] <|tool_call_end|>");
         assert_eq!(
             events,
-            vec![
-                call(0, Some("f"), "{}", true, true),
-                call(1, Some("g"), "{}", true, true)
-            ]
+            vec![call(0, Some("f"), "{}", None, OK), call(1, Some("g"), "{}", None, OK)]
         );
     }
 
@@ -524,13 +464,16 @@ mod tests {
         let mut runner = Runner::<Pythonic>::new(None, false, Limits::default());
         let mut out = Vec::new();
         assert_eq!(runner.feed("[f(a=')'), g(", &mut out), Ok(()));
-        assert_eq!(out, vec![call(0, Some("f"), r#"{"a":")"}"#, true, true)]);
+        assert_eq!(out, vec![call(0, Some("f"), r#"{"a":")"}"#, None, OK)]);
     }
 
     #[test]
     fn prose_that_is_no_list_of_calls_is_text() {
-        assert_eq!(both_ways("See [1] and [note] [x"), vec![text("See [1] and [note] [x")]);
-        let events = both_ways("Read [see(the note)] now");
+        assert_eq!(
+            both_ways::<Pythonic>("See [1] and [note] [x"),
+            vec![text("See [1] and [note] [x")]
+        );
+        let events = both_ways::<Pythonic>("Read [see(the note)] now");
         let why = "a list that began as calls is not one; kept as text";
         assert_eq!(
             events,
@@ -540,7 +483,7 @@ mod tests {
                 text("] now")
             ]
         );
-        let events = both_ways("<|python_start|> print(1)");
+        let events = both_ways::<Pythonic>("<|python_start|> print(1)");
         let why = "<|python_start|> was not followed by a list; kept as text";
         assert_eq!(
             events,
@@ -550,7 +493,7 @@ mod tests {
                 text("print(1)")
             ]
         );
-        let events = both_ways("<|tool_call_start|>[ ]<|tool_call_end|>");
+        let events = both_ways::<Pythonic>("<|tool_call_start|>[ ]<|tool_call_end|>");
         let why = "an empty call list; kept as text";
         let expected = vec![
             text("<|tool_call_start|>[ ]"),
@@ -562,49 +505,49 @@ mod tests {
 
     #[test]
     fn an_invalid_call_keeps_its_text_and_its_siblings_stand() {
-        let events = both_ways("[f(a=b'x'), g(1), h()]");
+        let events = both_ways::<Pythonic>("[f(a=b'x'), g(1), h()]");
         let expected = vec![
             finding(
                 FindingCode::InvalidArguments,
                 "a bytes literal has no JSON form",
                 Some(0),
             ),
-            call(0, Some("f"), "f(a=b'x')", true, false),
+            call(0, Some("f"), "f(a=b'x')", None, INVALID),
             finding(
                 FindingCode::MalformedCall,
                 "an argument without a keyword; a call's arguments are KEY=VALUE",
                 Some(1),
             ),
-            call(1, Some("g"), "g(1)", true, false),
-            call(2, Some("h"), "{}", true, true),
+            call(1, Some("g"), "g(1)", None, INVALID),
+            call(2, Some("h"), "{}", None, OK),
         ];
         assert_eq!(events, expected);
     }
 
     #[test]
     fn a_list_that_breaks_or_is_not_ended_keeps_its_calls() {
-        let events = both_ways("[f(), 3] x");
+        let events = both_ways::<Pythonic>("[f(), 3] x");
         let why = "\"3\" where a call's name or its '(' belongs";
         let expected = vec![
-            call(0, Some("f"), "{}", true, true),
+            call(0, Some("f"), "{}", None, OK),
             finding(FindingCode::MalformedCall, why, Some(1)),
-            call(1, None, "", true, false),
+            call(1, None, "", None, INVALID),
             text("3] x"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("[f()]  \n é");
-        assert_eq!(events, vec![call(0, Some("f"), "{}", true, true), text("  \n é")]);
-        let events = both_ways("[f() \n é");
+        let events = both_ways::<Pythonic>("[f()]  \n é");
+        assert_eq!(events, vec![call(0, Some("f"), "{}", None, OK), text("  \n é")]);
+        let events = both_ways::<Pythonic>("[f() \n é");
         let why = "the call list was not closed by ']' before \"é\"";
         let expected = vec![
-            call(0, Some("f"), "{}", true, true),
+            call(0, Some("f"), "{}", None, OK),
             finding(FindingCode::MissingEndMarker, why, Some(0)),
             text(" \n é"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("<|python_start|>[f()] \n<|python_e");
+        let events = both_ways::<Pythonic>("<|python_start|>[f()] \n<|python_e");
         let expected = vec![
-            call(0, Some("f"), "{}", true, true),
+            call(0, Some("f"), "{}", None, OK),
             finding(
                 FindingCode::MissingEndMarker,
                 "no <|python_end|> after the call list",
@@ -613,11 +556,11 @@ mod tests {
             text(" \n<|python_e"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("<|python_start|>[f(a='x\ny')]");
+        let events = both_ways::<Pythonic>("<|python_start|>[f(a='x\ny')]");
         let why = "the call's brackets or quotes break here";
         let expected = vec![
             finding(FindingCode::MalformedCall, why, Some(0)),
-            call(0, Some("f"), "f(a='x", true, false),
+            call(0, Some("f"), "f(a='x", None, INVALID),
             text("\ny')]"),
         ];
         assert_eq!(events, expected);
@@ -625,46 +568,43 @@ mod tests {
 
     #[test]
     fn the_end_of_the_stream_cuts_a_call_a_list_or_a_head() {
-        assert_eq!(both_ways("Use [get_wea"), vec![text("Use [get_wea")]);
+        assert_eq!(both_ways::<Pythonic>("Use [get_wea"), vec![text("Use [get_wea")]);
         let cut = "the stream ended inside the call";
-        let events = both_ways("[f(a='x");
+        let events = both_ways::<Pythonic>("[f(a='x");
         assert_eq!(
             events,
             vec![
                 finding(FindingCode::Cut, cut, Some(0)),
-                call(0, Some("f"), "f(a='x", false, false)
+                call(0, Some("f"), "f(a='x", None, CUT)
             ]
         );
-        let events = both_ways("[f(), ");
+        let events = both_ways::<Pythonic>("[f(), ");
         let expected = vec![
-            call(0, Some("f"), "{}", true, true),
+            call(0, Some("f"), "{}", None, OK),
             finding(FindingCode::Cut, "the stream ended inside the call list", None),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("<|python_start|>[f(), ge");
+        let events = both_ways::<Pythonic>("<|python_start|>[f(), ge");
         let before = "the stream ended before the call's name";
         let expected = vec![
-            call(0, Some("f"), "{}", true, true),
+            call(0, Some("f"), "{}", None, OK),
             finding(FindingCode::Cut, before, Some(1)),
-            call(1, None, "ge", false, false),
+            call(1, None, "ge", None, CUT),
         ];
         assert_eq!(events, expected);
-        let events = both_ways("<|tool_call_start|> ");
+        let events = both_ways::<Pythonic>("<|tool_call_start|> ");
         assert_eq!(
             events,
-            vec![
-                finding(FindingCode::Cut, before, Some(0)),
-                call(0, None, "", false, false)
-            ]
+            vec![finding(FindingCode::Cut, before, Some(0)), call(0, None, "", None, CUT)]
         );
     }
 
     #[test]
     fn a_call_inside_reasoning_is_reasoning() {
-        let events = both_ways("<think>maybe [f(a=1)]</think>[g()]");
+        let events = both_ways::<Pythonic>("<think>maybe [f(a=1)]</think>[g()]");
         let expected = vec![
             DialectEvent::Reasoning("maybe [f(a=1)]".to_owned()),
-            call(0, Some("g"), "{}", true, true),
+            call(0, Some("g"), "{}", None, OK),
         ];
         assert_eq!(events, expected);
     }
@@ -676,32 +616,30 @@ mod tests {
             ..Limits::default()
         };
         let long = "x".repeat(40);
-        let events = both_ways_with(limits, &format!("[f(a='{long}']] tail"));
+        let events = fed_both_ways::<Pythonic>(&format!("[f(a='{long}']] tail"), None, false, limits);
         let why = "the call's brackets or quotes break here";
         let expected = vec![
             finding(FindingCode::MalformedCall, why, Some(0)),
-            call(0, Some("f"), "f(", true, false),
+            call(0, Some("f"), "f(", None, INVALID),
             text("]] tail"),
         ];
         assert_eq!(events, expected);
-        let events = both_ways_with(limits, &format!("[f(a='{long}')] tail"));
+        let events = fed_both_ways::<Pythonic>(&format!("[f(a='{long}')] tail"), None, false, limits);
         let expected = vec![
             finding(FindingCode::TooLarge, TOO_LARGE, Some(0)),
-            call(0, Some("f"), "", true, false),
+            call(0, Some("f"), "", None, INVALID),
             text(" tail"),
         ];
         assert_eq!(events, expected);
         // A head whose name passes the limit is text, held no longer.
         assert_eq!(
-            both_ways_with(limits, &format!("[{long}")),
+            fed_both_ways::<Pythonic>(&format!("[{long}"), None, false, limits),
             vec![text(&format!("[{long}"))]
         );
     }
 
     #[test]
     fn a_megabyte_fed_a_char_at_a_time_is_read_in_linear_time() {
-        let mut runner = Runner::<Pythonic>::new(None, false, Limits::default());
-        let mut out = Vec::new();
         let size = 1 << 20;
         // A call's string, the whitespace after a call, a wrapper's whitespace before its end marker.
         let text = format!(
@@ -710,11 +648,7 @@ mod tests {
             " ".repeat(size),
             "\n".repeat(size)
         );
-        let mut buffer = [0; 4];
-        for char in text.chars() {
-            assert_eq!(runner.feed(char.encode_utf8(&mut buffer), &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
+        let out = fed_by_char::<Pythonic>(&text, Limits::default());
         let calls = out
             .iter()
             .filter(|event| matches!(event, DialectEvent::Call(call) if call.valid))

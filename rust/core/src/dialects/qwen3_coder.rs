@@ -583,66 +583,12 @@ fn find(bytes: &[u8], from: usize, marker: &str) -> Option<usize> {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use std::sync::Arc;
-
-    use super::super::shared::{DialectEvent, Finding, Runner, TextCall, Tools};
+    use super::super::shared::{DialectEvent, Tools};
+    use super::super::test_support::{
+        CUT, INVALID, OK, both_ways, call, fed_both_ways, fed_by_char, finding, merged, parse, text,
+    };
     use super::*;
     use crate::accumulator::Limits;
-
-    pub(crate) fn parse<G: Grammar>(deltas: &[&str], tools: Option<&Tools>, limits: Limits) -> Vec<DialectEvent> {
-        let mut runner = Runner::<G>::new(tools.cloned().map(Arc::new), false, limits);
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        out
-    }
-
-    /// Each run of text as one event: what every split of one text gives.
-    fn merged(events: Vec<DialectEvent>) -> Vec<DialectEvent> {
-        let mut out: Vec<DialectEvent> = Vec::new();
-        for event in events {
-            match (out.last_mut(), event) {
-                (Some(DialectEvent::Text(last)), DialectEvent::Text(text))
-                | (Some(DialectEvent::Reasoning(last)), DialectEvent::Reasoning(text)) => last.push_str(&text),
-                (_, event) => out.push(event),
-            }
-        }
-        out
-    }
-
-    /// The text fed whole, and one char at a time, gives the same events.
-    pub(crate) fn both_ways<G: Grammar>(whole: &str, tools: Option<&Tools>) -> Vec<DialectEvent> {
-        let at_once = merged(parse::<G>(&[whole], tools, Limits::default()));
-        let chars: Vec<String> = whole.chars().map(String::from).collect();
-        let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        assert_eq!(merged(parse::<G>(&chars, tools, Limits::default())), at_once, "{whole}");
-        at_once
-    }
-
-    pub(crate) fn text(text: &str) -> DialectEvent {
-        DialectEvent::Text(text.to_owned())
-    }
-
-    pub(crate) fn finding(code: FindingCode, message: &str, call: Option<usize>) -> DialectEvent {
-        DialectEvent::Finding(Finding {
-            code,
-            message: message.to_owned(),
-            call,
-        })
-    }
-
-    pub(crate) fn call(index: usize, name: Option<&str>, arguments: &str, whole: bool, valid: bool) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: None,
-            whole,
-            valid,
-        })
-    }
 
     pub(crate) fn weather() -> Tools {
         let schema = serde_json::json!({
@@ -657,13 +603,13 @@ pub(crate) mod tests {
         let whole = "Hi <tool_call>\n<function=get_weather>\n<parameter=city>\n Paris \n\n</parameter>\n\
                      <parameter=days>\n3\n</parameter>\n<parameter=metric>\nTrue\n</parameter>\n</function>\n\
                      </tool_call> bye";
-        let events = both_ways::<Qwen3Coder>(whole, Some(&weather()));
+        let events = fed_both_ways::<Qwen3Coder>(whole, Some(&weather()), false, Limits::default());
         let arguments = r#"{"city":" Paris \n","days":3,"metric":true}"#;
         assert_eq!(
             events,
             vec![
                 text("Hi "),
-                call(0, Some("get_weather"), arguments, true, true),
+                call(0, Some("get_weather"), arguments, None, OK),
                 text(" bye")
             ]
         );
@@ -673,7 +619,7 @@ pub(crate) mod tests {
     fn values_no_type_reads_or_no_schema_describes_are_kept_as_strings() {
         let whole = "<tool_call><function=get_weather><parameter=days>three</parameter><parameter=x>1</parameter>\
                      </function></tool_call>";
-        let events = both_ways::<Qwen3Coder>(whole, Some(&weather()));
+        let events = fed_both_ways::<Qwen3Coder>(whole, Some(&weather()), false, Limits::default());
         assert_eq!(
             events,
             vec![
@@ -687,7 +633,7 @@ pub(crate) mod tests {
                     r#"the parameter of "x" has no schema; its value is kept as a string"#,
                     Some(0)
                 ),
-                call(0, Some("get_weather"), r#"{"days":"three","x":"1"}"#, true, false),
+                call(0, Some("get_weather"), r#"{"days":"three","x":"1"}"#, None, INVALID),
             ]
         );
     }
@@ -696,7 +642,7 @@ pub(crate) mod tests {
     fn a_value_may_hold_its_end_tag_and_a_run_on_value_ends_at_a_parameter_tag_on_a_new_line() {
         let whole = "<tool_call><function=f><parameter=a>x</parameter> y</parameter><parameter=b>1\n\
                      <parameter=c>2</parameter></function></tool_call>";
-        let events = both_ways::<Qwen3Coder>(whole, None);
+        let events = both_ways::<Qwen3Coder>(whole);
         let no_schema = |key: &str| {
             let message = format!(r#"the tool of "{key}" has no schema; its value is kept as a string"#);
             finding(FindingCode::NoSchema, &message, Some(0))
@@ -709,14 +655,14 @@ pub(crate) mod tests {
                 no_schema("a"),
                 no_schema("b"),
                 no_schema("c"),
-                call(0, Some("f"), r#"{"a":"x</parameter> y","b":"1\n","c":"2"}"#, true, true),
+                call(0, Some("f"), r#"{"a":"x</parameter> y","b":"1\n","c":"2"}"#, None, OK),
             ]
         );
     }
 
     #[test]
     fn a_function_tag_alone_opens_a_call_and_a_start_marker_before_prose_is_text() {
-        let events = both_ways::<Qwen3Coder>("<function=f></function> and <tool_call> x", None);
+        let events = both_ways::<Qwen3Coder>("<function=f></function> and <tool_call> x");
         assert_eq!(
             events,
             vec![
@@ -725,7 +671,7 @@ pub(crate) mod tests {
                     "<function= came without <tool_call>",
                     Some(0)
                 ),
-                call(0, Some("f"), "{}", true, true),
+                call(0, Some("f"), "{}", None, OK),
                 text(" and <tool_call> "),
                 finding(
                     FindingCode::MarkerInText,
@@ -740,23 +686,23 @@ pub(crate) mod tests {
     #[test]
     fn a_broken_call_is_its_text_up_to_the_function_s_end_and_a_repeat_keeps_the_first() {
         let whole = "<tool_call><function=f\n<parameter=a>1</parameter></function></tool_call>";
-        let events = both_ways::<Qwen3Coder>(whole, None);
+        let events = both_ways::<Qwen3Coder>(whole);
         let raw = "<tool_call><function=f\n<parameter=a>1</parameter></function>";
         assert_eq!(
             events,
             vec![
                 finding(FindingCode::MalformedCall, r#"a tag without '>': "f""#, Some(0)),
-                call(0, None, raw, true, false),
+                call(0, None, raw, None, INVALID),
             ]
         );
         let whole = "<tool_call><function=f><parameter=a>1</parameter><parameter=a>2</parameter></function>";
-        let events = both_ways::<Qwen3Coder>(whole, None);
+        let events = both_ways::<Qwen3Coder>(whole);
         let twice = r#"the parameter "a" is given twice; the first is kept"#;
         assert_eq!(
             events.first(),
             Some(&finding(FindingCode::MalformedCall, twice, Some(0)))
         );
-        assert_eq!(events.get(2), Some(&call(0, Some("f"), r#"{"a":"1"}"#, true, false)));
+        assert_eq!(events.get(2), Some(&call(0, Some("f"), r#"{"a":"1"}"#, None, INVALID)));
     }
 
     #[test]
@@ -768,7 +714,7 @@ pub(crate) mod tests {
         let whole = format!("<tool_call><function=f>{}</function></tool_call>", "x".repeat(40));
         let chars: Vec<String> = whole.chars().map(String::from).collect();
         let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        let events = merged(parse::<Qwen3Coder>(&chars, None, limits));
+        let events = merged(parse::<Qwen3Coder>(&chars, None, false, limits));
         let shown = format!("\"{}\" where a parameter or </function> belongs", "x".repeat(20));
         let too_large = "the call's text passed the limit on a call's bytes";
         assert_eq!(
@@ -776,33 +722,33 @@ pub(crate) mod tests {
             vec![
                 finding(FindingCode::MalformedCall, &shown, Some(0)),
                 finding(FindingCode::TooLarge, too_large, Some(0)),
-                call(0, Some("f"), "", true, false),
+                call(0, Some("f"), "", None, INVALID),
             ]
         );
-        assert_eq!(merged(parse::<Qwen3Coder>(&[&whole], None, limits)), events);
+        assert_eq!(merged(parse::<Qwen3Coder>(&[&whole], None, false, limits)), events);
     }
 
     #[test]
     fn a_cut_call_keeps_its_text_and_the_value_so_far() {
-        let events = both_ways::<Qwen3Coder>("<tool_call>\n<function=f>\n<parameter=a>\nhalf", None);
+        let events = both_ways::<Qwen3Coder>("<tool_call>\n<function=f>\n<parameter=a>\nhalf");
         let cut = finding(FindingCode::Cut, "the stream ended before </function>", Some(0));
         let raw = "<tool_call>\n<function=f>\n<parameter=a>\nhalf";
-        assert_eq!(events, vec![cut, call(0, Some("f"), raw, false, false)]);
+        assert_eq!(events, vec![cut, call(0, Some("f"), raw, None, CUT)]);
     }
 
     #[test]
     fn a_call_ends_qwen_s_reasoning_but_not_seed_s() {
         let whole = "<think>plan <tool_call><function=f></function></tool_call>";
-        let events = both_ways::<Qwen3Coder>(whole, None);
+        let events = both_ways::<Qwen3Coder>(whole);
         assert_eq!(
             events,
             vec![
                 DialectEvent::Reasoning("plan ".to_owned()),
-                call(0, Some("f"), "{}", true, true)
+                call(0, Some("f"), "{}", None, OK)
             ]
         );
         let whole = "<seed:think>plan <seed:tool_call><function=f></function></seed:tool_call></seed:think>";
-        let events = both_ways::<SeedOss>(whole, None);
+        let events = both_ways::<SeedOss>(whole);
         let reasoning = "plan <seed:tool_call><function=f></function></seed:tool_call>";
         assert_eq!(events, vec![DialectEvent::Reasoning(reasoning.to_owned())]);
     }
@@ -816,9 +762,9 @@ pub(crate) mod tests {
         let whole = format!("<function=f><parameter=a>{}</parameter></function>", "y".repeat(40));
         let chars: Vec<String> = whole.chars().map(String::from).collect();
         let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        let at_once = parse::<Qwen3Coder>(&[&whole], None, limits);
+        let at_once = parse::<Qwen3Coder>(&[&whole], None, false, limits);
         assert_eq!(
-            merged(parse::<Qwen3Coder>(&chars, None, limits)),
+            merged(parse::<Qwen3Coder>(&chars, None, false, limits)),
             merged(at_once.clone())
         );
         let too_large = "the call's values passed the limit on a call's bytes";
@@ -840,25 +786,25 @@ pub(crate) mod tests {
         );
         let chars: Vec<String> = whole.chars().map(String::from).collect();
         let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        let events = merged(parse::<Qwen3Coder>(&chars, None, limits));
+        let events = merged(parse::<Qwen3Coder>(&chars, None, false, limits));
         let too_large = "the call's values passed the limit on a call's bytes";
         assert_eq!(
             events,
             vec![
                 finding(FindingCode::TooLarge, too_large, Some(0)),
-                call(0, Some("f"), "", true, false),
+                call(0, Some("f"), "", None, INVALID),
                 text(" ok")
             ]
         );
-        assert_eq!(merged(parse::<Qwen3Coder>(&[&whole], None, limits)), events);
+        assert_eq!(merged(parse::<Qwen3Coder>(&[&whole], None, false, limits)), events);
         // A value within the limit is not too large while its end tag arrives, though the two pass it.
         let whole = "<tool_call><function=f><parameter=a>é </parameter> x</parameter></function></tool_call>";
         let chars: Vec<String> = whole.chars().map(String::from).collect();
         let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
-        let events = merged(parse::<Qwen3Coder>(&chars, None, limits));
+        let events = merged(parse::<Qwen3Coder>(&chars, None, false, limits));
         assert_eq!(
             events.last(),
-            Some(&call(0, Some("f"), r#"{"a":"é </parameter> x"}"#, true, true))
+            Some(&call(0, Some("f"), r#"{"a":"é </parameter> x"}"#, None, OK))
         );
     }
 
@@ -877,15 +823,7 @@ pub(crate) mod tests {
             "x</parameter>y".repeat(mega / 16),
             "k".repeat(mega),
         );
-        let mut runner = Runner::<Qwen3Coder>::new(None, false, limits);
-        let mut out = Vec::new();
-        let mut at = 0;
-        for (next, _) in whole.char_indices().skip(1) {
-            assert_eq!(runner.feed(whole.get(at..next).unwrap_or_default(), &mut out), Ok(()));
-            at = next;
-        }
-        assert_eq!(runner.feed(whole.get(at..).unwrap_or_default(), &mut out), Ok(()));
-        assert_eq!(runner.finish(&mut out), Ok(()));
+        let out = fed_by_char::<Qwen3Coder>(&whole, limits);
         let calls = out
             .iter()
             .filter(|event| matches!(event, DialectEvent::Call(call) if call.valid))

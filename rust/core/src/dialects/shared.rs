@@ -1060,6 +1060,7 @@ pub(crate) fn arguments_of(reader: &JsonReader) -> (String, Findings) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{CUT, OK, call, parse};
     use super::*;
 
     fn limits(max_argument_bytes: usize) -> Limits {
@@ -1385,30 +1386,14 @@ mod tests {
         }
     }
 
-    fn run(reasoning: bool, deltas: &[&str]) -> Vec<DialectEvent> {
-        let mut runner = Runner::<Plain>::new(None, reasoning, Limits::default());
-        let mut out = Vec::new();
-        for delta in deltas {
-            assert_eq!(runner.feed(delta, &mut out), Ok(()));
-        }
-        assert_eq!(runner.finish(&mut out), Ok(()));
-        out
-    }
-
-    fn call(index: usize, name: Option<&str>, arguments: &str, whole: bool) -> DialectEvent {
-        DialectEvent::Call(TextCall {
-            index,
-            name: name.map(str::to_owned),
-            arguments: arguments.to_owned(),
-            id: None,
-            whole,
-            valid: whole,
-        })
-    }
-
     #[test]
     fn the_runner_runs_text_reasoning_and_calls_and_cuts_what_the_end_leaves_open() {
-        let events = run(true, &["think <", "c>f; said <t>more</t", ">end <c>g"]);
+        let events = parse::<Plain>(
+            &["think <", "c>f; said <t>more</t", ">end <c>g"],
+            None,
+            true,
+            Limits::default(),
+        );
         let cut = DialectEvent::Finding(Finding {
             code: FindingCode::Cut,
             message: "cut".to_owned(),
@@ -1416,15 +1401,15 @@ mod tests {
         });
         let expected = vec![
             DialectEvent::Reasoning("think ".to_owned()),
-            call(0, Some("f"), "{}", true),
+            call(0, Some("f"), "{}", None, OK),
             DialectEvent::Text(" said ".to_owned()),
             DialectEvent::Reasoning("more".to_owned()),
             DialectEvent::Text("end ".to_owned()),
             cut,
-            call(1, None, "g", false),
+            call(1, None, "g", None, CUT),
         ];
         assert_eq!(events, expected);
-        let events = run(false, &["<t>open"]);
+        let events = parse::<Plain>(&["<t>open"], None, false, Limits::default());
         let expected = vec![
             DialectEvent::Reasoning("open".to_owned()),
             DialectEvent::Finding(Finding {
