@@ -106,16 +106,6 @@ def _run(
         close_source(source)
 
 
-def _step(
-    engine: Engine, chunk: Any, raw: bool, adapt: Callable[[Any], Any] | None, on_invalid: str
-) -> Iterator[Emitted]:
-    """One item of an async source: a chunk (as its framework's adapter reads it), or an item of a raw body."""
-    if raw:
-        yield from _checked(engine.feed_item(chunk), on_invalid, engine)
-    else:
-        yield from _checked(engine.feed(chunk if adapt is None else adapt(chunk)), on_invalid, engine)
-
-
 async def _arun(
     source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> AsyncGenerator[Emitted, None]:
@@ -128,8 +118,14 @@ async def _arun(
                 first = False
                 raw = is_raw(chunk, text_deltas=engine.text_deltas)
                 adapt = None if raw else framework_adapter(chunk)
-            for call in _step(engine, chunk, raw, adapt, on_invalid):
-                yield call
+            if raw:
+                calls = engine.feed_item(chunk)
+            else:
+                calls = engine.feed(chunk if adapt is None else adapt(chunk))
+            # Most items make no call ready: they cost the feed alone, no generator of their own.
+            if calls:
+                for call in _checked(calls, on_invalid, engine):
+                    yield call
         for call in _checked(engine.end(), on_invalid, engine):
             yield call
         outcome.settle(engine, on_invalid)
