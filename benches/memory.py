@@ -20,10 +20,16 @@ interleave):
 - ``own``: (core peak - control-retain peak): the same, if keeping every call for the result is granted.
 
 Run ``.venv/bin/python benches/memory.py core sequential 32 2097152`` to see one process's figures as JSON.
+
+``many_streams_memory`` (issue 18, item 7): ``STREAMS`` async streams at once on one event loop, each a 4 KiB call
+in one-event reads (``inputs.live``), their calls dropped as they come; the peak RSS growth of ``areassemble``
+against the same sources only drained, per stream, against the argument bytes each has in flight.
+``.venv/bin/python benches/memory.py many core 1000`` prints one process's figures.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import os
@@ -38,7 +44,7 @@ if str(REPOSITORY) not in sys.path:  # run as a script, in the child process
     sys.path.insert(0, str(REPOSITORY))
 
 from benches.contenders import core, floors  # noqa: E402
-from benches.inputs import grid  # noqa: E402
+from benches.inputs import grid, live  # noqa: E402
 
 MIB = 1024 * 1024
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -150,6 +156,86 @@ def engine_memory(mode: str, calls: int, size: int) -> dict[str, Any]:
     }
 
 
+MANY_CELL = grid.Cell(1, 4 * 1024, "sequential")
+
+
+async def _dropping(source: Any) -> int:
+    import toolwire
+
+    count = 0
+    async for _ in toolwire.areassemble(source, on_invalid="yield"):
+        count += 1
+    return count
+
+
+async def _draining(source: Any) -> int:
+    count = 0
+    async for _ in source:
+        count += 0
+    return count + 1  # the one call the stream holds, so both ways count alike
+
+
+def many_child(way: str, streams: int) -> dict[str, Any]:
+    consume = {"core": _dropping, "drain": _draining}[way]
+    reads = live.events(grid.stream(MANY_CELL))
+    streaming = 0
+
+    async def sample(before: int) -> None:
+        """The RSS growth between two rounds of reads, while every stream is mid-call (before any hand-over)."""
+        nonlocal streaming
+        for _ in range(len(reads) - 8):
+            await asyncio.sleep(0)
+            streaming = max(streaming, _rss() - before)
+
+    async def at_once(count: int) -> list[int]:
+        sampler = asyncio.ensure_future(sample(_rss()))
+        counts = list(await asyncio.gather(*(consume(live.arrivals(reads)) for _ in range(count))))
+        await sampler
+        return counts
+
+    asyncio.run(at_once(8))  # warm up: imports, caches, code paths
+    streaming = 0
+    gc.collect()
+    _reset_high_water()
+    before = _rss()
+    counts = asyncio.run(at_once(streams))
+    assert counts == [1] * streams, f"{way}: {counts[:3]}..."
+    return {"way": way, "streams": streams, "streaming_extra": streaming, "peak_extra": _high_water() - before}
+
+
+def many_streams_memory(streams: int) -> dict[str, Any]:
+    """The core's memory per stream with ``streams`` at once, against the argument bytes each has in flight.
+
+    ``streaming``: the RSS growth sampled between rounds of reads while every stream is inside its call, less the
+    drained sources' own; ``peak``: the high-water mark, which also holds the calls handed over at the end.
+    """
+
+    def measured(way: str) -> dict[str, int]:
+        completed = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "many", way, str(streams)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        figures: dict[str, int] = json.loads(completed.stdout.strip().splitlines()[-1])
+        return figures
+
+    core, drain = measured("core"), measured("drain")
+    streaming = (core["streaming_extra"] - drain["streaming_extra"]) / streams
+    peak = (core["peak_extra"] - drain["peak_extra"]) / streams
+    return {
+        "streams": streams,
+        "in_flight": MANY_CELL.size,
+        "streaming_per_stream": streaming,
+        "peak_per_stream": peak,
+        "streaming_ratio": streaming / MANY_CELL.size,
+        "peak_ratio": peak / MANY_CELL.size,
+    }
+
+
 if __name__ == "__main__":
-    name, how, count, each = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    print(json.dumps(child(name, how, count, each)))
+    if sys.argv[1] == "many":
+        print(json.dumps(many_child(sys.argv[2], int(sys.argv[3]))))
+    else:
+        name, how, count, each = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        print(json.dumps(child(name, how, count, each)))

@@ -51,7 +51,7 @@ from benches.contenders import core, floors, validators  # noqa: E402
 from benches.contenders.lineups import chunks, formats, sse, validation  # noqa: E402
 from benches.inputs import dialects as dialect_texts  # noqa: E402
 from benches.inputs import formats as format_streams  # noqa: E402
-from benches.inputs import grid  # noqa: E402
+from benches.inputs import grid, live  # noqa: E402
 from benches.inputs import sse as sse_streams  # noqa: E402
 from benches.inputs import validation as workloads  # noqa: E402
 
@@ -68,6 +68,9 @@ LINEARITY = 1.2
 DIALECT_NS_PER_DELTA = 500.0  # what a dialect parser may add per 4-character delta over iterating the deltas
 DIALECT_LINEARITY = 1.1  # per-byte time at 1 MiB over 4 KiB
 DIALECT_OVER_REPARSE = 50.0  # re-parsing the accumulated text per delta (the reference's parser) / the core
+LIVE_OVER_BUFFERED = 1.5  # per-byte cost of one event per read over 64 KiB reads (issue 18, item 2)
+MANY_OVER_ONE = 1.2  # per-event cost of 1,000 streams at once over the same streams one by one (issue 18, item 7)
+LIVE_STREAMS = 1000
 FLATNESS = 1.2  # "flat per chunk from 1 to 16 parallel calls": read as within the linearity tolerance
 MEMORY = 2.0  # "at most about twice the argument bytes in flight"
 # Issue 3, item 7 (validation).
@@ -792,6 +795,133 @@ def dialects_report(
     )
 
 
+def live_report(say: Callable[[str], None], target: Callable[[bool, str], None], rounds: int, budget: float) -> None:
+    """Live-shaped reads (one event per read) against 64 KiB reads, sync and async; many async streams at once."""
+    import asyncio
+
+    import toolwire
+
+    progress = sys.stderr
+
+    def sync_run(reads: tuple[bytes, ...]) -> Callable[[], object]:
+        return lambda: len(list(toolwire.reassemble(reads, on_invalid="yield")))
+
+    async def consume(source: Any) -> int:
+        return len([call async for call in toolwire.areassemble(source, on_invalid="yield")])
+
+    async def drain(source: Any) -> int:
+        count = 0
+        async for _ in source:
+            count += 1
+        return count
+
+    def async_run(
+        reads: tuple[bytes, ...], way: Callable[[Any], Any], streams: int = 1, source: Any = live.ready
+    ) -> Callable[[], object]:
+        async def run() -> list[int]:
+            return list(await asyncio.gather(*(way(source(reads)) for _ in range(streams))))
+
+        return lambda: asyncio.run(run())
+
+    say("")
+    say("### Live-shaped reads (one event per read)")
+    say("")
+    say(
+        "| cell | events | bytes | sync 64 KiB ns/event | sync live ns/event | sync live/64 KiB | async 64 KiB "
+        "ns/event | async live ns/event | async live/64 KiB |"
+    )
+    say("|---|---|---|---|---|---|---|---|---|")
+    worst = 0.0
+    for cell in grid.GRID:
+        if cell.size > 4096:
+            continue  # the 64 KiB row repeats the 4 KiB row's shape at 16x the bytes
+        stream = grid.stream(cell)
+        buffered, events = sse_streams.sse(stream).reads, live.events(stream)
+        size = sum(map(len, events))
+        print(f"timing live reads, {cell.id}", file=progress, flush=True)
+        calls = len(stream.calls)
+        runs = {
+            "sync-64k": sync_run(buffered),
+            "sync-live": sync_run(events),
+            "async-64k": async_run(buffered, consume),
+            "async-live": async_run(events, consume),
+            "floor-64k": async_run(buffered, drain),
+            "floor-live": async_run(events, drain),
+        }
+
+        def check(name: str, result: object, calls: int = calls, reads: int = len(events)) -> None:
+            want = {"floor-64k": None, "floor-live": [reads]}.get(name, calls if name.startswith("sync") else [calls])
+            if want is not None and result != want:
+                raise AssertionError(f"{name} gave {result}, expected {want}")
+
+        best = time_runs(runs, check, rounds, budget, slow=frozenset())
+        per = {name: seconds / len(events) * 1e9 for name, seconds in best.items()}
+        # The async source's own cost is not toolwire's: each way is timed less its drained twin.
+        async_64k, async_live = per["async-64k"] - per["floor-64k"], per["async-live"] - per["floor-live"]
+        sync_ratio, async_ratio = per["sync-live"] / per["sync-64k"], async_live / async_64k
+        worst = max(worst, sync_ratio, async_ratio)
+        bound = f"<={LIVE_OVER_BUFFERED}"
+        say(
+            f"| {cell.id} | {len(events):,} | {size:,} | {per['sync-64k']:.0f} | {per['sync-live']:.0f} | "
+            f"{_fmt(sync_ratio, bound)} | {async_64k:.0f} | {async_live:.0f} | {_fmt(async_ratio, bound)} |"
+        )
+    say("")
+    target(
+        worst <= LIVE_OVER_BUFFERED,
+        f"one event per read costs at most {LIVE_OVER_BUFFERED}x per byte what 64 KiB reads cost (sync and async, "
+        f"async less its source's own cost): {worst:.2f}x at worst",
+    )
+
+    cell = grid.Cell(1, 4096, "sequential")
+    events = live.events(grid.stream(cell))
+    print(f"timing {LIVE_STREAMS} streams at once", file=progress, flush=True)
+    many = {
+        "at-once": async_run(events, consume, LIVE_STREAMS, live.arrivals),
+        "one-stream": async_run(events, consume, 1, live.arrivals),
+        "drain-at-once": async_run(events, drain, LIVE_STREAMS, live.arrivals),
+        "drain-one": async_run(events, drain, 1, live.arrivals),
+    }
+
+    def check_many(name: str, result: object) -> None:
+        count = LIVE_STREAMS if name in ("at-once", "drain-at-once") else 1
+        want = [1 if name in ("at-once", "one-stream") else len(events)] * count
+        if result != want:
+            raise AssertionError(f"{name} gave {str(result)[:80]}, expected {want[:1]} x {count}")
+
+    best = time_runs(many, check_many, 3, budget, slow=frozenset())
+    reads_at_once = LIVE_STREAMS * len(events)
+    at_once = (best["at-once"] - best["drain-at-once"]) / reads_at_once * 1e9
+    alone = (best["one-stream"] - best["drain-one"]) / len(events) * 1e9
+    say("")
+    say(f"### {LIVE_STREAMS:,} async streams at once")
+    say("")
+    say(
+        f"{LIVE_STREAMS:,} streams of one 4 KiB call ({len(events):,} one-event reads each) consumed at once by "
+        "`areassemble` on one event loop, each source handing the loop over between reads, against one such stream "
+        "alone; each less its sources drained without reassembly."
+    )
+    say("")
+    say("| way | toolwire ns/event |")
+    say("|---|---|")
+    say(f"| one stream | {alone:.0f} |")
+    say(f"| {LIVE_STREAMS:,} at once | {at_once:.0f} |")
+    say("")
+    target(
+        at_once / alone <= MANY_OVER_ONE,
+        f"{LIVE_STREAMS:,} streams at once cost at most {MANY_OVER_ONE}x per event what one stream costs: "
+        f"{at_once / alone:.2f}x",
+    )
+    print(f"memory of {LIVE_STREAMS} streams at once", file=progress, flush=True)
+    held = memory.many_streams_memory(LIVE_STREAMS)
+    target(
+        held["streaming_ratio"] <= MEMORY,
+        f"memory per stream with {LIVE_STREAMS:,} at once, every one mid-call (RSS less the drained sources'): "
+        f"{held['streaming_per_stream'] / 1024:.1f} KiB against {held['in_flight'] / 1024:.0f} KiB of arguments in "
+        f"flight = {held['streaming_ratio']:.2f}x (at most about {MEMORY:.0f}x); the peak, which also holds the "
+        f"calls handed over at the end: {held['peak_per_stream'] / 1024:.1f} KiB per stream",
+    )
+
+
 def formats_report(say: Callable[[str], None], target: Callable[[bool, str], None], rounds: int, budget: float) -> None:
     """Anthropic Messages and OpenAI Responses: contenders on every grid cell's bytes, linearity, the breakdown."""
     progress = sys.stderr
@@ -1083,9 +1213,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["formats", "dialects"],
+        choices=["formats", "dialects", "live"],
         help="one section alone: formats = Anthropic Messages and OpenAI Responses raw bytes (issue 4, item 8); "
-        "dialects = calls written into text (issue 17, item 7)",
+        "dialects = calls written into text (issue 17, item 7); live = one event per read and many streams at once "
+        "(issue 18, items 2 and 7)",
     )
     parser.add_argument(
         "--write",
@@ -1121,6 +1252,8 @@ def main(argv: list[str] | None = None) -> int:
         formats_report(say, target, options.rounds, options.budget)
     if options.only in (None, "dialects"):
         dialects_report(say, target, options.rounds, options.budget)
+    if options.only in (None, "live"):
+        live_report(say, target, options.rounds, options.budget)
 
     after = build_info()
     say("")
