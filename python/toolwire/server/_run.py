@@ -4,7 +4,8 @@ The socket is bound before uvicorn starts, so that port 0 gives a free port whos
 other process can take it in between; ``start`` returns only once uvicorn accepts connections, and ``stop`` waits for
 the thread to end and closes the socket, so that nothing is left open (no ``ResourceWarning``). starlette and uvicorn
 are imported by ``start``: reading scripts needs neither. The endpoint's ``EndpointLimits`` become uvicorn's options
-(keep-alive timeout, request head size) and its connections' protocol (``_protocol``: head timeout, connection limit).
+(keep-alive timeout, request head size), its connections' protocol and the socket accepting them (``_protocol``: head
+timeout, connection limit, no more sockets accepted than the descriptors allow).
 """
 
 from __future__ import annotations
@@ -140,9 +141,10 @@ class LocalEndpoint:
         import uvicorn
 
         from toolwire.server._app import EndpointState, build_app
-        from toolwire.server._protocol import guarded_protocol
+        from toolwire.server._protocol import guarded_listener, guarded_protocol
 
         state = EndpointState(self.script, self._replays, self._references, self.requests, self.limits)
+        protocol = guarded_protocol(self.limits)
         config = uvicorn.Config(
             build_app(state),
             log_config=None,
@@ -150,14 +152,14 @@ class LocalEndpoint:
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=_GRACEFUL_SECONDS,
-            http=guarded_protocol(self.limits),
+            http=protocol,
             # uvicorn annotates it as int; it only ever passes it to loop.call_later, which takes seconds as a float.
             timeout_keep_alive=self.limits.keep_alive_timeout,  # type: ignore[arg-type]
             h11_max_incomplete_event_size=self.limits.max_header_bytes,
             backlog=self.limits.accept_batch(),
         )
         server = uvicorn.Server(config)
-        sock = self._bind()
+        sock = guarded_listener(self._bind(), protocol)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="toolwire-endpoint", daemon=True)
         self._server, self._thread, self._socket = server, thread, sock
         thread.start()
