@@ -70,9 +70,11 @@ import functools
 import hashlib
 import importlib
 import inspect
+import io
 import json
 import math
 import os
+import pickle
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -884,7 +886,11 @@ class ToolRegistry:
         Returns:
             A registry.
         """
-        return obj if isinstance(obj, ToolRegistry) else cls(obj)
+        if isinstance(obj, ToolRegistry):
+            return obj
+        if cls is not ToolRegistry:
+            return cls(obj)
+        return _loaded(obj)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> ToolRegistry:
@@ -1109,6 +1115,47 @@ class CompiledTools(Protocol):
 CompileTools = Callable[[ToolRegistry, int, int], CompiledTools]
 """Compiles a registry for arguments nested up to a depth (``Limits.max_depth``) whose problems are searched for
 within a budget (``Limits.max_validation_steps``); cached on the registry."""
+
+
+# The registries loaded from plain data, by that data: a stream given ``tools={...}`` loads them again each time, and
+# loading two tools cost about 300 µs, more than reading a 4 KiB text. A registry is immutable, so the one made from
+# the same data serves again.
+_LOADED: dict[bytes, ToolRegistry] = {}
+_LOADED_SIZE = 32
+
+
+class _NotPlain(Exception):
+    """The data holds an object other than dicts, lists, tuples, strings, numbers, booleans and None."""
+
+
+class _PlainData(pickle.Pickler):
+    """Writes plain data only: the pickler asks this of every object but exact instances of the built-in types."""
+
+    def reducer_override(self, obj: object) -> NoReturn:
+        raise _NotPlain
+
+
+def _loaded(obj: object) -> ToolRegistry:
+    """``ToolRegistry(obj)``, the registry made before from the same data when there is one.
+
+    Data is the same when it pickles to the same bytes: the same structure of exact built-in types (``True`` told
+    from ``1``, a tuple from a list, a key ``1`` from ``"1"``), keys in the same order. Data holding anything else (a
+    callable, a model, a subclass of dict, a path whose file may change) is loaded every time.
+    """
+    buffer = io.BytesIO()
+    try:
+        _PlainData(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    except (_NotPlain, pickle.PicklingError, RecursionError, TypeError, ValueError):
+        return ToolRegistry(obj)
+    key = buffer.getvalue()
+    known = _LOADED.get(key)
+    if known is not None:
+        return known
+    registry = ToolRegistry(obj)
+    while len(_LOADED) >= _LOADED_SIZE:
+        _LOADED.pop(next(iter(_LOADED)), None)
+    _LOADED[key] = registry
+    return registry
 
 
 def core_validators(

@@ -369,7 +369,7 @@ impl Engine {
             return Err(malformed_chunk(py, number, "", problem));
         }
         // A lone surrogate reads as U+FFFD per byte of its `surrogatepass` form, as the reference reads it.
-        self.accumulator.generated_text(0, delta.to_string_lossy().as_bytes());
+        self.accumulator.generated_str(0, &delta.to_string_lossy());
         self.decoder.counted(true);
         if self.on_violation.is_some() {
             self.notify(py)?;

@@ -79,6 +79,9 @@ pub(super) struct TextCalls {
     reasoning: Vec<Run>,
     // The source is the model's text deltas: one choice, and no finish reasons to expect.
     text_source: bool,
+    // The events of the delta being read, kept empty between deltas: a vector made per delta was a measurable share
+    // of reading prose.
+    events: Vec<DialectEvent>,
 }
 
 impl TextCalls {
@@ -91,6 +94,7 @@ impl TextCalls {
             waiting: FxHashMap::default(),
             reasoning: Vec::new(),
             text_source: false,
+            events: Vec::new(),
         }
     }
 
@@ -120,6 +124,15 @@ impl Accumulator {
             self.keep_text(choice, text);
         } else {
             self.read_text(choice, text, false);
+        }
+    }
+
+    /// [`Accumulator::generated_text`] for text already known to be UTF-8 (a Python `str`'s): not checked again.
+    pub fn generated_str(&mut self, choice: i64, text: &str) {
+        if self.text_calls.is_none() {
+            self.keep_text(choice, text.as_bytes());
+        } else {
+            self.read_str(choice, text, false);
         }
     }
 
@@ -166,15 +179,18 @@ impl Accumulator {
     }
 
     fn read_text(&mut self, choice: i64, text: &[u8], leaked: bool) {
+        // The parser reads text; a lone surrogate (a JSON escape no character has, passed as `surrogatepass` bytes)
+        // reads as U+FFFD per byte, as the reference's replacing decode of it does.
+        self.read_str(choice, &String::from_utf8_lossy(text), leaked);
+    }
+
+    fn read_str(&mut self, choice: i64, text: &str, leaked: bool) {
         if text.is_empty() || !self.admitted(choice) {
             return;
         }
         let Some(text_calls) = self.text_calls.as_mut() else {
             return;
         };
-        // The parser reads text; a lone surrogate (a JSON escape no character has, passed as `surrogatepass` bytes)
-        // reads as U+FFFD per byte, as the reference's replacing decode of it does.
-        let readable = String::from_utf8_lossy(text);
         text_calls.leaked.entry(choice).or_insert(leaked);
         let setting = &text_calls.setting;
         let parser = text_calls.parsers.entry(choice).or_insert_with(|| {
@@ -185,10 +201,13 @@ impl Accumulator {
                 self.config.limits,
             )
         });
-        let mut events = Vec::new();
+        let mut events = std::mem::take(&mut text_calls.events);
         // A parser is only finished at the end, after which no text is read.
-        if parser.feed(&readable, &mut events).is_ok() {
-            self.apply_text_events(choice, events, leaked);
+        if parser.feed(text, &mut events).is_ok() {
+            self.apply_text_events(choice, &mut events, leaked);
+        }
+        if let Some(text_calls) = self.text_calls.as_mut() {
+            text_calls.events = events;
         }
     }
 
@@ -204,13 +223,14 @@ impl Accumulator {
                 finished.push((*choice, text_calls.leaked.get(choice).copied().unwrap_or(true), events));
             }
         }
-        for (choice, leaked, events) in finished {
-            self.apply_text_events(choice, events, leaked);
+        for (choice, leaked, mut events) in finished {
+            self.apply_text_events(choice, &mut events, leaked);
         }
     }
 
-    fn apply_text_events(&mut self, choice: i64, events: Vec<DialectEvent>, leaked: bool) {
-        for event in events {
+    /// Applies `events` in order, leaving the vector empty.
+    fn apply_text_events(&mut self, choice: i64, events: &mut Vec<DialectEvent>, leaked: bool) {
+        for event in events.drain(..) {
             match event {
                 DialectEvent::Text(text) => self.keep_text(choice, text.as_bytes()),
                 DialectEvent::Reasoning(text) => self.keep_reasoning(choice, text),

@@ -375,28 +375,65 @@ fn push_text(events: &mut Vec<DialectEvent>, text: &str, event: fn(String) -> Di
 /// marker in it.
 fn earliest(rest: &str, markers: &[&'static str]) -> Option<(usize, &'static str)> {
     let bytes = rest.as_bytes();
-    let mut firsts: Vec<u8> = markers
-        .iter()
-        .filter_map(|marker| marker.as_bytes().first().copied())
-        .collect();
-    firsts.sort_unstable();
-    firsts.dedup();
+    let firsts = FirstBytes::of(markers);
     let mut from = 0;
     loop {
         let tail = bytes.get(from..)?;
-        let at = from
-            + match *firsts.as_slice() {
-                [one] => memchr::memchr(one, tail),
-                [one, two] => memchr::memchr2(one, two, tail),
-                [one, two, three] => memchr::memchr3(one, two, three, tail),
-                _ => tail.iter().position(|byte| firsts.contains(byte)),
-            }?;
+        let at = from + firsts.find(tail)?;
         let there = bytes.get(at..).unwrap_or_default();
         if let Some(&marker) = markers.iter().find(|marker| there.starts_with(marker.as_bytes())) {
             return Some((at, marker));
         }
         from = at + 1;
     }
+}
+
+/// The distinct first bytes of a set of markers, gathered on the stack: [`earliest`] runs on every delta, and a heap
+/// allocation there cost more than the search on a 4-byte delta.
+struct FirstBytes<'a> {
+    markers: &'a [&'static str],
+    found: [u8; 3],
+    count: usize,
+}
+
+impl<'a> FirstBytes<'a> {
+    fn of(markers: &'a [&'static str]) -> Self {
+        let mut firsts = Self {
+            markers,
+            found: [0; 3],
+            count: 0,
+        };
+        for byte in markers.iter().filter_map(|marker| marker.as_bytes().first().copied()) {
+            if firsts
+                .found
+                .get(..firsts.count)
+                .is_some_and(|seen| seen.contains(&byte))
+            {
+                continue;
+            }
+            // Past three, `find` asks the markers themselves.
+            if let Some(slot) = firsts.found.get_mut(firsts.count) {
+                *slot = byte;
+            }
+            firsts.count += 1;
+        }
+        firsts
+    }
+
+    /// Where the first byte that starts a marker is in `tail`.
+    fn find(&self, tail: &[u8]) -> Option<usize> {
+        match (self.count, self.found) {
+            (0, _) => None,
+            (1, [one, ..]) => memchr::memchr(one, tail),
+            (2, [one, two, _]) => memchr::memchr2(one, two, tail),
+            (3, [one, two, three]) => memchr::memchr3(one, two, three, tail),
+            _ => tail.iter().position(|&byte| starts_a_marker(self.markers, byte)),
+        }
+    }
+}
+
+fn starts_a_marker(markers: &[&str], byte: u8) -> bool {
+    markers.iter().any(|marker| marker.as_bytes().first() == Some(&byte))
 }
 
 /// The length of the longest end of `rest` that is a proper prefix of a marker.
@@ -409,13 +446,18 @@ pub(crate) fn held(rest: &str, markers: &[&str]) -> usize {
         .max()
         .unwrap_or(0);
     let bytes = rest.as_bytes();
-    (1..=longest.min(bytes.len()))
-        .rev()
-        .find(|&size| {
-            let tail = bytes.get(bytes.len() - size..).unwrap_or_default();
-            markers.iter().any(|marker| marker.as_bytes().starts_with(tail))
+    // The longest end is the one that starts first; only a byte that starts a marker can start it, so prose, which
+    // has none near its end, costs a look at each of its last bytes and no comparison.
+    let from = bytes.len() - longest.min(bytes.len());
+    (from..bytes.len())
+        .find(|&at| {
+            let tail = bytes.get(at..).unwrap_or_default();
+            markers.iter().any(|marker| {
+                let marker = marker.as_bytes();
+                marker.first() == tail.first() && marker.starts_with(tail)
+            })
         })
-        .unwrap_or(0)
+        .map_or(0, |at| bytes.len() - at)
 }
 
 /// What a call is, as a dialect read it: handed to [`Core::call`].
