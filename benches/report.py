@@ -24,6 +24,9 @@ both; ``--only formats`` runs that section alone. Then calls written into a mode
 dialect the core reads, ``reassemble(deltas, dialect=...)`` on seeded texts of 4 KiB, 64 KiB and 1 MiB in 4-character
 deltas against iterating the deltas (what the parser adds per delta, and its linearity), and against re-parsing the
 accumulated text with the reference's parser on every delta, as servers' parsers do; ``--only dialects`` runs that
+section alone. Then live-shaped reads (issue 18, items 2 and 7): grid streams read one event per read against 64 KiB
+reads, sync and async (each async way less its source drained), and 1,000 async streams at once on one event loop
+against one stream alone, with their memory per stream (``memory.many_streams_memory``); ``--only live`` runs that
 section alone. Every target of the issue is checked and every miss flagged.
 """
 

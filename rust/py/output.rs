@@ -30,6 +30,7 @@ struct Classes {
     tool_call_slots: Option<Slots>,
     invalid_tool_call_slots: Option<Slots>,
     violation: Py<PyType>,
+    violation_slots: Option<Slots>,
     codes: Vec<Py<PyAny>>,
     severities: [Py<PyAny>; 3],
 }
@@ -48,12 +49,14 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
         let severity = |name: &str| severity_enum.getattr(name).map(Bound::unbind);
         let tool_call = model.getattr("ToolCall")?.cast_into::<PyType>()?;
         let invalid_tool_call = model.getattr("InvalidToolCall")?.cast_into::<PyType>()?;
+        let violation = model.getattr("Violation")?.cast_into::<PyType>()?;
         Ok(Classes {
             tool_call_slots: Slots::of(&tool_call)?,
             invalid_tool_call_slots: Slots::of(&invalid_tool_call)?,
             tool_call: tool_call.unbind(),
             invalid_tool_call: invalid_tool_call.unbind(),
-            violation: model.getattr("Violation")?.cast_into::<PyType>()?.unbind(),
+            violation_slots: Slots::of(&violation)?,
+            violation: violation.unbind(),
             codes,
             severities: [severity("ERROR")?, severity("WARNING")?, severity("INFO")?],
         })
@@ -194,19 +197,30 @@ pub(crate) fn violation<'py>(
         Some(ViolationData::Json(value)) => json_value(py, value)?,
         Some(other) => tally(py, other)?,
     };
-    let arguments = (
-        code,
-        violation.message.as_str(),
-        severity.clone_ref(py),
-        violation.choice,
-        violation.seq,
-        violation.index,
-        violation.path.as_deref(),
-        violation.offset,
-        violation.recoverable(),
-        data,
-    );
-    classes.violation.bind(py).call1(arguments)
+    let fields = [
+        code.into_bound(py),
+        PyString::new(py, &violation.message).into_any(),
+        severity.bind(py).clone(),
+        violation.choice.into_pyobject(py)?.into_any(),
+        violation.seq.into_pyobject(py)?.into_any(),
+        violation.index.into_pyobject(py)?.into_any(),
+        violation.path.as_deref().into_pyobject(py)?.into_any(),
+        violation.offset.into_pyobject(py)?.into_any(),
+        PyBool::new(py, violation.recoverable()).to_owned().into_any(),
+        data.into_bound(py),
+    ];
+    let class = classes.violation.bind(py);
+    // Made as calls are (`Slots`): a stream of many findings spent a microsecond on each in the generated __init__.
+    if let Some(made) = classes
+        .violation_slots
+        .as_ref()
+        .map(|slots| slots.make(class, &fields))
+        .transpose()?
+        .flatten()
+    {
+        return Ok(made);
+    }
+    class.call1(PyTuple::new(py, fields)?)
 }
 
 /// JSON text (a chunk's error payload or usage, as raw bytes) as Python objects, built as jiter builds arguments.
