@@ -16,6 +16,7 @@ from toolwire._pipeline._options import Options
 from toolwire._pipeline._progress import AsyncEventStream, EventStream
 from toolwire._pipeline._protocol import Emit, Implementation, OnInvalid, OnViolation
 from toolwire._pipeline._repair import Repair
+from toolwire._pipeline._sdk_bodies import async_sdk_source, sdk_source
 from toolwire._pipeline._sources import AsyncSource, Source
 from toolwire._pipeline._streams import AsyncToolCallStream, ToolCallStream
 from toolwire._pipeline._validation import (
@@ -105,6 +106,7 @@ class Api:
             the ``StreamResult`` once exhausted.
         """
         options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format, dialect)
+        source = sdk_source(source, options)
         return ToolCallStream(source, options.engine(self.implementation), options.on_invalid)
 
     def areassemble(
@@ -123,6 +125,7 @@ class Api:
     ) -> AsyncToolCallStream:
         """``reassemble`` over an async iterable (the openai SDK's ``AsyncStream``, an async generator...)."""
         options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format, dialect)
+        source = async_sdk_source(source, options)
         return AsyncToolCallStream(source, options.engine(self.implementation), options.on_invalid)
 
     def events(
@@ -147,6 +150,7 @@ class Api:
             MalformedChunkError: An event that does not have the shape of its wire format (while iterating).
         """
         options = Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format, dialect)
+        source = sdk_source(source, options)
         return EventStream(source, options.engine(self.implementation, progress=True))
 
     def aevents(
@@ -163,6 +167,7 @@ class Api:
     ) -> AsyncEventStream:
         """``events`` over an async iterable (the SDKs' async streams, httpx's ``aiter_bytes()``...)."""
         options = Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format, dialect)
+        source = async_sdk_source(source, options)
         return AsyncEventStream(source, options.engine(self.implementation, progress=True))
 
     def validate(
