@@ -17,8 +17,10 @@ import dataclasses
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -578,3 +580,39 @@ def test_the_oldest_supported_sdk_is_bypassed_too(package: str, tmp_path: Path) 
         timeout=60,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --- transport errors ---------------------------------------------------------------------------------------------
+
+
+class Stalling(BaseHTTPRequestHandler):
+    """Sends half of a recording, then nothing for longer than the client waits."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        data = body(recording_named(PARALLEL))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2])
+        self.wfile.flush()
+        time.sleep(0.5)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("bypass", [True, False], ids=["bypass", "object-path"])
+def test_a_read_timeout_is_the_sdk_s_own_error_on_both_paths(
+    bypass: bool, bypassed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_sdk_bodies, "_BYPASS", bypass)
+    with loopback(Stalling) as url:
+        client = openai.OpenAI(base_url=f"{url}/v1", api_key="test", max_retries=0, timeout=0.1)
+        with client:
+            stream = create(client, "openai-chat")
+            with pytest.raises(openai.APITimeoutError):
+                list(toolwire.reassemble(stream))
+            assert stream.response.is_closed
+    assert bypassed == (["openai"] if bypass else [])

@@ -71,7 +71,9 @@ class Api:
                 or ``str`` split anywhere (httpx's ``iter_bytes()``/``iter_raw()``/``iter_text()``/``iter_lines()``),
                 or a binary file; framed and parsed in Rust. Or an iterable of
                 events: dicts or the official SDKs' objects (openai ``ChatCompletionChunk`` and Responses events,
-                anthropic ``RawMessageStreamEvent``), or the SDK's stream object itself.
+                anthropic ``RawMessageStreamEvent``), or the SDK's stream object itself (or its helper's manager),
+                which, while nothing has read it, is read from its response's bytes (an error event is then a
+                ``PROVIDER_ERROR``, not the SDK's ``APIError``: ``docs/semantics.md``, "Official SDK streams").
             tools: The tools declared in the request: a ``ToolRegistry`` or anything it loads (OpenAI, Anthropic or
                 MCP definitions, a ``{name: schema}`` mapping...). Every call is then checked: an undeclared name is
                 ``UNKNOWN_TOOL``, arguments that break the tool's schema are invalid (``TYPE_MISMATCH``,
