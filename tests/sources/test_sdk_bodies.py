@@ -1,11 +1,11 @@
 """The official SDKs' streams read from their bytes (``_pipeline/_sdk_bodies.py``), held to the object path.
 
 Every recording of each format the SDKs speak is served over a real HTTP connection (loopback) and read through the
-SDK's own client, sync and async, as its ``Stream`` (``create(stream=True)``), its helper manager
-(``chat.completions.stream``, ``responses.stream``, ``messages.stream``) and the helper stream the manager's
-``__enter__`` returns: the bypass must give the same calls, result and violations as the object path (forced by the
-private switch), on the core and the reference. Where the SDK raises on an error event, the bypass reports the
-``PROVIDER_ERROR`` the raw path reports. The fallbacks (a stream already read, an internal missing or of another
+SDK's own client, sync and async, as its ``Stream`` (``create(stream=True)``) and its helper's manager
+(``chat.completions.stream``, ``responses.stream``, ``messages.stream``): the bypass must give the same calls,
+result and violations as the object path (forced by the private switch), on the core and the reference. Where the
+SDK raises on an error event, the bypass reports the ``PROVIDER_ERROR`` the raw path reports. A helper stream the
+caller holds (what the manager's ``__enter__`` returns) keeps the object path, its own state readable afterwards. The fallbacks (a stream already read, an internal missing or of another
 type, an SDK version outside the tested range, a transport without a body) take the object path and still give the
 right calls; every path closes the SDK stream at the end, on an error and on ``break``.
 """
@@ -44,7 +44,7 @@ Handler.disable_nagle_algorithm = True  # each small write sent at once, not hel
 MESSAGES = [{"role": "user", "content": "hi"}]
 SDK_FORMATS = ("openai-chat", "openai-responses", "openai-completions", "anthropic-messages")
 SDK_ERRORS = (openai.APIError, anthropic.APIError)
-HOWS = ["create", "manager", "helper"]  # the SDK's stream, its helper's manager, the helper's stream
+HOWS = ["create", "manager"]  # the SDK's stream, its helper's manager (the helper's stream keeps the object path)
 HELPER_FORMATS = ("openai-chat", "openai-responses", "anthropic-messages")
 
 
@@ -137,7 +137,7 @@ def manager(client: Any, wire_format: str) -> Any:
     return None
 
 
-Outcome = tuple[Any, Any]
+Outcome = tuple[Any, ...]
 
 
 # The fields that keep a payload as sent: from the bytes the JSON, from the SDK's objects its models of it.
@@ -147,9 +147,9 @@ PAYLOADS = frozenset({"usage", "output", "data", "extra", "input"})
 def plain(value: Any, payload: bool = False) -> Any:
     """Every field of a value, strictly comparable, the SDK's models as the JSON they were built from.
 
-    What is kept "as sent" (``usage``, an output item, an error's payload) is, from the bytes, the JSON, and from the
-    SDK's objects, the SDK's model of it (``docs/semantics.md``, "Official SDK streams"): compared as JSON, its keys
-    in order (a model keeps its fields' order) and its numbers by value (a model makes a ``0`` a ``0.0``).
+    What is kept "as sent" (``usage``, an output item, an error's payload) may be the SDK's model on one path and
+    its JSON on the other (a chat ``usage`` is a ``CompletionUsage`` on both, ``outcome`` checks its type): compared
+    as JSON, its keys in order (a model keeps its fields' order) and its numbers by value (a model makes ``0`` ``0.0``).
     """
     if hasattr(value, "model_dump") and type(value).__module__.startswith(("openai.", "anthropic.")):
         return plain(value.model_dump(exclude_unset=True, by_alias=True), payload=True)
@@ -175,7 +175,7 @@ def outcome(stream: Any) -> Outcome:
         calls = list(stream)
     except Exception as error:
         return ("raised", error)
-    return (plain(calls), plain(stream.result))
+    return (plain(calls), plain(stream.result), type(stream.result.usage).__name__)
 
 
 async def aoutcome(stream: Any) -> Outcome:
@@ -183,7 +183,7 @@ async def aoutcome(stream: Any) -> Outcome:
         calls = [call async for call in stream]
     except Exception as error:
         return ("raised", error)
-    return (plain(calls), plain(stream.result))
+    return (plain(calls), plain(stream.result), type(stream.result.usage).__name__)
 
 
 def read(implementation: ModuleType, recording: Recording, base_url: str, how: str) -> Outcome:
@@ -456,14 +456,13 @@ class Observer:
         pass
 
 
-def test_a_responses_helper_started_after_a_sequence_number_takes_the_object_path(
+def test_a_responses_manager_started_after_a_sequence_number_takes_the_object_path(
     base_url: str, bypassed: list[str]
 ) -> None:
     recording = recording_named("openai-responses/parallel-function-calls")  # its events carry sequence numbers
     serve(recording)
     with openai_client(base_url, False) as client:
-        with client.responses.stream(response_id="resp_1", starting_after=1) as helper:
-            calls = names(toolwire.reassemble(helper))
+        calls = names(toolwire.reassemble(client.responses.stream(response_id="resp_1", starting_after=1)))
     assert calls == [call["name"] for call in recording.expected["calls"]]
     assert bypassed == []
 
@@ -499,7 +498,7 @@ def test_events_read_the_bytes_too(base_url: str, bypassed: list[str]) -> None:
     assert bypassed == ["openai", "openai"]
 
 
-@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("how", [*HOWS, "helper"])
 def test_breaking_out_closes_the_sdk_stream(base_url: str, how: str, bypassed: list[str]) -> None:
     serve(recording_named(PARALLEL))
     with openai_client(base_url, False) as client:
@@ -519,7 +518,38 @@ def test_breaking_out_closes_the_sdk_stream(base_url: str, how: str, bypassed: l
         if how == "manager":
             response = source._ChatCompletionStreamManager__stream._response
         assert response.is_closed
-    assert bypassed == ["openai"]
+    assert bypassed == ([] if how == "helper" else ["openai"])
+
+
+def final_calls(wire_format: str, helper: Any) -> list[str]:
+    """The names of the calls in the helper's own final state."""
+    if wire_format == "openai-chat":
+        message = helper.get_final_completion().choices[0].message
+        return [call.function.name for call in message.tool_calls or ()]
+    if wire_format == "openai-responses":
+        return [item.name for item in helper.get_final_response().output if item.type == "function_call"]
+    return [block.name for block in helper.get_final_message().content if block.type == "tool_use"]
+
+
+HELD = [
+    "openai-chat/parallel-calls",
+    "openai-responses/parallel-function-calls",
+    "anthropic-messages/parallel-no-arg-tools",
+]
+
+
+@pytest.mark.parametrize("name", HELD)
+def test_a_helper_stream_the_caller_holds_keeps_the_object_path_and_its_state(
+    base_url: str, name: str, bypassed: list[str]
+) -> None:
+    """``with client.messages.stream(...) as stream``: the caller may ask the helper for its final message after."""
+    recording = recording_named(name)
+    serve(recording)
+    expected = [call["name"] for call in recording.expected["calls"]]
+    with client_of(recording.format, base_url, False) as client, manager(client, recording.format) as helper:
+        assert names(toolwire.reassemble(helper)) == expected
+        assert final_calls(recording.format, helper) == expected
+    assert bypassed == []
 
 
 def test_breaking_out_closes_the_async_sdk_stream(base_url: str, bypassed: list[str]) -> None:

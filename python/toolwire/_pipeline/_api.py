@@ -16,7 +16,7 @@ from toolwire._pipeline._options import Options
 from toolwire._pipeline._progress import AsyncEventStream, EventStream
 from toolwire._pipeline._protocol import Emit, Implementation, OnInvalid, OnViolation
 from toolwire._pipeline._repair import Repair
-from toolwire._pipeline._sdk_bodies import async_sdk_source, sdk_source
+from toolwire._pipeline._sdk_bodies import async_sdk_source, sdk_engine, sdk_source
 from toolwire._pipeline._sources import AsyncSource, Source
 from toolwire._pipeline._streams import AsyncToolCallStream, ToolCallStream
 from toolwire._pipeline._validation import (
@@ -109,7 +109,7 @@ class Api:
         """
         options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format, dialect)
         source = sdk_source(source, options)
-        return ToolCallStream(source, options.engine(self.implementation), options.on_invalid)
+        return ToolCallStream(source, sdk_engine(source, options.engine(self.implementation)), options.on_invalid)
 
     def areassemble(
         self,
@@ -128,7 +128,8 @@ class Api:
         """``reassemble`` over an async iterable (the openai SDK's ``AsyncStream``, an async generator...)."""
         options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format, dialect)
         source = async_sdk_source(source, options)
-        return AsyncToolCallStream(source, options.engine(self.implementation), options.on_invalid)
+        engine = sdk_engine(source, options.engine(self.implementation))
+        return AsyncToolCallStream(source, engine, options.on_invalid)
 
     def events(
         self,
@@ -153,7 +154,7 @@ class Api:
         """
         options = Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format, dialect)
         source = sdk_source(source, options)
-        return EventStream(source, options.engine(self.implementation, progress=True))
+        return EventStream(source, sdk_engine(source, options.engine(self.implementation, progress=True)))
 
     def aevents(
         self,
@@ -170,7 +171,7 @@ class Api:
         """``events`` over an async iterable (the SDKs' async streams, httpx's ``aiter_bytes()``...)."""
         options = Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format, dialect)
         source = async_sdk_source(source, options)
-        return AsyncEventStream(source, options.engine(self.implementation, progress=True))
+        return AsyncEventStream(source, sdk_engine(source, options.engine(self.implementation, progress=True)))
 
     def validate(
         self, name: str, arguments: ArgumentsLike, tools: ToolsLike, *, limits: Limits | None = None

@@ -7,10 +7,11 @@ each object. When the source is an official SDK stream that nothing has read yet
 
 Covered (``SdkSource.of`` / ``AsyncSdkSource.of``): openai ``Stream``/``AsyncStream`` (Chat Completions, Responses,
 legacy completions, told apart by the SDK's own cast type), the ``chat.completions.stream(...)`` and
-``responses.stream(...)`` managers and the streams their ``__enter__`` returns, anthropic ``Stream``/``AsyncStream``
-(``messages.create(stream=True)``) and ``messages.stream(...)`` (the manager and its ``MessageStream``), sync and
-async. Every SDK internal the bypass relies on is checked when reading starts (``_body`` and ``_untouched``); if any
-does not hold, the SDK's objects are read as before (the object path), never bytes read wrongly:
+``responses.stream(...)`` managers, anthropic ``Stream``/``AsyncStream`` (``messages.create(stream=True)``) and the
+``messages.stream(...)`` manager, sync and async; the helper streams the managers' ``__enter__`` returns are
+recognized (their format, their closing; the chat helper's chunks read from its ``chunk`` events). Every SDK
+internal the bypass relies on is checked when reading starts (``_body``, ``_helper_body``); if any does not hold,
+the SDK's objects are read as before (the object path), never bytes read wrongly:
 
 - the SDK's version is within ``SUPPORTED`` (the range the tests ran);
 - the stream is exactly the SDK's class (a subclass may read differently) and its cast type is one known here;
@@ -21,29 +22,45 @@ does not hold, the SDK's objects are read as before (the object path), never byt
 - ``response`` is the ``Response`` of the HTTP library the SDK's streaming module imports (``httpx2`` or ``httpx``),
   its body either buffered whole (``_content``, which ``iter_bytes`` replays: a mock transport's) or neither closed
   nor consumed, with no anthropic stream observer (tracing sees each object, so it keeps the object path);
-- a Responses helper stream was opened without ``starting_after`` (which hides events).
+- a Responses helper was opened without ``starting_after`` (which hides events).
+
+A helper stream the caller holds (``with client.messages.stream(...) as stream``) keeps the object path: its own
+state (``get_final_message()``, ``get_final_completion()``, its snapshots) is the caller's to read afterwards. A
+manager given as the source is entered here, and its helper stream, which nobody else sees, is read from its bytes.
 
 What changes with the bypass: the SDK raises on an error event (``APIError``); toolwire reads it as its raw path
-does, a ``PROVIDER_ERROR`` violation (``docs/semantics.md``, "Official SDK streams"). A helper stream's own state
-(``get_final_completion()``, ``get_final_message()``, its snapshots) is not filled, as toolwire never hands it an
-event: the ``StreamResult`` holds what it would. The object path is forced by reading one event first.
+does, a ``PROVIDER_ERROR`` violation (``docs/semantics.md``, "Official SDK streams"). A chat stream's ``usage`` is
+made the SDK's ``CompletionUsage`` (``SdkEngine``), as the object path keeps it. The object path is forced by reading
+one event first.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import sys
 from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from toolwire._model import StreamResult
+from toolwire._pipeline._protocol import Emitted, Engine
 from toolwire._pipeline._sources import AsyncSource, Source
 from toolwire.formats import WireFormat
 
 if TYPE_CHECKING:
     from toolwire._pipeline._options import Options
 
-__all__ = ["SUPPORTED", "AsyncSdkSource", "SdkSource", "agreed_format", "async_sdk_source", "sdk_source"]
+__all__ = [
+    "SUPPORTED",
+    "AsyncSdkSource",
+    "SdkEngine",
+    "SdkSource",
+    "agreed_format",
+    "async_sdk_source",
+    "sdk_engine",
+    "sdk_source",
+]
 
 SUPPORTED: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "openai": ((1, 40), (4, 0)),
@@ -315,10 +332,11 @@ class SdkSource:
     closes it as the object path does (a manager is entered when reading starts and exited on close).
     """
 
-    __slots__ = ("_items", "_manager", "_stream", "format")
+    __slots__ = ("_items", "_manager", "_stream", "bypassed", "format")
 
     def __init__(self, source: object, wire_format: WireFormat, manager: bool) -> None:
         self.format: WireFormat = wire_format
+        self.bypassed = False  # whether the bytes were read (else the SDK's objects)
         self._manager: Any = source if manager else None
         self._stream: Any = None if manager else source
         self._items: Iterator[Any] | None = None
@@ -342,8 +360,11 @@ class SdkSource:
         if self._manager is not None:
             self._stream = self._manager.__enter__()  # the request is sent when reading starts
         stream = self._stream
-        response = _body(stream, False) or _helper_body(stream, False)
+        # A helper stream the caller holds keeps its object path: its own state (``get_final_message()``...) is
+        # the caller's to read afterwards. One entered here from its manager is seen by nobody else.
+        response = _body(stream, False) or (_helper_body(stream, False) if self._manager is not None else None)
         if response is not None:
+            self.bypassed = True
             yield from _reads(response, _package(type(stream)))
         elif _known(_HELPERS, stream, False) == "openai-chat":
             yield from _chat_helper_chunks(iter(stream))
@@ -364,10 +385,11 @@ class SdkSource:
 class AsyncSdkSource:
     """The async twin of ``SdkSource``: an SDK ``AsyncStream``, async helper stream or async manager."""
 
-    __slots__ = ("_items", "_manager", "_stream", "format")
+    __slots__ = ("_items", "_manager", "_stream", "bypassed", "format")
 
     def __init__(self, source: object, wire_format: WireFormat, manager: bool) -> None:
         self.format: WireFormat = wire_format
+        self.bypassed = False
         self._manager: Any = source if manager else None
         self._stream: Any = None if manager else source
         self._items: Any = None
@@ -391,9 +413,10 @@ class AsyncSdkSource:
         if self._manager is not None:
             self._stream = await self._manager.__aenter__()
         stream = self._stream
-        response = _body(stream, True) or _helper_body(stream, True)
+        response = _body(stream, True) or (_helper_body(stream, True) if self._manager is not None else None)
         items: AsyncIterator[Any]
         if response is not None:
+            self.bypassed = True
             items = _areads(response, _package(type(stream)))
         elif _known(_HELPERS, stream, True) == "openai-chat":
             items = _achat_helper_chunks(stream.__aiter__())
@@ -419,6 +442,75 @@ class AsyncSdkSource:
             outcome = close()
             if inspect.isawaitable(outcome):
                 await outcome
+
+
+def _usage_model(package: str, wire_format: WireFormat) -> Any:
+    """The SDK's model of a chunk's ``usage`` where the object path keeps the SDK's object (openai chat), else None."""
+    if package != "openai" or wire_format != "openai-chat":
+        return None
+    construct = _attribute("openai._models", "construct_type")
+    usage = _attribute("openai.types", "CompletionUsage")
+    if not callable(construct) or not isinstance(usage, type):
+        return None
+    return lambda value: construct(type_=usage, value=value)
+
+
+class SdkEngine:
+    """An engine over an SDK source, its result as the object path gives it.
+
+    When the bypass read the bytes, a chat stream's ``usage`` is made the SDK's ``CompletionUsage``, as the object path
+    keeps the chunk's; every other step is the engine's own.
+    """
+
+    __slots__ = ("_engine", "_source")
+
+    def __init__(self, engine: Engine, source: SdkSource | AsyncSdkSource) -> None:
+        self._engine = engine
+        self._source = source
+
+    @property
+    def text_deltas(self) -> bool:
+        return self._engine.text_deltas
+
+    def feed(self, chunk: Any) -> list[Emitted]:
+        return self._engine.feed(chunk)
+
+    def pull(self, chunks: Iterator[Any]) -> list[Emitted] | None:
+        return self._engine.pull(chunks)
+
+    def feed_bytes(self, data: Any) -> list[Emitted]:
+        return self._engine.feed_bytes(data)
+
+    def feed_item(self, item: Any) -> list[Emitted]:
+        return self._engine.feed_item(item)
+
+    def pull_items(self, items: Iterator[Any]) -> list[Emitted] | None:
+        return self._engine.pull_items(items)
+
+    def end(self) -> list[Emitted]:
+        return self._engine.end()
+
+    def result(self) -> StreamResult:
+        result = self._engine.result()
+        source = self._source
+        if not source.bypassed or not isinstance(result.usage, dict):
+            return result
+        model = _usage_model(_package(type(source._stream)), source.format)
+        return result if model is None else dataclasses.replace(result, usage=model(result.usage))
+
+    def take_progress(self) -> list[tuple[Any, ...]]:
+        return self._engine.take_progress()
+
+    def snapshot(self, seq: int) -> Any:
+        return self._engine.snapshot(seq)
+
+    def amend(self, call: Emitted) -> None:
+        self._engine.amend(call)
+
+
+def sdk_engine(source: object, engine: Engine) -> Engine:
+    """``engine``, wrapped in an ``SdkEngine`` when ``source`` is an SDK source."""
+    return SdkEngine(engine, source) if isinstance(source, (SdkSource, AsyncSdkSource)) else engine
 
 
 def sdk_source(source: Source, options: Options) -> Source:
