@@ -69,6 +69,7 @@ SUPPORTED: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
 """Per SDK, the versions whose internals the bypass was tested on: from the first (included) to the second
 (excluded). Any other version takes the object path."""
 
+_SDK_PACKAGES = ("openai", "anthropic")  # where every class recognized here lives (`openai.Stream` says `openai`)
 _BYPASS = True  # tests only: False forces the object path on every SDK stream
 
 
@@ -344,6 +345,8 @@ class SdkSource:
     @classmethod
     def of(cls, source: object) -> SdkSource | None:
         """``source`` as an SDK source if it is an official SDK stream or manager (sync), else None."""
+        if not type(source).__module__.startswith(_SDK_PACKAGES):
+            return None  # every other source, told in ~0.1 µs
         if (found := _raw_stream_format(source, False)) is not None or (
             found := _known(_HELPERS, source, False)
         ) is not None:
@@ -397,6 +400,8 @@ class AsyncSdkSource:
     @classmethod
     def of(cls, source: object) -> AsyncSdkSource | None:
         """``source`` as an async SDK source if it is an official SDK async stream or manager, else None."""
+        if not type(source).__module__.startswith(_SDK_PACKAGES):
+            return None
         if (found := _raw_stream_format(source, True)) is not None or (
             found := _known(_HELPERS, source, True)
         ) is not None:
