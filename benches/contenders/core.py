@@ -65,6 +65,40 @@ def reference_format_bytes(fs: FormatStream) -> list[Any]:
     return list(toolwire.reference.reassemble(iter(fs.reads), format=fs.format))
 
 
+# --- the openai client's stream (the README's SDK example) --------------------------------------------------------
+
+
+def sdk_client(stream: Stream) -> list[toolwire.ToolCall]:
+    """``toolwire.reassemble(client.chat.completions.create(..., stream=True))``: the bypass reads the bytes."""
+    from benches.contenders import sdks
+
+    return list(toolwire.reassemble(sdks.create(stream)))
+
+
+def sdk_client_objects(stream: Stream) -> list[toolwire.ToolCall]:
+    """The same with the bypass switched off: the SDK's chunk objects, as before issue 18."""
+    from benches.contenders import sdks
+    from toolwire._pipeline import _sdk_bodies
+
+    _sdk_bodies._BYPASS = False
+    try:
+        return list(toolwire.reassemble(sdks.create(stream)))
+    finally:
+        _sdk_bodies._BYPASS = True
+
+
+def sdk_client_bytes(stream: Stream) -> list[toolwire.ToolCall]:
+    """``toolwire.reassemble(response.iter_bytes())`` of the same response, asked through the client's raw response."""
+    from benches.contenders import sdks
+
+    sdks.serve(sdks.sse_reads(stream))
+    response = sdks.served_openai().chat.completions.with_streaming_response.create(
+        model="gpt-4o", messages=[{"role": "user", "content": "go"}], stream=True
+    )
+    with response as raw:
+        return list(toolwire.reassemble(raw.http_response.iter_bytes()))
+
+
 # --- validation of calls given as JSON text -----------------------------------------------------------------------
 
 

@@ -128,3 +128,62 @@ def responses_bytes(fs: FormatStream) -> Calls:
     return [
         (item.call_id, item.name, json.loads(item.arguments)) for item in final.output if item.type == "function_call"
     ]
+
+
+# --- the openai client end to end (the README's SDK example) -------------------------------------------------------
+
+SDK_READ = 16 * 1024  # what the SDK's httpx response hands over per read here
+_SERVING: dict[str, tuple[bytes, ...]] = {}
+
+
+@cache
+def served_openai() -> Any:
+    """An ``openai.OpenAI`` client whose transport answers every request with ``_SERVING["reads"]``, streamed.
+
+    An ``httpx2.MockTransport``: the request is built and sent through the client's whole stack, and the response's
+    body is an iterator of the reads (not buffered), as a network response's is; nothing touches a socket.
+    """
+    import httpx2
+    from openai import OpenAI
+
+    def answer(request: Any) -> Any:
+        return httpx2.Response(200, headers=_EVENT_STREAM, content=iter(_SERVING["reads"]))
+
+    http = httpx2.Client(transport=httpx2.MockTransport(answer))
+    return OpenAI(api_key="sk-bench-no-network", base_url="http://bench.invalid/v1", http_client=http, max_retries=0)
+
+
+def serve(reads: tuple[bytes, ...]) -> None:
+    """What ``served_openai``'s transport answers from now on."""
+    _SERVING["reads"] = reads
+
+
+def create(stream: Stream) -> Any:
+    """``client.chat.completions.create(..., stream=True)`` over the stream's bytes: the SDK's ``Stream``."""
+    serve(sse_reads(stream))
+    return served_openai().chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": "go"}], stream=True
+    )
+
+
+def sse_reads(stream: Stream) -> tuple[bytes, ...]:
+    """The stream's event-stream bytes in ``SDK_READ`` reads (cached on the stream)."""
+    from benches.inputs.sse import render
+
+    key = f"sse-{SDK_READ}"
+    if key not in stream.cache:
+        stream.cache[key] = render(stream, read=SDK_READ).reads
+    return stream.cache[key]  # type: ignore[no-any-return]
+
+
+def client_iteration(stream: Stream) -> int:
+    """The SDK's own iteration over ``create``'s ``Stream``, nothing else: the chunks it builds, counted."""
+    return sum(1 for _ in create(stream))
+
+
+def client_stream_state(stream: Stream) -> Calls:
+    """``create``'s chunks into ``ChatCompletionStreamState``, then ``json.loads`` of each call's arguments."""
+    state = openai_sdk().ChatState()
+    for chunk in create(stream):
+        state.handle_chunk(chunk)
+    return _chat_calls(state)

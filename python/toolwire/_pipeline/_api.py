@@ -16,6 +16,7 @@ from toolwire._pipeline._options import Options
 from toolwire._pipeline._progress import AsyncEventStream, EventStream
 from toolwire._pipeline._protocol import Emit, Implementation, OnInvalid, OnViolation
 from toolwire._pipeline._repair import Repair
+from toolwire._pipeline._sdk_bodies import async_sdk_source, sdk_engine, sdk_source
 from toolwire._pipeline._sources import AsyncSource, Source
 from toolwire._pipeline._streams import AsyncToolCallStream, ToolCallStream
 from toolwire._pipeline._validation import (
@@ -70,7 +71,9 @@ class Api:
                 or ``str`` split anywhere (httpx's ``iter_bytes()``/``iter_raw()``/``iter_text()``/``iter_lines()``),
                 or a binary file; framed and parsed in Rust. Or an iterable of
                 events: dicts or the official SDKs' objects (openai ``ChatCompletionChunk`` and Responses events,
-                anthropic ``RawMessageStreamEvent``), or the SDK's stream object itself.
+                anthropic ``RawMessageStreamEvent``), or the SDK's stream object itself (or its helper's manager),
+                which, while nothing has read it, is read from its response's bytes (an error event is then a
+                ``PROVIDER_ERROR``, not the SDK's ``APIError``: ``docs/semantics.md``, "Official SDK streams").
             tools: The tools declared in the request: a ``ToolRegistry`` or anything it loads (OpenAI, Anthropic or
                 MCP definitions, a ``{name: schema}`` mapping...). Every call is then checked: an undeclared name is
                 ``UNKNOWN_TOOL``, arguments that break the tool's schema are invalid (``TYPE_MISMATCH``,
@@ -105,7 +108,8 @@ class Api:
             the ``StreamResult`` once exhausted.
         """
         options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format, dialect)
-        return ToolCallStream(source, options.engine(self.implementation), options.on_invalid)
+        source = sdk_source(source, options)
+        return ToolCallStream(source, sdk_engine(source, options.engine(self.implementation)), options.on_invalid)
 
     def areassemble(
         self,
@@ -123,7 +127,9 @@ class Api:
     ) -> AsyncToolCallStream:
         """``reassemble`` over an async iterable (the openai SDK's ``AsyncStream``, an async generator...)."""
         options = Options(tools, tool_choice, emit, on_invalid, on_violation, limits, repair, format, dialect)
-        return AsyncToolCallStream(source, options.engine(self.implementation), options.on_invalid)
+        source = async_sdk_source(source, options)
+        engine = sdk_engine(source, options.engine(self.implementation))
+        return AsyncToolCallStream(source, engine, options.on_invalid)
 
     def events(
         self,
@@ -147,7 +153,8 @@ class Api:
             MalformedChunkError: An event that does not have the shape of its wire format (while iterating).
         """
         options = Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format, dialect)
-        return EventStream(source, options.engine(self.implementation, progress=True))
+        source = sdk_source(source, options)
+        return EventStream(source, sdk_engine(source, options.engine(self.implementation, progress=True)))
 
     def aevents(
         self,
@@ -163,7 +170,8 @@ class Api:
     ) -> AsyncEventStream:
         """``events`` over an async iterable (the SDKs' async streams, httpx's ``aiter_bytes()``...)."""
         options = Options(tools, tool_choice, emit, "yield", on_violation, limits, None, format, dialect)
-        return AsyncEventStream(source, options.engine(self.implementation, progress=True))
+        source = async_sdk_source(source, options)
+        return AsyncEventStream(source, sdk_engine(source, options.engine(self.implementation, progress=True)))
 
     def validate(
         self, name: str, arguments: ArgumentsLike, tools: ToolsLike, *, limits: Limits | None = None
