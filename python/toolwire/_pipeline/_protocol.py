@@ -13,7 +13,16 @@ from toolwire._model import InvalidToolCall, Limits, StreamResult, TextDialect, 
 from toolwire._pipeline._choice import ToolChoice
 from toolwire.registry import CompileTools
 
-__all__ = ["Emit", "Emitted", "Engine", "EngineFactory", "Implementation", "OnInvalid", "OnViolation"]
+__all__ = [
+    "DelegatingEngine",
+    "Emit",
+    "Emitted",
+    "Engine",
+    "EngineFactory",
+    "Implementation",
+    "OnInvalid",
+    "OnViolation",
+]
 
 Emit = Literal["complete", "call_end", "stream_end"]
 OnInvalid = Literal["raise", "yield"]
@@ -71,6 +80,49 @@ class Engine(Protocol):
     def amend(self, call: Emitted) -> None:
         """Replace the handed-over call with the same (choice, seq) by ``call`` (a repaired one)."""
         ...
+
+
+class DelegatingEngine:
+    """An engine that hands every step to another: a wrapper (``repair=``, an SDK stream) overrides what it changes."""
+
+    __slots__ = ("_engine",)
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    @property
+    def text_deltas(self) -> bool:
+        return self._engine.text_deltas
+
+    def feed(self, chunk: Any) -> list[Emitted]:
+        return self._engine.feed(chunk)
+
+    def pull(self, chunks: Iterator[Any]) -> list[Emitted] | None:
+        return self._engine.pull(chunks)
+
+    def feed_bytes(self, data: Any) -> list[Emitted]:
+        return self._engine.feed_bytes(data)
+
+    def feed_item(self, item: Any) -> list[Emitted]:
+        return self._engine.feed_item(item)
+
+    def pull_items(self, items: Iterator[Any]) -> list[Emitted] | None:
+        return self._engine.pull_items(items)
+
+    def end(self) -> list[Emitted]:
+        return self._engine.end()
+
+    def result(self) -> StreamResult:
+        return self._engine.result()
+
+    def take_progress(self) -> list[tuple[Any, ...]]:
+        return self._engine.take_progress()
+
+    def snapshot(self, seq: int) -> Any:
+        return self._engine.snapshot(seq)
+
+    def amend(self, call: Emitted) -> None:
+        self._engine.amend(call)
 
 
 class EngineFactory(Protocol):

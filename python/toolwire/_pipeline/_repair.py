@@ -7,8 +7,8 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from toolwire._model import VIOLATION_TABLE, InvalidToolCall, StreamResult, ToolCall, Violation, ViolationCode
-from toolwire._pipeline._protocol import Emitted, Engine, OnViolation
+from toolwire._model import VIOLATION_TABLE, InvalidToolCall, ToolCall, Violation, ViolationCode
+from toolwire._pipeline._protocol import DelegatingEngine, Emitted, Engine, OnViolation
 from toolwire.registry import CompiledTools
 
 __all__ = ["Repair", "Repairing"]
@@ -31,7 +31,7 @@ _REPAIRABLE = frozenset(
 )
 
 
-class Repairing:
+class Repairing(DelegatingEngine):
     """An engine whose invalid calls first go through the user's ``repair`` hook (``reassemble(repair=...)``).
 
     A proposal is re-validated; only one that passes replaces the call, as a ``ToolCall`` carrying ``REPAIRED``
@@ -43,7 +43,7 @@ class Repairing:
     def __init__(
         self, engine: Engine, repair: Repair, validators: CompiledTools, on_violation: OnViolation | None
     ) -> None:
-        self._engine = engine
+        super().__init__(engine)
         self._repair = repair
         self._validators = validators
         self._on_violation = on_violation
@@ -51,10 +51,6 @@ class Repairing:
         # exception from the hook (or from on_violation) leaves both for the next step.
         self._unoffered: deque[Emitted] = deque()
         self._settled: list[Emitted] = []
-
-    @property
-    def text_deltas(self) -> bool:
-        return self._engine.text_deltas
 
     def feed(self, chunk: Any) -> list[Emitted]:
         return self._repaired(self._engine.feed(chunk))
@@ -75,20 +71,6 @@ class Repairing:
 
     def end(self) -> list[Emitted]:
         return self._repaired(self._engine.end())
-
-    def result(self) -> StreamResult:
-        return self._engine.result()
-
-    def take_progress(self) -> list[tuple[Any, ...]]:
-        """The wrapped engine's progress."""
-        return self._engine.take_progress()
-
-    def snapshot(self, seq: int) -> Any:
-        """The wrapped engine's snapshot of call ``seq``."""
-        return self._engine.snapshot(seq)
-
-    def amend(self, call: Emitted) -> None:
-        self._engine.amend(call)
 
     def _repaired(self, calls: list[Emitted]) -> list[Emitted]:
         self._unoffered.extend(calls)

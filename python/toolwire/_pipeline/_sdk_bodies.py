@@ -44,7 +44,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from toolwire._model import StreamResult
-from toolwire._pipeline._protocol import Emitted, Engine
+from toolwire._pipeline._protocol import DelegatingEngine, Engine
 from toolwire._pipeline._sources import AsyncSource, Source
 from toolwire.formats import WireFormat
 
@@ -460,40 +460,18 @@ def _usage_model(package: str, wire_format: WireFormat) -> Any:
     return lambda value: construct(type_=usage, value=value)
 
 
-class SdkEngine:
+class SdkEngine(DelegatingEngine):
     """An engine over an SDK source, its result as the object path gives it.
 
     When the bypass read the bytes, a chat stream's ``usage`` is made the SDK's ``CompletionUsage``, as the object path
     keeps the chunk's; every other step is the engine's own.
     """
 
-    __slots__ = ("_engine", "_source")
+    __slots__ = ("_source",)
 
     def __init__(self, engine: Engine, source: SdkSource | AsyncSdkSource) -> None:
-        self._engine = engine
+        super().__init__(engine)
         self._source = source
-
-    @property
-    def text_deltas(self) -> bool:
-        return self._engine.text_deltas
-
-    def feed(self, chunk: Any) -> list[Emitted]:
-        return self._engine.feed(chunk)
-
-    def pull(self, chunks: Iterator[Any]) -> list[Emitted] | None:
-        return self._engine.pull(chunks)
-
-    def feed_bytes(self, data: Any) -> list[Emitted]:
-        return self._engine.feed_bytes(data)
-
-    def feed_item(self, item: Any) -> list[Emitted]:
-        return self._engine.feed_item(item)
-
-    def pull_items(self, items: Iterator[Any]) -> list[Emitted] | None:
-        return self._engine.pull_items(items)
-
-    def end(self) -> list[Emitted]:
-        return self._engine.end()
 
     def result(self) -> StreamResult:
         result = self._engine.result()
@@ -502,15 +480,6 @@ class SdkEngine:
             return result
         model = _usage_model(_package(type(source._stream)), source.format)
         return result if model is None else dataclasses.replace(result, usage=model(result.usage))
-
-    def take_progress(self) -> list[tuple[Any, ...]]:
-        return self._engine.take_progress()
-
-    def snapshot(self, seq: int) -> Any:
-        return self._engine.snapshot(seq)
-
-    def amend(self, call: Emitted) -> None:
-        self._engine.amend(call)
 
 
 def sdk_engine(source: object, engine: Engine) -> Engine:
