@@ -67,24 +67,18 @@ def one_by_one(consume: Callable[[AsyncIterator[bytes]], Any], reads: Sequence[b
     return asyncio.run(each_in_turn())
 
 
+@pytest.mark.parametrize("way", ["sync", "async"])
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("cell", grid.cell_params())
-def test_sync_reads(benchmark: Any, cell: grid.Cell, shape: str) -> None:
+def test_reads(benchmark: Any, cell: grid.Cell, shape: str, way: str) -> None:
     stream = grid.stream(cell)
     reads = reads_of(stream, shape)
-    benchmark.group = f"live-sync-{cell.id}"
+    benchmark.group = f"live-{way}-{cell.id}"
     benchmark.extra_info.update(reads=len(reads), chunks=stream.chunk_count)
-    assert ground_truth(benchmark(read_sync, reads)) == stream.expected()
-
-
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("cell", grid.cell_params())
-def test_async_reads(benchmark: Any, cell: grid.Cell, shape: str) -> None:
-    stream = grid.stream(cell)
-    reads = reads_of(stream, shape)
-    benchmark.group = f"live-async-{cell.id}"
-    benchmark.extra_info.update(reads=len(reads), chunks=stream.chunk_count)
-    calls = benchmark(lambda: asyncio.run(read_async(live.arrivals(reads))))
+    if way == "sync":
+        calls = benchmark(read_sync, reads)
+    else:
+        calls = benchmark(lambda: asyncio.run(read_async(live.arrivals(reads))))
     assert ground_truth(calls) == stream.expected()
 
 
