@@ -199,28 +199,18 @@ pub(crate) fn violation<'py>(
     };
     let fields = [
         code.into_bound(py),
-        PyString::new(py, &violation.message).into_any(),
+        violation.message.as_str().into_bound_py_any(py)?,
         severity.bind(py).clone(),
-        violation.choice.into_pyobject(py)?.into_any(),
-        violation.seq.into_pyobject(py)?.into_any(),
-        violation.index.into_pyobject(py)?.into_any(),
-        violation.path.as_deref().into_pyobject(py)?.into_any(),
-        violation.offset.into_pyobject(py)?.into_any(),
-        PyBool::new(py, violation.recoverable()).to_owned().into_any(),
+        violation.choice.into_bound_py_any(py)?,
+        violation.seq.into_bound_py_any(py)?,
+        violation.index.into_bound_py_any(py)?,
+        violation.path.as_deref().into_bound_py_any(py)?,
+        violation.offset.into_bound_py_any(py)?,
+        violation.recoverable().into_bound_py_any(py)?,
         data.into_bound(py),
     ];
-    let class = classes.violation.bind(py);
     // Made as calls are (`Slots`): a stream of many findings spent a microsecond on each in the generated __init__.
-    if let Some(made) = classes
-        .violation_slots
-        .as_ref()
-        .map(|slots| slots.make(class, &fields))
-        .transpose()?
-        .flatten()
-    {
-        return Ok(made);
-    }
-    class.call1(PyTuple::new(py, fields)?)
+    instance(classes.violation.bind(py), classes.violation_slots.as_ref(), fields)
 }
 
 /// JSON text (a chunk's error payload or usage, as raw bytes) as Python objects, built as jiter builds arguments.
@@ -408,6 +398,19 @@ pub(crate) fn handed_over<'py>(
     }
 }
 
+/// An instance of `class` with `fields` as its first fields: made through its slots when it has them (`Slots`), else
+/// by calling the class.
+fn instance<'py, const N: usize>(
+    class: &Bound<'py, PyType>,
+    slots: Option<&Slots>,
+    fields: [Bound<'py, PyAny>; N],
+) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(made) = slots.map(|slots| slots.make(class, &fields)).transpose()?.flatten() {
+        return Ok(made);
+    }
+    class.call1(PyTuple::new(class.py(), fields)?)
+}
+
 /// A call object, with its provider fields when it has any (else the class's shared empty mapping) and a free-text
 /// call's `input`.
 fn construct<'py, const N: usize>(
@@ -419,10 +422,7 @@ fn construct<'py, const N: usize>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = class.py();
     if extra.is_empty() && input.is_none() {
-        if let Some(made) = slots.map(|slots| slots.make(class, &fields)).transpose()?.flatten() {
-            return Ok(made);
-        }
-        return class.call1(PyTuple::new(py, fields)?);
+        return instance(class, slots, fields);
     }
     let keywords = PyDict::new(py);
     if !extra.is_empty() {
