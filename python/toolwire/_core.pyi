@@ -149,7 +149,7 @@ class Engine:
 class CallLogReader:
     """A JSONL call log read and validated by the core in chunks, with the GIL released.
 
-    Lines of the usual call-record shape (``name``, ``arguments`` as text, ``id``, ``schema_fingerprint`` or
+    Lines of the usual call-record shape (``name``, ``arguments`` as text or an object, ``id``, ``schema_fingerprint`` or
     ``tool_fingerprint``, ``ts`` or ``time``, each a string or null) are read and validated in the core; every other
     line is handed back as bytes for the Python reader (the reference). The bytes held at once are at most
     ``chunk_size`` plus the longest line.

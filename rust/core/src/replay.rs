@@ -1,16 +1,19 @@
 //! Replay of a JSONL call log: lines read and validated against the compiled tools, with no Python.
 //!
 //! A line of the usual shape is a call record as `toolwire.CallLog` writes it: one JSON object with `name` (a
-//! non-empty string), `arguments` (JSON text, as a string), and optionally `id`, `schema_fingerprint` (alias
-//! `tool_fingerprint`) and `ts` (alias `time`), each a string or `null`, the time ISO 8601 text of the plain forms
-//! (`2025-05-01T12:00:00.123456+00:00`), without `role` or `messages`. Every other line that is not blank is
-//! handed back as it is ([`Segment::Other`]) for the Python reader, which is the reference: a line is read here only
-//! when that reader would take its inlined path with the same name, arguments, id and fingerprint, so that a log
-//! gives the same report either way. What is handed back: lines that are not UTF-8, hold a control byte other than
-//! the line end (a tab included), are not one JSON object, repeat a key read here, give `arguments` as an object
-//! or leave it out, give a number as `id` or `ts`, or a time of another form.
+//! non-empty string), `arguments` (JSON text as a string, or an object, dumped as the Python reader's orjson dumps
+//! it), and optionally `id`, `schema_fingerprint` (alias `tool_fingerprint`) and `ts` (alias `time`), each a string
+//! or `null`, the time ISO 8601 text of the plain forms (`2025-05-01T12:00:00.123456+00:00`), without `role` or
+//! `messages`. Every other line that is not blank is handed back as it is ([`Segment::Other`]) for the Python reader,
+//! which is the reference: a line is read here only when that reader would take its inlined path with the same name,
+//! arguments, id and fingerprint, so that a log gives the same report either way. What is handed back: lines that
+//! are not UTF-8, hold a control byte other than the line end (a tab included), are not one JSON object, repeat a
+//! key read here, leave `arguments` out or give it as neither text nor an object (or as an object holding a
+//! fraction, an exponent, `-0`, an integer beyond 64 bits or a repeated key), give a number as `id` or `ts`, or a
+//! time of another form.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use jiter::{Jiter, Peek};
 use rustc_hash::FxHashMap;
@@ -114,6 +117,11 @@ enum Value {
         end: usize,
         escaped: bool,
     },
+    /// An object: its span in the line.
+    Object {
+        start: usize,
+        end: usize,
+    },
     /// Any other value.
     Other,
 }
@@ -176,6 +184,14 @@ fn members(line: &[u8]) -> Option<[Value; 7]> {
                             escaped: memchr::memchr(b'\\', inner).is_some(),
                         }
                     }
+                    Peek::Object => {
+                        let start = jiter.current_index();
+                        jiter.known_skip(peek).ok()?;
+                        Value::Object {
+                            start,
+                            end: jiter.current_index(),
+                        }
+                    }
                     _ => {
                         jiter.known_skip(peek).ok()?;
                         Value::Other
@@ -209,14 +225,17 @@ fn optional(text: &str, value: Value) -> Result<Option<Cow<'_, str>>, ()> {
     match value {
         Value::Missing | Value::Null => Ok(None),
         Value::Str { .. } => string(text, value).map(Some).ok_or(()),
-        Value::Other => Err(()),
+        Value::Object { .. } | Value::Other => Err(()),
     }
 }
 
 fn call<'a>(text: &'a str, values: &[Value; 7]) -> Option<LoggedCall<'a>> {
     let value = |slot: u8| values.get(usize::from(slot)).copied().unwrap_or(Value::Missing);
     let name = string(text, value(NAME)).filter(|name| !name.is_empty())?;
-    let arguments = string(text, value(ARGUMENTS))?;
+    let arguments = match value(ARGUMENTS) {
+        Value::Object { start, end } => Cow::Owned(compact(text.get(start..end)?.as_bytes())?),
+        found => string(text, found)?,
+    };
     let id = optional(text, value(ID)).ok()?;
     let fingerprint = match value(SCHEMA_FINGERPRINT) {
         Value::Missing => optional(text, value(TOOL_FINGERPRINT)).ok()?,
@@ -237,6 +256,107 @@ fn call<'a>(text: &'a str, values: &[Value; 7]) -> Option<LoggedCall<'a>> {
         id,
         fingerprint,
     })
+}
+
+/// An arguments object as the Python reader dumps it (`orjson.dumps`: no spaces, members in order, non-ASCII as
+/// it is, `\b \t \n \f \r \" \\` and `\u00XX` escapes), or None for what is left to it: a repeated key, a
+/// number that is not an integer orjson keeps as one (a fraction, an exponent, `-0`, beyond 64 bits), nesting
+/// deeper than 100.
+fn compact(raw: &[u8]) -> Option<String> {
+    let mut out = String::with_capacity(raw.len());
+    let mut jiter = Jiter::new(raw);
+    let peek = jiter.peek().ok()?;
+    compact_value(&mut jiter, peek, &mut out, 0)?;
+    jiter.finish().ok()?;
+    Some(out)
+}
+
+fn compact_value(jiter: &mut Jiter<'_>, peek: Peek, out: &mut String, depth: u32) -> Option<()> {
+    if depth > 100 {
+        return None;
+    }
+    match peek {
+        Peek::Null => {
+            jiter.known_null().ok()?;
+            out.push_str("null");
+        }
+        Peek::True | Peek::False => {
+            out.push_str(if jiter.known_bool(peek).ok()? { "true" } else { "false" });
+        }
+        Peek::String => push_string(out, jiter.known_str().ok()?),
+        Peek::Array => {
+            out.push('[');
+            let mut next = jiter.known_array().ok()?;
+            let mut first = true;
+            while let Some(item) = next {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                compact_value(jiter, item, out, depth + 1)?;
+                next = jiter.array_step().ok()?;
+            }
+            out.push(']');
+        }
+        Peek::Object => {
+            out.push('{');
+            let mut seen: Vec<String> = Vec::new();
+            let mut key = jiter.known_object().ok()?.map(str::to_owned);
+            while let Some(name) = key {
+                if seen.contains(&name) {
+                    return None;
+                }
+                if !seen.is_empty() {
+                    out.push(',');
+                }
+                push_string(out, &name);
+                out.push(':');
+                seen.push(name);
+                let member = jiter.peek().ok()?;
+                compact_value(jiter, member, out, depth + 1)?;
+                key = jiter.next_key().ok()?.map(str::to_owned);
+            }
+            out.push('}');
+        }
+        _ => {
+            let digits = jiter.known_number_bytes(peek).ok()?;
+            let text = std::str::from_utf8(digits).ok()?;
+            let magnitude = text.strip_prefix('-').unwrap_or(text);
+            if text == "-0" || !magnitude.bytes().all(|byte| byte.is_ascii_digit()) {
+                return None;
+            }
+            let fits = if text.starts_with('-') {
+                text.parse::<i64>().is_ok()
+            } else {
+                text.parse::<u64>().is_ok()
+            };
+            if !fits {
+                return None;
+            }
+            out.push_str(text);
+        }
+    }
+    Some(())
+}
+
+fn push_string(out: &mut String, text: &str) {
+    out.push('"');
+    for character in text.chars() {
+        match character {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            control if u32::from(control) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(control));
+            }
+            other => out.push(other),
+        }
+    }
+    out.push('"');
 }
 
 /// Whether `text` is a time of the forms read here, each one Python's `datetime.fromisoformat` takes (3.11 and
@@ -432,7 +552,10 @@ mod tests {
         for line in [
             r#"{"name":"f"}"#,
             r#"{"name":"","arguments":""}"#,
-            r#"{"name":"f","arguments":{}}"#,
+            r#"{"name":"f","arguments":{"a":1.5}}"#,
+            r#"{"name":"f","arguments":{"a":1,"a":2}}"#,
+            r#"{"name":"f","arguments":{"a":-0}}"#,
+            r#"{"name":"f","arguments":{"a":18446744073709551616}}"#,
             r#"{"name":"f","arguments":null}"#,
             r#"{"name":"f","arguments":"","id":3}"#,
             r#"{"name":"f","arguments":"","ts":1.5}"#,
@@ -459,6 +582,17 @@ mod tests {
     fn escapes_are_read() {
         let found = called(r#"{"na\u006de":"f\u00e9","arguments":"\"\ud83d\ude00\""}"#);
         assert_eq!(found, Some(("fé".into(), "\"\u{1f600}\"".into(), None, None)));
+    }
+
+    #[test]
+    fn object_arguments_as_orjson_dumps_them() {
+        let found = called(
+            "{\"name\":\"f\", \"arguments\": {\"b\": [1, -5, 18446744073709551615, true, null, {}], \"a\": \"\\u0001\\b\\t\\n\\u000b\\f\\r\\\"\\\\\u{7f}\u{2028}\\u00e9/\"}}",
+        );
+        assert_eq!(
+            found.map(|(_, arguments, _, _)| arguments),
+            Some("{\"b\":[1,-5,18446744073709551615,true,null,{}],\"a\":\"\\u0001\\b\\t\\n\\u000b\\f\\r\\\"\\\\\u{7f}\u{2028}é/\"}".to_owned())
+        );
     }
 
     #[test]

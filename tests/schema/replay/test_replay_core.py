@@ -64,6 +64,19 @@ LINES: list[bytes] = [
     json.dumps({"id": "é\u2028", "name": "create_ticket", "arguments": "[1]"}, ensure_ascii=False).encode(),
     json.dumps({"name": "now", "arguments": '{"x": "\\ud83d\\ude00"}', "id": None, "ts": None}).encode(),
     b'{"na\\u006de": "now", "arguments": "{}", "outcome": {"deep": [1, 2.5, true, null]}}',
+    # arguments as an object, dumped as orjson dumps them
+    json.dumps({"id": "o1", "name": "create_ticket", "arguments": {"title": "obj", "priority": "high"}}).encode(),
+    json.dumps({"id": "o2", "name": "create_ticket", "arguments": {"title": 'é\n\x01"\\', "tags": [1, None]}}).encode(),
+    json.dumps(
+        {"id": "o3", "name": "now", "arguments": {"n": [18446744073709551615, -9223372036854775808, {}]}}
+    ).encode(),
+    b'{"id": "o4", "name": "now", "arguments": {"x": 1.5}}',
+    b'{"id": "o5", "name": "now", "arguments": {"x": 1e2, "y": -0}}',
+    b'{"id": "o6", "name": "now", "arguments": {"x": 18446744073709551616}}',
+    b'{"id": "o7", "name": "now", "arguments": {"x": 1, "x": 2}}',
+    b'{"id": "o8", "name": "now", "arguments": {"x": "\\ud800"}}',
+    b'{"id": "o9", "name": "create_ticket", "arguments": {"title": "abc"}, "other": 1e400}',
+    b'{"id": "o10", "name": "create_ticket", "arguments": {"title": "\\u00e9\\u2028"}, "other": "\\udc00"}',
     # shapes the Python reader reads
     json.dumps({"id": 7, "name": "create_ticket", "arguments": TEXT}).encode(),
     json.dumps({"id": "e", "name": "create_ticket", "arguments": {"title": "obj", "priority": "high"}}).encode(),
