@@ -11,13 +11,17 @@ per size and seed into pytest's cache (``.pytest_cache``), untimed; drawing the 
 
 Contenders, each reading the file and judging every call (every error of every call, the first 20 failures kept):
 
-- ``toolwire``: ``toolwire.schema.replay_calls(path, registry)`` (orjson lines, batches through the core);
+- ``toolwire``: ``toolwire.schema.replay_calls(path, registry)`` (the file read and validated in the core, chunk by
+  chunk, the GIL released);
+- ``toolwire-python-reading``: the same with ``READ_IN_CORE`` off: lines read in Python with orjson, validated in
+  batches through the core (the reference reader, and how replay read logs before the core did);
 - ``orjson+jsonschema-rs``: a loop of ``orjson.loads`` and each tool's ``jsonschema_rs`` validator;
 - ``json+jsonschema``: a plain Python loop of ``json.loads`` and each tool's ``Draft202012Validator`` (compiled once).
 
 The process is pinned to one core (``os.sched_setaffinity``) for the timing, so the core's batch threads use one
 core too. Schemas are compiled beforehand, untimed. Sizes: ``SMALL`` calls (``bench-smoke``) and ``CALLS`` (``slow``).
-After timing, every contender's counts must equal the construction. Target: toolwire at least 200,000 calls/s.
+After timing, every contender's counts must equal the construction. Target (issue 18, item 6): toolwire at least
+500,000 calls/s on one core.
 
 A second workload, ``words``, is the same call log made of ``validation.workload``'s calls (words, enum members
 and small numbers, as models write them; the workload of ``test_bench_validation``): hypothesis' values are far
@@ -209,6 +213,18 @@ def run_toolwire(path: Path) -> Result:
     return report.calls, report.invalid, [(f.id or "", list(f.errors)) for f in report.failures]
 
 
+def run_toolwire_python_reading(path: Path) -> Result:
+    """``replay_calls`` with the lines read in Python (orjson) and validated in batches: the reference reader."""
+    from toolwire.schema.replay import _replay
+
+    before = _replay.READ_IN_CORE
+    _replay.READ_IN_CORE = False
+    try:
+        return run_toolwire(path)
+    finally:
+        _replay.READ_IN_CORE = before
+
+
 def _python_loop(path: Path, validators: dict[str, Any], loads: Callable[[bytes | str], Any]) -> Result:
     """The loop a user would write: parse each line, parse its arguments, collect every error of the tool's schema."""
     calls = invalid = 0
@@ -240,6 +256,7 @@ def run_json_jsonschema(path: Path) -> Result:
 
 CONTENDERS: dict[str, Callable[[Path], Result]] = {
     "toolwire": run_toolwire,
+    "toolwire-python-reading": run_toolwire_python_reading,
     "orjson+jsonschema-rs": run_orjson_jsonschema_rs,
     "json+jsonschema": run_json_jsonschema,
 }

@@ -1,5 +1,6 @@
 """The Rust extension behind toolwire (hand-written stub with the docstrings of the Rust objects)."""
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, Literal, TypeAlias, final
 
@@ -8,6 +9,7 @@ from toolwire._pipeline._choice import ToolChoice
 
 __all__ = [
     "DIALECT_NAMES",
+    "CallLogReader",
     "DialectParser",
     "Engine",
     "ToolValidators",
@@ -142,6 +144,54 @@ class Engine:
         """The result so far (final after ``end``): every call handed over, whatever exception came in between."""
     def amend(self, call: ToolCall | InvalidToolCall) -> None:
         """Replace the handed-over call with the same ``(choice, seq)`` by ``call`` (a repaired one)."""
+
+@final
+class CallLogReader:
+    """A JSONL call log read and validated by the core in chunks, with the GIL released.
+
+    Lines of the usual call-record shape (``name``, ``arguments`` as text or an object, ``id``, ``schema_fingerprint`` or
+    ``tool_fingerprint``, ``ts`` or ``time``, each a string or null) are read and validated in the core; every other
+    line is handed back as bytes for the Python reader (the reference). The bytes held at once are at most
+    ``chunk_size`` plus the longest line.
+    """
+
+    def __new__(
+        cls, validators: ToolValidators, path: str | os.PathLike[str] | None = None, chunk_size: int = ...
+    ) -> CallLogReader:
+        """A reader validating with ``validators``: of the file at ``path``, or (without) of the bytes it is fed.
+
+        Raises:
+            OSError: The file cannot be opened.
+            ValueError: ``chunk_size`` is 0.
+        """
+
+    def feed(self, data: bytes, last: bool = False) -> None:
+        """Add bytes of the log after those fed before (``last`` when no more follow).
+
+        Raises:
+            ValueError: The reader reads a file, or was given its last bytes.
+        """
+
+    def read(
+        self, max_lines: int
+    ) -> (
+        list[
+            tuple[int, list[tuple[str, str | None, int]], list[tuple[int, str, str, str | None, list[Violation]]]]
+            | tuple[int, bytes]
+        ]
+        | None
+    ):
+        """Judge the next lines (at most ``max_lines``), reading the file as needed.
+
+        Returns:
+            Segments in line order: ``(calls, keys, flagged)`` for a run of lines read in the core (``keys``:
+            ``(name, fingerprint, count)`` in first-seen order; ``flagged``: ``(line, name, arguments, id,
+            violations)`` for each call with any violation) and ``(line, bytes)`` for a line the Python reader reads;
+            None when no line is whole (the end of the log, or more bytes are to be fed).
+
+        Raises:
+            OSError: The file cannot be read.
+        """
 
 @final
 class ToolValidators:

@@ -9,6 +9,7 @@ mod errors;
 mod handover;
 mod input;
 mod output;
+mod replay;
 mod scan;
 mod snapshot;
 mod validators;
@@ -23,6 +24,8 @@ mod _core {
     use crate::dialects::DialectParser;
     #[pymodule_export]
     use crate::engine::Engine;
+    #[pymodule_export]
+    use crate::replay::CallLogReader;
     #[pymodule_export]
     use crate::scan::{frame, frame_body, framing_of, scan};
     #[pymodule_export]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
@@ -22,10 +23,10 @@ import orjson
 from toolwire._common._json import compact
 from toolwire.recordings import DATA_SUFFIXES, RAW_SUFFIXES
 from toolwire.schema.calls._conversations import calls_in_conversation, is_conversation
-from toolwire.schema.calls._model import ObservedCall, RawCall, UnreadableRecord, call_from_record
+from toolwire.schema.calls._model import ObservedCall, RawCall, UnreadableRecord, call_from_record, is_database_url
 from toolwire.schema.calls._recordings import read_recording
 
-__all__ = ["LOG_SUFFIXES", "read_lines", "read_path", "read_stdin"]
+__all__ = ["LOG_SUFFIXES", "log_file", "open_log", "read_lines", "read_numbered", "read_path", "read_stdin"]
 
 #: Files read as logs of calls or conversations (anything else in a directory is not a log and is left alone).
 LOG_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".json", ".ndjson")
@@ -70,7 +71,7 @@ def _not_json(line: bytes, origin: str) -> tuple[Any, UnreadableRecord | None]:
         )
 
 
-def read_lines(  # noqa: C901 (the inlined hot path)
+def read_lines(
     lines: Iterable[bytes], label: str, records: bool = True, owned: bool = False
 ) -> Iterator[RawCall | Found]:
     """The records of JSONL given as bytes lines (blank lines are skipped; a line is numbered from 1).
@@ -90,11 +91,25 @@ def read_lines(  # noqa: C901 (the inlined hot path)
     Returns:
         Raw calls, observed calls and unreadable records, in line order.
     """
+    return read_numbered(enumerate(lines, start=1), label, records, lines if owned else None)
+
+
+def read_numbered(  # noqa: C901 (the inlined hot path)
+    numbered: Iterable[tuple[int, bytes]], label: str, records: bool = True, owned: object = None
+) -> Iterator[RawCall | Found]:
+    """``read_lines`` for lines given with their numbers (the lines of a log the core hands back; see replay).
+
+    Args:
+        numbered: ``(line number, line)`` pairs.
+        label: As ``read_lines``.
+        records: As ``read_lines``.
+        owned: A file to close when done, or None.
+    """
     loads = orjson.loads
     dumps = _orjson_dumps
     isoformat = datetime.fromisoformat
     try:
-        for number, line in enumerate(lines, start=1):
+        for number, line in numbered:
             try:
                 value = loads(line)
             except orjson.JSONDecodeError:
@@ -141,8 +156,8 @@ def read_lines(  # noqa: C901 (the inlined hot path)
             else:
                 yield call_from_record(value, f"{label}:{number}", dumps)
     finally:
-        if owned and hasattr(lines, "close"):
-            lines.close()
+        if owned is not None and hasattr(owned, "close"):
+            owned.close()
 
 
 def _cold_line(line: bytes, label: str, number: int) -> Iterator[Found]:
@@ -217,6 +232,26 @@ def _read_file(path: Path, records: bool) -> Iterator[RawCall | Found]:
         f"{path}: unknown source type; give a .jsonl (or .jsonl.gz) or .json log, a recording (.sse/.jsonl/.json-array/.eventstream with "
         "its .json manifest), a directory, '-' for stdin, or a database URL (sqlite:///calls.db)"
     )
+
+
+def log_file(source: object) -> Path | None:
+    """The path of ``source`` when ``read_path`` reads it as plain JSON lines, else None.
+
+    Those are the ``.jsonl``, ``.ndjson`` and ``.jsonl.gz`` files that are not a recording's data file: the logs whose
+    lines replay reads in the core.
+    """
+    if not isinstance(source, (str, os.PathLike)) or source == "-" or is_database_url(source):
+        return None
+    path = Path(source)
+    name = path.name.lower()
+    if not name.endswith((".jsonl", ".ndjson", ".jsonl.gz")) or name.endswith(RAW_SUFFIXES) or not path.is_file():
+        return None
+    return None if name.endswith(".jsonl") and _manifest_beside(path) else path
+
+
+def open_log(path: Path) -> gzip.GzipFile | io.BufferedReader:
+    """A log file opened for its bytes (``.gz`` decompressed)."""
+    return _open(path)
 
 
 def _directory(path: Path, records: bool) -> Iterator[RawCall | Found]:

@@ -14,19 +14,22 @@ infos (``EMPTY_ARGUMENTS``...) are counted apart and do not fail it.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import chain, compress, islice
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final
 
 from toolwire._common._json_data import json_fields
+from toolwire._core import CallLogReader, ToolValidators
 from toolwire._model import Severity, Violation
 from toolwire._pipeline._bound import core
-from toolwire.registry import ToolRegistry
+from toolwire.registry import ToolRegistry, core_validators
 from toolwire.schema.calls import (
     ObservedCall,
     RawCall,
@@ -37,6 +40,7 @@ from toolwire.schema.calls import (
     observed,
     shown_url,
 )
+from toolwire.schema.calls._files import log_file, open_log, read_numbered
 
 __all__ = ["DEFAULT_BATCH_SIZE", "Failure", "ReplayReport", "ToolCounts", "registry_of", "replay_calls"]
 
@@ -229,6 +233,9 @@ class _Replay:
         self.failed: Counter[str] = Counter()
         self.codes: Counter[str] = Counter()
         self.notes: Counter[str] = Counter()
+        compiled = core_validators(registry)
+        assert isinstance(compiled, ToolValidators), "the core's compiled tools"
+        self.compiled = compiled
 
     def unreadable(self, record: UnreadableRecord) -> None:
         self.report.unreadable += 1
@@ -261,15 +268,84 @@ class _Replay:
             return
         results = core.validate_many(pairs, self.registry)
         invalid = 0
+        failures = self.report.failures
         for position in compress(range(len(results)), results):  # the calls with any violation
-            call = calls[position]
-            assert not isinstance(call, UnreadableRecord)
-            invalid += self._judge(pairs[position][0], results[position], call)
-        self.report.calls += len(pairs)
-        self.report.invalid += invalid
-        self.report.valid += len(pairs) - invalid
+            violations = results[position]
+            if self._judge(pairs[position][0], violations):
+                invalid += 1
+                if len(failures) < self.limit:
+                    call = calls[position]
+                    assert not isinstance(call, UnreadableRecord)
+                    call = observed(call) if isinstance(call, tuple) else call
+                    failures.append(Failure(call.origin, call.id, call.name, call.arguments, tuple(violations)))
+        self.count(len(pairs), invalid)
 
-    def _judge(self, name: str, violations: list[Violation], item: RawCall | ObservedCall) -> bool:
+    def count(self, calls: int, invalid: int) -> None:
+        self.report.calls += calls
+        self.report.invalid += invalid
+        self.report.valid += calls - invalid
+
+    def log(self, log: _Log, batch_size: int, progress: Callable[[int], None] | None) -> None:
+        """Replay a JSONL log read by the core (``_core.CallLogReader``).
+
+        The lines of the usual shape are read and validated there with the GIL released, ``batch_size`` lines at a
+        time; the others come back and are read here, in line order.
+        """
+        self.report.sources.append(log.shown)
+        reader = CallLogReader(self.compiled, log.path if log.stream is None else None, LOG_CHUNK)
+
+        def judge_lines() -> None:
+            while (found := reader.read(batch_size)) is not None:
+                self.segments(found, log.label, batch_size)
+                if progress is not None:
+                    progress(self.report.calls)
+
+        if log.stream is None:
+            judge_lines()
+            return
+        stream = log.stream()
+        try:
+            read = getattr(stream, "read1", stream.read)
+            while data := read(LOG_CHUNK):
+                reader.feed(data)
+                judge_lines()
+            reader.feed(b"", last=True)
+            judge_lines()
+        finally:
+            if log.path is not None:
+                stream.close()
+
+    def segments(self, found: list[Any], label: str, batch_size: int) -> None:
+        """Count what the core found in a chunk of a log, and read the lines it handed back, in line order."""
+        others: list[tuple[int, bytes]] = []
+        failures = self.report.failures
+        keys = self.keys
+        for segment in found:
+            if len(segment) == 2:  # (line, bytes): a line for the Python reader
+                others.append(segment)
+                continue
+            if others:
+                self.python_lines(others, label, batch_size)
+                others = []
+            calls, found_keys, flagged = segment
+            for name, fingerprint, count in found_keys:
+                keys[name, fingerprint] += count
+            invalid = 0
+            for number, name, arguments, identifier, violations in flagged:
+                if self._judge(name, violations):
+                    invalid += 1
+                    if len(failures) < self.limit:
+                        failures.append(Failure(f"{label}:{number}", identifier, name, arguments, tuple(violations)))
+            self.count(calls, invalid)
+        if others:
+            self.python_lines(others, label, batch_size)
+
+    def python_lines(self, numbered: list[tuple[int, bytes]], label: str, batch_size: int) -> None:
+        items = read_numbered(numbered, label, records=False)
+        while batch := list(islice(items, batch_size)):
+            self.chunk(batch)
+
+    def _judge(self, name: str, violations: list[Violation]) -> bool:
         """Count one call's violations; True when it fails."""
         errors = {v.code.value for v in violations if v.severity is _ERROR}
         if len(errors) < len(violations):
@@ -280,9 +356,6 @@ class _Replay:
         for code in errors:  # (not Counter.update, which costs more than the rest of this method)
             self.codes[code] += 1
         self.failed[name] += 1
-        if len(self.report.failures) < self.limit:
-            call = observed(item) if isinstance(item, tuple) else item
-            self.report.failures.append(Failure(call.origin, call.id, call.name, call.arguments, tuple(violations)))
         return True
 
     def finish(self, seconds: float) -> ReplayReport:
@@ -301,6 +374,60 @@ class _Replay:
         report.fingerprint_mismatches = sum(mismatched.values())
         report.seconds = seconds
         return report
+
+
+#: Whether replay reads JSONL logs (files, ``.jsonl.gz``, stdin) in the core; the Python reader, which the core
+#: hands back every line not of the usual shape, is the reference (tests and benchmarks turn this off to compare).
+READ_IN_CORE = True
+
+#: Bytes of a log read (or decompressed) at a time: about 5,000 lines of a usual call log. The core holds at most
+#: this plus the longest line, and one chunk's results.
+LOG_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class _Log:
+    """A JSONL log the core reads: a file by its path, or a stream of bytes (standard input, a ``.gz`` file)."""
+
+    shown: str
+    label: str
+    path: Path | None
+    stream: Callable[[], Any] | None
+
+
+def _core_log(source: object) -> _Log | None:
+    """The log the core reads for ``source``, or None when the Python readers read it."""
+    if isinstance(source, str) and source == "-":
+        return _Log("-", "<stdin>", None, lambda: sys.stdin.buffer)
+    path = log_file(source)
+    if path is None:
+        return None
+    if path.name.lower().endswith(".gz"):
+        return _Log(str(source), str(path), path, partial(open_log, path))
+    return _Log(str(source), str(path), path, None)
+
+
+def _parts(
+    sources_or_calls: object, query: str | None, batch_size: int, labels: list[str]
+) -> list[Iterator[RawCall | ObservedCall | UnreadableRecord] | _Log]:
+    """The sources in order: the logs the core reads apart, runs of everything else as ``_items``."""
+    if not READ_IN_CORE or not isinstance(sources_or_calls, (str, os.PathLike, list, tuple)):
+        return [_items(sources_or_calls, query, batch_size, labels)]
+    elements = [sources_or_calls] if isinstance(sources_or_calls, (str, os.PathLike)) else sources_or_calls
+    parts: list[Iterator[RawCall | ObservedCall | UnreadableRecord] | _Log] = []
+    run: list[object] = []
+    for element in elements:
+        log = _core_log(element)
+        if log is None:
+            run.append(element)
+            continue
+        if run:
+            parts.append(_items(run, query, batch_size, labels))
+            run = []
+        parts.append(log)
+    if run:
+        parts.append(_items(run, query, batch_size, labels))
+    return parts
 
 
 def _items(
@@ -371,9 +498,12 @@ def replay_calls(
     registry = registry_of(tools)
     started = time.perf_counter()
     replay = _Replay(registry, limit_failures)
-    items = _items(sources_or_calls, query, batch_size, replay.report.sources)
-    while chunk := list(islice(items, batch_size)):
-        replay.chunk(chunk)
-        if progress is not None:
-            progress(replay.report.calls)
+    for part in _parts(sources_or_calls, query, batch_size, replay.report.sources):
+        if isinstance(part, _Log):
+            replay.log(part, batch_size, progress)
+            continue
+        while chunk := list(islice(part, batch_size)):
+            replay.chunk(chunk)
+            if progress is not None:
+                progress(replay.report.calls)
     return replay.finish(time.perf_counter() - started)
