@@ -15,6 +15,7 @@ pub mod json_view;
 pub mod kept;
 pub mod meta_schema;
 mod plan;
+mod quick_check;
 pub mod replay;
 pub mod scanner;
 mod search_cost;

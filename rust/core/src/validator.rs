@@ -29,7 +29,9 @@
 //! [`crate::error_search`]). Violations are sorted by path (as a string), then code, then message, with exact
 //! duplicates removed.
 //!
-//! Whether the arguments are valid is decided first, by the crate, without looking for errors. The errors are then
+//! Whether the arguments are valid is decided first, without looking for errors: from the text alone by
+//! `quick_check` when the schema is in its subset (no value is built; it says "valid" or leaves the call to
+//! what follows), else by the crate on the parsed value. The errors are then
 //! found by [`crate::error_search`], which judges each (subschema, value) pair once (or, for a schema it does not
 //! model, by the crate's own search), and only when a count made beforehand ([`crate::search_cost`]) shows the search
 //! fits in the budget ([`ToolValidators::with_max_steps`]); otherwise the call is invalid with one
@@ -49,6 +51,7 @@ use serde_json::Value;
 use crate::accumulator::Limits;
 use crate::dialects::Tools;
 use crate::error_search;
+use crate::quick_check::QuickCheck;
 use crate::search_cost::SearchGraph;
 use crate::violation::{Violation, ViolationCode, ViolationData};
 
@@ -95,6 +98,8 @@ struct Tool {
     // Kept to read a keyword's value when a message needs it (the limit of `minContains`, say).
     schema: Value,
     validator: Validator,
+    // The walk that says "valid" without building a value, when the schema is in its subset.
+    quick: Option<QuickCheck>,
     // Built the first time arguments are invalid: valid calls never need it.
     search: OnceLock<SearchGraph>,
 }
@@ -167,6 +172,7 @@ impl ToolValidators {
             compiled.by_name.insert(name.to_owned(), compiled.tools.len());
             compiled.tools.push(Tool {
                 name: name.to_owned(),
+                quick: QuickCheck::of(&schema),
                 schema,
                 validator,
                 search: OnceLock::new(),
@@ -225,6 +231,9 @@ impl ToolValidators {
         let Some(tool) = self.by_name.get(name).and_then(|&at| self.tools.get(at)) else {
             return self.unknown_tool(name).into_iter().collect();
         };
+        if self.certainly_valid(tool, arguments, false) {
+            return Vec::new();
+        }
         match self.parse_within_limits(arguments) {
             Ok(instance) => self.judge(tool, arguments, &instance),
             Err(violation) => vec![*violation],
@@ -250,6 +259,8 @@ impl ToolValidators {
                 "the call came without arguments".to_owned(),
             ));
             Some(Value::Object(serde_json::Map::new()))
+        } else if tool.is_some_and(|tool| self.certainly_valid(tool, arguments, true)) {
+            return found;
         } else {
             match self.parse_within_limits(arguments) {
                 Err(violation) => {
@@ -314,6 +325,12 @@ impl ToolValidators {
                 .flat_map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
                 .collect()
         })
+    }
+
+    fn certainly_valid(&self, tool: &Tool, arguments: &[u8], object_only: bool) -> bool {
+        tool.quick
+            .as_ref()
+            .is_some_and(|quick| quick.accepts(arguments, object_only, self.max_depth))
     }
 
     fn parse_within_limits(&self, arguments: &[u8]) -> Result<Value, Box<Violation>> {

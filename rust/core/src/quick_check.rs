@@ -1,0 +1,588 @@
+//! A verdict of "valid" straight from a call's argument bytes, for the schemas most tools declare, without building a
+//! value: the path almost every call takes.
+//!
+//! A [`QuickCheck`] is made from a tool's schema when every subschema uses only `type`, `properties`, `required`,
+//! `additionalProperties`, `items` (one schema), `enum` of strings, and annotations (`title`, `description`,
+//! `default`, `examples`, `format`, ...); any other keyword, or a `$ref`, leaves the tool to the crate alone. It walks
+//! the text once with jiter's pull parser, skipping what the schema does not constrain, and answers only `true`
+//! (certainly valid) or `false` (not known to be): the validator then parses and judges the text as before, so a
+//! `false` costs nothing but the walk, and findings always come from one place.
+//!
+//! `true` must never be said of text the crate would refuse or that is not one complete JSON value read as the
+//! validator reads it; so the walk says `false` to everything it does not decide exactly the same way: an integer
+//! written with a fraction or an exponent (`1.0` is an integer to JSON Schema), a `\u` escape of a surrogate (the
+//! parsers disagree on lone ones), a number longer than Python converts, text that is not UTF-8, and any jiter error.
+//! The differential tests hold it to the crate on the JSON Schema Test Suite's cases in the subset, on the corpus's
+//! real schemas with generated arguments, and on the texts of `JSONTestSuite`.
+
+use jiter::{Jiter, Peek};
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+
+/// Keywords that do not constrain a value (with the validator's options: formats and content are annotations).
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "format",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "contentEncoding",
+    "contentMediaType",
+];
+/// Digits beyond which a number is left to the validator (it refuses integers Python will not convert).
+const LONGEST_NUMBER: usize = 4300;
+
+const NULL: u8 = 1;
+const BOOLEAN: u8 = 1 << 1;
+const OBJECT: u8 = 1 << 2;
+const ARRAY: u8 = 1 << 3;
+const NUMBER: u8 = 1 << 4;
+const INTEGER: u8 = 1 << 5;
+const STRING: u8 = 1 << 6;
+const ANY_TYPE: u8 = NULL | BOOLEAN | OBJECT | ARRAY | NUMBER | INTEGER | STRING;
+
+/// One subschema in the subset.
+#[derive(Debug, Default)]
+struct Node {
+    types: u8,
+    properties: FxHashMap<String, (usize, Node)>,
+    required: Vec<String>,
+    additional: Additional,
+    items: Option<Box<Node>>,
+    allowed: Option<Vec<String>>,
+    // A required name no property declares: undeclared members' names are then kept while an object is read.
+    requires_undeclared: bool,
+}
+
+/// A member's name as the object's schema reads it.
+enum Member<'n> {
+    Declared(usize, &'n Node),
+    Undeclared(Option<String>),
+}
+
+impl Node {
+    fn member(&self, name: &str) -> Member<'_> {
+        match self.properties.get(name) {
+            Some((position, schema)) => Member::Declared(*position, schema),
+            None => Member::Undeclared(self.requires_undeclared.then(|| name.to_owned())),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+enum Additional {
+    #[default]
+    Any,
+    Forbidden,
+    Schema(Box<Node>),
+}
+
+/// A tool's schema as the walk reads it (see the module's documentation).
+#[derive(Debug)]
+pub(crate) struct QuickCheck {
+    root: Node,
+}
+
+impl QuickCheck {
+    /// The check of `schema`, when the whole schema is in the subset.
+    pub(crate) fn of(schema: &Value) -> Option<Self> {
+        let root = match schema {
+            Value::Object(members) => {
+                let mut members = members.clone();
+                // A draft's name says how the keywords read; those of the subset read the same in every draft.
+                members.remove("$schema");
+                members.remove("$defs");
+                members.remove("definitions");
+                node(&Value::Object(members))?
+            }
+            other => node(other)?,
+        };
+        Some(Self { root })
+    }
+
+    /// Whether `text` is certainly one JSON value the schema accepts, nested at most `max_depth` deep (the top-level
+    /// value counting as 1, as the validator counts); `object_only` also asks that it be an object.
+    pub(crate) fn accepts(&self, text: &[u8], object_only: bool, max_depth: u32) -> bool {
+        if std::str::from_utf8(text).is_err() || escapes_surrogate(text) {
+            return false;
+        }
+        let mut jiter = Jiter::new(text);
+        let Ok(peek) = jiter.peek() else { return false };
+        if object_only && peek != Peek::Object {
+            return false;
+        }
+        walk(&self.root, &mut jiter, peek, max_depth).unwrap_or(false) && jiter.finish().is_ok()
+    }
+}
+
+fn node(schema: &Value) -> Option<Node> {
+    match schema {
+        Value::Bool(true) => Some(Node {
+            types: ANY_TYPE,
+            ..Node::default()
+        }),
+        Value::Object(members) => object_node(members),
+        _ => None,
+    }
+}
+
+fn object_node(members: &Map<String, Value>) -> Option<Node> {
+    let mut found = Node {
+        types: ANY_TYPE,
+        ..Node::default()
+    };
+    for (keyword, value) in members {
+        match keyword.as_str() {
+            "type" => found.types = types(value)?,
+            "properties" => {
+                for (position, (name, schema)) in value.as_object()?.iter().enumerate() {
+                    found.properties.insert(name.clone(), (position, node(schema)?));
+                }
+            }
+            "required" => {
+                for name in value.as_array()? {
+                    found.required.push(name.as_str()?.to_owned());
+                }
+            }
+            "additionalProperties" => {
+                found.additional = match value {
+                    Value::Bool(true) => Additional::Any,
+                    Value::Bool(false) => Additional::Forbidden,
+                    schema => Additional::Schema(Box::new(node(schema)?)),
+                };
+            }
+            "items" => found.items = Some(Box::new(node(value)?)),
+            "enum" => {
+                let options = value.as_array()?;
+                found.allowed = Some(
+                    options
+                        .iter()
+                        .map(|option| option.as_str().map(str::to_owned))
+                        .collect::<Option<_>>()?,
+                );
+            }
+            annotation if ANNOTATIONS.contains(&annotation) => {}
+            _ => return None,
+        }
+    }
+    found.requires_undeclared = found.required.iter().any(|name| !found.properties.contains_key(name));
+    Some(found)
+}
+
+fn types(value: &Value) -> Option<u8> {
+    let one = |name: &Value| match name.as_str()? {
+        "null" => Some(NULL),
+        "boolean" => Some(BOOLEAN),
+        "object" => Some(OBJECT),
+        "array" => Some(ARRAY),
+        "number" => Some(NUMBER),
+        "integer" => Some(INTEGER),
+        "string" => Some(STRING),
+        _ => None,
+    };
+    match value {
+        Value::Array(names) => names.iter().try_fold(0, |set, name| Some(set | one(name)?)),
+        name => one(name),
+    }
+}
+
+/// `\u` followed by a surrogate's first digit: jiter and `serde_json` read a lone surrogate differently.
+fn escapes_surrogate(text: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, b"\\u").any(|at| matches!(text.get(at + 2), Some(b'd' | b'D')))
+}
+
+/// Whether the value that `peek` starts is certainly valid against `node`; `None` on any jiter error, and for a
+/// container nested deeper than `depth` more levels (the walk recurses per level).
+fn walk(node: &Node, jiter: &mut Jiter<'_>, peek: Peek, depth: u32) -> Option<bool> {
+    let inner = match peek {
+        Peek::Array | Peek::Object => depth.checked_sub(1)?,
+        _ => depth,
+    };
+    let valid = match peek {
+        Peek::Null => {
+            jiter.known_null().ok()?;
+            node.types & NULL != 0 && node.allowed.is_none()
+        }
+        Peek::True | Peek::False => {
+            jiter.known_bool(peek).ok()?;
+            node.types & BOOLEAN != 0 && node.allowed.is_none()
+        }
+        Peek::String => {
+            let text = jiter.known_str().ok()?;
+            node.types & STRING != 0
+                && node
+                    .allowed
+                    .as_ref()
+                    .is_none_or(|options| options.iter().any(|option| option == text))
+        }
+        Peek::Array => node.types & ARRAY != 0 && node.allowed.is_none() && array(node, jiter, inner)?,
+        Peek::Object => node.types & OBJECT != 0 && node.allowed.is_none() && object(node, jiter, inner)?,
+        number => {
+            let digits = jiter.known_number_bytes(number).ok()?;
+            let integral = !digits.iter().any(|byte| matches!(byte, b'.' | b'e' | b'E'));
+            digits.len() <= LONGEST_NUMBER
+                && node.allowed.is_none()
+                && (node.types & NUMBER != 0 || (integral && node.types & INTEGER != 0))
+        }
+    };
+    Some(valid)
+}
+
+fn array(node: &Node, jiter: &mut Jiter<'_>, depth: u32) -> Option<bool> {
+    let mut next = jiter.known_array().ok()?;
+    while let Some(peek) = next {
+        let valid = match &node.items {
+            Some(items) => walk(items, jiter, peek, depth)?,
+            None => skip(jiter, peek, depth)?,
+        };
+        if !valid {
+            return Some(false);
+        }
+        next = jiter.array_step().ok()?;
+    }
+    Some(true)
+}
+
+fn object(node: &Node, jiter: &mut Jiter<'_>, depth: u32) -> Option<bool> {
+    // Which declared properties were seen, for `required`; names of undeclared ones only when one is required.
+    let mut seen = Seen::for_properties(node.properties.len());
+    let mut undeclared_seen: Vec<String> = Vec::new();
+    let mut member = jiter.known_object().ok()?.map(|name| node.member(name));
+    while let Some(found) = member {
+        let peek = jiter.peek().ok()?;
+        let valid = match found {
+            Member::Declared(position, schema) => {
+                seen.mark(position);
+                walk(schema, jiter, peek, depth)?
+            }
+            Member::Undeclared(name) => {
+                undeclared_seen.extend(name);
+                match &node.additional {
+                    Additional::Any => skip(jiter, peek, depth)?,
+                    Additional::Forbidden => false,
+                    Additional::Schema(schema) => walk(schema, jiter, peek, depth)?,
+                }
+            }
+        };
+        if !valid {
+            return Some(false);
+        }
+        member = jiter.next_key().ok()?.map(|name| node.member(name));
+    }
+    Some(node.required.iter().all(|name| match node.properties.get(name) {
+        Some((position, _)) => seen.has(*position),
+        None => undeclared_seen.iter().any(|seen| seen == name),
+    }))
+}
+
+/// The declared properties an object has shown: a bit each, in a word for the usual object (no allocation).
+enum Seen {
+    Few(u64),
+    Many(Vec<bool>),
+}
+
+impl Seen {
+    fn for_properties(count: usize) -> Self {
+        if count <= 64 {
+            Self::Few(0)
+        } else {
+            Self::Many(vec![false; count])
+        }
+    }
+
+    fn mark(&mut self, position: usize) {
+        match self {
+            Self::Few(bits) => *bits |= 1 << position,
+            Self::Many(flags) => {
+                if let Some(flag) = flags.get_mut(position) {
+                    *flag = true;
+                }
+            }
+        }
+    }
+
+    fn has(&self, position: usize) -> bool {
+        match self {
+            Self::Few(bits) => bits & (1 << position) != 0,
+            Self::Many(flags) => flags.get(position).copied().unwrap_or(false),
+        }
+    }
+}
+
+/// A value no keyword constrains: read for its well-formedness only, and its numbers for their length.
+fn skip(jiter: &mut Jiter<'_>, peek: Peek, depth: u32) -> Option<bool> {
+    match peek {
+        Peek::Array | Peek::Object | Peek::Null | Peek::True | Peek::False | Peek::String => {
+            let any = Node {
+                types: ANY_TYPE,
+                ..Node::default()
+            };
+            walk(&any, jiter, peek, depth)
+        }
+        number => Some(jiter.known_number_bytes(number).ok()?.len() <= LONGEST_NUMBER),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::validator::options;
+
+    const DEPTH: u32 = 64;
+
+    fn accepts(schema: &Value, text: &str) -> bool {
+        QuickCheck::of(schema)
+            .expect("in the subset")
+            .accepts(text.as_bytes(), false, DEPTH)
+    }
+
+    fn corpus(name: &str) -> Option<PathBuf> {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpora")
+            .join(name);
+        if dir.is_dir() {
+            Some(dir)
+        } else {
+            eprintln!("note: {} is absent; skipped", dir.display());
+            None
+        }
+    }
+
+    #[test]
+    fn the_subset_and_what_leaves_it() {
+        for schema in [
+            json!(true),
+            json!({}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "$defs": {"x": {"not": {}}}}),
+            json!({"type": ["string", "null"], "description": "d", "format": "date", "default": "x"}),
+            json!({"properties": {"a": {"items": {"enum": ["x", "y"]}}}, "additionalProperties": {"type": "integer"}}),
+        ] {
+            assert!(QuickCheck::of(&schema).is_some(), "{schema}");
+        }
+        for schema in [
+            json!(false),
+            json!({"minLength": 1}),
+            json!({"$ref": "#/$defs/x", "$defs": {"x": {}}}),
+            json!({"properties": {"a": {"enum": [1, "x"]}}}),
+            json!({"items": [{"type": "string"}]}),
+            json!({"type": "dict"}),
+            json!({"properties": {"a": {"nullable": true}}}),
+            json!({"properties": {"a": {"$schema": "http://json-schema.org/draft-07/schema#"}}}),
+        ] {
+            assert!(QuickCheck::of(&schema).is_none(), "{schema}");
+        }
+    }
+
+    #[test]
+    fn certainly_valid_only_when_it_is() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "enum": ["Paris", "Lyon"]},
+                "days": {"type": "integer"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "ratio": {"type": "number"},
+            },
+            "required": ["city", "extra"],
+            "additionalProperties": {"type": "boolean"},
+        });
+        assert!(accepts(
+            &schema,
+            r#"{"city": "Paris", "extra": true, "days": 3, "tags": ["a"], "ratio": 1e3}"#
+        ));
+        // A key written with escapes is the key it decodes to; a repeated key is read twice, both must hold.
+        assert!(accepts(
+            &schema,
+            r#"{"c\u0069ty": "Lyon", "extra": false, "extra": true}"#
+        ));
+        for text in [
+            r#"{"city": "Nice", "extra": true}"#,
+            r#"{"city": "Paris"}"#,
+            r#"{"city": "Paris", "extra": 1}"#,
+            r#"{"city": "Paris", "extra": true, "days": 3.0}"#,
+            r#"{"city": "Paris", "extra": true, "days": 1e2}"#,
+            r#"{"city": "Paris", "extra": true, "tags": [1]}"#,
+            r#"{"city": "Paris", "extra": true} x"#,
+            r#"{"city": "Paris", "extra": true"#,
+            r#"{"city": "Paris", "extra": true, "days": 01}"#,
+            r#"{"city": "Paris", "extra": true, "note": "\ud83d\ude00"}"#,
+            "[]",
+        ] {
+            assert!(!accepts(&schema, text), "{text}");
+        }
+        let closed = json!({"properties": {"a": {}}, "additionalProperties": false});
+        assert!(accepts(&closed, r#"{"a": [1, {"b": null}]}"#));
+        assert!(!accepts(&closed, r#"{"a": 1, "b": 2}"#));
+        let long = format!(r#"{{"a": {}}}"#, "9".repeat(LONGEST_NUMBER + 1));
+        assert!(!accepts(&closed, &long));
+        assert!(
+            !QuickCheck::of(&closed)
+                .unwrap()
+                .accepts(b"{\"a\": \"\xff\"}", false, DEPTH)
+        );
+        assert!(!QuickCheck::of(&closed).unwrap().accepts(b"[]", true, DEPTH));
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_left_to_the_validator() {
+        let quick = QuickCheck::of(&json!({})).unwrap();
+        assert!(quick.accepts(b"[[1]]", false, 2));
+        assert!(!quick.accepts(b"[[[1]]]", false, 2));
+        assert!(quick.accepts(b"{}", false, 1));
+        assert!(!quick.accepts(b"{\"a\": {}}", false, 1));
+        assert!(!quick.accepts(&b"[".repeat(100_000), false, DEPTH));
+    }
+
+    #[test]
+    fn required_among_more_than_sixty_four_properties() {
+        let properties: Map<String, Value> = (0..70).map(|n| (format!("p{n}"), json!({"type": "integer"}))).collect();
+        let schema = json!({"properties": properties, "required": ["p0", "p69"]});
+        assert!(accepts(&schema, r#"{"p69": 1, "p0": 2}"#));
+        assert!(!accepts(&schema, r#"{"p68": 1, "p0": 2}"#));
+    }
+
+    /// Every case of the JSON Schema Test Suite whose schema is in the subset: "certainly valid" is said only of data
+    /// the crate accepts, and is said of most of what it accepts (else the check would be worth nothing).
+    #[test]
+    fn never_valid_where_the_crate_refuses_on_the_json_schema_test_suite() {
+        let Some(dir) = corpus("json-schema-test-suite") else {
+            return;
+        };
+        let (mut accepted, mut valid, mut wrong) = (0, 0, Vec::new());
+        for folder in ["draft2020-12", "draft7"] {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))
+                .unwrap()
+                .map(|entry| entry.unwrap().path())
+                .collect();
+            files.sort();
+            for path in files {
+                let cases: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                for case in cases.as_array().unwrap() {
+                    let schema = &case["schema"];
+                    let (Some(quick), Ok(validator)) = (QuickCheck::of(schema), options().build(schema)) else {
+                        continue;
+                    };
+                    for test in case["tests"].as_array().unwrap() {
+                        let text = test["data"].to_string();
+                        let crate_says = validator.is_valid(&test["data"]);
+                        valid += usize::from(crate_says);
+                        if quick.accepts(text.as_bytes(), false, DEPTH) {
+                            accepted += 1;
+                            if !crate_says {
+                                wrong.push(format!("{path:?} {} / {}", case["description"], test["description"]));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+        assert!(
+            valid > 150 && accepted * 10 >= valid * 9,
+            "accepted {accepted} of {valid}"
+        );
+    }
+
+    /// The texts of `JSONTestSuite` against the schema that accepts everything: "certainly valid" only of text the
+    /// validator's parser reads.
+    #[test]
+    fn never_valid_for_text_the_parser_refuses_on_jsontestsuite() {
+        let Some(dir) = corpus("json-test-suite") else { return };
+        let quick = QuickCheck::of(&json!({})).unwrap();
+        let (mut files, mut wrong) = (0, Vec::new());
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|extension| extension != "json") {
+                continue;
+            }
+            files += 1;
+            let text = std::fs::read(&path).unwrap();
+            let parsed = serde_json::from_slice::<Value>(&text).is_ok();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if quick.accepts(&text, false, DEPTH) && (!parsed || name.starts_with("n_")) {
+                wrong.push(name);
+            } else if name.starts_with("y_") && !quick.accepts(&text, false, DEPTH) && !name.contains("surrogate") {
+                // Numbers and escapes the walk leaves to the validator are the only texts it may refuse.
+                let left = String::from_utf8_lossy(&text).contains("\\u") || name.starts_with("y_number");
+                if !left {
+                    wrong.push(format!("refused {name}"));
+                }
+            }
+        }
+        assert!(files > 300, "{files}");
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        fn names() -> impl Strategy<Value = String> {
+            prop::sample::select(vec!["a", "b", "c", "d"]).prop_map(str::to_owned)
+        }
+
+        fn schemas() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(json!({})),
+                prop::sample::subsequence(
+                    vec!["null", "boolean", "number", "integer", "string", "object", "array"],
+                    1..3
+                )
+                .prop_map(|types| json!({"type": types})),
+                prop::sample::subsequence(vec!["a", "b", "x"], 1..3).prop_map(|options| json!({"enum": options})),
+            ];
+            leaf.prop_recursive(3, 24, 4, |inner| {
+                prop_oneof![
+                    (
+                        prop::collection::btree_map(names(), inner.clone(), 0..4),
+                        prop::collection::btree_set(names(), 0..3),
+                        prop_oneof![Just(json!(true)), Just(json!(false)), inner.clone()],
+                    )
+                        .prop_map(|(properties, required, additional)| {
+                            json!({"type": "object", "properties": properties, "required": Vec::from_iter(required),
+                                   "additionalProperties": additional})
+                        }),
+                    inner.prop_map(|items| json!({"type": "array", "items": items})),
+                ]
+            })
+        }
+
+        fn values() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(json!(null)),
+                any::<bool>().prop_map(Value::Bool),
+                prop::sample::select(vec!["0", "-1", "1.5", "1.0", "1e2", "100000000000000000000000"])
+                    .prop_map(|number| serde_json::from_str(number).unwrap()),
+                prop::sample::select(vec!["a", "b", "x", "\\u0061"]).prop_map(|text| json!(text)),
+            ];
+            leaf.prop_recursive(4, 32, 4, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    prop::collection::btree_map(names(), inner, 0..5)
+                        .prop_map(|members| Value::Object(members.into_iter().collect())),
+                ]
+            })
+        }
+
+        proptest! {
+            /// Generated schemas of the subset and values around them: "certainly valid" only when the crate agrees.
+            #[test]
+            fn certainly_valid_only_when_the_crate_agrees(schema in schemas(), value in values()) {
+                let quick = QuickCheck::of(&schema).expect("the generated schemas are in the subset");
+                let validator = options().build(&schema).unwrap();
+                if quick.accepts(value.to_string().as_bytes(), false, DEPTH) {
+                    prop_assert!(validator.is_valid(&value), "{schema} {value}");
+                }
+            }
+        }
+    }
+}
