@@ -138,4 +138,8 @@ def _markers(calls: list[tuple[Any, ...]], dialect: str, style: str) -> list[str
     if not calls:
         calls = [("f", {}, "a1B2c3D4e") if dialect == "mistral" else ("f", {})]
     text = render(calls[:1], dialect, style=style)
-    return [text[:12], text[-12:]]
+    head = text[:12]
+    # Cut before a quote: a head ending inside a quoted value (pythonic's `[search(q='`), written before the call,
+    # makes one whole call of its own whose value swallows the call's start, a call the text truly writes.
+    quote = min((at for at in (head.find("'"), head.find('"')) if at > 0), default=len(head))
+    return [head[:quote], text[-12:]]
