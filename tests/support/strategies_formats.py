@@ -375,7 +375,9 @@ def _json(event: Any, rng: random.Random, style: dict[str, Any]) -> str:
     return text
 
 
-def render_bytes(format: str, events: list[Any], seed: int, *, hostile: bool = False, proxied: bool = True) -> bytes:
+def render_bytes(
+    format: str, events: list[Any], seed: int, *, hostile: bool = False, proxied: bool = True, misnamed: bool = True
+) -> bytes:
     """The events as a provider sends them: SSE (completions, Anthropic, Responses, Gemini) or JSON lines (Ollama, Bedrock).
 
     SSE events of Anthropic and Responses carry their ``event:`` name, and now and then lose ``type`` from their data
@@ -385,7 +387,8 @@ def render_bytes(format: str, events: list[Any], seed: int, *, hostile: bool = F
     bytes name some events that keep their ``type`` after another event type (the type wins), and damage the JSON
     text of some events by a character or two, which the raw path must reject as the full reading does. With
     ``proxied=False`` the bytes are what the provider itself sends, which its official SDK reads: every event keeps
-    its ``type``, and no event comes without data.
+    its ``type``, and no event comes without data; with ``misnamed=False`` hostile bytes name every event after its
+    type.
     """
     rng = random.Random(seed)
     style = rng.choice(_STYLES)  # a server writes every event alike, which the core's raw-bytes templates rely on
@@ -410,7 +413,8 @@ def render_bytes(format: str, events: list[Any], seed: int, *, hostile: bool = F
         kind = event.get("type") if isinstance(event, dict) else None
         if format in NAMED_EVENT_FORMATS and isinstance(kind, str) and kind.isascii() and kind.isprintable():
             if hostile and rng.random() < 0.2:
-                lines.append(f"event: {rng.choice(_EVENT_NAMES[format])}")
+                name = rng.choice(_EVENT_NAMES[format])
+                lines.append(f"event: {name if misnamed else kind}")
             else:
                 lines.append(f"event: {kind}")
                 # Hostile events keep a type the damage made up: under its name, the core reads such an event as
