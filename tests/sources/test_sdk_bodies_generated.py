@@ -68,7 +68,7 @@ from toolwire._pipeline import _sdk_bodies
 
 SDK_FORMATS = ("openai-chat", "openai-responses", "anthropic-messages")
 POLICIES = ("complete", "call_end", "stream_end")
-# A sixth of the profile's examples per family (41 under ci, about 16 s for the four): each example is read through
+# A sixth of the profile's examples per family (41 under ci, 16-22 s for the four): each example is read through
 # the SDK four times (core and reference, bypass and object path) and by the raw path twice.
 EXAMPLES = max(6, settings().max_examples // 6)
 
