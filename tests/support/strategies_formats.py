@@ -375,7 +375,9 @@ def _json(event: Any, rng: random.Random, style: dict[str, Any]) -> str:
     return text
 
 
-def render_bytes(format: str, events: list[Any], seed: int, *, hostile: bool = False) -> bytes:
+def render_bytes(
+    format: str, events: list[Any], seed: int, *, hostile: bool = False, proxied: bool = True, misnamed: bool = True
+) -> bytes:
     """The events as a provider sends them: SSE (completions, Anthropic, Responses, Gemini) or JSON lines (Ollama, Bedrock).
 
     SSE events of Anthropic and Responses carry their ``event:`` name, and now and then lose ``type`` from their data
@@ -383,7 +385,10 @@ def render_bytes(format: str, events: list[Any], seed: int, *, hostile: bool = F
     (LF, CRLF or CR line ends, comments, ``id:``/``retry:`` fields, keep-alive events without data, a JSON text
     spread over several ``data:`` lines, ``[DONE]``); JSON lines get blank lines and CRLF now and then. ``hostile``
     bytes name some events that keep their ``type`` after another event type (the type wins), and damage the JSON
-    text of some events by a character or two, which the raw path must reject as the full reading does.
+    text of some events by a character or two, which the raw path must reject as the full reading does. With
+    ``proxied=False`` the bytes are what the provider itself sends, which its official SDK reads: every event keeps
+    its ``type``, and no event comes without data; with ``misnamed=False`` hostile bytes name every event after its
+    type.
     """
     rng = random.Random(seed)
     style = rng.choice(_STYLES)  # a server writes every event alike, which the core's raw-bytes templates rely on
@@ -397,6 +402,7 @@ def render_bytes(format: str, events: list[Any], seed: int, *, hostile: bool = F
         return "".join(lines).encode("utf-8", "surrogatepass")
     end = rng.choice(["\n", "\n", "\r\n", "\r"])
     strip = rng.choice([0.0, 0.0, 0.3, 1.0])
+    strip = strip if proxied else 0.0  # (drawn all the same: the same seed renders the same bytes otherwise)
     out = []
     if rng.random() < 0.2:
         out.append(": connected" + end + end)
@@ -407,7 +413,8 @@ def render_bytes(format: str, events: list[Any], seed: int, *, hostile: bool = F
         kind = event.get("type") if isinstance(event, dict) else None
         if format in NAMED_EVENT_FORMATS and isinstance(kind, str) and kind.isascii() and kind.isprintable():
             if hostile and rng.random() < 0.2:
-                lines.append(f"event: {rng.choice(_EVENT_NAMES[format])}")
+                name = rng.choice(_EVENT_NAMES[format])
+                lines.append(f"event: {name if misnamed else kind}")
             else:
                 lines.append(f"event: {kind}")
                 # Hostile events keep a type the damage made up: under its name, the core reads such an event as
@@ -419,7 +426,7 @@ def render_bytes(format: str, events: list[Any], seed: int, *, hostile: bool = F
         else:
             lines.append("data: " + _damaged(_json(event, rng, style), rng, hostile))
         out.append(end.join(lines) + end + end)
-        if rng.random() < 0.05:
+        if rng.random() < 0.05 and proxied:
             out.append("data:" + end + end)  # a keep-alive event: no data, no chunk
     if rng.random() < 0.2:
         out.append("data: [DONE]" + end + end)
