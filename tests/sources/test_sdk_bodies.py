@@ -20,6 +20,7 @@ import sys
 import time
 import zipfile
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import ModuleType
@@ -57,9 +58,9 @@ def base_url() -> Iterator[str]:
     CLIENTS.clear()
 
 
-@pytest.fixture
-def bypassed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The formats whose bytes the bypass read, in order (a spy on the one place it reads them)."""
+@contextmanager
+def counted() -> Iterator[list[str]]:
+    """The packages whose response bytes the bypass read while inside, in order."""
     seen: list[str] = []
     reads, areads = _sdk_bodies._reads, _sdk_bodies._areads
 
@@ -71,9 +72,18 @@ def bypassed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(package)
         return areads(response, package)
 
-    monkeypatch.setattr(_sdk_bodies, "_reads", spy)
-    monkeypatch.setattr(_sdk_bodies, "_areads", aspy)
-    return seen
+    _sdk_bodies._reads, _sdk_bodies._areads = spy, aspy
+    try:
+        yield seen
+    finally:
+        _sdk_bodies._reads, _sdk_bodies._areads = reads, areads
+
+
+@pytest.fixture
+def bypassed() -> Iterator[list[str]]:
+    """The formats whose bytes the bypass read, in order (a spy on the one place it reads them)."""
+    with counted() as seen:
+        yield seen
 
 
 def body(recording: Recording) -> bytes:

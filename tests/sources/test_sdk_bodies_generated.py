@@ -57,7 +57,7 @@ import toolwire
 from tests.core.test_differential_formats import Outcome as FormatOutcome
 from tests.core.test_differential_formats import check_ground_truth
 from tests.core.test_raw_bytes import jsonable, sse
-from tests.sources.test_sdk_bodies import MESSAGES, SDK_ERRORS, plain
+from tests.sources.test_sdk_bodies import MESSAGES, SDK_ERRORS, counted, plain
 from tests.support.comparable import strict
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_chat import ChatCase, chat_streams, junk_streams
@@ -182,27 +182,6 @@ def object_path() -> Iterator[None]:
         yield
     finally:
         _sdk_bodies._BYPASS = True
-
-
-@contextmanager
-def counted() -> Iterator[list[str]]:
-    """The packages whose response bytes the bypass read while inside, in order."""
-    seen: list[str] = []
-    reads, areads = _sdk_bodies._reads, _sdk_bodies._areads
-
-    def spy(response: Any, package: str) -> Iterator[bytes]:
-        seen.append(package)
-        return reads(response, package)
-
-    def aspy(response: Any, package: str) -> AsyncIterator[bytes]:
-        seen.append(package)
-        return areads(response, package)
-
-    _sdk_bodies._reads, _sdk_bodies._areads = spy, aspy
-    try:
-        yield seen
-    finally:
-        _sdk_bodies._reads, _sdk_bodies._areads = reads, areads
 
 
 def read(implementation: ModuleType, wire_format: str, how: str, options: dict[str, Any]) -> Outcome:

@@ -669,12 +669,11 @@ fn false_schema(pointer: &str, location: Option<&str>) -> Violation {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use serde_json::json;
 
     use super::*;
     use crate::search_cost::SearchGraph;
+    use crate::test_corpora::{corpus, schema_suite_cases};
     use crate::validator::{options, sort_and_dedup};
 
     /// The walk's findings (sorted) and the crate's verdict, for `instance` under `schema`.
@@ -790,47 +789,37 @@ mod tests {
     /// verdict is the crate's; without a union, its findings are the crate's own search's.
     #[test]
     fn the_walk_agrees_with_the_crate_on_the_json_schema_test_suite() {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora/json-schema-test-suite");
-        if !dir.is_dir() {
-            eprintln!("note: {} is absent; skipped", dir.display());
+        let Some(dir) = corpus("json-schema-test-suite") else {
             return;
-        }
+        };
         let mut checked = 0;
         let mut wrong = Vec::new();
         for (folder, dialect) in [
             ("draft2020-12", "https://json-schema.org/draft/2020-12/schema"),
             ("draft7", "http://json-schema.org/draft-07/schema#"),
         ] {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))
-                .unwrap()
-                .map(|entry| entry.unwrap().path())
-                .collect();
-            files.sort();
-            for path in files {
-                let cases: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-                for case in cases.as_array().unwrap() {
-                    let mut schema = case["schema"].clone();
-                    if let Value::Object(keywords) = &mut schema {
-                        keywords.entry("$schema").or_insert_with(|| json!(dialect));
+            for (path, case) in schema_suite_cases(&dir, folder) {
+                let mut schema = case["schema"].clone();
+                if let Value::Object(keywords) = &mut schema {
+                    keywords.entry("$schema").or_insert_with(|| json!(dialect));
+                }
+                let union = schema.to_string().contains("\"anyOf\"") || schema.to_string().contains("\"oneOf\"");
+                for test in case["tests"].as_array().unwrap() {
+                    let Some((found, valid)) = walked(&schema, &test["data"]) else {
+                        continue;
+                    };
+                    checked += 1;
+                    if found.is_empty() != valid {
+                        wrong.push(format!(
+                            "verdict: {path:?} {} / {}",
+                            case["description"], test["description"]
+                        ));
                     }
-                    let union = schema.to_string().contains("\"anyOf\"") || schema.to_string().contains("\"oneOf\"");
-                    for test in case["tests"].as_array().unwrap() {
-                        let Some((found, valid)) = walked(&schema, &test["data"]) else {
-                            continue;
-                        };
-                        checked += 1;
-                        if found.is_empty() != valid {
-                            wrong.push(format!(
-                                "verdict: {path:?} {} / {}",
-                                case["description"], test["description"]
-                            ));
-                        }
-                        if !union && !valid && keys(&found) != keys(&legacy(&schema, &test["data"])) {
-                            wrong.push(format!(
-                                "findings: {path:?} {} / {}",
-                                case["description"], test["description"]
-                            ));
-                        }
+                    if !union && !valid && keys(&found) != keys(&legacy(&schema, &test["data"])) {
+                        wrong.push(format!(
+                            "findings: {path:?} {} / {}",
+                            case["description"], test["description"]
+                        ));
                     }
                 }
             }

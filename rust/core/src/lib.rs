@@ -21,6 +21,8 @@ pub mod scanner;
 mod search_cost;
 mod sse;
 mod template;
+#[cfg(test)]
+mod test_corpora;
 pub mod validator;
 pub mod violation;
 

@@ -329,11 +329,10 @@ fn skip(jiter: &mut Jiter<'_>, peek: Peek, depth: u32) -> Option<bool> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use serde_json::json;
 
     use super::*;
+    use crate::test_corpora::{corpus, schema_suite_cases};
     use crate::validator::options;
 
     const DEPTH: u32 = 64;
@@ -342,18 +341,6 @@ mod tests {
         QuickCheck::of(schema)
             .expect("in the subset")
             .accepts(text.as_bytes(), false, DEPTH)
-    }
-
-    fn corpus(name: &str) -> Option<PathBuf> {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/corpora")
-            .join(name);
-        if dir.is_dir() {
-            Some(dir)
-        } else {
-            eprintln!("note: {} is absent; skipped", dir.display());
-            None
-        }
     }
 
     #[test]
@@ -458,27 +445,19 @@ mod tests {
         };
         let (mut accepted, mut valid, mut wrong) = (0, 0, Vec::new());
         for folder in ["draft2020-12", "draft7"] {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))
-                .unwrap()
-                .map(|entry| entry.unwrap().path())
-                .collect();
-            files.sort();
-            for path in files {
-                let cases: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-                for case in cases.as_array().unwrap() {
-                    let schema = &case["schema"];
-                    let (Some(quick), Ok(validator)) = (QuickCheck::of(schema), options().build(schema)) else {
-                        continue;
-                    };
-                    for test in case["tests"].as_array().unwrap() {
-                        let text = test["data"].to_string();
-                        let crate_says = validator.is_valid(&test["data"]);
-                        valid += usize::from(crate_says);
-                        if quick.accepts(text.as_bytes(), false, DEPTH) {
-                            accepted += 1;
-                            if !crate_says {
-                                wrong.push(format!("{path:?} {} / {}", case["description"], test["description"]));
-                            }
+            for (path, case) in schema_suite_cases(&dir, folder) {
+                let schema = &case["schema"];
+                let (Some(quick), Ok(validator)) = (QuickCheck::of(schema), options().build(schema)) else {
+                    continue;
+                };
+                for test in case["tests"].as_array().unwrap() {
+                    let text = test["data"].to_string();
+                    let crate_says = validator.is_valid(&test["data"]);
+                    valid += usize::from(crate_says);
+                    if quick.accepts(text.as_bytes(), false, DEPTH) {
+                        accepted += 1;
+                        if !crate_says {
+                            wrong.push(format!("{path:?} {} / {}", case["description"], test["description"]));
                         }
                     }
                 }
