@@ -40,7 +40,6 @@ from toolwire.schema.calls import (
     observed,
     shown_url,
 )
-from toolwire.schema.calls._files import log_file, open_log, read_numbered
 
 __all__ = ["DEFAULT_BATCH_SIZE", "Failure", "ReplayReport", "ToolCounts", "registry_of", "replay_calls"]
 
@@ -341,6 +340,8 @@ class _Replay:
             self.python_lines(others, label, batch_size)
 
     def python_lines(self, numbered: list[tuple[int, bytes]], label: str, batch_size: int) -> None:
+        from toolwire.schema.calls import read_numbered  # needs orjson, the `replay` extra
+
         items = read_numbered(numbered, label, records=False)
         while batch := list(islice(items, batch_size)):
             self.chunk(batch)
@@ -397,6 +398,8 @@ class _Log:
 
 def _core_log(source: object) -> _Log | None:
     """The log the core reads for ``source``, or None when the Python readers read it."""
+    from toolwire.schema.calls import log_file, open_log  # needs orjson, the `replay` extra
+
     if isinstance(source, str) and source == "-":
         return _Log("-", "<stdin>", None, lambda: sys.stdin.buffer)
     path = log_file(source)
