@@ -41,7 +41,7 @@ import inspect
 import sys
 from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from toolwire._model import StreamResult
 from toolwire._pipeline._protocol import DelegatingEngine, Engine
@@ -326,38 +326,46 @@ async def _areads(response: Any, package: str) -> AsyncIterator[bytes]:
 # --- the sources the pipeline reads --------------------------------------------------------------------------------
 
 
-class SdkSource:
-    """An official SDK stream (or a manager of one) as a source.
-
-    Its items are its body's reads when the bypass holds, else its objects, as the object path reads them; ``close``
-    closes it as the object path does (a manager is entered when reading starts and exited on close).
-    """
+class _Source:
+    """What a sync and an async SDK source share: the stream or manager, and how one is recognised."""
 
     __slots__ = ("_items", "_manager", "_stream", "bypassed", "format")
+    _ASYNC: ClassVar[bool]
 
     def __init__(self, source: object, wire_format: WireFormat, manager: bool) -> None:
         self.format: WireFormat = wire_format
         self.bypassed = False  # whether the bytes were read (else the SDK's objects)
         self._manager: Any = source if manager else None
         self._stream: Any = None if manager else source
-        self._items: Iterator[Any] | None = None
+        self._items: Any = None
 
     @classmethod
-    def of(cls, source: object) -> SdkSource | None:
-        """``source`` as an SDK source if it is an official SDK stream or manager (sync), else None."""
+    def of(cls, source: object) -> Self | None:
+        """``source`` as such an SDK source if it is an official SDK stream or manager of the class's kind, else None."""
         if not type(source).__module__.startswith(_SDK_PACKAGES):
             return None  # every other source, told in ~0.1 µs
-        if (found := _raw_stream_format(source, False)) is not None or (
-            found := _known(_HELPERS, source, False)
+        if (found := _raw_stream_format(source, cls._ASYNC)) is not None or (
+            found := _known(_HELPERS, source, cls._ASYNC)
         ) is not None:
             return cls(source, found, manager=False)
-        if (found := _known(_MANAGERS, source, False)) is not None:
+        if (found := _known(_MANAGERS, source, cls._ASYNC)) is not None:
             return cls(source, found, manager=True)
         return None
 
+
+class SdkSource(_Source):
+    """An official SDK stream (or a manager of one) as a source.
+
+    Its items are its body's reads when the bypass holds, else its objects, as the object path reads them; ``close``
+    closes it as the object path does (a manager is entered when reading starts and exited on close).
+    """
+
+    __slots__ = ()
+    _ASYNC = False
+
     def __iter__(self) -> Iterator[Any]:
-        self._items = self._read()
-        return self._items
+        self._items = items = self._read()
+        return items
 
     def _read(self) -> Iterator[Any]:
         if self._manager is not None:
@@ -377,7 +385,7 @@ class SdkSource:
     def close(self) -> None:
         """Stop reading and close the SDK stream (its manager's ``__exit__`` for a manager)."""
         if self._items is not None:
-            self._items.close()  # type: ignore[attr-defined]
+            self._items.close()
         if self._manager is not None:
             if self._stream is not None:
                 self._manager.__exit__(None, None, None)
@@ -385,34 +393,15 @@ class SdkSource:
             close()
 
 
-class AsyncSdkSource:
+class AsyncSdkSource(_Source):
     """The async twin of ``SdkSource``: an SDK ``AsyncStream``, async helper stream or async manager."""
 
-    __slots__ = ("_items", "_manager", "_stream", "bypassed", "format")
-
-    def __init__(self, source: object, wire_format: WireFormat, manager: bool) -> None:
-        self.format: WireFormat = wire_format
-        self.bypassed = False
-        self._manager: Any = source if manager else None
-        self._stream: Any = None if manager else source
-        self._items: Any = None
-
-    @classmethod
-    def of(cls, source: object) -> AsyncSdkSource | None:
-        """``source`` as an async SDK source if it is an official SDK async stream or manager, else None."""
-        if not type(source).__module__.startswith(_SDK_PACKAGES):
-            return None
-        if (found := _raw_stream_format(source, True)) is not None or (
-            found := _known(_HELPERS, source, True)
-        ) is not None:
-            return cls(source, found, manager=False)
-        if (found := _known(_MANAGERS, source, True)) is not None:
-            return cls(source, found, manager=True)
-        return None
+    __slots__ = ()
+    _ASYNC = True
 
     def __aiter__(self) -> AsyncIterator[Any]:
-        self._items = self._read()
-        return self._items  # type: ignore[no-any-return]
+        self._items = items = self._read()
+        return items
 
     async def _read(self) -> AsyncIterator[Any]:
         if self._manager is not None:

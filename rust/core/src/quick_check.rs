@@ -15,6 +15,8 @@
 //! The differential tests hold it to the crate on the JSON Schema Test Suite's cases in the subset, on the corpus's
 //! real schemas with generated arguments, and on the texts of `JSONTestSuite`.
 
+use std::sync::LazyLock;
+
 use jiter::{Jiter, Peek};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
@@ -91,14 +93,7 @@ impl QuickCheck {
     /// The check of `schema`, when the whole schema is in the subset.
     pub(crate) fn of(schema: &Value) -> Option<Self> {
         let root = match schema {
-            Value::Object(members) => {
-                let mut members = members.clone();
-                // A draft's name says how the keywords read; those of the subset read the same in every draft.
-                members.remove("$schema");
-                members.remove("$defs");
-                members.remove("definitions");
-                node(&Value::Object(members))?
-            }
+            Value::Object(members) => object_node(members, true)?,
             other => node(other)?,
         };
         Some(Self { root })
@@ -125,12 +120,14 @@ fn node(schema: &Value) -> Option<Node> {
             types: ANY_TYPE,
             ..Node::default()
         }),
-        Value::Object(members) => object_node(members),
+        Value::Object(members) => object_node(members, false),
         _ => None,
     }
 }
 
-fn object_node(members: &Map<String, Value>) -> Option<Node> {
+/// A subschema's node; the root's `$schema` names a draft (the subset's keywords read the same in every draft) and
+/// its `$defs` are never reached (the subset has no `$ref`).
+fn object_node(members: &Map<String, Value>, root: bool) -> Option<Node> {
     let mut found = Node {
         types: ANY_TYPE,
         ..Node::default()
@@ -166,6 +163,7 @@ fn object_node(members: &Map<String, Value>) -> Option<Node> {
                 );
             }
             annotation if ANNOTATIONS.contains(&annotation) => {}
+            "$schema" | "$defs" | "definitions" if root => {}
             _ => return None,
         }
     }
@@ -315,16 +313,11 @@ impl Seen {
 
 /// A value no keyword constrains: read for its well-formedness only, and its numbers for their length.
 fn skip(jiter: &mut Jiter<'_>, peek: Peek, depth: u32) -> Option<bool> {
-    match peek {
-        Peek::Array | Peek::Object | Peek::Null | Peek::True | Peek::False | Peek::String => {
-            let any = Node {
-                types: ANY_TYPE,
-                ..Node::default()
-            };
-            walk(&any, jiter, peek, depth)
-        }
-        number => Some(jiter.known_number_bytes(number).ok()?.len() <= LONGEST_NUMBER),
-    }
+    static ANY: LazyLock<Node> = LazyLock::new(|| Node {
+        types: ANY_TYPE,
+        ..Node::default()
+    });
+    walk(&ANY, jiter, peek, depth)
 }
 
 #[cfg(test)]
