@@ -3,6 +3,7 @@
 //! It converts Python values in (`input`), drives the core (`engine`), converts results out (`output`) and maps
 //! errors (`errors`); the algorithms live in the core crate.
 
+mod collector;
 mod dialects;
 mod engine;
 mod errors;

@@ -11,9 +11,9 @@ use rustc_hash::FxHashMap;
 use toolwire_core::validator::DEFAULT_MAX_STEPS;
 use toolwire_core::{MetaDraft, SchemaError, Violation};
 
-use crate::errors;
 use crate::input::utf8;
 use crate::output;
+use crate::{collector, errors};
 
 /// Compiled parameter schemas of a set of tools, with each tool's fingerprint. Immutable and thread-safe.
 #[pyclass(frozen, module = "toolwire._core")]
@@ -110,11 +110,12 @@ impl ToolValidators {
         }
         let core = &self.core;
         let found = py.detach(|| core.validate_batch(&batch));
-        let results = PyList::empty(py);
-        for violations in &found {
-            results.append(built(py, violations)?)?;
-        }
-        Ok(Some(results))
+        let _paused = collector::pause(py)?;
+        let results = found
+            .iter()
+            .map(|violations| built(py, violations))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, results).map(Some)
     }
 }
 

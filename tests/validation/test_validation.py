@@ -5,6 +5,7 @@ Every test runs on the Rust core and on the reference; both must give the same c
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 from types import ModuleType
@@ -240,6 +241,34 @@ def test_validate_many_lets_other_threads_run() -> None:
         done.set()
         counter.join()
     assert during > 0
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["collector-on", "collector-off"])
+def test_validate_many_builds_its_results_without_collections_and_leaves_the_collector_as_found(
+    enabled: bool,
+) -> None:
+    """20,000 results are 20,000 new lists, which would start dozens of collections: the core pauses the collector
+    while it builds them, and resumes it only if it was running."""
+    registry = ToolRegistry(TOOLS)
+    batch = [("get_weather", '{"city": "Oslo"}'), ("get_weather", '{"city": 1}')] * 10_000
+    started: list[int] = []
+
+    def record(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    was_enabled = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    gc.callbacks.append(record)
+    try:
+        found = toolwire.validate_many(batch, registry)
+        assert gc.isenabled() is enabled
+    finally:
+        gc.callbacks.remove(record)
+        (gc.enable if was_enabled else gc.disable)()
+    assert started == []
+    assert [codes(each) for each in found[:2]] == [[], [("TYPE_MISMATCH", "/city")]]
+    assert len({id(each) for each in found}) == len(batch)
 
 
 # ------------------------------------------------------------------------------------------------------- repair
