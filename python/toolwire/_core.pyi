@@ -176,7 +176,7 @@ class CallLogReader:
         self, max_lines: int
     ) -> (
         list[
-            tuple[int, list[tuple[str, str | None, int]], list[tuple[int, str, str, str | None, list[Violation]]]]
+            tuple[int, list[tuple[str, str | None]], list[tuple[int, str, str, str | None, list[Violation]]]]
             | tuple[int, bytes]
         ]
         | None
@@ -184,14 +184,18 @@ class CallLogReader:
         """Judge the next lines (at most ``max_lines``), reading the file as needed.
 
         Returns:
-            Segments in line order: ``(calls, keys, flagged)`` for a run of lines read in the core (``keys``:
-            ``(name, fingerprint, count)`` in first-seen order; ``flagged``: ``(line, name, arguments, id,
-            violations)`` for each call with any violation) and ``(line, bytes)`` for a line the Python reader reads;
-            None when no line is whole (the end of the log, or more bytes are to be fed).
+            Segments in line order: ``(calls, new_keys, flagged)`` for a run of lines read in the core
+            (``new_keys``: the ``(name, fingerprint)`` pairs first seen in it, in order, whose calls ``counts``
+            counts; ``flagged``: ``(line, name, arguments, id, violations)`` for each call with any violation) and
+            ``(line, bytes)`` for a line the Python reader reads; None when no line is whole (the end of the log, or
+            more bytes are to be fed).
 
         Raises:
             OSError: The file cannot be read.
         """
+
+    def counts(self) -> list[tuple[str, str | None, int]]:
+        """The calls read in the core so far, as ``(name, fingerprint, count)`` in first-seen order."""
 
 @final
 class ToolValidators:

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
+use rustc_hash::FxHashMap;
 use toolwire_core::replay::{Segment, replay_lines};
 
-use crate::output;
 use crate::validators::ToolValidators;
+use crate::{collector, output};
 
 /// Bytes read from a file at a time, by default: about 5,000 lines of a usual call log.
 const DEFAULT_CHUNK: usize = 1 << 20;
@@ -30,6 +31,10 @@ pub(crate) struct CallLogReader {
     line: u64,
     /// Whether the last bytes are in the buffer.
     ended: bool,
+    /// Calls read in the core per `(name, fingerprint)`, in first-seen order, and where each key stands in it: counted
+    /// here and handed over once, since a batch of a log of many tools holds almost as many keys as calls.
+    counts: Vec<((String, Option<String>), u64)>,
+    slots: FxHashMap<(String, Option<String>), usize>,
 }
 
 #[pymethods]
@@ -50,6 +55,8 @@ impl CallLogReader {
             start: 0,
             line: 1,
             ended: false,
+            counts: Vec::new(),
+            slots: FxHashMap::default(),
         })
     }
 
@@ -68,17 +75,17 @@ impl CallLogReader {
     }
 
     /// Judges the next lines (at most `max_lines`, at least one when any is whole), reading the file as needed, and
-    /// gives a list of segments: `(calls, keys, flagged)` for a run of lines read in the core (keys: `(name,
-    /// fingerprint, count)` in first-seen order; flagged: `(line, name, arguments, id, violations)` for each call
-    /// with any violation) and `(line, bytes)` for a line the Python reader reads. None when no line is whole: the
-    /// end of the log, or (fed) more bytes are needed.
+    /// gives a list of segments: `(calls, new_keys, flagged)` for a run of lines read in the core (`new_keys`: the
+    /// `(name, fingerprint)` pairs first seen in it, in order, their calls counted by `counts`; flagged: `(line, name,
+    /// arguments, id, violations)` for each call with any violation) and `(line, bytes)` for a line the Python reader
+    /// reads. None when no line is whole: the end of the log, or (fed) more bytes are needed.
     fn read<'py>(&mut self, py: Python<'py>, max_lines: usize) -> PyResult<Option<Bound<'py, PyList>>> {
         let max_lines = max_lines.max(1);
         let judged = py.detach(|| self.judge_next(max_lines))?;
         let Some((segments, end, lines)) = judged else {
             return Ok(None);
         };
-        let built = self.built(py, &segments)?;
+        let built = self.built(py, segments)?;
         self.start = end;
         self.line += lines;
         if self.ended && self.start == self.buffer.len() {
@@ -86,6 +93,14 @@ impl CallLogReader {
             self.start = 0;
         }
         Ok(Some(built))
+    }
+
+    /// The calls read in the core so far per `(name, fingerprint, count)`, in first-seen order.
+    fn counts(&self) -> Vec<(&str, Option<&str>, u64)> {
+        self.counts
+            .iter()
+            .map(|((name, fingerprint), count)| (name.as_str(), fingerprint.as_deref(), *count))
+            .collect()
     }
 }
 
@@ -134,18 +149,34 @@ impl CallLogReader {
         Ok(Some((segments, self.start + end, lines as u64)))
     }
 
-    fn built<'py>(&self, py: Python<'py>, segments: &[Segment]) -> PyResult<Bound<'py, PyList>> {
+    /// Adds `count` calls of `key`; true when it is first seen.
+    fn tally(&mut self, key: &(String, Option<String>), count: u64) -> bool {
+        if let Some(&slot) = self.slots.get(key) {
+            if let Some((_, counted)) = self.counts.get_mut(slot) {
+                *counted += count;
+            }
+            return false;
+        }
+        self.slots.insert(key.clone(), self.counts.len());
+        self.counts.push((key.clone(), count));
+        true
+    }
+
+    fn built<'py>(&mut self, py: Python<'py>, segments: Vec<Segment>) -> PyResult<Bound<'py, PyList>> {
+        let _paused = collector::pause(py)?;
         let list = PyList::empty(py);
         for segment in segments {
             match segment {
                 Segment::Calls { calls, keys, flagged } => {
-                    let keys = PyList::new(
-                        py,
-                        keys.iter()
-                            .map(|((name, fingerprint), count)| (name, fingerprint, count)),
-                    )?;
+                    let mut new_keys = Vec::new();
+                    for (key, count) in keys {
+                        if self.tally(&key, count) {
+                            new_keys.push(key);
+                        }
+                    }
+                    let keys = PyList::new(py, new_keys)?;
                     let found = PyList::empty(py);
-                    for call in flagged {
+                    for call in &flagged {
                         let violations = PyList::empty(py);
                         for violation in &call.violations {
                             violations.append(output::violation(py, violation, &[])?)?;

@@ -301,18 +301,20 @@ class _Replay:
 
         if log.stream is None:
             judge_lines()
-            return
-        stream = log.stream()
-        try:
-            read = getattr(stream, "read1", stream.read)
-            while data := read(LOG_CHUNK):
-                reader.feed(data)
+        else:
+            stream = log.stream()
+            try:
+                read = getattr(stream, "read1", stream.read)
+                while data := read(LOG_CHUNK):
+                    reader.feed(data)
+                    judge_lines()
+                reader.feed(b"", last=True)
                 judge_lines()
-            reader.feed(b"", last=True)
-            judge_lines()
-        finally:
-            if log.path is not None:
-                stream.close()
+            finally:
+                if log.path is not None:
+                    stream.close()
+        for name, fingerprint, count in reader.counts():
+            self.keys[name, fingerprint] += count
 
     def segments(self, found: list[Any], label: str, batch_size: int) -> None:
         """Count what the core found in a chunk of a log, and read the lines it handed back, in line order."""
@@ -326,9 +328,9 @@ class _Replay:
             if others:
                 self.python_lines(others, label, batch_size)
                 others = []
-            calls, found_keys, flagged = segment
-            for name, fingerprint, count in found_keys:
-                keys[name, fingerprint] += count
+            calls, new_keys, flagged = segment
+            for key in new_keys:  # the core counts its calls (`counts`); here a key only takes its place in order
+                keys[key] += 0
             invalid = 0
             for number, name, arguments, identifier, violations in flagged:
                 if self._judge(name, violations):
