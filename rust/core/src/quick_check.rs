@@ -47,17 +47,62 @@ const INTEGER: u8 = 1 << 5;
 const STRING: u8 = 1 << 6;
 const ANY_TYPE: u8 = NULL | BOOLEAN | OBJECT | ARRAY | NUMBER | INTEGER | STRING;
 
+/// Declared properties beyond which a member's name is looked up by hash rather than compared with each in turn.
+const COMPARED_IN_TURN: usize = 8;
+
 /// One subschema in the subset.
 #[derive(Debug, Default)]
 struct Node {
     types: u8,
-    properties: FxHashMap<String, (usize, Node)>,
-    required: Vec<String>,
+    properties: Properties,
+    /// The positions of the required names that are declared properties.
+    required: Vec<usize>,
+    /// Required names no property declares: undeclared members' names are then kept while an object is read.
+    required_undeclared: Vec<String>,
     additional: Additional,
     items: Option<Box<Node>>,
     allowed: Option<Vec<String>>,
-    // A required name no property declares: undeclared members' names are then kept while an object is read.
-    requires_undeclared: bool,
+}
+
+/// `properties`, in declaration order (a property's position is its index), with a table by name for many.
+#[derive(Debug, Default)]
+struct Properties {
+    declared: Vec<(String, Node)>,
+    by_name: Option<FxHashMap<String, usize>>,
+}
+
+impl Properties {
+    fn insert(&mut self, name: &str, schema: Node) {
+        self.declared.push((name.to_owned(), schema));
+    }
+
+    /// Builds the table when the properties are too many to compare in turn.
+    fn indexed(mut self) -> Self {
+        if self.declared.len() > COMPARED_IN_TURN {
+            let table = self.declared.iter().enumerate();
+            self.by_name = Some(table.map(|(position, (name, _))| (name.clone(), position)).collect());
+        }
+        self
+    }
+
+    /// The position of `name`, trying `expected` first: members mostly come in the order the schema declares them.
+    fn position_from(&self, name: &str, expected: usize) -> Option<usize> {
+        match self.declared.get(expected) {
+            Some((declared, _)) if declared == name => Some(expected),
+            _ => self.position(name),
+        }
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        match &self.by_name {
+            Some(table) => table.get(name).copied(),
+            None => self.declared.iter().position(|(declared, _)| declared == name),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.declared.len()
+    }
 }
 
 /// A member's name as the object's schema reads it.
@@ -67,11 +112,13 @@ enum Member<'n> {
 }
 
 impl Node {
-    fn member(&self, name: &str) -> Member<'_> {
-        match self.properties.get(name) {
-            Some((position, schema)) => Member::Declared(*position, schema),
-            None => Member::Undeclared(self.requires_undeclared.then(|| name.to_owned())),
-        }
+    /// What `name` is, `expected` the position of the declared property it most likely is.
+    fn member(&self, name: &str, expected: usize) -> Member<'_> {
+        let declared = self.properties.position_from(name, expected).and_then(|position| {
+            let (_, schema) = self.properties.declared.get(position)?;
+            Some(Member::Declared(position, schema))
+        });
+        declared.unwrap_or_else(|| Member::Undeclared((!self.required_undeclared.is_empty()).then(|| name.to_owned())))
     }
 }
 
@@ -132,19 +179,16 @@ fn object_node(members: &Map<String, Value>, root: bool) -> Option<Node> {
         types: ANY_TYPE,
         ..Node::default()
     };
+    let mut required = None;
     for (keyword, value) in members {
         match keyword.as_str() {
             "type" => found.types = types(value)?,
             "properties" => {
-                for (position, (name, schema)) in value.as_object()?.iter().enumerate() {
-                    found.properties.insert(name.clone(), (position, node(schema)?));
+                for (name, schema) in value.as_object()? {
+                    found.properties.insert(name, node(schema)?);
                 }
             }
-            "required" => {
-                for name in value.as_array()? {
-                    found.required.push(name.as_str()?.to_owned());
-                }
-            }
+            "required" => required = Some(value.as_array()?),
             "additionalProperties" => {
                 found.additional = match value {
                     Value::Bool(true) => Additional::Any,
@@ -167,7 +211,14 @@ fn object_node(members: &Map<String, Value>, root: bool) -> Option<Node> {
             _ => return None,
         }
     }
-    found.requires_undeclared = found.required.iter().any(|name| !found.properties.contains_key(name));
+    found.properties = found.properties.indexed();
+    for name in required.into_iter().flatten() {
+        let name = name.as_str()?;
+        match found.properties.position(name) {
+            Some(position) => found.required.push(position),
+            None => found.required_undeclared.push(name.to_owned()),
+        }
+    }
     Some(found)
 }
 
@@ -190,7 +241,8 @@ fn types(value: &Value) -> Option<u8> {
 
 /// `\u` followed by a surrogate's first digit: jiter and `serde_json` read a lone surrogate differently.
 fn escapes_surrogate(text: &[u8]) -> bool {
-    memchr::memmem::find_iter(text, b"\\u").any(|at| matches!(text.get(at + 2), Some(b'd' | b'D')))
+    memchr::memchr_iter(b'\\', text)
+        .any(|at| text.get(at + 1) == Some(&b'u') && matches!(text.get(at + 2), Some(b'd' | b'D')))
 }
 
 /// Whether the value that `peek` starts is certainly valid against `node`; `None` on any jiter error, and for a
@@ -249,12 +301,14 @@ fn object(node: &Node, jiter: &mut Jiter<'_>, depth: u32) -> Option<bool> {
     // Which declared properties were seen, for `required`; names of undeclared ones only when one is required.
     let mut seen = Seen::for_properties(node.properties.len());
     let mut undeclared_seen: Vec<String> = Vec::new();
-    let mut member = jiter.known_object().ok()?.map(|name| node.member(name));
+    let mut expected = 0;
+    let mut member = jiter.known_object().ok()?.map(|name| node.member(name, expected));
     while let Some(found) = member {
         let peek = jiter.peek().ok()?;
         let valid = match found {
             Member::Declared(position, schema) => {
                 seen.mark(position);
+                expected = position + 1;
                 walk(schema, jiter, peek, depth)?
             }
             Member::Undeclared(name) => {
@@ -269,12 +323,15 @@ fn object(node: &Node, jiter: &mut Jiter<'_>, depth: u32) -> Option<bool> {
         if !valid {
             return Some(false);
         }
-        member = jiter.next_key().ok()?.map(|name| node.member(name));
+        member = jiter.next_key().ok()?.map(|name| node.member(name, expected));
     }
-    Some(node.required.iter().all(|name| match node.properties.get(name) {
-        Some((position, _)) => seen.has(*position),
-        None => undeclared_seen.iter().any(|seen| seen == name),
-    }))
+    Some(
+        node.required.iter().all(|&position| seen.has(position))
+            && node
+                .required_undeclared
+                .iter()
+                .all(|name| undeclared_seen.iter().any(|seen| seen == name)),
+    )
 }
 
 /// The declared properties an object has shown: a bit each, in a word for the usual object (no allocation).
