@@ -2,24 +2,31 @@
 //! value: the path almost every call takes.
 //!
 //! A [`QuickCheck`] is made from a tool's schema when every subschema uses only `type`, `properties`, `required`,
-//! `additionalProperties`, `items` (one schema), `enum` of strings, and annotations (`title`, `description`,
-//! `default`, `examples`, `format`, ...); any other keyword, or a `$ref`, leaves the tool to the crate alone. It walks
+//! `additionalProperties`, `items` (one schema), `enum` and `const` of scalars, integer bounds (`minimum`, `maximum`,
+//! `exclusiveMinimum`, `exclusiveMaximum`), `minLength`, `maxLength`, `minItems`, `maxItems` ([`constraints`]), and
+//! annotations (`title`, `description`, `default`, `examples`, `format`, ...); any other keyword, or a `$ref`, leaves
+//! the tool to the crate alone. It walks
 //! the text once with jiter's pull parser, skipping what the schema does not constrain, and answers only `true`
 //! (certainly valid) or `false` (not known to be): the validator then parses and judges the text as before, so a
 //! `false` costs nothing but the walk, and findings always come from one place.
 //!
 //! `true` must never be said of text the crate would refuse or that is not one complete JSON value read as the
 //! validator reads it; so the walk says `false` to everything it does not decide exactly the same way: an integer
-//! written with a fraction or an exponent (`1.0` is an integer to JSON Schema), a `\u` escape of a surrogate (the
+//! written with a fraction or an exponent (`1.0` is an integer to JSON Schema), a number against a bound or an `enum`
+//! that it cannot compare exactly from its digits, a `\u` escape of a surrogate (the
 //! parsers disagree on lone ones), a number longer than Python converts, text that is not UTF-8, and any jiter error.
 //! The differential tests hold it to the crate on the JSON Schema Test Suite's cases in the subset, on the corpus's
 //! real schemas with generated arguments, and on the texts of `JSONTestSuite`.
 
 use std::sync::LazyLock;
 
+mod constraints;
+
 use jiter::{Jiter, Peek};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
+
+use self::constraints::{Limits, Options};
 
 /// Keywords that do not constrain a value (with the validator's options: formats and content are annotations).
 const ANNOTATIONS: &[&str] = &[
@@ -61,7 +68,9 @@ struct Node {
     required_undeclared: Vec<String>,
     additional: Additional,
     items: Option<Box<Node>>,
-    allowed: Option<Vec<String>>,
+    /// Each `enum` and `const`: the value must be one of each.
+    allowed: Vec<Options>,
+    limits: Limits,
 }
 
 /// `properties`, in declaration order (a property's position is its index), with a table by name for many.
@@ -197,18 +206,15 @@ fn object_node(members: &Map<String, Value>, root: bool) -> Option<Node> {
                 };
             }
             "items" => found.items = Some(Box::new(node(value)?)),
-            "enum" => {
-                let options = value.as_array()?;
-                found.allowed = Some(
-                    options
-                        .iter()
-                        .map(|option| option.as_str().map(str::to_owned))
-                        .collect::<Option<_>>()?,
-                );
-            }
+            "enum" => found.allowed.push(Options::of(value.as_array()?)?),
+            "const" => found.allowed.push(Options::of(std::slice::from_ref(value))?),
             annotation if ANNOTATIONS.contains(&annotation) => {}
             "$schema" | "$defs" | "definitions" if root => {}
-            _ => return None,
+            bound => {
+                if !found.limits.read(bound, value)? {
+                    return None;
+                }
+            }
         }
     }
     found.properties = found.properties.indexed();
@@ -255,28 +261,27 @@ fn walk(node: &Node, jiter: &mut Jiter<'_>, peek: Peek, depth: u32) -> Option<bo
     let valid = match peek {
         Peek::Null => {
             jiter.known_null().ok()?;
-            node.types & NULL != 0 && node.allowed.is_none()
+            node.types & NULL != 0 && node.allowed.iter().all(Options::allow_null)
         }
         Peek::True | Peek::False => {
-            jiter.known_bool(peek).ok()?;
-            node.types & BOOLEAN != 0 && node.allowed.is_none()
+            let flag = jiter.known_bool(peek).ok()?;
+            node.types & BOOLEAN != 0 && node.allowed.iter().all(|options| options.allow_bool(flag))
         }
         Peek::String => {
             let text = jiter.known_str().ok()?;
             node.types & STRING != 0
-                && node
-                    .allowed
-                    .as_ref()
-                    .is_none_or(|options| options.iter().any(|option| option == text))
+                && node.allowed.iter().all(|options| options.allow_str(text))
+                && node.limits.admit_str(text)
         }
-        Peek::Array => node.types & ARRAY != 0 && node.allowed.is_none() && array(node, jiter, inner)?,
-        Peek::Object => node.types & OBJECT != 0 && node.allowed.is_none() && object(node, jiter, inner)?,
+        Peek::Array => node.types & ARRAY != 0 && node.allowed.is_empty() && array(node, jiter, inner)?,
+        Peek::Object => node.types & OBJECT != 0 && node.allowed.is_empty() && object(node, jiter, inner)?,
         number => {
             let digits = jiter.known_number_bytes(number).ok()?;
             let integral = !digits.iter().any(|byte| matches!(byte, b'.' | b'e' | b'E'));
             digits.len() <= LONGEST_NUMBER
-                && node.allowed.is_none()
                 && (node.types & NUMBER != 0 || (integral && node.types & INTEGER != 0))
+                && node.allowed.iter().all(|options| options.allow_number(digits))
+                && node.limits.admit_number(digits)
         }
     };
     Some(valid)
@@ -284,7 +289,9 @@ fn walk(node: &Node, jiter: &mut Jiter<'_>, peek: Peek, depth: u32) -> Option<bo
 
 fn array(node: &Node, jiter: &mut Jiter<'_>, depth: u32) -> Option<bool> {
     let mut next = jiter.known_array().ok()?;
+    let mut count: u64 = 0;
     while let Some(peek) = next {
+        count += 1;
         let valid = match &node.items {
             Some(items) => walk(items, jiter, peek, depth)?,
             None => skip(jiter, peek, depth)?,
@@ -294,7 +301,7 @@ fn array(node: &Node, jiter: &mut Jiter<'_>, depth: u32) -> Option<bool> {
         }
         next = jiter.array_step().ok()?;
     }
-    Some(true)
+    Some(node.limits.items.admits(count))
 }
 
 fn object(node: &Node, jiter: &mut Jiter<'_>, depth: u32) -> Option<bool> {
@@ -401,14 +408,20 @@ mod tests {
             json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "$defs": {"x": {"not": {}}}}),
             json!({"type": ["string", "null"], "description": "d", "format": "date", "default": "x"}),
             json!({"properties": {"a": {"items": {"enum": ["x", "y"]}}}, "additionalProperties": {"type": "integer"}}),
+            json!({"properties": {"a": {"enum": [1, "x", null, true]}, "b": {"const": 2}}}),
+            json!({"minimum": 0, "exclusiveMaximum": 10.0, "minLength": 1, "maxLength": 5, "minItems": 0, "maxItems": 2}),
         ] {
             assert!(QuickCheck::of(&schema).is_some(), "{schema}");
         }
         for schema in [
             json!(false),
-            json!({"minLength": 1}),
+            json!({"pattern": "x"}),
             json!({"$ref": "#/$defs/x", "$defs": {"x": {}}}),
-            json!({"properties": {"a": {"enum": [1, "x"]}}}),
+            json!({"properties": {"a": {"enum": [[1], "x"]}}}),
+            json!({"const": {"a": 1}}),
+            json!({"maximum": 1.5}),
+            json!({"exclusiveMaximum": true, "maximum": 3}),
+            json!({"maxLength": -1}),
             json!({"items": [{"type": "string"}]}),
             json!({"type": "dict"}),
             json!({"properties": {"a": {"nullable": true}}}),
@@ -568,6 +581,31 @@ mod tests {
                 )
                 .prop_map(|types| json!({"type": types})),
                 prop::sample::subsequence(vec!["a", "b", "x"], 1..3).prop_map(|options| json!({"enum": options})),
+                prop::sample::subsequence(
+                    vec![
+                        json!("a"),
+                        json!(0),
+                        json!(5),
+                        json!(5.0),
+                        json!(1.5),
+                        json!(null),
+                        json!(true)
+                    ],
+                    1..4
+                )
+                .prop_map(|options| json!({"enum": options})),
+                prop::sample::select(vec![json!(0), json!("a"), json!(false), json!(null)])
+                    .prop_map(|only| json!({"const": only})),
+                (
+                    prop::sample::select(vec!["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
+                    prop::sample::select(vec![json!(0), json!(5), json!(-1), json!(10.0)]),
+                )
+                    .prop_map(|(keyword, bound)| json!({ keyword: bound })),
+                (
+                    prop::sample::select(vec!["minLength", "maxLength", "minItems", "maxItems"]),
+                    0_u64..3,
+                )
+                    .prop_map(|(keyword, size)| json!({ keyword: size })),
             ];
             leaf.prop_recursive(3, 24, 4, |inner| {
                 prop_oneof![
@@ -589,9 +627,26 @@ mod tests {
             let leaf = prop_oneof![
                 Just(json!(null)),
                 any::<bool>().prop_map(Value::Bool),
-                prop::sample::select(vec!["0", "-1", "1.5", "1.0", "1e2", "100000000000000000000000"])
-                    .prop_map(|number| serde_json::from_str(number).unwrap()),
-                prop::sample::select(vec!["a", "b", "x", "\\u0061"]).prop_map(|text| json!(text)),
+                prop::sample::select(vec![
+                    "0",
+                    "-0",
+                    "-1",
+                    "1.5",
+                    "1.0",
+                    "1e2",
+                    "100000000000000000000000",
+                    "5",
+                    "5.0",
+                    "5.000001",
+                    "4.9999999999999999999",
+                    "10",
+                    "10.0",
+                    "-0.5",
+                    "-1.0000001",
+                    "1e-400"
+                ])
+                .prop_map(|number| serde_json::from_str(number).unwrap()),
+                prop::sample::select(vec!["a", "b", "x", "\\u0061", "", "é", "𝄞a", "abc"]).prop_map(|text| json!(text)),
             ];
             leaf.prop_recursive(4, 32, 4, |inner| {
                 prop_oneof![
