@@ -994,13 +994,19 @@ class ToolRegistry:
         servers = [tool.type for tool in self._server_tools]
         return f"ToolRegistry(names={list(self.names)!r}, server_tools={servers!r}, fingerprint={self._fingerprint!r})"
 
-    def _compiled(self, key: object, build: Callable[[ToolRegistry], _Compiled]) -> _Compiled:
-        """``build(self)``, made once per ``key`` and kept: a registry is immutable, so its compiled forms are too."""
-        try:
-            return cast("_Compiled", self._compiled_forms[key])
-        except KeyError:
-            compiled = self._compiled_forms[key] = build(self)
-            return compiled
+    def _compiled(
+        self, build: Callable[[ToolRegistry, int, int], _Compiled], max_depth: int, max_steps: int
+    ) -> _Compiled:
+        """``build(self, max_depth, max_steps)``, made once per builder and pair of limits, and kept.
+
+        A registry is immutable, so its compiled forms are too. The key is the builder itself, not a closure made per
+        call: ``validate`` asks for the compiled form on every call.
+        """
+        key = (build, max_depth, max_steps)
+        compiled: _Compiled | None = self._compiled_forms.get(key)
+        if compiled is None:
+            compiled = self._compiled_forms[key] = build(self, max_depth, max_steps)
+        return compiled
 
     def _schema_texts(self) -> list[tuple[str, str, str]]:
         """``(name, parameters as JSON text, fingerprint)`` of every function tool, for a validator to compile."""
@@ -1166,11 +1172,11 @@ def core_validators(
     Raises:
         ImportError: The compiled extension is missing (``toolwire.reference`` works without it).
     """
+    return registry._compiled(_compile_in_core, max_depth, max_steps)
 
-    def build(tools: ToolRegistry) -> CompiledTools:
-        compiled: CompiledTools = _extension.tool_validators()(
-            tools._schema_texts(), tools._server_names(), max_depth, max_steps
-        )
-        return compiled
 
-    return registry._compiled(("core", max_depth, max_steps), build)
+def _compile_in_core(registry: ToolRegistry, max_depth: int, max_steps: int) -> CompiledTools:
+    compiled: CompiledTools = _extension.tool_validators()(
+        registry._schema_texts(), registry._server_names(), max_depth, max_steps
+    )
+    return compiled

@@ -243,6 +243,21 @@ def test_validate_many_lets_other_threads_run() -> None:
     assert during > 0
 
 
+def test_a_registry_is_compiled_once_per_implementation_and_pair_of_limits() -> None:
+    """``validate`` asks for the compiled form on every call: it is built once and kept by the registry."""
+    from toolwire.reference._tools import reference_validators
+    from toolwire.registry import core_validators
+
+    registry = ToolRegistry(TOOLS)
+    core = core_validators(registry)
+    assert core_validators(registry) is core
+    assert core_validators(registry, 8, 1_000) is core_validators(registry, 8, 1_000) is not core
+    reference = reference_validators(registry)
+    assert reference_validators(registry) is reference and reference is not core
+    toolwire.validate("get_weather", '{"city": "Oslo"}', registry)
+    assert core_validators(registry) is core
+
+
 @pytest.mark.parametrize("enabled", [True, False], ids=["collector-on", "collector-off"])
 def test_validate_many_builds_its_results_without_collections_and_leaves_the_collector_as_found(
     enabled: bool,

@@ -148,6 +148,4 @@ def reference_validators(
     registry: ToolRegistry, max_depth: int = Limits().max_depth, max_steps: int = Limits().max_validation_steps
 ) -> ReferenceTools:
     """The registry compiled by the reference, once per pair of limits."""
-    return registry._compiled(
-        ("reference", max_depth, max_steps), lambda tools: ReferenceTools(tools, max_depth, max_steps)
-    )
+    return registry._compiled(ReferenceTools, max_depth, max_steps)
