@@ -8,8 +8,7 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
-use rustc_hash::FxHashMap;
-use toolwire_core::replay::{Segment, replay_lines};
+use toolwire_core::replay::{CallCounts, Segment, replay_lines};
 
 use crate::validators::ToolValidators;
 use crate::{collector, output};
@@ -31,10 +30,9 @@ pub(crate) struct CallLogReader {
     line: u64,
     /// Whether the last bytes are in the buffer.
     ended: bool,
-    /// Calls read in the core per `(name, fingerprint)`, in first-seen order, and where each key stands in it: counted
-    /// here and handed over once, since a batch of a log of many tools holds almost as many keys as calls.
-    counts: Vec<((String, Option<String>), u64)>,
-    slots: FxHashMap<(String, Option<String>), usize>,
+    /// Calls read in the core per `(name, fingerprint)`: counted here and handed over once, since a batch of a log of
+    /// many tools holds almost as many keys as calls.
+    counts: CallCounts,
 }
 
 #[pymethods]
@@ -55,8 +53,7 @@ impl CallLogReader {
             start: 0,
             line: 1,
             ended: false,
-            counts: Vec::new(),
-            slots: FxHashMap::default(),
+            counts: CallCounts::default(),
         })
     }
 
@@ -97,10 +94,7 @@ impl CallLogReader {
 
     /// The calls read in the core so far per `(name, fingerprint, count)`, in first-seen order.
     fn counts(&self) -> Vec<(&str, Option<&str>, u64)> {
-        self.counts
-            .iter()
-            .map(|((name, fingerprint), count)| (name.as_str(), fingerprint.as_deref(), *count))
-            .collect()
+        self.counts.iter().collect()
     }
 }
 
@@ -145,36 +139,21 @@ impl CallLogReader {
             _ => (rest.len(), taken + 1),
         };
         let chunk = rest.get(..end).unwrap_or_default();
-        let segments = replay_lines(&self.validators, chunk, self.line);
+        let segments = replay_lines(&self.validators, chunk, self.line, &mut self.counts);
         Ok(Some((segments, self.start + end, lines as u64)))
     }
 
-    /// Adds `count` calls of `key`; true when it is first seen.
-    fn tally(&mut self, key: &(String, Option<String>), count: u64) -> bool {
-        if let Some(&slot) = self.slots.get(key) {
-            if let Some((_, counted)) = self.counts.get_mut(slot) {
-                *counted += count;
-            }
-            return false;
-        }
-        self.slots.insert(key.clone(), self.counts.len());
-        self.counts.push((key.clone(), count));
-        true
-    }
-
-    fn built<'py>(&mut self, py: Python<'py>, segments: Vec<Segment>) -> PyResult<Bound<'py, PyList>> {
+    fn built<'py>(&self, py: Python<'py>, segments: Vec<Segment>) -> PyResult<Bound<'py, PyList>> {
         let _paused = collector::pause(py)?;
         let list = PyList::empty(py);
         for segment in segments {
             match segment {
-                Segment::Calls { calls, keys, flagged } => {
-                    let mut new_keys = Vec::new();
-                    for (key, count) in keys {
-                        if self.tally(&key, count) {
-                            new_keys.push(key);
-                        }
-                    }
-                    let keys = PyList::new(py, new_keys)?;
+                Segment::Calls {
+                    calls,
+                    new_keys,
+                    flagged,
+                } => {
+                    let keys = PyList::new(py, new_keys.filter_map(|at| self.counts.key(at)))?;
                     let found = PyList::empty(py);
                     for call in &flagged {
                         let violations = PyList::empty(py);

@@ -15,8 +15,9 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use indexmap::{Equivalent, IndexMap};
 use jiter::{Jiter, Peek};
-use rustc_hash::FxHashMap;
+use rustc_hash::FxBuildHasher;
 
 use crate::validator::ToolValidators;
 use crate::violation::Violation;
@@ -67,8 +68,9 @@ pub enum Segment {
     Calls {
         /// Calls validated.
         calls: u64,
-        /// `(name, fingerprint)` with the number of calls that carry it, in first-seen order.
-        keys: Vec<((String, Option<String>), u64)>,
+        /// Where the `(name, fingerprint)` pairs first seen in this run stand in the [`CallCounts`] (new keys are
+        /// appended, so they are one range).
+        new_keys: std::ops::Range<usize>,
         /// The calls with any violation, in line order.
         flagged: Vec<Flagged>,
     },
@@ -438,7 +440,12 @@ pub fn plain_iso_time(text: &[u8]) -> bool {
 /// Reads and validates the lines of `chunk` (whole lines; the last may lack its line end), numbered from
 /// `first_line`: runs of lines of the usual shape validated as one batch ([`ToolValidators::validate_batch`]), the
 /// other lines handed back in place.
-pub fn replay_lines(validators: &ToolValidators, chunk: &[u8], first_line: u64) -> Vec<Segment> {
+pub fn replay_lines(
+    validators: &ToolValidators,
+    chunk: &[u8],
+    first_line: u64,
+    counts: &mut CallCounts,
+) -> Vec<Segment> {
     let mut segments = Vec::new();
     let mut run: Vec<(u64, LoggedCall<'_>)> = Vec::new();
     let mut number = first_line;
@@ -452,7 +459,7 @@ pub fn replay_lines(validators: &ToolValidators, chunk: &[u8], first_line: u64) 
             LogLine::Call(found) => run.push((number, found)),
             LogLine::Other => {
                 if !run.is_empty() {
-                    segments.push(judge(validators, &run));
+                    segments.push(judge(validators, &run, counts));
                     run.clear();
                 }
                 segments.push(Segment::Other {
@@ -465,29 +472,20 @@ pub fn replay_lines(validators: &ToolValidators, chunk: &[u8], first_line: u64) 
         start = end;
     }
     if !run.is_empty() {
-        segments.push(judge(validators, &run));
+        segments.push(judge(validators, &run, counts));
     }
     segments
 }
 
-fn judge(validators: &ToolValidators, run: &[(u64, LoggedCall<'_>)]) -> Segment {
+fn judge(validators: &ToolValidators, run: &[(u64, LoggedCall<'_>)], counts: &mut CallCounts) -> Segment {
     let pairs: Vec<(&str, &[u8])> = run
         .iter()
         .map(|(_, found)| (found.name.as_ref(), found.arguments.as_bytes()))
         .collect();
     let results = validators.validate_batch(&pairs);
-    let mut keys: Vec<((String, Option<String>), u64)> = Vec::new();
-    let mut seen: FxHashMap<(&str, Option<&str>), usize> = FxHashMap::default();
+    let known = counts.len();
     for (_, found) in run {
-        let key = (found.name.as_ref(), found.fingerprint.as_deref());
-        if let Some(&at) = seen.get(&key) {
-            if let Some((_, count)) = keys.get_mut(at) {
-                *count += 1;
-            }
-        } else {
-            seen.insert(key, keys.len());
-            keys.push(((key.0.to_owned(), key.1.map(str::to_owned)), 1));
-        }
+        counts.add(&found.name, found.fingerprint.as_deref());
     }
     let flagged = run
         .iter()
@@ -503,8 +501,61 @@ fn judge(validators: &ToolValidators, run: &[(u64, LoggedCall<'_>)]) -> Segment 
         .collect();
     Segment::Calls {
         calls: run.len() as u64,
-        keys,
+        new_keys: known..counts.len(),
         flagged,
+    }
+}
+
+/// The calls of a log counted per `(name, fingerprint)`, in first-seen order. A log of many tools holds almost as
+/// many keys as calls, so a key's strings are made once, when it is first seen, and looked up borrowed after that.
+#[derive(Debug, Default, Clone)]
+pub struct CallCounts {
+    counts: IndexMap<(String, Option<String>), u64, FxBuildHasher>,
+}
+
+/// A key looked up without making its strings; it hashes as the owned tuple does (`&str` as `str`, and `Option`'s
+/// discriminant then its value).
+#[derive(Hash)]
+struct BorrowedKey<'a>(&'a str, Option<&'a str>);
+
+impl Equivalent<(String, Option<String>)> for BorrowedKey<'_> {
+    fn equivalent(&self, key: &(String, Option<String>)) -> bool {
+        self.0 == key.0 && self.1 == key.1.as_deref()
+    }
+}
+
+impl CallCounts {
+    /// Counts one call of `name` under `fingerprint`.
+    pub fn add(&mut self, name: &str, fingerprint: Option<&str>) {
+        if let Some(count) = self.counts.get_mut(&BorrowedKey(name, fingerprint)) {
+            *count += 1;
+        } else {
+            self.counts.insert((name.to_owned(), fingerprint.map(str::to_owned)), 1);
+        }
+    }
+
+    /// How many keys were seen.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// Whether no call was counted.
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// The key seen `at`-th (from 0).
+    pub fn key(&self, at: usize) -> Option<(&str, Option<&str>)> {
+        self.counts
+            .get_index(at)
+            .map(|((name, fingerprint), _)| (name.as_str(), fingerprint.as_deref()))
+    }
+
+    /// Every key with its count, in first-seen order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Option<&str>, u64)> {
+        self.counts
+            .iter()
+            .map(|((name, fingerprint), count)| (name.as_str(), fingerprint.as_deref(), *count))
     }
 }
 
@@ -630,12 +681,18 @@ mod tests {
         let validators = ToolValidators::compile([("f", br#"{"type":"object","required":["a"]}"#.as_slice())])
             .unwrap_or_else(|_| unreachable!());
         let chunk = b"{\"name\":\"f\",\"arguments\":\"{\\\"a\\\":1}\"}\n\n{\"name\":\"f\",\"arguments\":\"{}\",\"id\":\"x\"}\nnot json\n{\"name\":\"g\",\"arguments\":\"{}\"}";
-        let segments = replay_lines(&validators, chunk, 1);
+        let mut counts = CallCounts::default();
+        let segments = replay_lines(&validators, chunk, 1, &mut counts);
         assert_eq!(segments.len(), 3);
-        let Some(Segment::Calls { calls, keys, flagged }) = segments.first() else {
+        let Some(Segment::Calls {
+            calls,
+            new_keys,
+            flagged,
+        }) = segments.first()
+        else {
             unreachable!()
         };
-        assert_eq!((*calls, keys.len()), (2, 1));
+        assert_eq!((*calls, new_keys.clone()), (2, 0..1));
         assert_eq!(flagged.len(), 1);
         assert_eq!(
             flagged.first().map(|f| (f.line, f.id.clone())),
@@ -646,5 +703,36 @@ mod tests {
             unreachable!()
         };
         assert_eq!(flagged.first().map(|f| f.line), Some(5));
+        assert_eq!(counts.iter().collect::<Vec<_>>(), [("f", None, 2), ("g", None, 1)]);
+        let again = replay_lines(&validators, chunk, 6, &mut counts);
+        let new_keys: Vec<_> = again
+            .iter()
+            .filter_map(|segment| match segment {
+                Segment::Calls { new_keys, .. } => Some(new_keys.clone()),
+                Segment::Other { .. } => None,
+            })
+            .collect();
+        assert_eq!(new_keys, [2..2, 2..2]);
+        assert_eq!(counts.iter().collect::<Vec<_>>(), [("f", None, 4), ("g", None, 2)]);
+    }
+
+    #[test]
+    fn counts_tell_a_missing_fingerprint_from_an_empty_one() {
+        let mut counts = CallCounts::default();
+        for (name, fingerprint) in [
+            ("f", None),
+            ("f", Some("")),
+            ("f", None),
+            ("g", Some("x")),
+            ("f", Some("")),
+        ] {
+            counts.add(name, fingerprint);
+        }
+        assert_eq!(
+            counts.iter().collect::<Vec<_>>(),
+            [("f", None, 2), ("f", Some(""), 2), ("g", Some("x"), 1)]
+        );
+        assert_eq!(counts.key(2), Some(("g", Some("x"))));
+        assert_eq!(counts.key(3), None);
     }
 }
