@@ -94,14 +94,6 @@ impl Properties {
         self
     }
 
-    /// The position of `name`, trying `expected` first: members mostly come in the order the schema declares them.
-    fn position_from(&self, name: &str, expected: usize) -> Option<usize> {
-        match self.declared.get(expected) {
-            Some((declared, _)) if declared == name => Some(expected),
-            _ => self.position(name),
-        }
-    }
-
     fn position(&self, name: &str) -> Option<usize> {
         match &self.by_name {
             Some(table) => table.get(name).copied(),
@@ -121,9 +113,9 @@ enum Member<'n> {
 }
 
 impl Node {
-    /// What `name` is, `expected` the position of the declared property it most likely is.
-    fn member(&self, name: &str, expected: usize) -> Member<'_> {
-        let declared = self.properties.position_from(name, expected).and_then(|position| {
+    /// What `name` is.
+    fn member(&self, name: &str) -> Member<'_> {
+        let declared = self.properties.position(name).and_then(|position| {
             let (_, schema) = self.properties.declared.get(position)?;
             Some(Member::Declared(position, schema))
         });
@@ -308,14 +300,12 @@ fn object(node: &Node, jiter: &mut Jiter<'_>, depth: u32) -> Option<bool> {
     // Which declared properties were seen, for `required`; names of undeclared ones only when one is required.
     let mut seen = Seen::for_properties(node.properties.len());
     let mut undeclared_seen: Vec<String> = Vec::new();
-    let mut expected = 0;
-    let mut member = jiter.known_object().ok()?.map(|name| node.member(name, expected));
+    let mut member = jiter.known_object().ok()?.map(|name| node.member(name));
     while let Some(found) = member {
         let peek = jiter.peek().ok()?;
         let valid = match found {
             Member::Declared(position, schema) => {
                 seen.mark(position);
-                expected = position + 1;
                 walk(schema, jiter, peek, depth)?
             }
             Member::Undeclared(name) => {
@@ -330,7 +320,7 @@ fn object(node: &Node, jiter: &mut Jiter<'_>, depth: u32) -> Option<bool> {
         if !valid {
             return Some(false);
         }
-        member = jiter.next_key().ok()?.map(|name| node.member(name, expected));
+        member = jiter.next_key().ok()?.map(|name| node.member(name));
     }
     Some(
         node.required.iter().all(|&position| seen.has(position))
