@@ -2,9 +2,9 @@
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final, Literal, TypeAlias, final
+from typing import Any, Final, Literal, Self, TypeAlias, final
 
-from toolwire._model import InvalidToolCall, Limits, StreamResult, TextDialect, ToolCall, Violation
+from toolwire._model import InvalidToolCall, Limits, Severity, StreamResult, TextDialect, ToolCall, ViolationCode
 from toolwire._pipeline._choice import ToolChoice
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "DialectParser",
     "Engine",
     "ToolValidators",
+    "Violation",
     "__version__",
     "dialect_findings",
     "frame",
@@ -228,6 +229,69 @@ class ToolValidators:
         """``validate`` for each pair, with the GIL released while the batch is checked."""
     def parameters(self) -> dict[str, Any]:
         """Each function tool's parameters schema, by name: what types the raw values a text dialect writes."""
+
+@final
+class Violation:
+    """One contract violation, as data (never an exception).
+
+    ``toolwire._model`` exports this class, and a frozen dataclass of the same fields when the extension is missing.
+
+    Attributes:
+        code: What went wrong.
+        message: A sentence for humans; differential tests never compare it.
+        severity: ``error`` makes the call (or the stream) invalid; ``warning`` and ``info`` ride along.
+        choice: The choice it concerns (0 unless the request asked for several).
+        seq: The call it concerns, by opening order in the stream; None for stream-wide findings.
+        index: The provider's ``index`` of that call as sent, when it sent one.
+        path: JSON pointer inside the arguments (``/items/0/qty``) for argument-level findings.
+        offset: Byte offset inside the call's arguments text for parse findings.
+        recoverable: Whether the model can fix it on its next turn if told.
+        data: The payload that must not be lost: a provider error event; for ``TRAILING_DATA`` on a call that was
+            over, ``{"text", "bytes", "fragments"}``; what a finding names or counts (see docs/semantics.md).
+    """
+
+    __match_args__ = ("code", "message", "severity", "choice", "seq", "index", "path", "offset", "recoverable", "data")
+
+    def __new__(
+        cls,
+        code: ViolationCode,
+        message: str,
+        severity: Severity,
+        choice: int | None = ...,
+        seq: int | None = ...,
+        index: int | None = ...,
+        path: str | None = ...,
+        offset: int | None = ...,
+        recoverable: bool = ...,
+        data: Any = ...,
+    ) -> Self: ...
+    @property
+    def code(self) -> ViolationCode: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def severity(self) -> Severity: ...
+    @property
+    def choice(self) -> int | None: ...
+    @property
+    def seq(self) -> int | None: ...
+    @property
+    def index(self) -> int | None: ...
+    @property
+    def path(self) -> str | None: ...
+    @property
+    def offset(self) -> int | None: ...
+    @property
+    def recoverable(self) -> bool: ...
+    @property
+    def data(self) -> Any: ...
+    def key(self) -> tuple[str, str, int | None, int | None, str | None]:
+        """The identity differential tests compare: (code, severity, choice, seq, path)."""
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, ``dataclasses.replace``)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
 
 def scan(
     fragments: Sequence[bytes], *, max_depth: int = 128, finish: bool = True

@@ -1,16 +1,19 @@
 """The values toolwire hands to its users: calls, violations, results and limits.
 
-Defined once in plain Python and built by both the Rust core and the pure-Python reference, so the two
-implementations return objects of the same classes and compare with ``==``.
+Both the Rust core and the pure-Python reference build these classes, so the two implementations return objects of
+the same classes and compare with ``==``. ``Violation`` is built in Rust (``rust/py/values.rs``) when the compiled
+extension is there, and is the frozen dataclass below when it is not: the reference still runs without the extension,
+and the two classes behave alike (fields, ``==``, ``hash``, ``repr``, ``__match_args__``, ``replaced``, pickling).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from toolwire.formats import WireFormat, call_entry, tool_result, turn
 
@@ -27,6 +30,7 @@ __all__ = [
     "ToolCall",
     "Violation",
     "ViolationCode",
+    "replaced",
 ]
 
 
@@ -153,7 +157,7 @@ VIOLATION_TABLE: dict[ViolationCode, tuple[Literal["call", "stream", "call/strea
 
 
 @dataclass(frozen=True, slots=True)
-class Violation:
+class _Violation:
     """One contract violation, as data (never an exception).
 
     Attributes:
@@ -184,6 +188,35 @@ class Violation:
     def key(self) -> tuple[str, str, int | None, int | None, str | None]:
         """The identity differential tests compare: (code, severity, choice, seq, path)."""
         return (self.code.value, self.severity.value, self.choice, self.seq, self.path)
+
+    def __replace__(self, **changes: Any) -> _Violation:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, as Python 3.13 adds it)."""
+        return dataclasses.replace(self, **changes)
+
+
+# Its repr and pickling name it as users know it: this module's ``Violation`` it is when the extension is missing.
+_Violation.__name__ = _Violation.__qualname__ = "Violation"
+
+if TYPE_CHECKING:
+    from toolwire._core import Violation
+else:
+    try:
+        from toolwire._core import Violation  # built in Rust (see the module's docstring)
+    except ImportError:  # no compiled extension
+        Violation = _Violation
+
+_Value = TypeVar("_Value")
+
+
+def replaced(value: _Value, **changes: Any) -> _Value:
+    """A copy of a value of this module with the fields named in ``changes`` replaced, whichever class built it.
+
+    ``dataclasses.replace`` reads a dataclass's fields, which a class built in Rust has not; ``copy.replace`` is
+    Python 3.13's. Both classes of a value have ``__replace__``.
+    """
+    replace: Any = getattr(value, "__replace__")  # noqa: B009 - typed as Any: a dataclass's is added on 3.13 only
+    made: _Value = replace(**changes)
+    return made
 
 
 #: The ``extra`` of a call that has none: one shared, read-only mapping.

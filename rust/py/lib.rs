@@ -14,6 +14,7 @@ mod replay;
 mod scan;
 mod snapshot;
 mod validators;
+mod values;
 
 #[pyo3::pymodule(gil_used = false)]
 mod _core {
@@ -31,6 +32,8 @@ mod _core {
     use crate::scan::{frame, frame_body, framing_of, scan};
     #[pymodule_export]
     use crate::validators::{ToolValidators, schema_problems};
+    #[pymodule_export]
+    use crate::values::Violation;
 
     #[pymodule_init]
     fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {

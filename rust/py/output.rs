@@ -3,6 +3,7 @@
 //! Python objects are created only here, when a call or a finding is handed to the user. A call's `arguments`
 //! are built straight from its bytes by jiter, as pydantic-core does.
 
+use crate::values;
 use jiter::{FloatMode, PartialMode, PythonParse, StringCacheMode};
 use pyo3::IntoPyObjectExt;
 use pyo3::intern;
@@ -29,8 +30,6 @@ struct Classes {
     invalid_tool_call: Py<PyType>,
     tool_call_slots: Option<Slots>,
     invalid_tool_call_slots: Option<Slots>,
-    violation: Py<PyType>,
-    violation_slots: Option<Slots>,
     codes: Vec<Py<PyAny>>,
     severities: [Py<PyAny>; 3],
 }
@@ -49,14 +48,11 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
         let severity = |name: &str| severity_enum.getattr(name).map(Bound::unbind);
         let tool_call = model.getattr("ToolCall")?.cast_into::<PyType>()?;
         let invalid_tool_call = model.getattr("InvalidToolCall")?.cast_into::<PyType>()?;
-        let violation = model.getattr("Violation")?.cast_into::<PyType>()?;
         Ok(Classes {
             tool_call_slots: Slots::of(&tool_call)?,
             invalid_tool_call_slots: Slots::of(&invalid_tool_call)?,
             tool_call: tool_call.unbind(),
             invalid_tool_call: invalid_tool_call.unbind(),
-            violation_slots: Slots::of(&violation)?,
-            violation: violation.unbind(),
             codes,
             severities: [severity("ERROR")?, severity("WARNING")?, severity("INFO")?],
         })
@@ -197,20 +193,19 @@ pub(crate) fn violation<'py>(
         Some(ViolationData::Json(value)) => json_value(py, value)?,
         Some(other) => tally(py, other)?,
     };
-    let fields = [
-        code.into_bound(py),
-        violation.message.as_str().into_bound_py_any(py)?,
-        severity.bind(py).clone(),
-        violation.choice.into_bound_py_any(py)?,
-        violation.seq.into_bound_py_any(py)?,
-        violation.index.into_bound_py_any(py)?,
-        violation.path.as_deref().into_bound_py_any(py)?,
-        violation.offset.into_bound_py_any(py)?,
-        violation.recoverable().into_bound_py_any(py)?,
-        data.into_bound(py),
-    ];
-    // Made as calls are (`Slots`): a stream of many findings spent a microsecond on each in the generated __init__.
-    instance(classes.violation.bind(py), classes.violation_slots.as_ref(), fields)
+    let made = values::Violation {
+        code,
+        message: violation.message.as_str().into_py_any(py)?,
+        severity: severity.clone_ref(py),
+        choice: violation.choice.into_py_any(py)?,
+        seq: violation.seq.into_py_any(py)?,
+        index: violation.index.into_py_any(py)?,
+        path: violation.path.as_deref().into_py_any(py)?,
+        offset: violation.offset.into_py_any(py)?,
+        recoverable: violation.recoverable().into_py_any(py)?,
+        data,
+    };
+    Ok(Bound::new(py, made)?.into_any())
 }
 
 /// JSON text (a chunk's error payload or usage, as raw bytes) as Python objects, built as jiter builds arguments.

@@ -163,11 +163,14 @@ def plain(value: Any, payload: bool = False) -> Any:
     """
     if hasattr(value, "model_dump") and type(value).__module__.startswith(("openai.", "anthropic.")):
         return plain(value.model_dump(exclude_unset=True, by_alias=True), payload=True)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = dataclasses.fields(value)
+    if (dataclasses.is_dataclass(value) and not isinstance(value, type)) or isinstance(value, toolwire.Violation):
+        # Every field: a dataclass's, or those of a value class built in Rust (its __match_args__).
+        names = getattr(type(value), "__match_args__", ())
+        if dataclasses.is_dataclass(value):
+            names = tuple(f.name for f in dataclasses.fields(value))
         return (
             type(value).__name__,
-            tuple((f.name, plain(getattr(value, f.name), payload or f.name in PAYLOADS)) for f in fields),
+            tuple((name, plain(getattr(value, name), payload or name in PAYLOADS)) for name in names),
         )
     if isinstance(value, Mapping):
         items = ((strict(key), plain(item, payload)) for key, item in value.items())

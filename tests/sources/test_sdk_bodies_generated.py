@@ -64,6 +64,7 @@ from tests.support.strategies_chat import ChatCase, chat_streams, junk_streams
 from tests.support.strategies_chat import hostile_streams as hostile_chat_streams
 from tests.support.strategies_formats import FormatCase, format_streams, hostile_streams, render_bytes
 from toolwire import MalformedChunkError
+from toolwire._model import replaced
 from toolwire._pipeline import _sdk_bodies
 
 SDK_FORMATS = ("openai-chat", "openai-responses", "anthropic-messages")
@@ -171,7 +172,7 @@ def comparable(value: Any) -> Any:
 def unsaid(value: Any) -> Any:
     """A ``PROVIDER_ERROR`` without its message; any other value as it is."""
     code = getattr(getattr(value, "code", None), "value", None)
-    return dataclasses.replace(value, message="") if code == "PROVIDER_ERROR" else value
+    return replaced(value, message="") if code == "PROVIDER_ERROR" else value
 
 
 @contextmanager

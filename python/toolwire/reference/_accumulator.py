@@ -8,7 +8,6 @@ differential tests hold the two together. Nothing here knows a wire format: deco
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -24,6 +23,7 @@ from toolwire._model import (
     ToolCall,
     Violation,
     ViolationCode,
+    replaced,
 )
 from toolwire._pipeline._choice import ToolChoice
 from toolwire.reference._numbers import NUMBER_TOO_LONG, loads_arguments
@@ -110,7 +110,7 @@ class _Tally:
 
     def violation(self) -> Violation:
         data: dict[str, Any] = {} if self.text is None else {"text": bytes(self.text).decode("utf-8", "replace")}
-        return dataclasses.replace(self.found, data=data | self.counts)
+        return replaced(self.found, data=data | self.counts)
 
 
 #: A list of violations within ``Limits.max_violations``, its tallies growing in place.
@@ -1035,7 +1035,7 @@ class Accumulator:
         else:
             return
         for violation in found:
-            adopted = dataclasses.replace(violation, choice=call.choice, seq=call.seq, index=call.index)
+            adopted = replaced(violation, choice=call.choice, seq=call.seq, index=call.index)
             self._keep(call.violations, adopted, call.scope)
 
     def amend(self, call: Emitted) -> None:
