@@ -1,17 +1,23 @@
 """The Rust extension behind toolwire (hand-written stub with the docstrings of the Rust objects)."""
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final, Literal, Self, TypeAlias, final
 
-from toolwire._model import InvalidToolCall, Limits, Severity, StreamResult, TextDialect, ToolCall, ViolationCode
+from toolwire._model import Limits, Severity, TextDialect, ViolationCode
 from toolwire._pipeline._choice import ToolChoice
+from toolwire.formats import WireFormat
 
 __all__ = [
     "DIALECT_NAMES",
     "CallLogReader",
+    "ChoiceResult",
     "DialectParser",
     "Engine",
+    "InvalidToolCall",
+    "OutputItem",
+    "StreamResult",
+    "ToolCall",
     "ToolValidators",
     "Violation",
     "__version__",
@@ -287,6 +293,273 @@ class Violation:
     def data(self) -> Any: ...
     def key(self) -> tuple[str, str, int | None, int | None, str | None]:
         """The identity differential tests compare: (code, severity, choice, seq, path)."""
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, ``dataclasses.replace``)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class ToolCall:
+    """A whole, valid tool call, ready to dispatch.
+
+    ``toolwire._model`` exports this class, and a frozen dataclass of the same fields when the extension is missing
+    (its docstring says what each field holds).
+    """
+
+    __match_args__ = (
+        "id",
+        "name",
+        "arguments",
+        "arguments_json",
+        "seq",
+        "index",
+        "choice",
+        "violations",
+        "tool_fingerprint",
+        "extra",
+        "input",
+    )
+
+    def __new__(
+        cls,
+        id: str,
+        name: str,
+        arguments: dict[str, Any],
+        arguments_json: str | None,
+        seq: int,
+        index: int | None,
+        choice: int,
+        violations: tuple[Violation, ...] = ...,
+        tool_fingerprint: str | None = ...,
+        extra: Mapping[str, Any] = ...,
+        input: str | None = ...,
+    ) -> Self: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def arguments(self) -> dict[str, Any]: ...
+    @property
+    def arguments_json(self) -> str | None: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def index(self) -> int | None: ...
+    @property
+    def choice(self) -> int: ...
+    @property
+    def ok(self) -> Literal[True]:
+        """Always True: a ``ToolCall`` is valid by construction."""
+    @property
+    def violations(self) -> tuple[Violation, ...]: ...
+    @property
+    def tool_fingerprint(self) -> str | None: ...
+    @property
+    def extra(self) -> Mapping[str, Any]: ...
+    @property
+    def input(self) -> str | None: ...
+    def to_history(self, format: WireFormat) -> dict[str, Any]:
+        """This call as the assistant side of a conversation records it, its id echoed exactly."""
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, ``dataclasses.replace``)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class InvalidToolCall:
+    """A tool call that must not be dispatched; it still carries everything that arrived for it.
+
+    ``toolwire._model`` exports this class, and a frozen dataclass of the same fields when the extension is missing
+    (its docstring says what each field holds).
+    """
+
+    __match_args__ = (
+        "id",
+        "name",
+        "arguments",
+        "arguments_json",
+        "seq",
+        "index",
+        "choice",
+        "errors",
+        "violations",
+        "tool_fingerprint",
+        "extra",
+        "input",
+    )
+
+    def __new__(
+        cls,
+        id: str,
+        name: str | None,
+        arguments: Any,
+        arguments_json: str | None,
+        seq: int,
+        index: int | None,
+        choice: int,
+        errors: tuple[Violation, ...],
+        violations: tuple[Violation, ...] = ...,
+        tool_fingerprint: str | None = ...,
+        extra: Mapping[str, Any] = ...,
+        input: str | None = ...,
+    ) -> Self: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def arguments(self) -> Any: ...
+    @property
+    def arguments_json(self) -> str | None: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def index(self) -> int | None: ...
+    @property
+    def choice(self) -> int: ...
+    @property
+    def errors(self) -> tuple[Violation, ...]: ...
+    @property
+    def ok(self) -> Literal[False]:
+        """Always False."""
+    def to_tool_result(self, format: WireFormat) -> dict[str, Any]:
+        """The tool-result message that tells the model what was wrong, so it can try again on its next turn."""
+    @property
+    def violations(self) -> tuple[Violation, ...]: ...
+    @property
+    def tool_fingerprint(self) -> str | None: ...
+    @property
+    def extra(self) -> Mapping[str, Any]: ...
+    @property
+    def input(self) -> str | None: ...
+    def to_history(self, format: WireFormat) -> dict[str, Any]:
+        """This call as the assistant side of a conversation records it, its id echoed exactly."""
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, ``dataclasses.replace``)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class ChoiceResult:
+    """What one choice of the response brought besides its calls.
+
+    Attributes:
+        choice: The choice index.
+        text: Its concatenated content text.
+        finish_reason: Its first non-null finish reason, or None.
+    """
+
+    __match_args__ = ("choice", "text", "finish_reason")
+
+    def __new__(cls, choice: int, text: str, finish_reason: str | None) -> Self: ...
+    @property
+    def choice(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def finish_reason(self) -> str | None: ...
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, ``dataclasses.replace``)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class OutputItem:
+    """A piece of the assistant turn that is not a client tool call, kept for the next request.
+
+    Anthropic content blocks (text, thinking with its signature, redacted thinking, server tool use and results),
+    Responses output items (message, reasoning, built-in tool calls and their outputs), Gemini parts other than
+    calls, Bedrock reasoning blocks: each as the provider's own JSON shape, completed from its deltas.
+
+    Attributes:
+        after_calls: How many calls of the stream were opened before it, which places it among them.
+        value: The block, item or part, as the provider's JSON object.
+    """
+
+    __match_args__ = ("after_calls", "value")
+
+    def __new__(cls, after_calls: int, value: dict[str, Any]) -> Self: ...
+    @property
+    def after_calls(self) -> int: ...
+    @property
+    def value(self) -> dict[str, Any]: ...
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, ``dataclasses.replace``)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class StreamResult:
+    """Everything a stream brought, settled once it has ended.
+
+    Attributes:
+        calls: The valid calls, ordered by (choice, seq).
+        invalid_calls: The invalid calls, ordered by (choice, seq).
+        finish_reason: The first non-null finish reason of choice 0 (or of the lowest choice seen).
+        usage: The last usage payload the stream carried, as sent.
+        text: The content text of that same choice.
+        violations: Stream-level findings.
+        choices: Text and finish reason of every choice seen.
+        output: The turn's other pieces in order (see ``OutputItem``): thinking, reasoning, server tool calls.
+        format: The wire format the stream was read as (named or detected), or None when nothing told it.
+    """
+
+    __match_args__ = (
+        "calls",
+        "invalid_calls",
+        "finish_reason",
+        "usage",
+        "text",
+        "violations",
+        "choices",
+        "output",
+        "format",
+    )
+
+    def __new__(
+        cls,
+        calls: tuple[ToolCall, ...] = ...,
+        invalid_calls: tuple[InvalidToolCall, ...] = ...,
+        finish_reason: str | None = ...,
+        usage: Any = ...,
+        text: str = ...,
+        violations: tuple[Violation, ...] = ...,
+        choices: tuple[ChoiceResult, ...] = ...,
+        output: tuple[OutputItem, ...] = ...,
+        format: str | None = ...,
+    ) -> Self: ...
+    @property
+    def calls(self) -> tuple[ToolCall, ...]: ...
+    @property
+    def invalid_calls(self) -> tuple[InvalidToolCall, ...]: ...
+    @property
+    def finish_reason(self) -> str | None: ...
+    @property
+    def usage(self) -> Any: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def violations(self) -> tuple[Violation, ...]: ...
+    @property
+    def choices(self) -> tuple[ChoiceResult, ...]: ...
+    @property
+    def output(self) -> tuple[OutputItem, ...]: ...
+    @property
+    def format(self) -> str | None: ...
+    @property
+    def server_calls(self) -> tuple[dict[str, Any], ...]:
+        """The calls the provider ran itself, as sent (their results, kept in ``output`` too, are not calls)."""
+    @property
+    def ok(self) -> bool:
+        """True when no call is invalid and no stream-level violation is an error."""
+    def to_history(self, format: WireFormat) -> Any:
+        """The assistant turn of the first choice, ready to append to the next request, ids echoed exactly."""
     def __replace__(self, **changes: Any) -> Self:
         """A copy with the fields named in ``changes`` replaced (``copy.replace``, ``dataclasses.replace``)."""
     def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...

@@ -1,8 +1,9 @@
 """The values toolwire hands to its users: calls, violations, results and limits.
 
 Both the Rust core and the pure-Python reference build these classes, so the two implementations return objects of
-the same classes and compare with ``==``. ``Violation`` is built in Rust (``rust/py/values.rs``) when the compiled
-extension is there, and is the frozen dataclass below when it is not: the reference still runs without the extension,
+the same classes and compare with ``==``. ``Violation``, ``ToolCall``, ``InvalidToolCall``, ``StreamResult``,
+``ChoiceResult`` and ``OutputItem`` are built in Rust (``rust/py/values.rs``) when the compiled extension is there, and
+are the frozen dataclasses below when it is not: the reference still runs without the extension,
 and the two classes behave alike (fields, ``==``, ``hash``, ``repr``, ``__match_args__``, ``replaced``, pickling).
 """
 
@@ -10,9 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from toolwire.formats import WireFormat, call_entry, tool_result, turn
@@ -219,8 +219,32 @@ def replaced(value: _Value, **changes: Any) -> _Value:
     return made
 
 
+class _NoExtra(Mapping[str, Any]):
+    """The ``extra`` of a call that has none: an empty, read-only mapping that pickles as this module's one instance.
+
+    A ``MappingProxyType`` is read-only too, but cannot be pickled, and neither could a call holding one.
+    """
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+    def __reduce__(self) -> str:
+        return "_NO_EXTRA"
+
+
 #: The ``extra`` of a call that has none: one shared, read-only mapping.
-_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+_NO_EXTRA: Mapping[str, Any] = _NoExtra()
 
 
 def _no_extra() -> Mapping[str, Any]:
@@ -228,7 +252,7 @@ def _no_extra() -> Mapping[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCall:
+class _ToolCall:
     """A whole, valid tool call, ready to dispatch.
 
     Attributes:
@@ -268,6 +292,10 @@ class ToolCall:
         """Always True: a ``ToolCall`` is valid by construction."""
         return True
 
+    def __replace__(self, **changes: Any) -> _ToolCall:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, as Python 3.13 adds it)."""
+        return dataclasses.replace(self, **changes)
+
     def to_history(self, format: WireFormat) -> dict[str, Any]:
         """This call as the assistant side of a conversation records it, its id echoed exactly.
 
@@ -289,7 +317,7 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidToolCall:
+class _InvalidToolCall:
     """A tool call that must not be dispatched; it still carries everything that arrived for it.
 
     Attributes:
@@ -326,6 +354,10 @@ class InvalidToolCall:
     def ok(self) -> Literal[False]:
         """Always False."""
         return False
+
+    def __replace__(self, **changes: Any) -> _InvalidToolCall:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, as Python 3.13 adds it)."""
+        return dataclasses.replace(self, **changes)
 
     def to_history(self, format: WireFormat) -> dict[str, Any]:
         """This call as the assistant side of a conversation records it (see ``ToolCall.to_history``).
@@ -365,7 +397,7 @@ class InvalidToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class ChoiceResult:
+class _ChoiceResult:
     """What one choice of the response brought besides its calls.
 
     Attributes:
@@ -395,7 +427,7 @@ class Pending:
 
 
 @dataclass(frozen=True, slots=True)
-class OutputItem:
+class _OutputItem:
     """A piece of the assistant turn that is not a client tool call, kept for the next request.
 
     Anthropic content blocks (text, thinking with its signature, redacted thinking, server tool use and results),
@@ -428,7 +460,7 @@ def _is_server_call(value: dict[str, Any]) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class StreamResult:
+class _StreamResult:
     """Everything a stream brought, settled once it has ended.
 
     Attributes:
@@ -453,6 +485,10 @@ class StreamResult:
     output: tuple[OutputItem, ...] = ()
     format: str | None = None
 
+    def __replace__(self, **changes: Any) -> _StreamResult:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, as Python 3.13 adds it)."""
+        return dataclasses.replace(self, **changes)
+
     @property
     def server_calls(self) -> tuple[dict[str, Any], ...]:
         """The calls the provider ran itself, as sent (their results, kept in ``output`` too, are not calls).
@@ -461,7 +497,7 @@ class StreamResult:
         (``web_search_call``, ``tool_search_call``, a ``custom_tool_call`` the provider ran, ...), Bedrock ``toolUse``
         blocks of type ``server_tool_use``, Gemini ``executableCode`` and ``toolCall`` parts.
         """
-        return tuple(item.value for item in self.output if _is_server_call(item.value))
+        return server_calls(self)
 
     def to_history(self, format: WireFormat) -> Any:
         """The assistant turn of the first choice, ready to append to the next request, ids echoed exactly.
@@ -489,7 +525,31 @@ class StreamResult:
     @property
     def ok(self) -> bool:
         """True when no call is invalid and no stream-level violation is an error."""
-        return not self.invalid_calls and all(v.severity is not Severity.ERROR for v in self.violations)
+        return result_ok(self)
+
+
+def server_calls(result: StreamResult | _StreamResult) -> tuple[dict[str, Any], ...]:
+    """``StreamResult.server_calls``, for either class of a result."""
+    return tuple(item.value for item in result.output if _is_server_call(item.value))
+
+
+def result_ok(result: StreamResult | _StreamResult) -> bool:
+    """``StreamResult.ok``, for either class of a result."""
+    return not result.invalid_calls and all(v.severity is not Severity.ERROR for v in result.violations)
+
+
+# Their reprs and pickling name them as users know them: this module's classes they are without the extension.
+_FALLBACKS = (_ToolCall, _InvalidToolCall, _ChoiceResult, _OutputItem, _StreamResult)
+for _fallback in _FALLBACKS:
+    _fallback.__name__ = _fallback.__qualname__ = _fallback.__name__.removeprefix("_")
+
+if TYPE_CHECKING:
+    from toolwire._core import ChoiceResult, InvalidToolCall, OutputItem, StreamResult, ToolCall
+else:
+    try:  # built in Rust (see the module's docstring)
+        from toolwire._core import ChoiceResult, InvalidToolCall, OutputItem, StreamResult, ToolCall
+    except ImportError:  # no compiled extension
+        ToolCall, InvalidToolCall, ChoiceResult, OutputItem, StreamResult = _FALLBACKS
 
 
 #: jiter (which builds the Python objects in the core) refuses nesting deeper than this.

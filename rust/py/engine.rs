@@ -3,6 +3,7 @@
 //! `toolwire/_pipeline/_api.py` drives it (the same interface as the reference engine); `pull` keeps the whole chunk
 //! loop in Rust, so Python code runs once per call handed over, not once per chunk.
 
+use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -19,9 +20,9 @@ use toolwire_core::{Accumulator, ChunkError, Config, Decoder, Emit, EventExtras,
 use crate::errors::{is_malformed_chunk, malformed_chunk};
 use crate::handover::HandOver;
 use crate::input::{KindCache, canonical_text, read_chunk};
-use crate::output;
 use crate::snapshot::Partial;
 use crate::validators::ToolValidators;
+use crate::{output, values};
 
 /// Reassembles one stream (the engine behind `toolwire.reassemble`).
 #[pyclass(module = "toolwire._core")]
@@ -241,15 +242,6 @@ impl Engine {
 
     /// The `StreamResult` so far: every call the core handed over is in it, whatever exception came in between.
     fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        static RESULT_CLASSES: PyOnceLock<(Py<PyType>, Py<PyType>, Py<PyType>)> = PyOnceLock::new();
-        let (result_class, choice_class, item_class) = RESULT_CLASSES.get_or_try_init(py, || {
-            let model = py.import("toolwire._model")?;
-            Ok::<_, PyErr>((
-                model.getattr("StreamResult")?.cast_into::<PyType>()?.unbind(),
-                model.getattr("ChoiceResult")?.cast_into::<PyType>()?.unbind(),
-                model.getattr("OutputItem")?.cast_into::<PyType>()?.unbind(),
-            ))
-        })?;
         self.collect(py)?;
         let (calls, invalid) = self.calls.calls(py);
         let choices = self
@@ -262,9 +254,12 @@ impl Engine {
                     .as_deref()
                     .map(|reason| output::text(py, reason))
                     .transpose()?;
-                choice_class
-                    .bind(py)
-                    .call1((choice.choice, output::text(py, &choice.text)?, finish))
+                let made = values::ChoiceResult {
+                    choice: choice.choice.into_py_any(py)?,
+                    text: output::text(py, &choice.text)?.into_any().unbind(),
+                    finish_reason: finish.into_py_any(py)?,
+                };
+                Bound::new(py, made)
             })
             .collect::<PyResult<Vec<_>>>()?;
         let usage = match &self.usage {
@@ -278,11 +273,8 @@ impl Engine {
         };
         // The result's finish reason and text are those of the lowest choice: reuse its strings, built once.
         let (finish_reason, text) = match choices.first() {
-            Some(first) => (
-                first.getattr(intern!(py, "finish_reason"))?,
-                first.getattr(intern!(py, "text"))?,
-            ),
-            None => (py.None().into_bound(py), PyString::new(py, "").into_any()),
+            Some(first) => (first.get().finish_reason.clone_ref(py), first.get().text.clone_ref(py)),
+            None => (py.None(), PyString::new(py, "").into_any().unbind()),
         };
         let violations = self
             .accumulator
@@ -300,22 +292,25 @@ impl Engine {
         let output = items
             .iter()
             .map(|item| {
-                item_class
-                    .bind(py)
-                    .call1((item.after_calls, output::json_bytes(py, &item.json)?))
+                let made = values::OutputItem {
+                    after_calls: item.after_calls.into_py_any(py)?,
+                    value: output::json_bytes(py, &item.json)?.unbind(),
+                };
+                Bound::new(py, made)
             })
             .collect::<PyResult<Vec<_>>>()?;
-        result_class.bind(py).call1((
-            PyTuple::new(py, calls)?,
-            PyTuple::new(py, invalid)?,
+        let made = values::StreamResult {
+            calls: PyTuple::new(py, calls)?.into_any().unbind(),
+            invalid_calls: PyTuple::new(py, invalid)?.into_any().unbind(),
             finish_reason,
-            usage,
+            usage: usage.into_py_any(py)?,
             text,
-            PyTuple::new(py, violations)?,
-            PyTuple::new(py, choices)?,
-            PyTuple::new(py, output)?,
-            self.decoder.format().map(Format::name),
-        ))
+            violations: PyTuple::new(py, violations)?.into_any().unbind(),
+            choices: PyTuple::new(py, choices)?.into_any().unbind(),
+            output: PyTuple::new(py, output)?.into_any().unbind(),
+            format: self.decoder.format().map(Format::name).into_py_any(py)?,
+        };
+        Ok(Bound::new(py, made)?.into_any())
     }
 }
 

@@ -9,7 +9,7 @@ use pyo3::IntoPyObjectExt;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use toolwire_core::kept::{self, Scope};
 use toolwire_core::validator::number_too_long;
 use toolwire_core::{Arguments, HandedOver, Severity, Violation, ViolationCode, ViolationData};
@@ -24,12 +24,8 @@ const PARSER: PythonParse = PythonParse {
     float_mode: FloatMode::Float,
 };
 
-/// The classes of `toolwire._model`, imported once.
+/// The enum members of `toolwire._model` a violation holds, imported once.
 struct Classes {
-    tool_call: Py<PyType>,
-    invalid_tool_call: Py<PyType>,
-    tool_call_slots: Option<Slots>,
-    invalid_tool_call_slots: Option<Slots>,
     codes: Vec<Py<PyAny>>,
     severities: [Py<PyAny>; 3],
 }
@@ -46,104 +42,11 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
             .collect::<PyResult<Vec<_>>>()?;
         let severity_enum = model.getattr("Severity")?;
         let severity = |name: &str| severity_enum.getattr(name).map(Bound::unbind);
-        let tool_call = model.getattr("ToolCall")?.cast_into::<PyType>()?;
-        let invalid_tool_call = model.getattr("InvalidToolCall")?.cast_into::<PyType>()?;
         Ok(Classes {
-            tool_call_slots: Slots::of(&tool_call)?,
-            invalid_tool_call_slots: Slots::of(&invalid_tool_call)?,
-            tool_call: tool_call.unbind(),
-            invalid_tool_call: invalid_tool_call.unbind(),
             codes,
             severities: [severity("ERROR")?, severity("WARNING")?, severity("INFO")?],
         })
     })
-}
-
-/// How the instances of a frozen, slotted dataclass are made without its generated `__init__`: a bare instance, then
-/// each field's slot set through its descriptor, the defaults of the fields not given as `__init__` fills them.
-///
-/// The `__init__` sets each field with `object.__setattr__` from Python code, which was half the cost of handing a
-/// call over (several microseconds a call, a tenth of a delta's budget in a text of many calls). The instance is the
-/// same: the same slots hold the same values, and a class with a `__post_init__`, or that is no such dataclass, is
-/// not made this way (`Slots::of` gives None and the class is called).
-struct Slots {
-    new: Py<PyAny>,
-    // Each field's `__set__`, in the order of the fields.
-    setters: Vec<Py<PyAny>>,
-    // Each field's default: a value, or a factory called per instance, as `__init__` calls it.
-    defaults: Vec<Default>,
-}
-
-enum Default {
-    None,
-    Value(Py<PyAny>),
-    Factory(Py<PyAny>),
-}
-
-impl Slots {
-    fn of(class: &Bound<'_, PyType>) -> PyResult<Option<Self>> {
-        let py = class.py();
-        let params = class.getattr(intern!(py, "__dataclass_params__"))?;
-        if !params.getattr("frozen")?.is_truthy()? || class.hasattr("__post_init__")? {
-            return Ok(None);
-        }
-        let dataclasses = py.import("dataclasses")?;
-        let missing = dataclasses.getattr("MISSING")?;
-        let own = class.getattr(intern!(py, "__dict__"))?;
-        let mut setters = Vec::new();
-        let mut defaults = Vec::new();
-        for field in dataclasses.call_method1("fields", (class,))?.try_iter()? {
-            let field = field?;
-            let name = field.getattr("name")?;
-            let Ok(descriptor) = own.get_item(&name) else {
-                return Ok(None); // not a slot of this class
-            };
-            if !descriptor.hasattr("__set__")? || !field.getattr("init")?.is_truthy()? {
-                return Ok(None);
-            }
-            setters.push(descriptor.getattr("__set__")?.unbind());
-            let default = field.getattr("default")?;
-            let factory = field.getattr("default_factory")?;
-            defaults.push(if !default.is(&missing) {
-                Default::Value(default.unbind())
-            } else if !factory.is(&missing) {
-                Default::Factory(factory.unbind())
-            } else {
-                Default::None
-            });
-        }
-        let new = py.import("builtins")?.getattr("object")?.getattr("__new__")?.unbind();
-        Ok(Some(Self { new, setters, defaults }))
-    }
-
-    /// An instance of `class` with `values` as its first fields and the rest at their defaults; None when the values
-    /// do not fit its fields (the class is then called).
-    fn make<'py>(
-        &self,
-        class: &Bound<'py, PyType>,
-        values: &[Bound<'py, PyAny>],
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let py = class.py();
-        if values.len() > self.setters.len()
-            || self
-                .defaults
-                .get(values.len()..)
-                .is_some_and(|rest| rest.iter().any(|default| matches!(default, Default::None)))
-        {
-            return Ok(None);
-        }
-        let instance = self.new.bind(py).call1((class,))?;
-        for (at, setter) in self.setters.iter().enumerate() {
-            let value = match (values.get(at), self.defaults.get(at)) {
-                (Some(value), _) => value.clone(),
-                (None, Some(Default::Value(value))) => value.bind(py).clone(),
-                (None, Some(Default::Factory(factory))) => factory.bind(py).call0()?,
-                (None, _) => return Ok(None),
-            };
-            setter.bind(py).call1((&instance, value))?;
-        }
-        Ok(Some(instance))
-    }
 }
 
 /// Identity bytes from the core as a Python string: UTF-8 in the common case, and the lone surrogates a
@@ -279,7 +182,7 @@ fn tally(py: Python<'_>, data: &ViolationData) -> PyResult<Py<PyAny>> {
     Ok(dict.into_any().unbind())
 }
 
-fn violations<'a, 'py>(
+fn violations_of<'a, 'py>(
     py: Python<'py>,
     items: impl Iterator<Item = &'a Violation>,
     payloads: &[Py<PyAny>],
@@ -334,7 +237,6 @@ pub(crate) fn handed_over<'py>(
     tool_fingerprint: Option<Py<PyString>>,
     payloads: &[Py<PyAny>],
 ) -> PyResult<Bound<'py, PyAny>> {
-    let classes = classes(py)?;
     let free_text = call.arguments == Arguments::Text;
     let arguments = match (call.arguments, parsed) {
         (Arguments::Empty, _) => PyDict::new(py).into_any(),
@@ -348,87 +250,77 @@ pub(crate) fn handed_over<'py>(
     } else {
         (Some(String::from_utf8_lossy(&call.arguments_json)), None)
     };
-    let others = violations(
+    let others = violations_of(
         py,
         call.violations.iter().filter(|v| v.severity != Severity::Error),
         payloads,
     )?;
-    let id = text(py, &call.id)?;
-    let name = call.name.as_deref().map(|name| text(py, name)).transpose()?;
+    let id = text(py, &call.id)?.into_any().unbind();
+    let name = call
+        .name
+        .as_deref()
+        .map(|name| text(py, name))
+        .transpose()?
+        .into_py_any(py)?;
+    let extra = extra_fields(py, &call.extra)?;
+    let arguments = arguments.unbind();
+    let arguments_json = arguments_json.into_py_any(py)?;
+    let (seq, index, choice) = (
+        call.seq.into_py_any(py)?,
+        call.index.into_py_any(py)?,
+        call.choice.into_py_any(py)?,
+    );
+    let (violations, tool_fingerprint, input) = (
+        others.into_any().unbind(),
+        tool_fingerprint.into_py_any(py)?,
+        input.into_py_any(py)?,
+    );
     if call.is_valid() {
-        let fields = [
-            id.into_any(),
-            name.into_bound_py_any(py)?,
+        let made = values::ToolCall {
+            id,
+            name,
             arguments,
-            arguments_json.into_bound_py_any(py)?,
-            call.seq.into_bound_py_any(py)?,
-            call.index.into_bound_py_any(py)?,
-            call.choice.into_bound_py_any(py)?,
-            others.into_bound_py_any(py)?,
-            tool_fingerprint.into_bound_py_any(py)?,
-        ];
-        let class = classes.tool_call.bind(py);
-        construct(class, classes.tool_call_slots.as_ref(), fields, &call.extra, input)
-    } else {
-        let errors = violations(
-            py,
-            call.violations.iter().filter(|v| v.severity == Severity::Error),
-            payloads,
-        )?;
-        let fields = [
-            id.into_any(),
-            name.into_bound_py_any(py)?,
-            arguments,
-            arguments_json.into_bound_py_any(py)?,
-            call.seq.into_bound_py_any(py)?,
-            call.index.into_bound_py_any(py)?,
-            call.choice.into_bound_py_any(py)?,
-            errors.into_bound_py_any(py)?,
-            others.into_bound_py_any(py)?,
-            tool_fingerprint.into_bound_py_any(py)?,
-        ];
-        let class = classes.invalid_tool_call.bind(py);
-        let slots = classes.invalid_tool_call_slots.as_ref();
-        construct(class, slots, fields, &call.extra, input)
+            arguments_json,
+            seq,
+            index,
+            choice,
+            violations,
+            tool_fingerprint,
+            extra,
+            input,
+        };
+        return Ok(Bound::new(py, made)?.into_any());
     }
+    let errors = violations_of(
+        py,
+        call.violations.iter().filter(|v| v.severity == Severity::Error),
+        payloads,
+    )?;
+    let made = values::InvalidToolCall {
+        id,
+        name,
+        arguments,
+        arguments_json,
+        seq,
+        index,
+        choice,
+        errors: errors.into_any().unbind(),
+        violations,
+        tool_fingerprint,
+        extra,
+        input,
+    };
+    Ok(Bound::new(py, made)?.into_any())
 }
 
-/// An instance of `class` with `fields` as its first fields: made through its slots when it has them (`Slots`), else
-/// by calling the class.
-fn instance<'py, const N: usize>(
-    class: &Bound<'py, PyType>,
-    slots: Option<&Slots>,
-    fields: [Bound<'py, PyAny>; N],
-) -> PyResult<Bound<'py, PyAny>> {
-    if let Some(made) = slots.map(|slots| slots.make(class, &fields)).transpose()?.flatten() {
-        return Ok(made);
+/// A call's provider fields as a new dict, or the shared empty mapping when it has none.
+fn extra_fields(py: Python<'_>, extra: &[(&'static str, Vec<u8>)]) -> PyResult<Py<PyAny>> {
+    if extra.is_empty() {
+        return Ok(values::no_extra());
     }
-    class.call1(PyTuple::new(class.py(), fields)?)
-}
-
-/// A call object, with its provider fields when it has any (else the class's shared empty mapping) and a free-text
-/// call's `input`.
-fn construct<'py, const N: usize>(
-    class: &Bound<'py, PyType>,
-    slots: Option<&Slots>,
-    fields: [Bound<'py, PyAny>; N],
-    extra: &[(&'static str, Vec<u8>)],
-    input: Option<Bound<'py, PyString>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let py = class.py();
-    if extra.is_empty() && input.is_none() {
-        return instance(class, slots, fields);
+    let values = PyDict::new(py);
+    for (key, raw) in extra {
+        values.set_item(*key, json_bytes(py, raw)?)?;
     }
-    let keywords = PyDict::new(py);
-    if !extra.is_empty() {
-        let values = PyDict::new(py);
-        for (key, raw) in extra {
-            values.set_item(*key, json_bytes(py, raw)?)?;
-        }
-        keywords.set_item(intern!(py, "extra"), values)?;
-    }
-    if let Some(input) = input {
-        keywords.set_item(intern!(py, "input"), input)?;
-    }
-    class.call(PyTuple::new(py, fields)?, Some(&keywords))
+    Ok(values.into_any().unbind())
 }

@@ -9,9 +9,16 @@
 //! they hold no reference back to themselves unless a user puts one in a payload, and a stream of many findings no
 //! longer starts collections that walk the whole heap.
 
+// The classes' doc comments are their Python docstrings, in the docstring style of `toolwire/_model.py`.
+#![expect(
+    clippy::doc_markdown,
+    reason = "Python docstrings name fields as Python does, not as Markdown code"
+)]
+
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
 /// Python's `None`, as a keyword's default.
@@ -48,7 +55,7 @@ macro_rules! value_class {
         #[pymethods]
         impl $rust {
             #[new]
-            #[expect(clippy::too_many_arguments, reason = "a keyword per field, as the dataclass's __init__ takes")]
+            #[allow(clippy::too_many_arguments, reason = "a keyword per field, as the dataclass's __init__ takes")]
             #[pyo3(signature = ($($field $(= $default)?),+))]
             fn new($($field: Py<PyAny>),+) -> Self {
                 Self { $($field),+ }
@@ -191,5 +198,287 @@ value_class! {
             ],
         )
     }
+    }
+}
+
+/// An empty tuple, as a keyword's default.
+fn empty() -> Py<PyAny> {
+    Python::attach(|py| PyTuple::empty(py).into_any().unbind())
+}
+
+/// An empty string, as a keyword's default.
+fn blank() -> Py<PyAny> {
+    Python::attach(|py| PyString::new(py, "").into_any().unbind())
+}
+
+/// A function of `toolwire._model` or `toolwire.formats` a value's method is: what it does is Python's (a turn's
+/// shape per provider), shared with the fallback dataclass.
+fn python_function<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyAny>>,
+    module: &str,
+    name: &str,
+) -> PyResult<&'py Bound<'py, PyAny>> {
+    cell.import(py, module, name)
+}
+
+value_class! {
+    /// What one choice of the response brought besides its calls.
+    ///
+    /// Attributes:
+    ///     choice: The choice index.
+    ///     text: Its concatenated content text.
+    ///     finish_reason: Its first non-null finish reason, or None.
+    ChoiceResult as "ChoiceResult" {
+        /// The choice index.
+        choice,
+        /// Its concatenated content text.
+        text,
+        /// Its first non-null finish reason, or None.
+        finish_reason,
+    }
+}
+
+value_class! {
+    /// A piece of the assistant turn that is not a client tool call, kept for the next request.
+    ///
+    /// Anthropic content blocks (text, thinking with its signature, redacted thinking, server tool use and results),
+    /// Responses output items (message, reasoning, built-in tool calls and their outputs), Gemini parts other than
+    /// calls, Bedrock reasoning blocks: each as the provider's own JSON shape, completed from its deltas.
+    ///
+    /// Attributes:
+    ///     after_calls: How many calls of the stream were opened before it, which places it among them.
+    ///     value: The block, item or part, as the provider's JSON object.
+    OutputItem as "OutputItem" {
+        /// How many calls of the stream were opened before it, which places it among them.
+        after_calls,
+        /// The block, item or part, as the provider's JSON object.
+        value,
+    }
+}
+
+value_class! {
+    /// Everything a stream brought, settled once it has ended.
+    ///
+    /// Attributes:
+    ///     calls: The valid calls, ordered by (choice, seq).
+    ///     invalid_calls: The invalid calls, ordered by (choice, seq).
+    ///     finish_reason: The first non-null finish reason of choice 0 (or of the lowest choice seen).
+    ///     usage: The last usage payload the stream carried, as sent.
+    ///     text: The content text of that same choice.
+    ///     violations: Stream-level findings.
+    ///     choices: Text and finish reason of every choice seen.
+    ///     output: The turn's other pieces in order (see ``OutputItem``): thinking, reasoning, server tool calls.
+    ///     format: The wire format the stream was read as (named or detected), or None when nothing told it.
+    StreamResult as "StreamResult" {
+        /// The valid calls, ordered by (choice, seq).
+        calls = empty(),
+        /// The invalid calls, ordered by (choice, seq).
+        invalid_calls = empty(),
+        /// The first non-null finish reason of choice 0 (or of the lowest choice seen).
+        finish_reason = none(),
+        /// The last usage payload the stream carried, as sent.
+        usage = none(),
+        /// The content text of that same choice.
+        text = blank(),
+        /// Stream-level findings.
+        violations = empty(),
+        /// Text and finish reason of every choice seen.
+        choices = empty(),
+        /// The turn's other pieces in order (see ``OutputItem``): thinking, reasoning, server tool calls.
+        output = empty(),
+        /// The wire format the stream was read as (named or detected), or None when nothing told it.
+        format = none(),
+    }
+    methods {
+        /// The calls the provider ran itself, as sent (their results, kept in ``output`` too, are not calls).
+        ///
+        /// Anthropic ``server_tool_use``/``mcp_tool_use`` blocks, Responses built-in tool call items
+        /// (``web_search_call``, ``tool_search_call``, a ``custom_tool_call`` the provider ran, ...), Bedrock
+        /// ``toolUse`` blocks of type ``server_tool_use``, Gemini ``executableCode`` and ``toolCall`` parts.
+        #[getter]
+        fn server_calls<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+            static SERVER_CALLS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+            python_function(slf.py(), &SERVER_CALLS, "toolwire._model", "server_calls")?.call1((slf,))
+        }
+
+        /// The assistant turn of the first choice, ready to append to the next request, ids echoed exactly.
+        ///
+        /// Every call of that choice, valid or invalid, in the order the model opened them, with the choice's text
+        /// and, when ``format`` is the stream's own, every other piece of the turn in its place (``output``).
+        /// ``"openai-completions"`` gives the text; see ``toolwire.formats.turn`` for each format's shape.
+        ///
+        /// Raises:
+        ///     ValueError: ``"openai-completions"`` for a turn with calls, or an unknown format.
+        fn to_history<'py>(slf: &Bound<'py, Self>, format: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+            static TURN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+            python_function(slf.py(), &TURN, "toolwire.formats", "turn")?.call1((slf, format))
+        }
+
+        /// True when no call is invalid and no stream-level violation is an error.
+        #[getter]
+        fn ok(slf: &Bound<'_, Self>) -> PyResult<bool> {
+            static OK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+            python_function(slf.py(), &OK, "toolwire._model", "result_ok")?
+                .call1((slf,))?
+                .is_truthy()
+        }
+    }
+}
+
+/// The `extra` of a call that has none: `toolwire._model`'s one shared, read-only empty mapping.
+pub(crate) fn no_extra() -> Py<PyAny> {
+    static NO_EXTRA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    Python::attach(|py| {
+        NO_EXTRA
+            .import(py, "toolwire._model", "_NO_EXTRA")
+            .map_or_else(|_| PyDict::new(py).into_any().unbind(), |empty| empty.clone().unbind())
+    })
+}
+
+value_class! {
+    /// A whole, valid tool call, ready to dispatch.
+    ///
+    /// Attributes:
+    ///     id: The provider's call id, or a generated ``ts_<choice>_<seq>`` (with ``MISSING_ID``) when none came.
+    ///     name: The tool name, taken on first arrival.
+    ///     arguments: The parsed arguments, exactly the value that was checked; ``{}`` for a custom tool call (its
+    ///         input is ``input``).
+    ///     arguments_json: The exact concatenated arguments text (the canonical text when an object was sent); None
+    ///         for a custom tool call, whose input is free text, not JSON.
+    ///     seq: Position of the call in the order calls were opened in this stream.
+    ///     index: The provider's ``index`` as sent, or None.
+    ///     choice: The choice the call belongs to.
+    ///     violations: Warnings and infos found on the way (errors would have made it an ``InvalidToolCall``).
+    ///     tool_fingerprint: The fingerprint of the tool definition the arguments were validated against (see
+    ///         ``Tool.fingerprint``), so logs can say which schema version accepted the call; None when no tools
+    ///         were given or the name is a server tool's.
+    ///     extra: Provider fields the next request needs back, as sent: Responses ``item_id``, Gemini
+    ///         ``thought_signature``, Anthropic ``caller``. Empty for most calls.
+    ///     input: A custom tool call's input text (OpenAI Responses ``custom_tool_call``: free text, never parsed or
+    ///         validated), exactly as it arrived; None for a function call.
+    ToolCall as "ToolCall" {
+        /// The provider's call id, or a generated ``ts_<choice>_<seq>`` (with ``MISSING_ID``) when none came.
+        id,
+        /// The tool name, taken on first arrival.
+        name,
+        /// The parsed arguments, exactly the value that was checked; ``{}`` for a custom tool call.
+        arguments,
+        /// The exact concatenated arguments text; None for a custom tool call.
+        arguments_json,
+        /// Position of the call in the order calls were opened in this stream.
+        seq,
+        /// The provider's ``index`` as sent, or None.
+        index,
+        /// The choice the call belongs to.
+        choice,
+        /// Warnings and infos found on the way.
+        violations = empty(),
+        /// The fingerprint of the tool definition the arguments were validated against, or None.
+        tool_fingerprint = none(),
+        /// Provider fields the next request needs back, as sent. Empty for most calls.
+        extra = no_extra(),
+        /// A custom tool call's input text, exactly as it arrived; None for a function call.
+        input = none(),
+    }
+    methods {
+        /// Always True: a ``ToolCall`` is valid by construction.
+        #[getter]
+        #[expect(clippy::unused_self, reason = "a Python property: the instance is its receiver")]
+        fn ok(&self) -> bool {
+            true
+        }
+
+        /// This call as the assistant side of a conversation records it, its id echoed exactly (see
+        /// ``toolwire.formats.call_entry`` for each format's shape).
+        ///
+        /// Raises:
+        ///     ValueError: ``"openai-completions"``, whose requests carry a prompt with no shape for a call, or an
+        ///         unknown format.
+        fn to_history<'py>(slf: &Bound<'py, Self>, format: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+            static CALL_ENTRY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+            python_function(slf.py(), &CALL_ENTRY, "toolwire.formats", "call_entry")?.call1((slf, format))
+        }
+    }
+}
+
+value_class! {
+    /// A tool call that must not be dispatched; it still carries everything that arrived for it.
+    ///
+    /// Attributes:
+    ///     id: The provider's call id, or a generated one, so that a tool result can still answer it.
+    ///     name: The tool name, or None when none arrived.
+    ///     arguments: The parsed arguments when the text was a complete JSON value, else None (always for a custom
+    ///         tool call).
+    ///     arguments_json: The arguments text received (up to the size limit); None for a custom tool call.
+    ///     seq: Position of the call in the order calls were opened in this stream.
+    ///     index: The provider's ``index`` as sent, or None.
+    ///     choice: The choice the call belongs to.
+    ///     errors: The error-severity violations that make it invalid (at least one).
+    ///     violations: Its warnings and infos.
+    ///     tool_fingerprint: The fingerprint of the declared tool its arguments were checked against, or None (no
+    ///         tools given, unknown or missing name, server tool).
+    ///     extra: Provider fields the next request needs back (see ``ToolCall.extra``).
+    ///     input: A custom tool call's input text as received (see ``ToolCall.input``); None for a function call.
+    InvalidToolCall as "InvalidToolCall" {
+        /// The provider's call id, or a generated one, so that a tool result can still answer it.
+        id,
+        /// The tool name, or None when none arrived.
+        name,
+        /// The parsed arguments when the text was a complete JSON value, else None.
+        arguments,
+        /// The arguments text received (up to the size limit); None for a custom tool call.
+        arguments_json,
+        /// Position of the call in the order calls were opened in this stream.
+        seq,
+        /// The provider's ``index`` as sent, or None.
+        index,
+        /// The choice the call belongs to.
+        choice,
+        /// The error-severity violations that make it invalid (at least one).
+        errors,
+        /// Its warnings and infos.
+        violations = empty(),
+        /// The fingerprint of the declared tool its arguments were checked against, or None.
+        tool_fingerprint = none(),
+        /// Provider fields the next request needs back (see ``ToolCall.extra``).
+        extra = no_extra(),
+        /// A custom tool call's input text as received; None for a function call.
+        input = none(),
+    }
+    methods {
+        /// Always False.
+        #[getter]
+        #[expect(clippy::unused_self, reason = "a Python property: the instance is its receiver")]
+        fn ok(&self) -> bool {
+            false
+        }
+
+        /// This call as the assistant side of a conversation records it (see ``ToolCall.to_history``).
+        ///
+        /// An invalid call is part of the turn too: its tool result (``to_tool_result``) must answer a call the
+        /// provider knows. Its arguments text is replayed as received (``{}`` when none came); Anthropic's
+        /// ``input``, which must be an object, is ``{}`` when the text was no object.
+        fn to_history<'py>(slf: &Bound<'py, Self>, format: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+            static CALL_ENTRY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+            python_function(slf.py(), &CALL_ENTRY, "toolwire.formats", "call_entry")?.call1((slf, format))
+        }
+
+        /// The tool-result message that tells the model what was wrong, so it can try again on its next turn.
+        ///
+        /// The content is compact JSON: ``{"error": "invalid_tool_call", "tool", "problems": [...],
+        /// "available_tools" (for an unknown tool), "instruction"}``, with at most 20 problems (``more_problems``
+        /// counts the rest); see ``toolwire.formats.tool_result`` for each format's message.
+        ///
+        /// Raises:
+        ///     ValueError: ``"openai-completions"``, whose requests have no message to answer a call with, or an
+        ///         unknown format.
+        fn to_tool_result<'py>(
+            slf: &Bound<'py, Self>,
+            format: &Bound<'py, PyAny>,
+        ) -> PyResult<Bound<'py, PyAny>> {
+            static TOOL_RESULT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+            python_function(slf.py(), &TOOL_RESULT, "toolwire.formats", "tool_result")?.call1((slf, format))
+        }
     }
 }

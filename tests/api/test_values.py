@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import toolwire
+from toolwire import _model
 from toolwire._model import Severity, ViolationCode, _Violation, replaced
 from toolwire._pipeline import _extension
 
@@ -104,3 +105,111 @@ def test_a_violation_has_the_dataclass_s_defaults() -> None:
         False,
         None,
     )
+
+
+RESULT_VALUES: list[tuple[type[Any], type[Any], dict[str, Any]]] = [
+    (toolwire.ChoiceResult, _model._ChoiceResult, {"choice": 1, "text": "hi", "finish_reason": "stop"}),
+    (toolwire.OutputItem, _model._OutputItem, {"after_calls": 2, "value": {"type": "thinking", "thinking": "so"}}),
+    (toolwire.StreamResult, _model._StreamResult, {}),
+    (
+        toolwire.ToolCall,
+        _model._ToolCall,
+        {
+            "id": "c1",
+            "name": "f",
+            "arguments": {"a": 1},
+            "arguments_json": '{"a":1}',
+            "seq": 0,
+            "index": 0,
+            "choice": 0,
+        },
+    ),
+    (
+        toolwire.InvalidToolCall,
+        _model._InvalidToolCall,
+        {
+            "id": "c2",
+            "name": None,
+            "arguments": None,
+            "arguments_json": "{",
+            "seq": 1,
+            "index": None,
+            "choice": 0,
+            "errors": (toolwire.Violation(**FIELDS[0]),),
+            "extra": {"item_id": "fc_1"},
+        },
+    ),
+    (
+        toolwire.StreamResult,
+        _model._StreamResult,
+        {
+            "finish_reason": "tool_calls",
+            "text": "On it.",
+            "violations": (toolwire.Violation(**FIELDS[0]),),
+            "format": "openai-chat",
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("built_class", "fallback_class", "fields"), RESULT_VALUES)
+def test_a_result_value_behaves_as_its_dataclass(
+    built_class: type[Any], fallback_class: type[Any], fields: dict[str, Any]
+) -> None:
+    built, fallback = built_class(**fields), fallback_class(**fields)
+    assert built_class.__match_args__ == fallback_class.__match_args__
+    assert repr(built) == repr(fallback)
+    assert built == built_class(**fields) and built != fallback
+    assert pickle.loads(pickle.dumps(built)) == built == copy.deepcopy(built)
+    first = built_class.__match_args__[0]
+    assert getattr(replaced(built, **{first: getattr(fallback, first)}), first) == getattr(fallback, first)
+    with pytest.raises(AttributeError):
+        setattr(built, first, None)
+
+
+def test_a_result_s_computed_members_agree_with_the_dataclass_s() -> None:
+    server_call = toolwire.OutputItem(0, {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}})
+    error = toolwire.Violation(ViolationCode.STREAM_CUT, "cut", Severity.ERROR)
+    for output, violations in (((), ()), ((server_call,), ()), ((server_call,), (error,))):
+        built = toolwire.StreamResult(output=output, violations=violations, text="hi", format="anthropic-messages")
+        fallback = _model._StreamResult(output=output, violations=violations, text="hi", format="anthropic-messages")
+        assert built.ok == fallback.ok == (not violations)
+        assert built.server_calls == fallback.server_calls == tuple(item.value for item in output)
+        assert built.to_history("anthropic-messages") == fallback.to_history("anthropic-messages")
+    assert toolwire.StreamResult().text == "" and toolwire.StreamResult().calls == ()
+
+
+def test_the_core_s_result_is_of_the_classes_toolwire_exports() -> None:
+    stream = toolwire.reassemble(
+        [b'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n']
+    )
+    assert list(stream) == []
+    result = stream.result
+    assert type(result) is toolwire.StreamResult and result.text == "hi" and result.finish_reason == "stop"
+    assert [type(choice) for choice in result.choices] == [toolwire.ChoiceResult]
+
+
+def test_a_call_s_members_agree_with_the_dataclass_s() -> None:
+    fields = {"id": "c1", "name": "f", "arguments": {"a": 1}, "arguments_json": '{"a":1}', "seq": 0, "index": 0}
+    built, fallback = toolwire.ToolCall(**fields, choice=0), _model._ToolCall(**fields, choice=0)
+    assert built.ok is True and built.extra is fallback.extra and not built.extra
+    for format in ("openai-chat", "anthropic-messages", "gemini"):
+        assert built.to_history(format) == fallback.to_history(format)
+    error = toolwire.Violation(ViolationCode.UNKNOWN_TOOL, "no tool f", Severity.ERROR, recoverable=True)
+    invalid = toolwire.InvalidToolCall(**fields, choice=0, errors=(error,))
+    invalid_fallback = _model._InvalidToolCall(**fields, choice=0, errors=(error,))
+    assert invalid.ok is False
+    for format in ("openai-chat", "openai-responses", "bedrock-converse"):
+        assert invalid.to_tool_result(format) == invalid_fallback.to_tool_result(format)
+        assert invalid.to_history(format) == invalid_fallback.to_history(format)
+
+
+def test_the_core_hands_over_calls_of_the_classes_toolwire_exports() -> None:
+    chunk = (
+        b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function",'
+        b'"function":{"name":"f","arguments":"{}"}},{"index":1,"id":"c2","type":"function",'
+        b'"function":{"name":"g","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}\n\n'
+    )
+    calls = list(toolwire.reassemble([chunk], tools={"f": {"type": "object"}}, on_invalid="yield"))
+    assert [type(call) for call in calls] == [toolwire.ToolCall, toolwire.InvalidToolCall]
+    assert [call.name for call in calls] == ["f", "g"] and calls[0].extra is _model._NO_EXTRA

@@ -35,6 +35,7 @@ import toolwire
 from tests.support.comparable import strict
 from tests.support.loopback import loopback, replay_handler
 from tests.support.paths import REPO as REPOSITORY
+from toolwire._model import ChoiceResult, InvalidToolCall, OutputItem, StreamResult, ToolCall, Violation
 from toolwire._pipeline import _sdk_bodies
 from toolwire.formats import FORMATS
 from toolwire.recordings import Recording, iter_recordings
@@ -154,6 +155,9 @@ Outcome = tuple[Any, ...]
 PAYLOADS = frozenset({"usage", "output", "data", "extra", "input"})
 
 
+BUILT_IN_RUST = (Violation, ToolCall, InvalidToolCall, StreamResult, ChoiceResult, OutputItem)
+
+
 def plain(value: Any, payload: bool = False) -> Any:
     """Every field of a value, strictly comparable, the SDK's models as the JSON they were built from.
 
@@ -163,7 +167,7 @@ def plain(value: Any, payload: bool = False) -> Any:
     """
     if hasattr(value, "model_dump") and type(value).__module__.startswith(("openai.", "anthropic.")):
         return plain(value.model_dump(exclude_unset=True, by_alias=True), payload=True)
-    if (dataclasses.is_dataclass(value) and not isinstance(value, type)) or isinstance(value, toolwire.Violation):
+    if (dataclasses.is_dataclass(value) and not isinstance(value, type)) or isinstance(value, BUILT_IN_RUST):
         # Every field: a dataclass's, or those of a value class built in Rust (its __match_args__).
         names = getattr(type(value), "__match_args__", ())
         if dataclasses.is_dataclass(value):

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import dataclasses
 import json
 import random
 import re
@@ -163,7 +162,7 @@ def comparable(value: Any) -> Any:
     if isinstance(value, list):
         return [comparable(item) for item in value]
     if isinstance(value, toolwire.StreamResult):
-        value = dataclasses.replace(value, violations=tuple(map(unsaid, value.violations)))
+        value = replaced(value, violations=tuple(map(unsaid, value.violations)))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Pydantic serializer warnings", UserWarning)
         return plain(unsaid(value))

@@ -36,14 +36,13 @@ one event first.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import sys
 from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from toolwire._model import StreamResult
+from toolwire._model import StreamResult, replaced
 from toolwire._pipeline._protocol import DelegatingEngine, Engine
 from toolwire._pipeline._sources import AsyncSource, Source
 from toolwire.formats import WireFormat
@@ -468,7 +467,7 @@ class SdkEngine(DelegatingEngine):
         if not source.bypassed or not isinstance(result.usage, dict):
             return result
         model = _usage_model(_package(type(source._stream)), source.format)
-        return result if model is None else dataclasses.replace(result, usage=model(result.usage))
+        return result if model is None else replaced(result, usage=model(result.usage))
 
 
 def sdk_engine(source: object, engine: Engine) -> Engine:

@@ -7,12 +7,11 @@ read as the JSON it serializes to. The format is ``format=`` or the first event 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolwire._model import InvalidToolCall, Limits, StreamResult, TextDialect, ToolCall, Violation
+from toolwire._model import InvalidToolCall, Limits, StreamResult, TextDialect, ToolCall, Violation, replaced
 from toolwire._pipeline._choice import ToolChoice
 from toolwire._pipeline._sources import raw_bytes
 from toolwire.errors import MalformedChunkError
@@ -276,8 +275,8 @@ class Engine:
         result = self._accumulator.result(output=() if self._decoder is None else self._decoder.output())
         usage = None if self._decoder is None else self._decoder.usage()
         if usage is not None:
-            result = dataclasses.replace(result, usage=usage)
-        return dataclasses.replace(result, format=self._format)
+            result = replaced(result, usage=usage)
+        return replaced(result, format=self._format)
 
     def take_progress(self) -> list[tuple[Any, ...]]:
         """The stream's progress since the last take, in order (see ``toolwire._core.Engine.take_progress``)."""
