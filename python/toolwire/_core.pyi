@@ -16,6 +16,7 @@ __all__ = [
     "Engine",
     "InvalidToolCall",
     "OutputItem",
+    "Pending",
     "StreamResult",
     "ToolCall",
     "ToolValidators",
@@ -488,6 +489,30 @@ class OutputItem:
     def after_calls(self) -> int: ...
     @property
     def value(self) -> dict[str, Any]: ...
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, ``dataclasses.replace``)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class Pending:
+    """A value of a snapshot that is still arriving, never shown as final (``{"n": 12`` is not ``{"n": 12}``).
+
+    Attributes:
+        kind: ``"string"``, ``"number"`` or ``"literal"`` (``true``, ``false``, ``null`` being spelled), or
+            ``"value"`` for a member whose key arrived and whose value has not started.
+        text: What arrived so far: a string's decoded text (an escape still arriving left out), a number's or a
+            literal's characters.
+    """
+
+    __match_args__ = ("kind", "text")
+
+    def __new__(cls, kind: Literal["string", "number", "literal", "value"], text: str) -> Self: ...
+    @property
+    def kind(self) -> Literal["string", "number", "literal", "value"]: ...
+    @property
+    def text(self) -> str: ...
     def __replace__(self, **changes: Any) -> Self:
         """A copy with the fields named in ``changes`` replaced (``copy.replace``, ``dataclasses.replace``)."""
     def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...

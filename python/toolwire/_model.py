@@ -2,7 +2,7 @@
 
 Both the Rust core and the pure-Python reference build these classes, so the two implementations return objects of
 the same classes and compare with ``==``. ``Violation``, ``ToolCall``, ``InvalidToolCall``, ``StreamResult``,
-``ChoiceResult`` and ``OutputItem`` are built in Rust (``rust/py/values.rs``) when the compiled extension is there, and
+``ChoiceResult``, ``OutputItem`` and ``Pending`` are built in Rust (``rust/py/values.rs``) when the compiled extension is there, and
 are the frozen dataclasses below when it is not: the reference still runs without the extension,
 and the two classes behave alike (fields, ``==``, ``hash``, ``repr``, ``__match_args__``, ``replaced``, pickling).
 """
@@ -412,7 +412,7 @@ class _ChoiceResult:
 
 
 @dataclass(frozen=True, slots=True)
-class Pending:
+class _Pending:
     """A value of a snapshot that is still arriving, never shown as final (``{"n": 12`` is not ``{"n": 12}``).
 
     Attributes:
@@ -424,6 +424,10 @@ class Pending:
 
     kind: Literal["string", "number", "literal", "value"]
     text: str
+
+    def __replace__(self, **changes: Any) -> _Pending:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace``, as Python 3.13 adds it)."""
+        return dataclasses.replace(self, **changes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,17 +543,17 @@ def result_ok(result: StreamResult | _StreamResult) -> bool:
 
 
 # Their reprs and pickling name them as users know them: this module's classes they are without the extension.
-_FALLBACKS = (_ToolCall, _InvalidToolCall, _ChoiceResult, _OutputItem, _StreamResult)
+_FALLBACKS = (_ToolCall, _InvalidToolCall, _ChoiceResult, _OutputItem, _StreamResult, _Pending)
 for _fallback in _FALLBACKS:
     _fallback.__name__ = _fallback.__qualname__ = _fallback.__name__.removeprefix("_")
 
 if TYPE_CHECKING:
-    from toolwire._core import ChoiceResult, InvalidToolCall, OutputItem, StreamResult, ToolCall
+    from toolwire._core import ChoiceResult, InvalidToolCall, OutputItem, Pending, StreamResult, ToolCall
 else:
     try:  # built in Rust (see the module's docstring)
-        from toolwire._core import ChoiceResult, InvalidToolCall, OutputItem, StreamResult, ToolCall
+        from toolwire._core import ChoiceResult, InvalidToolCall, OutputItem, Pending, StreamResult, ToolCall
     except ImportError:  # no compiled extension
-        ToolCall, InvalidToolCall, ChoiceResult, OutputItem, StreamResult = _FALLBACKS
+        ToolCall, InvalidToolCall, ChoiceResult, OutputItem, StreamResult, Pending = _FALLBACKS
 
 
 #: jiter (which builds the Python objects in the core) refuses nesting deeper than this.

@@ -33,7 +33,7 @@ mod _core {
     #[pymodule_export]
     use crate::validators::{ToolValidators, schema_problems};
     #[pymodule_export]
-    use crate::values::{ChoiceResult, InvalidToolCall, OutputItem, StreamResult, ToolCall, Violation};
+    use crate::values::{ChoiceResult, InvalidToolCall, OutputItem, Pending, StreamResult, ToolCall, Violation};
 
     #[pymodule_init]
     fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -11,11 +11,10 @@
 //! went wrong and keeps what it had.
 
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString, PyType};
+use pyo3::types::{PyDict, PyList, PyString};
 use toolwire_core::json_view::{Path, string};
 
-use crate::output;
+use crate::{output, values};
 
 /// The partial value of one call's arguments.
 #[derive(Default)]
@@ -69,8 +68,6 @@ enum Token {
     Number(Vec<u8>),
     Literal(Vec<u8>),
 }
-
-static PENDING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 impl Partial {
     /// Read the next argument bytes.
@@ -162,10 +159,7 @@ impl Partial {
             Token::String { raw, .. } => {
                 // Lone surrogates a `\u` escape made come back as the string held them (`surrogatepass`).
                 let text = output::text(py, &decoded_prefix(raw))?;
-                PENDING
-                    .import(py, "toolwire._model", "Pending")?
-                    .call1(("string", text))
-                    .map(Some)
+                pending(py, "string", text.into_any()).map(Some)
             }
             Token::Number(raw) => pending_value(py, "number", &String::from_utf8_lossy(raw)).map(Some),
             Token::Literal(raw) => pending_value(py, "literal", &String::from_utf8_lossy(raw)).map(Some),
@@ -385,7 +379,14 @@ fn high_surrogate(digits: &[u8]) -> bool {
         .is_some_and(|unit| (0xD800..0xDC00).contains(&unit))
 }
 
-fn pending_value<'py>(py: Python<'py>, kind: &str, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    let class = PENDING.import(py, "toolwire._model", "Pending")?;
-    class.call1((kind, text))
+fn pending_value<'py>(py: Python<'py>, kind: &'static str, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    pending(py, kind, PyString::new(py, text).into_any())
+}
+
+fn pending<'py>(py: Python<'py>, kind: &'static str, text: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let made = values::Pending {
+        kind: PyString::intern(py, kind).into_any().unbind(),
+        text: text.unbind(),
+    };
+    Ok(Bound::new(py, made)?.into_any())
 }

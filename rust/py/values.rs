@@ -482,3 +482,19 @@ value_class! {
         }
     }
 }
+
+value_class! {
+    /// A value of a snapshot that is still arriving, never shown as final (``{"n": 12`` is not ``{"n": 12}``).
+    ///
+    /// Attributes:
+    ///     kind: ``"string"``, ``"number"`` or ``"literal"`` (``true``, ``false``, ``null`` being spelled), or
+    ///         ``"value"`` for a member whose key arrived and whose value has not started.
+    ///     text: What arrived so far: a string's decoded text (an escape still arriving left out), a number's or a
+    ///         literal's characters.
+    Pending as "Pending" {
+        /// ``"string"``, ``"number"``, ``"literal"`` or ``"value"``.
+        kind,
+        /// What arrived so far.
+        text,
+    }
+}

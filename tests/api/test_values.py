@@ -111,6 +111,7 @@ RESULT_VALUES: list[tuple[type[Any], type[Any], dict[str, Any]]] = [
     (toolwire.ChoiceResult, _model._ChoiceResult, {"choice": 1, "text": "hi", "finish_reason": "stop"}),
     (toolwire.OutputItem, _model._OutputItem, {"after_calls": 2, "value": {"type": "thinking", "thinking": "so"}}),
     (toolwire.StreamResult, _model._StreamResult, {}),
+    (toolwire.Pending, _model._Pending, {"kind": "number", "text": "12"}),
     (
         toolwire.ToolCall,
         _model._ToolCall,
@@ -213,3 +214,13 @@ def test_the_core_hands_over_calls_of_the_classes_toolwire_exports() -> None:
     calls = list(toolwire.reassemble([chunk], tools={"f": {"type": "object"}}, on_invalid="yield"))
     assert [type(call) for call in calls] == [toolwire.ToolCall, toolwire.InvalidToolCall]
     assert [call.name for call in calls] == ["f", "g"] and calls[0].extra is _model._NO_EXTRA
+
+
+def test_a_snapshot_s_pending_value_is_of_the_class_toolwire_exports() -> None:
+    chunk = (
+        b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function",'
+        b'"function":{"name":"f","arguments":"{\\"n\\": 12"}}]}}]}\n\n'
+    )
+    snapshots = [event.snapshot() for event in toolwire.events([chunk]) if isinstance(event, toolwire.ArgumentsDelta)]
+    assert snapshots == [{"n": toolwire.Pending("number", "12")}]
+    assert type(snapshots[0]["n"]) is toolwire.Pending

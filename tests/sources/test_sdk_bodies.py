@@ -35,7 +35,7 @@ import toolwire
 from tests.support.comparable import strict
 from tests.support.loopback import loopback, replay_handler
 from tests.support.paths import REPO as REPOSITORY
-from toolwire._model import ChoiceResult, InvalidToolCall, OutputItem, StreamResult, ToolCall, Violation
+from toolwire._model import ChoiceResult, InvalidToolCall, OutputItem, Pending, StreamResult, ToolCall, Violation
 from toolwire._pipeline import _sdk_bodies
 from toolwire.formats import FORMATS
 from toolwire.recordings import Recording, iter_recordings
@@ -155,7 +155,7 @@ Outcome = tuple[Any, ...]
 PAYLOADS = frozenset({"usage", "output", "data", "extra", "input"})
 
 
-BUILT_IN_RUST = (Violation, ToolCall, InvalidToolCall, StreamResult, ChoiceResult, OutputItem)
+BUILT_IN_RUST = (Violation, ToolCall, InvalidToolCall, StreamResult, ChoiceResult, OutputItem, Pending)
 
 
 def plain(value: Any, payload: bool = False) -> Any:
