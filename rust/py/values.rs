@@ -113,7 +113,8 @@ macro_rules! value_class {
                 Ok((slf.get_type(), slf.get().fields(slf.py())?))
             }
 
-            /// A copy with the fields named in `changes` replaced (`copy.replace`, `dataclasses.replace`).
+            /// A copy with the fields named in `changes` replaced: `copy.replace` on Python 3.13+, which a value built
+            /// in Rust supports where `dataclasses.replace` does not.
             #[pyo3(signature = (**changes))]
             fn __replace__(&self, py: Python<'_>, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
                 let mut copy = Self { $($field: self.$field.clone_ref(py)),+ };
