@@ -529,17 +529,12 @@ class _StreamResult:
     @property
     def ok(self) -> bool:
         """True when no call is invalid and no stream-level violation is an error."""
-        return result_ok(self)
+        return not self.invalid_calls and all(v.severity is not Severity.ERROR for v in self.violations)
 
 
 def server_calls(result: StreamResult | _StreamResult) -> tuple[dict[str, Any], ...]:
     """``StreamResult.server_calls``, for either class of a result."""
     return tuple(item.value for item in result.output if _is_server_call(item.value))
-
-
-def result_ok(result: StreamResult | _StreamResult) -> bool:
-    """``StreamResult.ok``, for either class of a result."""
-    return not result.invalid_calls and all(v.severity is not Severity.ERROR for v in result.violations)
 
 
 # Their reprs and pickling name them as users know them: this module's classes they are without the extension.

@@ -49,6 +49,12 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
     })
 }
 
+/// `Severity.ERROR`, which makes a result not ok wherever a violation of it is.
+pub(crate) fn error_severity(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    let [error, _, _] = &classes(py)?.severities;
+    Ok(error.bind(py))
+}
+
 /// Identity bytes from the core as a Python string: UTF-8 in the common case, and the lone surrogates a
 /// provider's string held (passed in as `surrogatepass` bytes) restored exactly.
 pub(crate) fn text<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {

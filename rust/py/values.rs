@@ -212,15 +212,13 @@ fn blank() -> Py<PyAny> {
     Python::attach(|py| PyString::new(py, "").into_any().unbind())
 }
 
-/// A function of `toolwire._model` or `toolwire.formats` a value's method is: what it does is Python's (a turn's
-/// shape per provider), shared with the fallback dataclass.
-fn python_function<'py>(
-    py: Python<'py>,
-    cell: &'static PyOnceLock<Py<PyAny>>,
-    module: &str,
-    name: &str,
-) -> PyResult<&'py Bound<'py, PyAny>> {
-    cell.import(py, module, name)
+/// A call as the assistant side of a conversation records it: `toolwire.formats.call_entry`, whose shape per
+/// provider is Python's and shared with the fallback dataclasses, for a valid and an invalid call alike.
+fn call_entry<'py>(call: &Bound<'py, PyAny>, format: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    static CALL_ENTRY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    CALL_ENTRY
+        .import(call.py(), "toolwire.formats", "call_entry")?
+        .call1((call, format))
 }
 
 value_class! {
@@ -300,7 +298,7 @@ value_class! {
         #[getter]
         fn server_calls<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
             static SERVER_CALLS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-            python_function(slf.py(), &SERVER_CALLS, "toolwire._model", "server_calls")?.call1((slf,))
+            SERVER_CALLS.import(slf.py(), "toolwire._model", "server_calls")?.call1((slf,))
         }
 
         /// The assistant turn of the first choice, ready to append to the next request, ids echoed exactly.
@@ -313,16 +311,22 @@ value_class! {
         ///     ValueError: ``"openai-completions"`` for a turn with calls, or an unknown format.
         fn to_history<'py>(slf: &Bound<'py, Self>, format: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
             static TURN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-            python_function(slf.py(), &TURN, "toolwire.formats", "turn")?.call1((slf, format))
+            TURN.import(slf.py(), "toolwire.formats", "turn")?.call1((slf, format))
         }
 
         /// True when no call is invalid and no stream-level violation is an error.
         #[getter]
-        fn ok(slf: &Bound<'_, Self>) -> PyResult<bool> {
-            static OK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-            python_function(slf.py(), &OK, "toolwire._model", "result_ok")?
-                .call1((slf,))?
-                .is_truthy()
+        fn ok(&self, py: Python<'_>) -> PyResult<bool> {
+            if self.invalid_calls.bind(py).is_truthy()? {
+                return Ok(false);
+            }
+            let error = crate::output::error_severity(py)?;
+            for violation in self.violations.bind(py).try_iter()? {
+                if violation?.getattr(pyo3::intern!(py, "severity"))?.is(error) {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
         }
     }
 }
@@ -397,8 +401,7 @@ value_class! {
         ///     ValueError: ``"openai-completions"``, whose requests carry a prompt with no shape for a call, or an
         ///         unknown format.
         fn to_history<'py>(slf: &Bound<'py, Self>, format: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-            static CALL_ENTRY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-            python_function(slf.py(), &CALL_ENTRY, "toolwire.formats", "call_entry")?.call1((slf, format))
+            call_entry(slf.as_any(), format)
         }
     }
 }
@@ -461,8 +464,7 @@ value_class! {
         /// provider knows. Its arguments text is replayed as received (``{}`` when none came); Anthropic's
         /// ``input``, which must be an object, is ``{}`` when the text was no object.
         fn to_history<'py>(slf: &Bound<'py, Self>, format: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-            static CALL_ENTRY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-            python_function(slf.py(), &CALL_ENTRY, "toolwire.formats", "call_entry")?.call1((slf, format))
+            call_entry(slf.as_any(), format)
         }
 
         /// The tool-result message that tells the model what was wrong, so it can try again on its next turn.
@@ -479,7 +481,7 @@ value_class! {
             format: &Bound<'py, PyAny>,
         ) -> PyResult<Bound<'py, PyAny>> {
             static TOOL_RESULT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-            python_function(slf.py(), &TOOL_RESULT, "toolwire.formats", "tool_result")?.call1((slf, format))
+            TOOL_RESULT.import(slf.py(), "toolwire.formats", "tool_result")?.call1((slf, format))
         }
     }
 }

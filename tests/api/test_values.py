@@ -171,10 +171,20 @@ def test_a_result_value_behaves_as_its_dataclass(
 def test_a_result_s_computed_members_agree_with_the_dataclass_s() -> None:
     server_call = toolwire.OutputItem(0, {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}})
     error = toolwire.Violation(ViolationCode.STREAM_CUT, "cut", Severity.ERROR)
-    for output, violations in (((), ()), ((server_call,), ()), ((server_call,), (error,))):
-        built = toolwire.StreamResult(output=output, violations=violations, text="hi", format="anthropic-messages")
-        fallback = _model._StreamResult(output=output, violations=violations, text="hi", format="anthropic-messages")
-        assert built.ok == fallback.ok == (not violations)
+    warning = toolwire.Violation(ViolationCode.NO_FINISH_REASON, "no finish reason", Severity.WARNING)
+    invalid = toolwire.InvalidToolCall("c1", "f", None, "{", 0, 0, 0, errors=(error,))
+    cases = (
+        ((), (), (), True),
+        ((server_call,), (), (), True),
+        ((server_call,), (warning,), (), True),
+        ((server_call,), (warning, error), (), False),
+        ((), (), (invalid,), False),
+    )
+    for output, violations, invalid_calls, ok in cases:
+        fields = {"output": output, "violations": violations, "invalid_calls": invalid_calls, "text": "hi"}
+        built = toolwire.StreamResult(**fields, format="anthropic-messages")
+        fallback = _model._StreamResult(**fields, format="anthropic-messages")
+        assert built.ok is fallback.ok is ok
         assert built.server_calls == fallback.server_calls == tuple(item.value for item in output)
         assert built.to_history("anthropic-messages") == fallback.to_history("anthropic-messages")
     assert toolwire.StreamResult().text == "" and toolwire.StreamResult().calls == ()
