@@ -134,8 +134,10 @@ class Engine:
                 event's data is not a JSON event of its wire format, or an event is larger than
                 ``Limits.max_event_bytes``.
         """
-    def feed_item(self, item: bytes | bytearray | memoryview | str) -> list[ToolCall | InvalidToolCall]:
+    def feed_item(self, item: bytes | bytearray | memoryview | str) -> list[ToolCall | InvalidToolCall] | None:
         """Read one item of a raw source (a read or a line, as the stream tells); return the calls it made ready.
+
+        None when it made none ready (an engine made with ``progress`` returns a list every time).
 
         Raises:
             toolwire.MalformedChunkError: as ``feed_bytes``.

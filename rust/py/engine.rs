@@ -167,12 +167,16 @@ impl Engine {
     }
 
     /// Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls it made
-    /// ready.
-    fn feed_item<'py>(&mut self, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    /// ready, or None when it made none (a live stream's read usually: no list is built for it). An events engine
+    /// always returns a list, since every read may have progress to log.
+    fn feed_item<'py>(&mut self, item: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyList>>> {
         self.raise_deferred()?;
         self.refuse_after_end("bytes")?;
         self.read_bytes_deferring(item, Joined::Item)?;
-        self.deliver(item.py())
+        if self.progress.is_none() && !self.calls.pending(&self.accumulator) {
+            return Ok(None);
+        }
+        self.deliver(item.py()).map(Some)
     }
 
     /// `pull` over the items of a raw source (bytes or text: reads or lines, as the stream tells).

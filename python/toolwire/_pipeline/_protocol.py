@@ -50,8 +50,12 @@ class Engine(Protocol):
         """Read a raw body's next bytes (any split); return the calls they made ready."""
         ...
 
-    def feed_item(self, item: Any) -> list[Emitted]:
-        """Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls."""
+    def feed_item(self, item: Any) -> list[Emitted] | None:
+        """Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls.
+
+        None when it made none ready, so that a live stream's reads build no empty list each; an engine that logs
+        progress (``events``) returns a list every time.
+        """
         ...
 
     def pull_items(self, items: Iterator[Any]) -> list[Emitted] | None:
@@ -103,7 +107,7 @@ class DelegatingEngine:
     def feed_bytes(self, data: Any) -> list[Emitted]:
         return self._engine.feed_bytes(data)
 
-    def feed_item(self, item: Any) -> list[Emitted]:
+    def feed_item(self, item: Any) -> list[Emitted] | None:
         return self._engine.feed_item(item)
 
     def pull_items(self, items: Iterator[Any]) -> list[Emitted] | None:

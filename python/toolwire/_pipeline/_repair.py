@@ -62,8 +62,9 @@ class Repairing(DelegatingEngine):
     def feed_bytes(self, data: Any) -> list[Emitted]:
         return self._repaired(self._engine.feed_bytes(data))
 
-    def feed_item(self, item: Any) -> list[Emitted]:
-        return self._repaired(self._engine.feed_item(item))
+    def feed_item(self, item: Any) -> list[Emitted] | None:
+        calls = self._engine.feed_item(item)
+        return None if calls is None else self._repaired(calls)
 
     def pull_items(self, items: Iterator[Any]) -> list[Emitted] | None:
         calls = self._engine.pull_items(items)

@@ -171,9 +171,12 @@ class Engine:
             raise TypeError(f"raw stream chunks must be bytes, bytearray or memoryview; got {type(data).__name__}")
         return self._frame(bytes(data), item=False)
 
-    def feed_item(self, item: Any) -> list[ToolCall | InvalidToolCall]:
-        """Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls."""
-        return self._frame(raw_bytes(item), item=True)
+    def feed_item(self, item: Any) -> list[ToolCall | InvalidToolCall] | None:
+        """Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls.
+
+        None when it made none ready, as the core's engine returns (whose events engine logs progress instead).
+        """
+        return self._frame(raw_bytes(item), item=True) or None
 
     def _frame(self, data: bytes, *, item: bool) -> list[ToolCall | InvalidToolCall]:
         if self._ended:

@@ -42,6 +42,9 @@ impl SseFramer {
     }
 
     /// Read `bytes`, calling `on_event` for each event they complete, in order.
+    ///
+    /// An event whose one `data` line and blank line are both in `bytes` (what a live stream's read, or a line of a
+    /// large read, usually holds) is handed over from `bytes` itself: only what spans reads is copied.
     pub(crate) fn feed<E>(
         &mut self,
         mut bytes: &[u8],
@@ -53,6 +56,22 @@ impl SseFramer {
                 bytes = rest;
             }
         }
+        let mut pending = None;
+        let outcome = self.lines(&mut bytes, &mut pending, on_event);
+        self.keep(pending);
+        outcome?;
+        self.extend_line(bytes)?;
+        Ok(())
+    }
+
+    /// The whole lines of `bytes`, leaving in it what follows the last line end. `pending` is the `data` of the
+    /// event being read while it is one line of `bytes`, not yet copied.
+    fn lines<'a, E>(
+        &mut self,
+        bytes: &mut &'a [u8],
+        pending: &mut Option<&'a [u8]>,
+        on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), Stop<E>> {
         while let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) {
             let (line, rest) = bytes.split_at(end);
             let terminator = rest.first().copied();
@@ -65,28 +84,40 @@ impl SseFramer {
                 }
             }
             if self.line.is_empty() {
-                self.line_done(line, on_event)?;
+                self.line_done(line, pending, on_event)?;
             } else {
                 self.extend_line(line)?;
-                let whole = std::mem::take(&mut self.line);
-                let outcome = self.line_done(&whole, on_event);
-                self.line = whole;
-                self.line.clear();
-                outcome?;
+                self.spanning_line_done(on_event)?;
             }
-            bytes = rest;
+            *bytes = rest;
         }
-        self.extend_line(bytes)?;
         Ok(())
+    }
+
+    /// The line begun in an earlier read is whole: read it from the line buffer, which is kept for the next one.
+    fn spanning_line_done<E>(&mut self, on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>) -> Result<(), Stop<E>> {
+        let whole = std::mem::take(&mut self.line);
+        let mut kept = None;
+        let outcome = self.line_done(&whole, &mut kept, on_event);
+        self.keep(kept);
+        self.line = whole;
+        self.line.clear();
+        outcome
+    }
+
+    /// The event's `data` still borrowed from a read, copied before the read goes.
+    fn keep(&mut self, pending: Option<&[u8]>) {
+        if let Some(data) = pending {
+            self.data.extend_from_slice(data);
+        }
     }
 
     /// End the stream: a last line without its line end is read, and a pending event dispatched.
     pub(crate) fn finish<E>(&mut self, on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>) -> Result<(), Stop<E>> {
         if !self.line.is_empty() {
-            let whole = std::mem::take(&mut self.line);
-            self.line_done(&whole, on_event)?;
+            self.spanning_line_done(on_event)?;
         }
-        self.dispatch(on_event)
+        self.dispatch(&mut None, on_event)
     }
 
     fn extend_line(&mut self, bytes: &[u8]) -> Result<(), FramingError> {
@@ -111,17 +142,18 @@ impl SseFramer {
     // alone it replaced (0.2% fewer).
     #[expect(clippy::inline_always, reason = "measured: see above")]
     #[inline(always)]
-    fn line_done<E>(
+    fn line_done<'a, E>(
         &mut self,
-        line: &[u8],
+        line: &'a [u8],
+        pending: &mut Option<&'a [u8]>,
         on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
     ) -> Result<(), Stop<E>> {
         if line.is_empty() {
-            return self.dispatch(on_event);
+            return self.dispatch(pending, on_event);
         }
         // The bound `extend_line` holds a line to when it spans reads, for a line read whole too: the same body is
         // refused at the same line whatever its split.
-        if line.len() + self.data.len() > self.limit {
+        if line.len() + self.data.len() + pending.map_or(0, <[u8]>::len) > self.limit {
             return Err(self.too_large().into());
         }
         let field_start = line.iter().position(|&byte| byte != b' ').unwrap_or(line.len());
@@ -142,9 +174,13 @@ impl SseFramer {
         match field {
             b"data" => {
                 if self.has_data {
+                    let first = pending.take();
+                    self.keep(first);
                     self.data.push(b'\n');
+                    self.data.extend_from_slice(value);
+                } else {
+                    *pending = Some(value);
                 }
-                self.data.extend_from_slice(value);
                 self.has_data = true;
             }
             b"event" => {
@@ -158,14 +194,19 @@ impl SseFramer {
 
     #[expect(clippy::inline_always, reason = "measured: see `line_done`")]
     #[inline(always)]
-    fn dispatch<E>(&mut self, on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>) -> Result<(), Stop<E>> {
+    fn dispatch<E>(
+        &mut self,
+        pending: &mut Option<&[u8]>,
+        on_event: &mut impl FnMut(Event<'_>) -> Result<(), E>,
+    ) -> Result<(), Stop<E>> {
         let outcome = if self.has_data {
             let kind = if self.kind.is_empty() {
                 &b"message"[..]
             } else {
                 &self.kind
             };
-            on_event(Event { kind, data: &self.data })
+            let data = pending.take().unwrap_or(&self.data);
+            on_event(Event { kind, data })
         } else {
             Ok(())
         };
@@ -231,6 +272,31 @@ mod tests {
     fn a_bom_is_dropped_only_at_the_start() {
         assert_eq!(events(&[b"\xEF\xBB", b"\xBFdata: a\n\n"]), [message("a")]);
         assert_eq!(events(&[b"data: \xEF\xBB\xBFa\n\n"]), [message("\u{feff}a")]);
+    }
+
+    #[test]
+    fn an_event_read_whole_is_handed_over_from_the_read() {
+        let mut seen = Vec::new();
+        let mut collect = |event: Event<'_>| -> Result<(), FramingError> {
+            seen.push((event.kind.to_vec(), event.data.to_vec()));
+            Ok(())
+        };
+        let mut framer = SseFramer::new(1 << 10);
+        for read in [
+            &b"data: {\"a\":1}\n\n"[..],
+            b"event: e\ndata: 2\n\n: ping\n\ndata: 3\r\n\r\n",
+        ] {
+            assert!(framer.feed(read, &mut collect).is_ok());
+        }
+        assert_eq!(framer.data.capacity(), 0, "no event was copied");
+        // Only an event that spans reads, or has several data lines, is gathered in the buffer.
+        for read in [&b"data: 4\n"[..], b"\ndata: 5\ndata: 6\n\n"] {
+            assert!(framer.feed(read, &mut collect).is_ok());
+        }
+        assert!(framer.data.capacity() > 0);
+        let data: Vec<&[u8]> = seen.iter().map(|(_, data)| data.as_slice()).collect();
+        assert_eq!(data, [&b"{\"a\":1}"[..], b"2", b"3", b"4", b"5\n6"]);
+        assert_eq!(seen.get(1).map(|(kind, _)| kind.as_slice()), Some(&b"e"[..]));
     }
 
     #[test]
