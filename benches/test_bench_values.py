@@ -11,6 +11,9 @@ the difference over 99 is the cost per violation found and handed over, search i
 
 ``test_stream_fixed_cost``: one small stream (a text delta, one call, a finish reason) through ``reassemble`` to its
 result, with a compiled ``ToolRegistry``: what a stream costs whatever its size.
+
+``test_events_per_fragment``: ``toolwire.events`` over one call of 1,000 fragments (one ``ArgumentsDelta`` each),
+with the events built in Rust (``rust/py/events.rs``) and, the same pipeline, as their fallback dataclasses.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import pytest
 
 import toolwire
 from toolwire._model import Severity, ViolationCode, _Violation
+from toolwire._pipeline import _progress
 
 FIELDS = (ViolationCode.TYPE_MISMATCH, "expected integer", Severity.ERROR, 0, 3, 7, "/items/0", 12, True, None)
 CLASSES = {"rust": toolwire.Violation, "dataclass": _Violation}
@@ -82,3 +86,39 @@ def test_stream_fixed_cost(benchmark) -> None:
     result = benchmark(one_stream)
     assert [(call.id, call.name, call.arguments) for call in result.calls] == [("c1", "f", {"a": 1})]
     assert result.text == "On it." and result.finish_reason == "tool_calls" and result.ok
+
+
+EVENT_CLASSES = ("TextDelta", "ToolCallStarted", "ArgumentsDelta", "ToolCallReady", "ToolCallInvalid", "Finished")
+FRAGMENTS = 1000
+
+
+def _fragmented_stream() -> bytes:
+    """One call whose arguments come in ``FRAGMENTS`` pieces of 8 characters, as a model streams them."""
+    text = json.dumps({"notes": "x" * (8 * FRAGMENTS - 13)})
+    head = {"index": 0, "id": "c1", "type": "function", "function": {"name": "f", "arguments": ""}}
+    pieces = [text[at : at + 8] for at in range(0, len(text), 8)]
+    return _sse(
+        {"choices": [{"index": 0, "delta": {"tool_calls": [head]}}]},
+        *(
+            {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}}]}
+            for piece in pieces
+        ),
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    )
+
+
+@pytest.mark.parametrize("made_by", ["rust", "dataclass"])
+def test_events_per_fragment(benchmark, monkeypatch: pytest.MonkeyPatch, made_by: str) -> None:
+    """``toolwire.events`` over a call of ``FRAGMENTS`` fragments, its events built in Rust or as the fallback's
+    dataclasses (the same pipeline, the classes swapped where ``_progress`` makes its events)."""
+    if made_by == "dataclass":
+        for name in EVENT_CLASSES:
+            monkeypatch.setattr(_progress, name, getattr(_progress, f"_{name}"))
+    body = _fragmented_stream()
+    benchmark.group = "values-events-per-fragment"
+    benchmark.extra_info.update(fragments=FRAGMENTS)
+    events = benchmark(lambda: list(toolwire.events([body])))
+    deltas = [event for event in events if type(event).__name__ == "ArgumentsDelta"]
+    assert len(deltas) == FRAGMENTS
+    assert type(events[-1]).__name__ == "Finished" and events[-1].result.calls[0].arguments["notes"].startswith("xx")
+    assert made_by == "dataclass" or type(deltas[0]) is toolwire.ArgumentsDelta

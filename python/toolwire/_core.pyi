@@ -10,15 +10,21 @@ from toolwire.formats import WireFormat
 
 __all__ = [
     "DIALECT_NAMES",
+    "ArgumentsDelta",
     "CallLogReader",
     "ChoiceResult",
     "DialectParser",
     "Engine",
+    "Finished",
     "InvalidToolCall",
     "OutputItem",
     "Pending",
     "StreamResult",
+    "TextDelta",
     "ToolCall",
+    "ToolCallInvalid",
+    "ToolCallReady",
+    "ToolCallStarted",
     "ToolValidators",
     "Violation",
     "__version__",
@@ -652,3 +658,114 @@ def schema_problems(schema_json: bytes, draft: str = "2020-12") -> list[tuple[st
 
 def violation_table() -> list[tuple[str, str, str, bool]]:
     """``(code, level, severity, recoverable)`` for every violation code the core knows, in order."""
+@final
+class TextDelta:
+    """Content text of a choice, as it arrived."""
+
+    __match_args__ = ("choice", "text")
+
+    def __new__(cls, choice: int, text: str) -> Self: ...
+    @property
+    def choice(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace`` on Python 3.13+; not a dataclass)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class ToolCallStarted:
+    """A call opened; its id and name as they stand then (a name may still come later: see ``ToolCallReady``)."""
+
+    __match_args__ = ("seq", "choice", "index", "id", "name")
+
+    def __new__(cls, seq: int, choice: int, index: int | None, id: str | None, name: str | None) -> Self: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def choice(self) -> int: ...
+    @property
+    def index(self) -> int | None: ...
+    @property
+    def id(self) -> str | None: ...
+    @property
+    def name(self) -> str | None: ...
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace`` on Python 3.13+; not a dataclass)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class ArgumentsDelta:
+    """A piece of a call's arguments text, as it arrived."""
+
+    __match_args__ = ("seq", "choice", "fragment")
+
+    def __new__(cls, seq: int, choice: int, fragment: str, snapshots: Callable[[int], Any]) -> Self: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def choice(self) -> int: ...
+    @property
+    def fragment(self) -> str: ...
+    def snapshot(self) -> Any:
+        """The call's arguments as they stand now (a value still arriving is a ``toolwire.Pending``)."""
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace`` on Python 3.13+; not a dataclass)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class ToolCallReady:
+    """A whole, valid call, handed over."""
+
+    __match_args__ = ("call",)
+
+    def __new__(cls, call: ToolCall) -> Self: ...
+    @property
+    def call(self) -> ToolCall: ...
+    @property
+    def seq(self) -> int:
+        """The call's seq."""
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace`` on Python 3.13+; not a dataclass)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class ToolCallInvalid:
+    """An invalid call, handed over (answer it with ``call.to_tool_result(format)``)."""
+
+    __match_args__ = ("call",)
+
+    def __new__(cls, call: InvalidToolCall) -> Self: ...
+    @property
+    def call(self) -> InvalidToolCall: ...
+    @property
+    def seq(self) -> int:
+        """The call's seq."""
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace`` on Python 3.13+; not a dataclass)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class Finished:
+    """The stream ended."""
+
+    __match_args__ = ("result",)
+
+    def __new__(cls, result: StreamResult) -> Self: ...
+    @property
+    def result(self) -> StreamResult: ...
+    def __replace__(self, **changes: Any) -> Self:
+        """A copy with the fields named in ``changes`` replaced (``copy.replace`` on Python 3.13+; not a dataclass)."""
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...

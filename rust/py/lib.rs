@@ -7,6 +7,7 @@ mod collector;
 mod dialects;
 mod engine;
 mod errors;
+mod events;
 mod handover;
 mod input;
 mod output;
@@ -26,6 +27,8 @@ mod _core {
     use crate::dialects::DialectParser;
     #[pymodule_export]
     use crate::engine::Engine;
+    #[pymodule_export]
+    use crate::events::{ArgumentsDelta, Finished, TextDelta, ToolCallInvalid, ToolCallReady, ToolCallStarted};
     #[pymodule_export]
     use crate::replay::CallLogReader;
     #[pymodule_export]

@@ -38,27 +38,33 @@ fn no() -> Py<PyAny> {
 /// A value class: a frozen pyclass whose fields are Python objects, with the dataclass protocol users rely on —
 /// keyword construction with defaults, `==` and `hash` over the fields (`NotImplemented` against another class), the
 /// dataclass `repr`, `__match_args__`, `__replace__` and pickling.
+///
+/// `in` names the module whose attribute the class is (where pickling finds it). `hidden` fields are a dataclass's
+/// `field(repr=False, compare=False)`: given at construction, after the others, and kept by a copy, but neither
+/// shown, compared, hashed nor matched.
 macro_rules! value_class {
     (
         $(#[doc = $doc:literal])*
-        $rust:ident as $name:literal {
+        $rust:ident as $name:literal in $module:literal {
             $( $(#[doc = $field_doc:literal])* $field:ident $(= $default:expr)? ),+ $(,)?
         }
+        $(hidden { $( $(#[doc = $hidden_doc:literal])* $hidden:ident ),+ $(,)? })?
         $(methods { $($methods:tt)* })?
     ) => {
         $(#[doc = $doc])*
-        #[pyclass(module = "toolwire._model", name = $name, frozen)]
+        #[pyclass(module = $module, name = $name, frozen)]
         pub(crate) struct $rust {
             $( $(#[doc = $field_doc])* #[pyo3(get)] pub(crate) $field: Py<PyAny>, )+
+            $($( $(#[doc = $hidden_doc])* $hidden: Py<PyAny>, )+)?
         }
 
         #[pymethods]
         impl $rust {
             #[new]
             #[allow(clippy::too_many_arguments, reason = "a keyword per field, as the dataclass's __init__ takes")]
-            #[pyo3(signature = ($($field $(= $default)?),+))]
-            fn new($($field: Py<PyAny>),+) -> Self {
-                Self { $($field),+ }
+            #[pyo3(signature = ($($field $(= $default)?),+ $($(, $hidden)+)?))]
+            fn new($($field: Py<PyAny>),+ $($(, $hidden: Py<PyAny>)+)?) -> Self {
+                Self { $($field),+ $($(, $hidden)+)? }
             }
 
             #[classattr]
@@ -110,14 +116,19 @@ macro_rules! value_class {
             fn __reduce__<'py>(
                 slf: &Bound<'py, Self>,
             ) -> PyResult<(Bound<'py, pyo3::types::PyType>, Bound<'py, PyTuple>)> {
-                Ok((slf.get_type(), slf.get().fields(slf.py())?))
+                let py = slf.py();
+                let value = slf.get();
+                Ok((slf.get_type(), PyTuple::new(py, [$(value.$field.bind(py)),+ $($(, value.$hidden.bind(py))+)?])?))
             }
 
             /// A copy with the fields named in `changes` replaced: `copy.replace` on Python 3.13+, which a value built
             /// in Rust supports where `dataclasses.replace` does not.
             #[pyo3(signature = (**changes))]
             fn __replace__(&self, py: Python<'_>, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-                let mut copy = Self { $($field: self.$field.clone_ref(py)),+ };
+                let mut copy = Self {
+                    $($field: self.$field.clone_ref(py)),+
+                    $($(, $hidden: self.$hidden.clone_ref(py))+)?
+                };
                 if let Some(changes) = changes {
                     for (key, value) in changes.iter() {
                         let key = key.cast_into::<PyString>()?;
@@ -162,7 +173,7 @@ value_class! {
     ///     recoverable: Whether the model can fix it on its next turn if told.
     ///     data: The payload that must not be lost: a provider error event; for ``TRAILING_DATA`` on a call that was
     ///         over, ``{"text", "bytes", "fragments"}``; what a finding names or counts (see docs/semantics.md).
-    Violation as "Violation" {
+    Violation as "Violation" in "toolwire._model" {
         /// What went wrong.
         code,
         /// A sentence for humans; differential tests never compare it.
@@ -202,6 +213,8 @@ value_class! {
     }
 }
 
+pub(crate) use value_class;
+
 /// An empty tuple, as a keyword's default.
 fn empty() -> Py<PyAny> {
     Python::attach(|py| PyTuple::empty(py).into_any().unbind())
@@ -228,7 +241,7 @@ value_class! {
     ///     choice: The choice index.
     ///     text: Its concatenated content text.
     ///     finish_reason: Its first non-null finish reason, or None.
-    ChoiceResult as "ChoiceResult" {
+    ChoiceResult as "ChoiceResult" in "toolwire._model" {
         /// The choice index.
         choice,
         /// Its concatenated content text.
@@ -248,7 +261,7 @@ value_class! {
     /// Attributes:
     ///     after_calls: How many calls of the stream were opened before it, which places it among them.
     ///     value: The block, item or part, as the provider's JSON object.
-    OutputItem as "OutputItem" {
+    OutputItem as "OutputItem" in "toolwire._model" {
         /// How many calls of the stream were opened before it, which places it among them.
         after_calls,
         /// The block, item or part, as the provider's JSON object.
@@ -269,7 +282,7 @@ value_class! {
     ///     choices: Text and finish reason of every choice seen.
     ///     output: The turn's other pieces in order (see ``OutputItem``): thinking, reasoning, server tool calls.
     ///     format: The wire format the stream was read as (named or detected), or None when nothing told it.
-    StreamResult as "StreamResult" {
+    StreamResult as "StreamResult" in "toolwire._model" {
         /// The valid calls, ordered by (choice, seq).
         calls = empty(),
         /// The invalid calls, ordered by (choice, seq).
@@ -362,7 +375,7 @@ value_class! {
     ///         ``thought_signature``, Anthropic ``caller``. Empty for most calls.
     ///     input: A custom tool call's input text (OpenAI Responses ``custom_tool_call``: free text, never parsed or
     ///         validated), exactly as it arrived; None for a function call.
-    ToolCall as "ToolCall" {
+    ToolCall as "ToolCall" in "toolwire._model" {
         /// The provider's call id, or a generated ``ts_<choice>_<seq>`` (with ``MISSING_ID``) when none came.
         id,
         /// The tool name, taken on first arrival.
@@ -424,7 +437,7 @@ value_class! {
     ///         tools given, unknown or missing name, server tool).
     ///     extra: Provider fields the next request needs back (see ``ToolCall.extra``).
     ///     input: A custom tool call's input text as received (see ``ToolCall.input``); None for a function call.
-    InvalidToolCall as "InvalidToolCall" {
+    InvalidToolCall as "InvalidToolCall" in "toolwire._model" {
         /// The provider's call id, or a generated one, so that a tool result can still answer it.
         id,
         /// The tool name, or None when none arrived.
@@ -494,7 +507,7 @@ value_class! {
     ///         ``"value"`` for a member whose key arrived and whose value has not started.
     ///     text: What arrived so far: a string's decoded text (an escape still arriving left out), a number's or a
     ///         literal's characters.
-    Pending as "Pending" {
+    Pending as "Pending" in "toolwire._model" {
         /// ``"string"``, ``"number"``, ``"literal"`` or ``"value"``.
         kind,
         /// What arrived so far.

@@ -11,7 +11,7 @@ import pytest
 import toolwire
 from toolwire import _model
 from toolwire._model import Severity, ViolationCode, _Violation, replaced
-from toolwire._pipeline import _extension
+from toolwire._pipeline import _extension, _progress
 
 pytestmark = pytest.mark.skipif(not _extension.available(), reason="needs the compiled extension")
 
@@ -234,3 +234,79 @@ def test_a_snapshot_s_pending_value_is_of_the_class_toolwire_exports() -> None:
     snapshots = [event.snapshot() for event in toolwire.events([chunk]) if isinstance(event, toolwire.ArgumentsDelta)]
     assert snapshots == [{"n": toolwire.Pending("number", "12")}]
     assert type(snapshots[0]["n"]) is toolwire.Pending
+
+
+def _snapshots(seq: int) -> tuple[str, int]:
+    """A picklable stand-in for the engine's ``snapshot``."""
+    return ("snapshot of", seq)
+
+
+_CALL = toolwire.ToolCall("c1", "f", {"a": 1}, '{"a":1}', 0, 0, choice=0)
+_INVALID = toolwire.InvalidToolCall(
+    "c2", "g", None, "{", 1, 1, 0, errors=(toolwire.Violation(ViolationCode.TRUNCATED, "cut", Severity.ERROR),)
+)
+
+
+def _hash_or_refusal(value: object) -> int | type[TypeError]:
+    try:
+        return hash(value)
+    except TypeError:
+        return TypeError
+
+
+EVENTS: list[tuple[type[Any], type[Any], tuple[Any, ...]]] = [
+    (toolwire.TextDelta, _progress._TextDelta, (0, "On it.")),
+    (toolwire.ToolCallStarted, _progress._ToolCallStarted, (0, 0, 3, "c1", None)),
+    (toolwire.ArgumentsDelta, _progress._ArgumentsDelta, (2, 0, '{"a": ', _snapshots)),
+    (toolwire.ToolCallReady, _progress._ToolCallReady, (_CALL,)),
+    (toolwire.ToolCallInvalid, _progress._ToolCallInvalid, (_INVALID,)),
+    (toolwire.Finished, _progress._Finished, (toolwire.StreamResult(calls=(_CALL,)),)),
+]
+
+
+@pytest.mark.parametrize(("built_class", "fallback_class", "fields"), EVENTS)
+def test_an_event_behaves_as_its_dataclass(
+    built_class: type[Any], fallback_class: type[Any], fields: tuple[Any, ...]
+) -> None:
+    built, fallback = built_class(*fields), fallback_class(*fields)
+    assert built_class is not fallback_class and built_class.__name__ == fallback_class.__name__
+    assert built_class.__match_args__ == fallback_class.__match_args__
+    assert repr(built) == repr(fallback)
+    assert built == built_class(*fields) and built != fallback
+    assert pickle.loads(pickle.dumps(built)) == built == copy.deepcopy(built)
+    with pytest.raises(AttributeError):
+        setattr(built, built_class.__match_args__[0], None)
+    assert _hash_or_refusal(built) == _hash_or_refusal(built_class(*fields))
+    # Hashable where the dataclass is: a call's arguments are a dict, so an event holding one is not.
+    assert (_hash_or_refusal(built) is TypeError) == (_hash_or_refusal(fallback) is TypeError)
+    if hasattr(fallback, "seq"):
+        assert built.seq == fallback.seq
+
+
+def test_an_arguments_delta_compares_by_its_fields_and_snapshots_through_its_engine() -> None:
+    delta = toolwire.ArgumentsDelta(2, 0, '{"a": ', _snapshots)
+    assert delta.snapshot() == _progress._ArgumentsDelta(2, 0, '{"a": ', _snapshots).snapshot() == ("snapshot of", 2)
+    # The engine is not part of the value: deltas of two streams with the same fields are equal, as the dataclass's.
+    other = toolwire.ArgumentsDelta(2, 0, '{"a": ', lambda seq: None)
+    assert other == delta and hash(other) == hash(delta)
+    moved = replaced(delta, seq=5)
+    assert moved.seq == 5 and moved.snapshot() == ("snapshot of", 5)
+
+
+def test_the_events_a_stream_gives_are_of_the_classes_toolwire_exports() -> None:
+    body = (
+        b'data: {"choices":[{"index":0,"delta":{"content":"On it."}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function",'
+        b'"function":{"name":"f","arguments":"{\\"a\\":"}}]}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n'
+    )
+    kinds = [type(event) for event in toolwire.events([body])]
+    assert kinds == [
+        toolwire.TextDelta,
+        toolwire.ToolCallStarted,
+        toolwire.ArgumentsDelta,
+        toolwire.ArgumentsDelta,
+        toolwire.ToolCallReady,
+        toolwire.Finished,
+    ]

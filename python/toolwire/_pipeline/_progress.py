@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
 from toolwire._pipeline._frameworks import framework_adapter
@@ -32,8 +32,12 @@ __all__ = [
 ]
 
 
+# The events are built in Rust (``rust/py/events.rs``) when the extension is there; these dataclasses are the same
+# classes for an interpreter without it, named as users know them.
+
+
 @dataclass(frozen=True, slots=True)
-class TextDelta:
+class _TextDelta:
     """Content text of a choice, as it arrived."""
 
     choice: int
@@ -41,7 +45,7 @@ class TextDelta:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallStarted:
+class _ToolCallStarted:
     """A call opened; its id and name as they stand then (a name may still come later: see ``ToolCallReady``)."""
 
     seq: int
@@ -51,9 +55,12 @@ class ToolCallStarted:
     name: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class ArgumentsDelta:
+@dataclass(frozen=True, slots=True, match_args=False)
+class _ArgumentsDelta:
     """A piece of a call's arguments text, as it arrived."""
+
+    # The engine behind ``snapshot`` is no part of the value: not matched, as it is not compared.
+    __match_args__ = ("seq", "choice", "fragment")
 
     seq: int
     choice: int
@@ -82,25 +89,51 @@ class _HandOver:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallReady(_HandOver):
+class _ToolCallReady(_HandOver):
     """A whole, valid call, handed over."""
 
     call: ToolCall
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallInvalid(_HandOver):
+class _ToolCallInvalid(_HandOver):
     """An invalid call, handed over (answer it with ``call.to_tool_result(format)``)."""
 
     call: InvalidToolCall
 
 
 @dataclass(frozen=True, slots=True)
-class Finished:
+class _Finished:
     """The stream ended."""
 
     result: StreamResult
 
+
+_FALLBACKS = (_TextDelta, _ToolCallStarted, _ArgumentsDelta, _ToolCallReady, _ToolCallInvalid, _Finished)
+for _fallback in _FALLBACKS:
+    _fallback.__name__ = _fallback.__qualname__ = _fallback.__name__.removeprefix("_")
+
+if TYPE_CHECKING:
+    from toolwire._core import (
+        ArgumentsDelta,
+        Finished,
+        TextDelta,
+        ToolCallInvalid,
+        ToolCallReady,
+        ToolCallStarted,
+    )
+else:
+    try:
+        from toolwire._core import (
+            ArgumentsDelta,
+            Finished,
+            TextDelta,
+            ToolCallInvalid,
+            ToolCallReady,
+            ToolCallStarted,
+        )
+    except ImportError:  # no compiled extension
+        TextDelta, ToolCallStarted, ArgumentsDelta, ToolCallReady, ToolCallInvalid, Finished = _FALLBACKS
 
 _END = object()
 
