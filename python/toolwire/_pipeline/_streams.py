@@ -106,26 +106,34 @@ def _run(
         close_source(source)
 
 
+def _reader(engine: Engine, first: Any) -> Callable[[Any], list[Emitted] | None]:
+    """How each item of a source is read, as its first item tells: a raw body's item, or a chunk."""
+    if is_raw(first, text_deltas=engine.text_deltas):
+        return engine.feed_item
+    adapt = framework_adapter(first)
+    if adapt is None:
+        return engine.feed
+    return lambda chunk: engine.feed(adapt(chunk))
+
+
 async def _arun(
     source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> AsyncGenerator[Emitted, None]:
     try:
-        raw = False
-        adapt: Callable[[Any], Any] | None = None
-        first = True
-        async for chunk in source:
-            if first:  # the first item says what the source is: a raw body, or chunks
-                first = False
-                raw = is_raw(chunk, text_deltas=engine.text_deltas)
-                adapt = None if raw else framework_adapter(chunk)
-            if raw:
-                calls = engine.feed_item(chunk)
-            else:
-                calls = engine.feed(chunk if adapt is None else adapt(chunk))
-            # Most items make no call ready: they cost the feed alone, no generator of their own.
+        items = aiter(source)
+        first = await anext(items, _END)
+        if first is not _END:  # the first item says what the source is: a raw body, or chunks
+            read = _reader(engine, first)
+            calls = read(first)
             if calls:
                 for call in _checked(calls, on_invalid, engine):
                     yield call
+            # Decided once: a live stream's every read costs this loop's step and the read alone.
+            async for item in items:
+                calls = read(item)
+                if calls:  # most items make no call ready: no generator of their own
+                    for call in _checked(calls, on_invalid, engine):
+                        yield call
         for call in _checked(engine.end(), on_invalid, engine):
             yield call
         outcome.settle(engine, on_invalid)
