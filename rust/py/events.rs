@@ -60,34 +60,34 @@ value_class! {
     }
 }
 
-value_class! {
-    /// A whole, valid call, handed over.
-    ToolCallReady as "ToolCallReady" in "toolwire._pipeline._progress" {
-        /// The call.
-        call,
-    }
-    methods {
-        /// The call's seq.
-        #[getter]
-        fn seq<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.call.bind(py).getattr(pyo3::intern!(py, "seq"))
+/// An event that hands a call over: the call, and its seq read from it.
+macro_rules! hand_over_event {
+    ($(#[doc = $doc:literal])* $rust:ident as $name:literal) => {
+        value_class! {
+            $(#[doc = $doc])*
+            $rust as $name in "toolwire._pipeline._progress" {
+                /// The call.
+                call,
+            }
+            methods {
+                /// The call's seq.
+                #[getter]
+                fn seq<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                    self.call.bind(py).getattr(pyo3::intern!(py, "seq"))
+                }
+            }
         }
-    }
+    };
 }
 
-value_class! {
+hand_over_event! {
+    /// A whole, valid call, handed over.
+    ToolCallReady as "ToolCallReady"
+}
+
+hand_over_event! {
     /// An invalid call, handed over (answer it with ``call.to_tool_result(format)``).
-    ToolCallInvalid as "ToolCallInvalid" in "toolwire._pipeline._progress" {
-        /// The call.
-        call,
-    }
-    methods {
-        /// The call's seq.
-        #[getter]
-        fn seq<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.call.bind(py).getattr(pyo3::intern!(py, "seq"))
-        }
-    }
+    ToolCallInvalid as "ToolCallInvalid"
 }
 
 value_class! {

@@ -114,24 +114,10 @@ for _fallback in _FALLBACKS:
     _fallback.__name__ = _fallback.__qualname__ = _fallback.__name__.removeprefix("_")
 
 if TYPE_CHECKING:
-    from toolwire._core import (
-        ArgumentsDelta,
-        Finished,
-        TextDelta,
-        ToolCallInvalid,
-        ToolCallReady,
-        ToolCallStarted,
-    )
+    from toolwire._core import ArgumentsDelta, Finished, TextDelta, ToolCallInvalid, ToolCallReady, ToolCallStarted
 else:
     try:
-        from toolwire._core import (
-            ArgumentsDelta,
-            Finished,
-            TextDelta,
-            ToolCallInvalid,
-            ToolCallReady,
-            ToolCallStarted,
-        )
+        from toolwire._core import ArgumentsDelta, Finished, TextDelta, ToolCallInvalid, ToolCallReady, ToolCallStarted
     except ImportError:  # no compiled extension
         TextDelta, ToolCallStarted, ArgumentsDelta, ToolCallReady, ToolCallInvalid, Finished = _FALLBACKS
 
