@@ -126,20 +126,27 @@ _END = object()
 Event = TextDelta | ToolCallStarted | ArgumentsDelta | ToolCallReady | ToolCallInvalid | Finished
 
 
-def _events(engine: Engine) -> Iterator[Event]:
-    """The events of the engine's progress since the last call."""
+def _events(engine: Engine) -> list[Event]:
+    """The events of the engine's progress since the last call, in order.
+
+    A list, not a generator: the steps are already taken, and a stream yielding from a list resumes one frame per
+    event, not two.
+    """
+    snapshot = engine.snapshot
+    events: list[Event] = []
     for step in engine.take_progress():
         kind = step[0]
-        if kind == "text":
-            yield TextDelta(step[1], step[2])
+        if kind == "arguments":  # first: most of a stream's steps are pieces of arguments
+            events.append(ArgumentsDelta(step[1], step[2], step[3], snapshot))
+        elif kind == "text":
+            events.append(TextDelta(step[1], step[2]))
         elif kind == "started":
-            yield ToolCallStarted(*step[1:])
-        elif kind == "arguments":
-            yield ArgumentsDelta(step[1], step[2], step[3], engine.snapshot)
+            events.append(ToolCallStarted(*step[1:]))
         elif isinstance(step[1], ToolCall):
-            yield ToolCallReady(step[1])
+            events.append(ToolCallReady(step[1]))
         else:
-            yield ToolCallInvalid(step[1])
+            events.append(ToolCallInvalid(step[1]))
+    return events
 
 
 class EventStream(Iterator[Event]):
