@@ -29,6 +29,7 @@ from tests.support.paths import CORPORA
 from tests.support.strategies_chat import chat_streams, junk_streams
 from toolwire import MalformedChunkError
 from toolwire._core import frame
+from toolwire._pipeline._options import Options
 from toolwire.recordings import TEXT_FORMAT, decode_jsonl, decode_sse, describe_call, iter_recordings
 from toolwire.reference._framing import Framer, FramingError
 
@@ -193,6 +194,21 @@ def test_bad_bytes_are_malformed_chunks_with_their_number(implementation: Module
         implementation.reassemble('data: {"choices": []}\n\n')
     with pytest.raises(TypeError, match="must be bytes"):
         list(implementation.reassemble(iter([good, {"choices": []}])))
+
+
+@pytest.mark.parametrize("progress", [False, True], ids=["calls", "progress"])
+def test_a_read_that_makes_no_call_ready_gives_none_unless_the_engine_keeps_progress(
+    implementation: ModuleType, progress: bool
+) -> None:
+    engine = Options(None, None, "call_end", "yield", None, None, None, None).engine(
+        implementation.Reassembler._implementation, progress=progress
+    )
+    opening = {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "f"}}]}}]}
+    read = engine.feed_item(f"data: {json.dumps(opening)}\n\n".encode())
+    assert read == ([] if progress else None), "no call is ready: a list only for an engine that keeps progress"
+    closing = {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}
+    ready = engine.feed_item(f"data: {json.dumps(closing)}\n\n".encode())
+    assert [call.id for call in ready or ()] == ["c"], "the finish makes the call ready, with or without progress"
 
 
 @pytest.mark.parametrize("as_text", [False, True])

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
-from toolwire._pipeline._frameworks import framework_adapter
 from toolwire._pipeline._protocol import Engine
-from toolwire._pipeline._sources import AsyncSource, Source, aclose_source, chunks_of, close_source, is_raw
+from toolwire._pipeline._sources import AsyncSource, Source, aclose_source, chunks_of, close_source, reader
 
 __all__ = [
     "ArgumentsDelta",
@@ -177,17 +176,11 @@ class EventStream(Iterator[Event]):
 def _run(chunks: Iterator[Any], source: Any, engine: Engine) -> Generator[Event, None, None]:
     try:
         first = next(chunks, _END)
-        if first is not _END:
-            rest: Iterator[Any] = itertools.chain((first,), chunks)
-            if is_raw(first, text_deltas=engine.text_deltas):
-                for item in rest:
-                    engine.feed_item(item)
-                    yield from _events(engine)
-            else:
-                adapt = framework_adapter(first)
-                for chunk in rest:
-                    engine.feed(chunk if adapt is None else adapt(chunk))
-                    yield from _events(engine)
+        if first is not _END:  # the first item says what the source is: a raw body, or chunks
+            read = reader(engine, first)
+            for item in itertools.chain((first,), chunks):
+                read(item)
+                yield from _events(engine)
         engine.end()
         yield from _events(engine)
         yield Finished(engine.result())
@@ -224,20 +217,17 @@ class AsyncEventStream:
 
 async def _arun(source: AsyncIterable[Any], engine: Engine) -> AsyncGenerator[Event, None]:
     try:
-        raw = False
-        adapt: Callable[[Any], Any] | None = None
-        first = True
-        async for chunk in source:
-            if first:
-                first = False
-                raw = is_raw(chunk, text_deltas=engine.text_deltas)
-                adapt = None if raw else framework_adapter(chunk)
-            if raw:
-                engine.feed_item(chunk)
-            else:
-                engine.feed(chunk if adapt is None else adapt(chunk))
+        items = aiter(source)
+        first = await anext(items, _END)
+        if first is not _END:  # the first item says what the source is: a raw body, or chunks
+            read = reader(engine, first)
+            read(first)
             for event in _events(engine):
                 yield event
+            async for item in items:
+                read(item)
+                for event in _events(engine):
+                    yield event
         engine.end()
         for event in _events(engine):
             yield event

@@ -7,10 +7,14 @@ uses, the engine tells from the stream itself (``docs/semantics.md``, "Raw bodie
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import re
-from collections.abc import AsyncIterable, Iterable, Iterator
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator
 from typing import IO, Any, TypeAlias
+
+from toolwire._pipeline._frameworks import framework_adapter
+from toolwire._pipeline._protocol import Emitted, Engine
 
 __all__ = [
     "RAW",
@@ -21,7 +25,9 @@ __all__ = [
     "chunks_of",
     "close_source",
     "is_raw",
+    "puller",
     "raw_bytes",
+    "reader",
 ]
 
 RawBody: TypeAlias = bytes | bytearray | memoryview
@@ -104,6 +110,35 @@ def is_raw(item: Any, *, text_deltas: bool = False) -> bool:
         return _FIELD.match(item) is not None or _is_envelope_line(item)
     opening = item.lstrip()
     return "\n" in item or "\r" in item or opening.startswith(("{", "[")) or _FIELD.match(item) is not None
+
+
+def reader(engine: Engine, first: Any) -> Callable[[Any], list[Emitted] | None]:
+    """How each item of a source is read, as its first item tells: a raw body's item, or a chunk.
+
+    A framework's chunk is read as the wire format's chunk it stands for. Decided once, so that a live stream's
+    every read costs the read alone.
+    """
+    if is_raw(first, text_deltas=engine.text_deltas):
+        return engine.feed_item
+    adapt = framework_adapter(first)
+    if adapt is None:
+        return engine.feed
+    return lambda chunk: engine.feed(adapt(chunk))
+
+
+def puller(
+    engine: Engine, first: Any, rest: Iterator[Any]
+) -> tuple[Callable[[Iterator[Any]], list[Emitted] | None], Iterator[Any]]:
+    """``reader``'s twin for a sync source read in bulk, decided the same way.
+
+    Returns the engine's loop that reads items until a call is ready, and the items it reads (``first``, then
+    ``rest``).
+    """
+    items: Iterator[Any] = itertools.chain((first,), rest)
+    if is_raw(first, text_deltas=engine.text_deltas):
+        return engine.pull_items, items
+    adapt = framework_adapter(first)
+    return engine.pull, items if adapt is None else map(adapt, items)
 
 
 def raw_bytes(item: Any) -> bytes:

@@ -7,16 +7,14 @@ the source closed when the consumer stops early (``_sources``).
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Generator, Iterator
 from types import TracebackType
 from typing import Any
 
 from toolwire._common._closing import ClosingBlock
 from toolwire._model import InvalidToolCall, Severity, StreamResult, Violation
-from toolwire._pipeline._frameworks import framework_adapter
 from toolwire._pipeline._protocol import Emitted, Engine
-from toolwire._pipeline._sources import RAW, AsyncSource, Source, aclose_source, chunks_of, close_source, is_raw
+from toolwire._pipeline._sources import RAW, AsyncSource, Source, aclose_source, chunks_of, close_source, puller, reader
 from toolwire.errors import InvalidToolCallError, MalformedChunkError, StreamContractError
 
 __all__ = ["AsyncToolCallStream", "ToolCallStream", "carry_result", "contract_errors"]
@@ -82,19 +80,11 @@ def _run(
     chunks: Iterator[Any], source: Any, engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> Generator[Emitted, None, None]:
     try:
-        # The first item says what the source is: a raw body, or chunks.
         first = next(chunks, _END)
-        if first is not _END:
-            rest: Iterator[Any] = itertools.chain((first,), chunks)
-            if is_raw(first, text_deltas=engine.text_deltas):
-                while (calls := engine.pull_items(rest)) is not None:
-                    yield from _checked(calls, on_invalid, engine)
-            else:
-                adapt = framework_adapter(first)
-                if adapt is not None:
-                    rest = map(adapt, rest)
-                while (calls := engine.pull(rest)) is not None:
-                    yield from _checked(calls, on_invalid, engine)
+        if first is not _END:  # the first item says what the source is: a raw body, or chunks
+            pull, items = puller(engine, first, chunks)
+            while (calls := pull(items)) is not None:
+                yield from _checked(calls, on_invalid, engine)
         yield from _checked(engine.end(), on_invalid, engine)
         outcome.settle(engine, on_invalid)
     except GeneratorExit:
@@ -106,16 +96,6 @@ def _run(
         close_source(source)
 
 
-def _reader(engine: Engine, first: Any) -> Callable[[Any], list[Emitted] | None]:
-    """How each item of a source is read, as its first item tells: a raw body's item, or a chunk."""
-    if is_raw(first, text_deltas=engine.text_deltas):
-        return engine.feed_item
-    adapt = framework_adapter(first)
-    if adapt is None:
-        return engine.feed
-    return lambda chunk: engine.feed(adapt(chunk))
-
-
 async def _arun(
     source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
 ) -> AsyncGenerator[Emitted, None]:
@@ -123,12 +103,11 @@ async def _arun(
         items = aiter(source)
         first = await anext(items, _END)
         if first is not _END:  # the first item says what the source is: a raw body, or chunks
-            read = _reader(engine, first)
+            read = reader(engine, first)
             calls = read(first)
             if calls:
                 for call in _checked(calls, on_invalid, engine):
                     yield call
-            # Decided once: a live stream's every read costs this loop's step and the read alone.
             async for item in items:
                 calls = read(item)
                 if calls:  # most items make no call ready: no generator of their own

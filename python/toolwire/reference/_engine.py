@@ -54,6 +54,7 @@ class Engine:
         source of text deltas), not a chunk.
         """
         self._dialect = dialect
+        self._logs_progress = progress
         tools = None if validators is None else validators.parameters()
         self.text_deltas = dialect is not None and format is None
         self._accumulator = Accumulator(
@@ -174,9 +175,11 @@ class Engine:
     def feed_item(self, item: Any) -> list[ToolCall | InvalidToolCall] | None:
         """Read one item of a raw source (bytes or text: a read or a line, as the stream tells); return the calls.
 
-        None when it made none ready, as the core's engine returns (whose events engine logs progress instead).
+        None when it made none ready, as the core's engine returns; an engine made with ``progress`` returns a list
+        every time, as the core's does.
         """
-        return self._frame(raw_bytes(item), item=True) or None
+        ready = self._frame(raw_bytes(item), item=True)
+        return ready if ready or self._logs_progress else None
 
     def _frame(self, data: bytes, *, item: bool) -> list[ToolCall | InvalidToolCall]:
         if self._ended:
