@@ -10,7 +10,7 @@ raised for a call, only for a source that is not a stream.
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -202,9 +202,9 @@ class AsyncEventStream:
         """Return self."""
         return self
 
-    async def __anext__(self) -> Event:
-        """The next event."""
-        return await self._events.__anext__()
+    def __anext__(self) -> Awaitable[Event]:
+        """The next event (the generator's own awaitable, not a coroutine awaiting it)."""
+        return self._events.__anext__()
 
     def snapshot(self, seq: int) -> Any:
         """The arguments of call ``seq`` as they stand; None before any came."""

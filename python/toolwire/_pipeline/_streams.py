@@ -7,7 +7,7 @@ the source closed when the consumer stops early (``_sources``).
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Generator, Iterator
 from types import TracebackType
 from typing import Any
 
@@ -178,9 +178,9 @@ class AsyncToolCallStream(AsyncIterator[Emitted]):
         """Return self."""
         return self
 
-    async def __anext__(self) -> Emitted:
-        """The next call handed over."""
-        return await self._calls.__anext__()
+    def __anext__(self) -> Awaitable[Emitted]:
+        """The next call handed over (the generator's own awaitable, not a coroutine awaiting it)."""
+        return self._calls.__anext__()
 
     @property
     def result(self) -> StreamResult:
