@@ -300,6 +300,8 @@ class Violation:
     def recoverable(self) -> bool: ...
     @property
     def data(self) -> Any: ...
+    def __str__(self) -> str:
+        """One line: ``CODE at /pointer: message``, or ``CODE: message`` for a finding without a pointer."""
     def key(self) -> tuple[str, str, int | None, int | None, str | None]:
         """The identity differential tests compare: (code, severity, choice, seq, path)."""
     def __replace__(self, **changes: Any) -> Self:

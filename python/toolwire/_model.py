@@ -189,6 +189,13 @@ class _Violation:
         """The identity differential tests compare: (code, severity, choice, seq, path)."""
         return (self.code.value, self.severity.value, self.choice, self.seq, self.path)
 
+    def __str__(self) -> str:
+        """One line: ``CODE at /pointer: message``, or ``CODE: message`` for a finding without a pointer."""
+        message = str(self.message).replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+        if self.path is None:
+            return f"{self.code.value}: {message}"
+        return f"{self.code.value} at {self.path}: {message}"
+
     def __replace__(self, **changes: Any) -> _Violation:
         """A copy with the fields named in ``changes`` replaced (``copy.replace``, as Python 3.13 adds it)."""
         return dataclasses.replace(self, **changes)

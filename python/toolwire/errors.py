@@ -48,7 +48,7 @@ class InvalidToolCallError(ToolwireError, ValueError):
         self.violations: tuple[Violation, ...] = call.errors
         self.result = result
         self.ready = ready
-        reasons = "; ".join(f"{v.code.value}: {v.message}" for v in call.errors)
+        reasons = "; ".join(map(str, call.errors))
         super().__init__(f"invalid tool call seq={call.seq} id={call.id!r} name={call.name!r}: {reasons}")
 
 
@@ -67,7 +67,7 @@ class StreamContractError(ToolwireError, ValueError):
         """Build the error from the finished result and its error-severity stream violations."""
         self.result = result
         self.violations = violations
-        reasons = "; ".join(f"{v.code.value}: {v.message}" for v in violations)
+        reasons = "; ".join(map(str, violations))
         super().__init__(f"stream broke its contract: {reasons}")
 
 

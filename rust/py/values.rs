@@ -196,6 +196,20 @@ value_class! {
         data = none(),
     }
     methods {
+    /// One line: ``CODE at /pointer: message``, or ``CODE: message`` for a finding without a pointer.
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        let code = self.code.bind(py).getattr(pyo3::intern!(py, "value"))?.str()?;
+        let message = self.message.bind(py).str()?;
+        // A provider's message may hold line breaks: the line is still one.
+        let message = message.to_string_lossy().replace("\r\n", " ").replace(['\r', '\n'], " ");
+        let path = self.path.bind(py);
+        Ok(if path.is_none() {
+            format!("{code}: {message}")
+        } else {
+            format!("{code} at {}: {message}", path.str()?)
+        })
+    }
+
     /// The identity differential tests compare: (code, severity, choice, seq, path).
     fn key<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let value = |field: &Py<PyAny>| field.bind(py).getattr(pyo3::intern!(py, "value"));

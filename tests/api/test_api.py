@@ -222,6 +222,43 @@ def test_stream_contract_errors_raise_at_the_end(implementation: ModuleType) -> 
     assert caught.value.result.text == "I cannot"
 
 
+def test_errors_read_as_one_line_naming_each_finding_s_pointer(implementation: ModuleType) -> None:
+    tools = {"set_heating": {"type": "object", "properties": {"celsius": {"type": "number"}}}}
+    chunks = [chunk([opening(0, "call_a", "set_heating", '{"celsius": "warm"}')]), chunk(finish="tool_calls")]
+    with pytest.raises(implementation.InvalidToolCallError) as caught:
+        list(implementation.reassemble(chunks, tools=tools))
+    assert str(caught.value) == (
+        "invalid tool call seq=0 id='call_a' name='set_heating': TYPE_MISMATCH at /celsius: expected number, got string"
+    )
+    with pytest.raises(implementation.StreamContractError) as ended:
+        list(implementation.reassemble([chunk(content="I cannot"), chunk(finish="tool_calls")]))
+    assert "\n" not in str(ended.value) and str(ended.value).endswith(str(ended.value.violations[0]))
+
+
+def test_a_stream_s_repr_says_where_it_stands(implementation: ModuleType) -> None:
+    stream = implementation.reassemble(two_calls(), on_invalid="yield")
+    assert repr(stream) == "<ToolCallStream reading>"
+    list(stream)
+    assert repr(stream) == "<ToolCallStream ended: 2 calls, 0 invalid, ok=True>"
+    broken = implementation.reassemble([chunk([opening(0, "call_a", "f", '{"a": ]')])])
+    with pytest.raises(implementation.InvalidToolCallError):
+        list(broken)
+    assert repr(broken) == "<ToolCallStream stopped by InvalidToolCallError after 1 call, 1 invalid>"
+
+    async def drained() -> Any:
+        async def source() -> AsyncIterator[dict[str, Any]]:
+            for item in two_calls():
+                yield item
+
+        stream = implementation.areassemble(source())
+        assert repr(stream) == "<AsyncToolCallStream reading>"
+        async for _ in stream:
+            pass
+        return stream
+
+    assert repr(asyncio.run(drained())) == "<AsyncToolCallStream ended: 2 calls, 0 invalid, ok=True>"
+
+
 def test_data_after_a_call_was_handed_over_is_reported_never_merged(implementation: ModuleType) -> None:
     chunks = [chunk([opening(0, "call_a", "f", '{"a": 1}')]), chunk([more(0, ', "b": 2}')]), chunk(finish="stop")]
     stream = implementation.reassemble(chunks, emit="complete", on_invalid="yield")

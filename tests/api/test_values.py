@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import toolwire
+import toolwire.reference
 from toolwire import _model
 from toolwire._model import Severity, ViolationCode, _Violation, replaced
 from toolwire._pipeline import _extension, _progress
@@ -53,6 +54,29 @@ def test_a_violation_has_the_dataclass_s_fields_repr_key_and_match_args(fields: 
             assert (code, message, severity) == (fields["code"], fields["message"], fields["severity"])
         case _:
             pytest.fail("a violation matches its class pattern by position")
+
+
+@pytest.mark.parametrize("cls", [toolwire.Violation, _Violation], ids=["rust", "dataclass"])
+def test_a_violation_reads_as_one_line_naming_its_code_and_pointer(cls: type[Any]) -> None:
+    at_pointer = cls(ViolationCode.TYPE_MISMATCH, "expected boolean", Severity.ERROR, seq=2, path="/celsius")
+    assert str(at_pointer) == "TYPE_MISMATCH at /celsius: expected boolean"
+    stream_wide = cls(ViolationCode.PROVIDER_ERROR, "overloaded:\r\nretry\rlater\n", Severity.ERROR)
+    assert str(stream_wide) == "PROVIDER_ERROR: overloaded: retry later ", "a provider's line breaks are spaces"
+    assert str(cls(ViolationCode.TRUNCATED, "", Severity.ERROR, path="")) == "TRUNCATED at : ", "the root pointer"
+
+
+def test_a_violation_found_reads_the_same_from_both_implementations_and_the_fallback() -> None:
+    schema = {"f": {"type": "object", "properties": {"celsius": {"type": "boolean"}}}}
+    core = toolwire.validate("f", '{"celsius": 3}', schema)
+    reference = toolwire.reference.validate("f", '{"celsius": 3}', schema)
+    lines = [str(violation) for violation in core]
+    assert (
+        lines
+        == [str(violation) for violation in reference]
+        == ["TYPE_MISMATCH at /celsius: expected boolean, got integer"]
+    )
+    fallbacks = [_Violation(**{name: getattr(found, name) for name in found.__match_args__}) for found in core]
+    assert [str(fallback) for fallback in fallbacks] == lines
 
 
 @pytest.mark.parametrize("fields", FIELDS)

@@ -38,10 +38,21 @@ def contract_errors(result: StreamResult) -> tuple[Violation, ...]:
 class _Outcome:
     """Where a stream's generator leaves its result, so the generator needs no reference to its stream."""
 
-    __slots__ = ("value",)
+    __slots__ = ("stopped_by", "value")
 
     def __init__(self) -> None:
         self.value: StreamResult | None = None
+        self.stopped_by: str | None = None
+
+    def describe(self) -> str:
+        """Where the stream stands, for its repr: reading, ended with its calls, or stopped by an error."""
+        if self.value is None:
+            return "reading" if self.stopped_by is None else f"stopped by {self.stopped_by}"
+        calls = len(self.value.calls) + len(self.value.invalid_calls)
+        counted = f"{calls} call{'' if calls == 1 else 's'}, {len(self.value.invalid_calls)} invalid"
+        if self.stopped_by is not None:
+            return f"stopped by {self.stopped_by} after {counted}"
+        return f"ended: {counted}, ok={self.value.ok}"
 
     def result(self) -> StreamResult:
         if self.value is None:
@@ -56,6 +67,7 @@ class _Outcome:
 
     def stopped(self, engine: Engine, error: BaseException) -> None:
         """Iteration stopped on ``error``: the result so far holds every call handed over, yielded or not."""
+        self.stopped_by = type(error).__name__
         if self.value is None:
             self.value = _result_so_far(engine)
         if isinstance(error, MalformedChunkError) and error.result is None:
@@ -150,6 +162,10 @@ class ToolCallStream(ClosingBlock, Iterator[Emitted]):
         """The next call handed over."""
         return next(self._calls)
 
+    def __repr__(self) -> str:
+        """``<ToolCallStream reading>``, ``<ToolCallStream ended: 2 calls, 0 invalid, ok=True>``, or how it stopped."""
+        return f"<{type(self).__name__} {self._outcome.describe()}>"
+
     @property
     def result(self) -> StreamResult:
         """The stream's result once iteration has finished; after iteration raised, the result so far.
@@ -181,6 +197,10 @@ class AsyncToolCallStream(AsyncIterator[Emitted]):
     def __anext__(self) -> Awaitable[Emitted]:
         """The next call handed over (the generator's own awaitable, not a coroutine awaiting it)."""
         return self._calls.__anext__()
+
+    def __repr__(self) -> str:
+        """As ``ToolCallStream``'s: reading, ended with its calls, or stopped by an error."""
+        return f"<{type(self).__name__} {self._outcome.describe()}>"
 
     @property
     def result(self) -> StreamResult:
