@@ -103,6 +103,18 @@ def test_a_command_whose_extra_is_missing_says_what_to_install(
     assert out == "toolwire lint: needs yaml: pip install 'toolwire[schema]'\n"
 
 
+def test_a_rule_message_reads_as_text_not_as_a_format_template() -> None:
+    from toolwire.schema._rule_docs import rule_reference
+    from toolwire.schema.lint import message_template
+
+    template = 'names must match ^[a-z]{{1,64}} (this one, "{name}", has {length} characters)'
+    assert message_template(template) == 'names must match ^[a-z]{1,64} (this one, "<name>", has <length> characters)'
+    assert message_template(template, "&lt;{}&gt;").endswith("has &lt;length&gt; characters)")
+    generated = rule_reference()
+    assert "{{" not in generated and "{value}" not in generated, "docs/schema-rules.md shows no format syntax"
+    assert "^[a-zA-Z0-9_-]{1,64}" in generated and "(here: &lt;value&gt;)" in generated
+
+
 def test_the_rule_reference_is_current() -> None:
     from tests.support.paths import REPO
     from toolwire.schema import CHECK_RULES, DRIFT_RULES, EXAMPLE_RULES, LINT_RULES

@@ -12,7 +12,7 @@ from toolwire.schema._findings import Rule
 from toolwire.schema.check import CHECK_RULES
 from toolwire.schema.drift import DRIFT_RULES
 from toolwire.schema.examples import EXAMPLE_RULES
-from toolwire.schema.lint import LINT_TARGETS, target_rules
+from toolwire.schema.lint import LINT_TARGETS, message_template, target_rules
 
 __all__ = ["rule_reference"]
 
@@ -46,7 +46,9 @@ def _lint_section() -> list[str]:
         lines += ["| id | effect | source (as of) | message |", "| --- | --- | --- | --- |"]
         for rule in data.rules:
             source = f"{table_cell(rule.source)} ({rule.as_of})"
-            lines.append(f"| `{rule.id}` | {rule.effect} | {source} | {table_cell(rule.message)} |")
+            # Each field as <name>, escaped: a bare <value> is an HTML tag a Markdown renderer hides.
+            message = table_cell(message_template(rule.message, "&lt;{}&gt;"))
+            lines.append(f"| `{rule.id}` | {rule.effect} | {source} | {message} |")
         if data.unverified:
             lines += ["", "Unverified (never enforced):", "", "| id | construct | why unknown |", "| --- | --- | --- |"]
             for entry in data.unverified:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from toolwire.schema.lint import _lint
-from toolwire.schema.lint._lint import LINT_TARGETS, lint_tools, resolve_targets, target_rules
+from toolwire.schema.lint._lint import LINT_TARGETS, lint_tools, message_template, resolve_targets, target_rules
 from toolwire.schema.lint._matrix import refresh_matrix, render_matrix
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ __all__ = [
     "LINT_RULES",
     "LINT_TARGETS",
     "lint_tools",
+    "message_template",
     "refresh_matrix",
     "render_matrix",
     "resolve_targets",

@@ -30,7 +30,7 @@ from toolwire.schema.lint._matrix import NOT_LOADABLE_RULE, UNNAMED, build_matri
 from toolwire.schema.lint._rules import EFFECT_LEVELS, LintRule, TargetRules, parse_rules_yaml
 from toolwire.schema.lint._walk import SchemaFacts
 
-__all__ = ["LINT_RULES", "LINT_TARGETS", "lint_tools", "resolve_targets", "target_rules"]
+__all__ = ["LINT_RULES", "LINT_TARGETS", "lint_tools", "message_template", "resolve_targets", "target_rules"]
 
 #: Every lint target, in the order reports show them.
 LINT_TARGETS: tuple[str, ...] = (
@@ -67,9 +67,17 @@ def target_rules(target: str) -> TargetRules:
 
 def _summary(entry: Entry) -> str:
     if isinstance(entry, LintRule):
-        text = entry.message.format_map({key: f"<{key}>" for key in _placeholders(entry.message)})
-        return f"{entry.effect}: {text}"
+        return f"{entry.effect}: {message_template(entry.message)}"
     return f"unverified: {entry.construct}: {entry.why}"
+
+
+def message_template(message: str, placeholder: str = "<{}>") -> str:
+    """A rule's message as a reader sees it before a finding fills it.
+
+    Escaped braces read as braces (a pattern's ``{1,64}``); each field reads as ``placeholder`` names it
+    (``<value>``).
+    """
+    return message.format_map({key: placeholder.format(key) for key in _placeholders(message)})
 
 
 def _placeholders(text: str) -> set[str]:
