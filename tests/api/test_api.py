@@ -244,6 +244,13 @@ def test_a_stream_s_repr_says_where_it_stands(implementation: ModuleType) -> Non
     with pytest.raises(implementation.InvalidToolCallError):
         list(broken)
     assert repr(broken) == "<ToolCallStream stopped by InvalidToolCallError after 1 call, 1 invalid>"
+    with implementation.reassemble(two_calls()) as closed:
+        next(closed)
+    assert repr(closed) == "<ToolCallStream closed before its end>"
+    ended = implementation.reassemble(two_calls())
+    list(ended)
+    ended.close()
+    assert repr(ended) == "<ToolCallStream ended: 2 calls, 0 invalid, ok=True>", "closing an ended stream ends nothing"
 
     async def drained() -> Any:
         async def source() -> AsyncIterator[dict[str, Any]]:

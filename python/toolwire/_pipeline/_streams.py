@@ -38,16 +38,19 @@ def contract_errors(result: StreamResult) -> tuple[Violation, ...]:
 class _Outcome:
     """Where a stream's generator leaves its result, so the generator needs no reference to its stream."""
 
-    __slots__ = ("stopped_by", "value")
+    __slots__ = ("closed", "stopped_by", "value")
 
     def __init__(self) -> None:
         self.value: StreamResult | None = None
         self.stopped_by: str | None = None
+        self.closed = False
 
     def describe(self) -> str:
-        """Where the stream stands, for its repr: reading, ended with its calls, or stopped by an error."""
+        """Where the stream stands, for its repr: reading, closed, ended with its calls, or stopped by an error."""
         if self.value is None:
-            return "reading" if self.stopped_by is None else f"stopped by {self.stopped_by}"
+            if self.stopped_by is not None:
+                return f"stopped by {self.stopped_by}"
+            return "closed before its end" if self.closed else "reading"
         calls = len(self.value.calls) + len(self.value.invalid_calls)
         counted = f"{calls} call{'' if calls == 1 else 's'}, {len(self.value.invalid_calls)} invalid"
         if self.stopped_by is not None:
@@ -163,7 +166,11 @@ class ToolCallStream(ClosingBlock, Iterator[Emitted]):
         return next(self._calls)
 
     def __repr__(self) -> str:
-        """``<ToolCallStream reading>``, ``<ToolCallStream ended: 2 calls, 0 invalid, ok=True>``, or how it stopped."""
+        """Where the stream stands: reading, closed before its end, ended or stopped by an error.
+
+        ``<ToolCallStream ended: 2 calls, 0 invalid, ok=True>``, ``<ToolCallStream stopped by InvalidToolCallError
+        after 1 call, 1 invalid>``.
+        """
         return f"<{type(self).__name__} {self._outcome.describe()}>"
 
     @property
@@ -177,6 +184,7 @@ class ToolCallStream(ClosingBlock, Iterator[Emitted]):
 
     def close(self) -> None:
         """Stop reading and close the source (idempotent)."""
+        self._outcome.closed = True
         self._calls.close()
 
 
@@ -199,7 +207,7 @@ class AsyncToolCallStream(AsyncIterator[Emitted]):
         return self._calls.__anext__()
 
     def __repr__(self) -> str:
-        """As ``ToolCallStream``'s: reading, ended with its calls, or stopped by an error."""
+        """As ``ToolCallStream``'s: reading, closed, ended with its calls, or stopped by an error."""
         return f"<{type(self).__name__} {self._outcome.describe()}>"
 
     @property
@@ -209,6 +217,7 @@ class AsyncToolCallStream(AsyncIterator[Emitted]):
 
     async def aclose(self) -> None:
         """Stop reading and close the source (idempotent)."""
+        self._outcome.closed = True
         await self._calls.aclose()
 
     async def __aenter__(self) -> AsyncToolCallStream:
