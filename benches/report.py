@@ -33,6 +33,7 @@ section alone. Every target of the issue is checked and every miss flagged.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import math
 import os
@@ -708,12 +709,11 @@ def dialects_report(
     added_worst = 0.0
     linearity: dict[str, float] = {}
     for dialect in toolwire.DIALECTS:
-        per_byte: dict[str, float] = {}
-        for size_name, size in dialect_texts.SIZES.items():
-            deltas = dialect_texts.deltas(dialect, size)
-            calls = dialect_texts.calls_in(dialect, size)
-            length = sum(len(delta.encode()) for delta in deltas)
-            print(f"timing {dialect} text deltas, {size_name}", file=progress, flush=True)
+        # Every size in one round-robin, so that the ratios between sizes see the same machine, whatever it drifts.
+        texts = {size_name: dialect_texts.deltas(dialect, size) for size_name, size in dialect_texts.SIZES.items()}
+        runs: dict[str, Callable[[], object]] = {}
+        expected: dict[str, int] = {}
+        for size_name, deltas in texts.items():
 
             def reassemble(deltas: list[str] = deltas, dialect: str = dialect) -> int:
                 stream = toolwire.reassemble(
@@ -727,18 +727,25 @@ def dialects_report(
                     count += 1
                 return count
 
-            def check(name: str, result: object, calls: int = calls, deltas: list[str] = deltas) -> None:
-                expected = calls if name == "core" else len(deltas)
-                if result != expected:
-                    raise AssertionError(f"{name} gave {result}, expected {expected}")
+            runs[f"core {size_name}"], runs[f"floor {size_name}"] = reassemble, iterate
+            expected[f"core {size_name}"] = dialect_texts.calls_in(dialect, dialect_texts.SIZES[size_name])
+            expected[f"floor {size_name}"] = len(deltas)
 
-            best = time_runs({"core": reassemble, "floor": iterate}, check, rounds, budget)
-            core_ns, floor_ns = (best["core"] / len(deltas) * 1e9, best["floor"] / len(deltas) * 1e9)
+        def check(name: str, result: object, expected: dict[str, int] = expected) -> None:
+            if result != expected[name]:
+                raise AssertionError(f"{name} gave {result}, expected {expected[name]}")
+
+        print(f"timing {dialect} text deltas, {', '.join(texts)}", file=progress, flush=True)
+        best = time_runs(runs, check, rounds, budget * len(texts))
+        per_byte: dict[str, float] = {}
+        for size_name, deltas in texts.items():
+            length = sum(len(delta.encode()) for delta in deltas)
+            core_ns, floor_ns = (best[f"{way} {size_name}"] / len(deltas) * 1e9 for way in ("core", "floor"))
             added_worst = max(added_worst, core_ns - floor_ns)
-            per_byte[size_name] = best["core"] / length * 1e9
+            per_byte[size_name] = best[f"core {size_name}"] / length * 1e9
             say(
-                f"| {dialect} | {size_name} | {len(deltas):,} | {calls:,} | {core_ns:.0f} | {floor_ns:.0f} | "
-                f"{core_ns - floor_ns:.0f} | {per_byte[size_name]:.1f} |"
+                f"| {dialect} | {size_name} | {len(deltas):,} | {expected[f'core {size_name}']:,} | {core_ns:.0f} | "
+                f"{floor_ns:.0f} | {core_ns - floor_ns:.0f} | {per_byte[size_name]:.1f} |"
             )
         linearity[dialect] = per_byte["1MiB"] / per_byte["4KiB"]
     say("")
@@ -753,6 +760,7 @@ def dialects_report(
         f"linear in the text: per-byte time at 1 MiB over 4 KiB at most {DIALECT_LINEARITY}: "
         + ", ".join(f"{dialect} {ratio:.2f}" for dialect, ratio in linearity.items()),
     )
+    result_cost(say, rounds, budget)
     say("")
     say(
         "Re-parsing the accumulated text on every delta (the reference's parser, as servers' parsers work) over the core:"
@@ -795,6 +803,50 @@ def dialects_report(
         lowest >= DIALECT_OVER_REPARSE,
         f"at least {DIALECT_OVER_REPARSE:.0f}x faster than re-parsing on every delta: {lowest:,.0f}x at least "
         "(the ratio grows with the text's length: the re-parse is quadratic)",
+    )
+
+
+def result_cost(say: Callable[[str], None], rounds: int, budget: float, dialect: str = "pythonic") -> None:
+    """What asking for the result costs a consumer that dropped its calls: the core builds them again from its records
+    (docs/semantics.md, "Results"; the calls a consumer holds are the result's as they are)."""
+    import toolwire
+
+    texts = {size_name: dialect_texts.deltas(dialect, dialect_texts.SIZES[size_name]) for size_name in ("4KiB", "1MiB")}
+    calls = {size_name: dialect_texts.calls_in(dialect, dialect_texts.SIZES[size_name]) for size_name in texts}
+
+    def read(deltas: list[str], ask: bool) -> int:
+        stream = toolwire.reassemble(
+            deltas, dialect=dialect, tools=dialect_texts.TOOLS, limits=dialect_texts.LIMITS, on_invalid="yield"
+        )
+        count = sum(call.ok for call in stream)
+        return len(stream.result.calls) if ask else count
+
+    runs = {
+        f"{way} {size_name}": functools.partial(read, deltas, way == "result")
+        for size_name, deltas in texts.items()
+        for way in ("calls", "result")
+    }
+
+    def check(name: str, result: object) -> None:
+        if result != calls[name.split()[1]]:
+            raise AssertionError(f"{name} gave {result} calls, expected {calls[name.split()[1]]}")
+
+    print(f"timing {dialect} text deltas with the result asked for", file=sys.stderr, flush=True)
+    best = time_runs(runs, check, rounds, budget * len(texts))
+    added = {
+        size_name: (best[f"result {size_name}"] - best[f"calls {size_name}"]) / calls[size_name] * 1e9
+        for size_name in texts
+    }
+    per_byte = {
+        size_name: best[f"result {size_name}"] / sum(len(delta.encode()) for delta in deltas)
+        for size_name, deltas in texts.items()
+    }
+    say("")
+    say(
+        f"Asking for the result at the end ({dialect}, every call dropped as read, so the core builds each again "
+        f"from its record): {added['4KiB']:.0f} and {added['1MiB']:.0f} ns more per call at 4 KiB and 1 MiB; "
+        f"per-byte time at 1 MiB over 4 KiB {per_byte['1MiB'] / per_byte['4KiB']:.2f}, the result then holding every "
+        "call's object."
     )
 
 

@@ -157,7 +157,13 @@ class Engine:
         After an exception, calling it again finishes what is left of the end and returns the calls no step returned.
         """
     def result(self) -> StreamResult:
-        """The result so far (final after ``end``): every call handed over, whatever exception came in between."""
+        """The result so far (final after ``end``): every call handed over, whatever exception came in between.
+
+        The calls are built again from the core's records the first time (equal to the calls handed over), the same
+        objects every time after.
+        """
+    def has_stream_errors(self) -> bool:
+        """Whether the stream made a finding of error severity of its own (not on a call), known without a result."""
     def amend(self, call: ToolCall | InvalidToolCall) -> None:
         """Replace the handed-over call with the same ``(choice, seq)`` by ``call`` (a repaired one)."""
 

@@ -15,7 +15,9 @@ use toolwire_core::accumulator::TextDialect;
 use toolwire_core::decode::openai_completions;
 use toolwire_core::dialects::Dialect;
 use toolwire_core::framing::{Event, Framer, FramingError};
-use toolwire_core::{Accumulator, ChunkError, Config, Decoder, Emit, EventExtras, Format, Limits, Step, ToolChoice};
+use toolwire_core::{
+    Accumulator, ChunkError, Config, Decoder, Emit, EventExtras, Format, Limits, Severity, Step, ToolChoice,
+};
 
 use crate::errors::{is_malformed_chunk, malformed_chunk};
 use crate::handover::HandOver;
@@ -221,6 +223,7 @@ impl Engine {
         }
         self.accumulator.end();
         self.notify(py)?;
+        self.calls.ended(py);
         self.deliver(py)
     }
 
@@ -244,10 +247,19 @@ impl Engine {
         }
     }
 
+    /// Whether the stream made a finding of error severity of its own (not on a call): what `on_invalid="raise"`
+    /// raises `StreamContractError` for at the end, known without building the result.
+    fn has_stream_errors(&self) -> bool {
+        self.accumulator
+            .stream_violations()
+            .iter()
+            .any(|violation| violation.severity == Severity::Error)
+    }
+
     /// The `StreamResult` so far: every call the core handed over is in it, whatever exception came in between.
     fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.collect(py)?;
-        let (calls, invalid) = self.calls.calls(py);
+        let (calls, invalid) = self.calls.calls(py, &self.payloads)?;
         let choices = self
             .accumulator
             .choices()

@@ -6,12 +6,22 @@
 //! runs, which may be a call class's `__init__`) stays queued and is built by the next step or by `result()`. Built
 //! calls wait in `ready` until a step returns them: an exception between building and returning leaves them there
 //! for the next step, and they are in the result all along.
+//!
+//! The result does not keep an object the consumer let go. Each call handed over is kept with the core's record of
+//! it; a step after the next one lets go of every object only the result still holds (its reference count says so),
+//! and the end lets go of the rest. The result's calls are then the objects the consumer still held when looked at,
+//! and the others built again from their records, equal to those handed over, when the result is first asked for.
+//! A Python object kept per call would make every garbage collection walk all the calls of a long stream (a text of
+//! thousands of calls cost up to 18% more per byte than a short one), and would hold the arguments twice over (text
+//! and value) for the stream's whole life. Looking one step late leaves the consumer's loop variable, still bound to
+//! the call of the step before, out of it.
 
 use std::collections::VecDeque;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use toolwire_core::{Accumulator, Arguments, HandedOver, Violation};
 
 use crate::output;
@@ -27,6 +37,9 @@ pub(crate) struct HandOver {
     ready: Vec<Py<PyAny>>,
     // Every call built, in hand-over order: the result's calls.
     built: Vec<Built>,
+    // The calls of `built` looked at so far (each once), and where the calls of the last step that built any begin.
+    looked_at: usize,
+    last_step: usize,
     // Findings made while building a call (a number Python cannot hold), each with the position in the core's log it
     // belongs at, waiting for `notify`.
     late: VecDeque<(usize, Violation)>,
@@ -37,7 +50,54 @@ pub(crate) struct HandOver {
 struct Built {
     order: (i64, usize),
     valid: bool,
-    object: Py<PyAny>,
+    kept: Kept,
+}
+
+/// A result's valid calls and its invalid ones.
+pub(crate) type ValidAndInvalid<'py> = (Vec<Bound<'py, PyAny>>, Vec<Bound<'py, PyAny>>);
+
+/// How the result keeps a call until it is asked for.
+enum Kept {
+    /// Handed over, and maybe held by the consumer: its object, and its record in case the consumer lets it go.
+    Handed(Py<PyAny>, Box<Record>),
+    /// Let go by the consumer: what building it again needs.
+    Record(Box<Record>),
+    /// Its object for good: held by the consumer when looked at, built for the result, or a repaired call.
+    Object(Py<PyAny>),
+}
+
+struct Record {
+    call: HandedOver,
+    fingerprint: Option<Py<PyString>>,
+}
+
+/// Whether `object` is held by the result alone. Its reference count, which `PyO3` deprecates for free-threaded Python
+/// (counts split between threads): a wrong answer there costs only identity (the call is built again, equal).
+#[allow(
+    deprecated,
+    reason = "the safe way to read a reference count; `ffi::Py_REFCNT` needs unsafe"
+)]
+fn only_here(py: Python<'_>, object: &Py<PyAny>) -> bool {
+    object.get_refcnt(py) == 1
+}
+
+impl Record {
+    /// The call built again, equal to the one handed over.
+    fn build<'py>(
+        &mut self,
+        py: Python<'py>,
+        payloads: &[Py<PyAny>],
+        max_violations: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        // A call whose arguments parsed once parses again; one that did not no longer holds a value.
+        let parsed = if self.call.arguments == Arguments::Value {
+            output::parse_arguments(py, &mut self.call, max_violations)
+        } else {
+            None
+        };
+        let fingerprint = self.fingerprint.as_ref().map(|fingerprint| fingerprint.clone_ref(py));
+        output::handed_over(py, &self.call, parsed, fingerprint, payloads)
+    }
 }
 
 impl HandOver {
@@ -47,6 +107,8 @@ impl HandOver {
             unbuilt: VecDeque::new(),
             ready: Vec::new(),
             built: Vec::new(),
+            looked_at: 0,
+            last_step: 0,
             late: VecDeque::new(),
             notified: 0,
         }
@@ -64,6 +126,10 @@ impl HandOver {
     ) -> PyResult<()> {
         if accumulator.has_ready() {
             self.unbuilt.extend(accumulator.take_ready());
+        }
+        if !self.unbuilt.is_empty() {
+            self.let_go(py, self.last_step);
+            self.last_step = self.built.len();
         }
         while let Some(call) = self.unbuilt.front_mut() {
             // Parsing again after an interrupted building finds nothing new: the call no longer holds a value.
@@ -84,18 +150,44 @@ impl HandOver {
             let fingerprint = validators
                 .zip(call.name.as_deref())
                 .and_then(|(validators, name)| validators.get().fingerprint_of(py, name));
+            let kept_fingerprint = fingerprint.as_ref().map(|fingerprint| fingerprint.clone_ref(py));
             let object = output::handed_over(py, call, parsed, fingerprint, payloads)?.unbind();
-            let order = (call.choice, call.seq);
-            let valid = call.is_valid();
-            self.unbuilt.pop_front();
-            self.built.push(Built {
-                order,
-                valid,
-                object: object.clone_ref(py),
-            });
+            if let Some(call) = self.unbuilt.pop_front() {
+                self.built.push(Built {
+                    order: (call.choice, call.seq),
+                    valid: call.is_valid(),
+                    kept: Kept::Handed(
+                        object.clone_ref(py),
+                        Box::new(Record {
+                            call,
+                            fingerprint: kept_fingerprint,
+                        }),
+                    ),
+                });
+            }
             self.ready.push(object);
         }
         Ok(())
+    }
+
+    /// Looks at the calls handed over before `until` not looked at yet: one only the result holds becomes its
+    /// record; one someone else holds stays the result's.
+    pub(crate) fn let_go(&mut self, py: Python<'_>, until: usize) {
+        let until = until.min(self.built.len());
+        for entry in self.built.get_mut(self.looked_at..until).unwrap_or_default() {
+            let kept = std::mem::replace(&mut entry.kept, Kept::Object(py.None()));
+            entry.kept = match kept {
+                Kept::Handed(object, record) if only_here(py, &object) => Kept::Record(record),
+                Kept::Handed(object, _) => Kept::Object(object),
+                other => other,
+            };
+        }
+        self.looked_at = self.looked_at.max(until);
+    }
+
+    /// The end: the consumer has let go of every call it will not keep.
+    pub(crate) fn ended(&mut self, py: Python<'_>) {
+        self.let_go(py, self.built.len());
     }
 
     /// Whether calls were handed over that no step has returned yet (built or not).
@@ -158,16 +250,34 @@ impl HandOver {
             )));
         };
         entry.valid = valid;
-        entry.object = call.clone().unbind();
+        entry.kept = Kept::Object(call.clone().unbind());
         Ok(())
     }
 
-    /// The result's valid and invalid calls, each ordered by `(choice, seq)`.
-    pub(crate) fn calls<'py>(&self, py: Python<'py>) -> (Vec<Bound<'py, PyAny>>, Vec<Bound<'py, PyAny>>) {
+    /// The result's valid and invalid calls, each ordered by `(choice, seq)`: the first time, the objects not let go
+    /// and the others built again from their records (equal to those handed over); the same objects every time
+    /// after. A building interrupted by an exception leaves the calls not built yet as records, for the next time.
+    pub(crate) fn calls<'py>(&mut self, py: Python<'py>, payloads: &[Py<PyAny>]) -> PyResult<ValidAndInvalid<'py>> {
+        for entry in &mut self.built {
+            let object = match &mut entry.kept {
+                Kept::Object(_) => continue,
+                Kept::Handed(object, _) => object.clone_ref(py),
+                Kept::Record(record) => record.build(py, payloads, self.max_violations)?.unbind(),
+            };
+            entry.kept = Kept::Object(object);
+        }
         let mut ordered: Vec<&Built> = self.built.iter().collect();
         ordered.sort_by_key(|call| call.order);
         let (valid, invalid): (Vec<&Built>, Vec<&Built>) = ordered.into_iter().partition(|call| call.valid);
-        let bind = |calls: Vec<&Built>| calls.into_iter().map(|call| call.object.bind(py).clone()).collect();
-        (bind(valid), bind(invalid))
+        let bind = |calls: Vec<&Built>| {
+            calls
+                .into_iter()
+                .filter_map(|call| match &call.kept {
+                    Kept::Object(object) => Some(object.bind(py).clone()),
+                    Kept::Handed(..) | Kept::Record(_) => None,
+                })
+                .collect()
+        };
+        Ok((bind(valid), bind(invalid)))
     }
 }

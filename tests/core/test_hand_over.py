@@ -28,7 +28,15 @@ import toolwire
 from tests.core.test_differential import nc, nr, nv
 from tests.support.implementations import IMPLEMENTATIONS
 from tests.support.strategies_chat import HostileCase, chat_streams, hostile_streams
-from toolwire import InvalidToolCallError, Limits, MalformedChunkError, ToolCall, Violation, ViolationCode
+from toolwire import (
+    InvalidToolCall,
+    InvalidToolCallError,
+    Limits,
+    MalformedChunkError,
+    ToolCall,
+    Violation,
+    ViolationCode,
+)
 
 POLICIES = ("complete", "call_end", "stream_end")
 BIG = "1" * 4301  # an integer Python will not convert (sys.get_int_max_str_digits): INVALID_JSON at hand-over
@@ -437,3 +445,48 @@ def test_a_keyboard_interrupt_from_on_violation_in_feed_bytes_loses_no_call(impl
     assert ids(machine.result.calls) == ["a", "b"]
     assert ids(machine.finish()) == ["a", "b", "c"]
     assert isinstance(machine.result.calls[2], ToolCall)
+
+
+def test_a_result_holds_the_calls_handed_over_and_the_same_objects_every_time(implementation: ModuleType) -> None:
+    """The calls the consumer holds are the result's; a number Python cannot hold is found once; the result's calls
+    are built once, however often the result is asked for."""
+    machine = implementation.Reassembler(on_invalid="yield")
+    handed = machine.feed(chunk([call(0, "a", '{"x": [1, {"y": "z"}]}'), call(1, "b", WITH_BIG)]))
+    handed += machine.feed(chunk([call(2, "c", '{"x": 2}')], finish="tool_calls"))
+    handed += machine.finish()
+    first, again = machine.result, machine.result
+    built, built_again = first.calls + first.invalid_calls, again.calls + again.invalid_calls
+    assert all(mine is theirs for mine, theirs in zip(built, (*handed[0::2], handed[1]), strict=True))
+    assert all(mine is theirs for mine, theirs in zip(built, built_again, strict=True))
+    assert [v.code for v in first.invalid_calls[0].errors] == [ViolationCode.INVALID_JSON]
+
+
+def test_a_stream_keeps_no_call_object_the_consumer_dropped_and_builds_it_again_for_its_result() -> None:
+    """Issue 17: a result keeping every call's object made each garbage collection walk all the calls of a long
+    stream, so a text of thousands of calls cost up to 18% more per byte than a short one. The core keeps its record
+    of each call and builds the dropped ones again, equal to those handed over (a number Python cannot hold found
+    once); the ones the consumer holds are the result's."""
+    arguments = [json.dumps({"n": at, "tags": ["x", "y"]}) if at % 8 else WITH_BIG for at in range(64)]
+    chunks = [chunk([call(at, f"dropped-{at}", text)]) for at, text in enumerate(arguments)]
+    stream = toolwire.reassemble([*chunks, chunk(finish="tool_calls")], on_invalid="yield")
+    held: list[Any] = []
+    read = []
+
+    def findings(each: Any) -> list[ViolationCode]:
+        return [v.code for v in (each.violations if each.ok else each.errors)]
+
+    for each in stream:
+        read.append((each.id, each.arguments, findings(each), each.ok))
+        if each.seq % 3 == 0:
+            held.append(each)
+
+    def alive() -> int:
+        gc.collect()
+        return sum(isinstance(o, (ToolCall, InvalidToolCall)) and o.id.startswith("dropped-") for o in gc.get_objects())
+
+    assert (len(read), alive()) == (64, len(held))
+    result = stream.result
+    calls = sorted(result.calls + result.invalid_calls, key=lambda each: each.seq)
+    assert [(each.id, each.arguments, findings(each), each.ok) for each in calls] == read
+    assert all(each is calls[each.seq] for each in held)
+    assert alive() == 64

@@ -70,6 +70,13 @@ class Engine(Protocol):
         """The result so far."""
         ...
 
+    def has_stream_errors(self) -> bool:
+        """Whether a stream-level finding of error severity was made (``StreamContractError`` under ``raise``).
+
+        Known without building the result, so that a stream nobody asks the result of never builds it.
+        """
+        ...
+
     def take_progress(self) -> list[tuple[Any, ...]]:
         """The stream's progress since the last take (with ``progress``), in order.
 
@@ -118,6 +125,9 @@ class DelegatingEngine:
 
     def result(self) -> StreamResult:
         return self._engine.result()
+
+    def has_stream_errors(self) -> bool:
+        return self._engine.has_stream_errors()
 
     def take_progress(self) -> list[tuple[Any, ...]]:
         return self._engine.take_progress()

@@ -36,37 +36,45 @@ def contract_errors(result: StreamResult) -> tuple[Violation, ...]:
 
 
 class _Outcome:
-    """Where a stream's generator leaves its result, so the generator needs no reference to its stream."""
+    """Where a stream's generator leaves its result, so the generator needs no reference to its stream.
 
-    __slots__ = ("closed", "stopped_by", "value")
+    A stream that ended keeps its engine and builds the result when it is first asked for: a consumer that never asks
+    makes the engine build no call twice (the core keeps records, not objects, of the calls it handed over).
+    """
+
+    __slots__ = ("closed", "ended", "stopped_by", "value")
 
     def __init__(self) -> None:
         self.value: StreamResult | None = None
+        self.ended: Engine | None = None
         self.stopped_by: str | None = None
         self.closed = False
 
     def describe(self) -> str:
         """Where the stream stands, for its repr: reading, closed, ended with its calls, or stopped by an error."""
-        if self.value is None:
+        if self.value is None and self.ended is None:
             if self.stopped_by is not None:
                 return f"stopped by {self.stopped_by}"
             return "closed before its end" if self.closed else "reading"
-        calls = len(self.value.calls) + len(self.value.invalid_calls)
-        counted = f"{calls} call{'' if calls == 1 else 's'}, {len(self.value.invalid_calls)} invalid"
+        value = self.result()
+        calls = len(value.calls) + len(value.invalid_calls)
+        counted = f"{calls} call{'' if calls == 1 else 's'}, {len(value.invalid_calls)} invalid"
         if self.stopped_by is not None:
             return f"stopped by {self.stopped_by} after {counted}"
-        return f"ended: {counted}, ok={self.value.ok}"
+        return f"ended: {counted}, ok={value.ok}"
 
     def result(self) -> StreamResult:
         if self.value is None:
-            raise ValueError("the StreamResult is available once the stream has been iterated to its end")
+            if self.ended is None:
+                raise ValueError("the StreamResult is available once the stream has been iterated to its end")
+            self.value, self.ended = self.ended.result(), None
         return self.value
 
     def settle(self, engine: Engine, on_invalid: str) -> None:
-        self.value = engine.result()
-        errors = contract_errors(self.value)
-        if errors and on_invalid == "raise":
-            raise StreamContractError(self.value, errors)
+        if on_invalid == "raise" and engine.has_stream_errors():
+            self.value = engine.result()
+            raise StreamContractError(self.value, contract_errors(self.value))
+        self.ended = engine
 
     def stopped(self, engine: Engine, error: BaseException) -> None:
         """Iteration stopped on ``error``: the result so far holds every call handed over, yielded or not."""

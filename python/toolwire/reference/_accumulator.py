@@ -644,6 +644,10 @@ class Accumulator:
         log, self._log = self._log, []
         return log
 
+    def has_stream_errors(self) -> bool:
+        """Whether a stream-level finding is an error (what ``on_invalid="raise"`` raises for at the end)."""
+        return any(violation.severity is Severity.ERROR for violation in _settled(self._stream_violations))
+
     def result(self, *, output: tuple[OutputItem, ...] = ()) -> StreamResult:
         """The result so far (final once ``end`` was called), with the decoder's ``output`` items.
 

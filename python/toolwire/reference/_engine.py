@@ -284,6 +284,10 @@ class Engine:
             result = replaced(result, usage=usage)
         return replaced(result, format=self._format)
 
+    def has_stream_errors(self) -> bool:
+        """Whether a stream-level finding of error severity was made (see ``toolwire._core.Engine``)."""
+        return self._accumulator.has_stream_errors()
+
     def take_progress(self) -> list[tuple[Any, ...]]:
         """The stream's progress since the last take, in order (see ``toolwire._core.Engine.take_progress``)."""
         self._record_progress()

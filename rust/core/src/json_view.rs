@@ -10,8 +10,10 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::sync::LazyLock;
 
 use jiter::{Jiter, JiterError, Peek};
+use memchr::memmem;
 
 /// A chunk without the shape of its wire format.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -296,7 +298,9 @@ pub fn string_inner(raw: &[u8]) -> Option<&[u8]> {
 /// (which jiter rejects but a decoded dict keeps, and so do we), a copy with each replaced by `\ufffd`, the same
 /// length, so that every offset found in the copy is the same in `raw`. Values are always cut from `raw`.
 pub(crate) fn structural(raw: &[u8]) -> Cow<'_, [u8]> {
-    if memchr::memmem::find(raw, b"\\u").is_none() {
+    // Built once: `memmem::find` builds its searcher on every call, a cost each small event of a stream would pay.
+    static UNICODE_ESCAPE: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"\\u"));
+    if UNICODE_ESCAPE.find(raw).is_none() {
         return Cow::Borrowed(raw);
     }
     let mut copy: Option<Vec<u8>> = None;
