@@ -16,6 +16,7 @@ __all__ = [
     "CallLogWriteError",
     "InvalidToolCallError",
     "MalformedChunkError",
+    "McpServerError",
     "SchemaError",
     "StreamContractError",
     "ToolwireError",
@@ -138,3 +139,18 @@ class CallLogWriteError(ToolwireError, OSError):
         else:
             message = f"CallLog {path}: {count} written but not synced to disk ({cause}); a crash may lose them"
         super().__init__(error.errno, message)
+
+
+class McpServerError(ToolwireError, ConnectionError):
+    """An MCP server did not give its tools.
+
+    It could not be started or reached, it failed or broke the protocol, or it did not finish listing them in time.
+
+    Attributes:
+        server: The server as given (``mcp+stdio:COMMAND ARGS...``, ``mcp+http://...``).
+    """
+
+    def __init__(self, server: str, problem: str) -> None:
+        """Build the error from the server and what went wrong (one line, with the fix when there is one)."""
+        self.server = server
+        super().__init__(f"{server}: {problem}")

@@ -918,6 +918,26 @@ class ToolRegistry:
         registry._init(builder.entries)
         return registry
 
+    @classmethod
+    def from_mcp(cls, server: str, *, timeout: float = 30.0) -> ToolRegistry:
+        """The tools an MCP server lists now (``tools/list``, every page), read with the official ``mcp`` SDK.
+
+        Each keeps what the server sent beside its schema (``title``, ``outputSchema``, ``annotations``) in
+        ``Tool.extra``, rendered back by ``to_mcp()``. In an event loop, load ``await toolwire.mcp.alist_tools(...)``.
+
+        Args:
+            server: ``mcp+stdio:COMMAND ARGS...`` (started, then stopped) or ``mcp+http(s)://HOST/PATH``.
+            timeout: Seconds for the whole listing.
+
+        Raises:
+            ValueError: ``server`` names no MCP server, or a tool it lists is invalid (named).
+            ModuleNotFoundError: The ``mcp`` SDK is not installed (``pip install 'toolwire[mcp]'``).
+            McpServerError: The server did not list its tools.
+        """
+        from toolwire.mcp import list_tools
+
+        return cls(list_tools(server, timeout=timeout))
+
     @property
     def names(self) -> tuple[str, ...]:
         """The function tools' names, in declaration order."""

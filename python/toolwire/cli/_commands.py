@@ -165,6 +165,16 @@ COMMANDS: tuple[Command, ...] = (
         config_keys=("tools",),
     ),
     Command(
+        "mcp",
+        "pin an MCP server's tools to a file (toolwire mcp snapshot SERVER --output tools.json)",
+        "snapshot: list a live MCP server's tools (mcp+stdio:COMMAND ARGS... is started and stopped; "
+        "mcp+http(s)://HOST/PATH is reached over Streamable HTTP), every page, and write them as sent, with a "
+        "fingerprint of each definition, to a file a team commits. The file is a tool source: `toolwire diff "
+        "tools.json SERVER` says what changed on the server since. Every tool source of check, lint, diff and drift "
+        "takes a server the same way. Exits 2 when the server cannot be started, reached or read.",
+        extra="mcp",
+    ),
+    Command(
         "matrix",
         "run a case file against several models and report the case-by-model matrix",
         "Run every case of a case file against every model, judge each answer, and report the case-by-model matrix "

@@ -61,7 +61,9 @@ def _run(command: Command, options: argparse.Namespace) -> int:
         missing = _missing_dependency(error)
         if missing is None or command.extra is None:
             raise
-        error_line(options, f"toolwire {command.name}: needs {missing}: {command.install_hint()}")
+        # A tool source of another kit (an MCP server) needs that kit's extra, whatever the command's is.
+        hint = "pip install 'toolwire[mcp]'" if missing == "mcp" else command.install_hint()
+        error_line(options, f"toolwire {command.name}: needs {missing}: {hint}")
         return 2
     except (OSError, ValueError) as error:
         error_line(options, f"toolwire: {error}")

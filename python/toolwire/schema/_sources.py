@@ -28,6 +28,7 @@ from toolwire._common._import_path import import_object
 from toolwire._common._json import parse_json
 from toolwire._common._yaml import parse_yaml
 from toolwire.errors import SchemaError
+from toolwire.mcp import is_server, list_tools
 from toolwire.registry import ServerTool, Tool, ToolRegistry
 
 __all__ = ["META_KEYS", "ToolSource", "iter_definitions", "jsonl_values", "load_tools", "sources_of"]
@@ -247,10 +248,11 @@ def _import(spec: str) -> Iterator[ToolSource]:
 
 
 def load_tools(specs: Sequence[str | Path]) -> list[ToolSource]:
-    """Read every definition of files, directories and import paths, in order.
+    """Read every definition of files, directories, import paths and MCP servers, in order.
 
     Args:
-        specs: Paths (files or directories) and ``package.module:attr`` import paths.
+        specs: Paths (files or directories), ``package.module:attr`` import paths, and MCP servers
+            (``mcp+stdio:COMMAND ARGS...``, ``mcp+http(s)://...``: their ``tools/list``, see ``toolwire.mcp``).
 
     Returns:
         One ``ToolSource`` per definition; definitions that do not load carry their error instead of raising.
@@ -258,9 +260,13 @@ def load_tools(specs: Sequence[str | Path]) -> list[ToolSource]:
     Raises:
         FileNotFoundError: A path that does not exist (and is no import path).
         ValueError: A file that is not JSON/YAML at all, of an unknown type, or an import path that fails.
+        McpServerError: An MCP server that did not list its tools (``toolwire.mcp.list_tools``).
     """
     found: list[ToolSource] = []
     for spec in specs:
+        if is_server(spec):
+            found.extend(iter_definitions(list_tools(str(spec)), str(spec)))
+            continue
         path = Path(spec)
         if path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _FILE_SUFFIXES)
