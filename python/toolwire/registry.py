@@ -67,7 +67,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import hashlib
 import importlib
 import inspect
 import io
@@ -82,7 +81,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, NoReturn, Protocol, TypeAlias, TypeVar, cast, get_args
 
-from toolwire._common._json import canonical, parse_json, pointer_token
+from toolwire._common._json import canonical_sha256, parse_json, pointer_token
 from toolwire._common._yaml import parse_yaml
 from toolwire._model import Limits, Violation
 from toolwire._pipeline import _extension
@@ -153,10 +152,6 @@ _CANONICAL_KEYS: Final[dict[str, frozenset[str]]] = {
 def _no_parameters() -> dict[str, Any]:
     """The parameters of a tool that takes none."""
     return {"type": "object", "properties": {}}
-
-
-def _sha256(value: object) -> str:
-    return "sha256:" + hashlib.sha256(canonical(value).encode("utf-8")).hexdigest()
 
 
 def _pointer(parent: str, key: str | int) -> str:
@@ -296,7 +291,7 @@ class Tool:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "parameters", parameters)
         object.__setattr__(self, "extra", _json_copy(self.extra, where, "extra"))
-        object.__setattr__(self, "fingerprint", _sha256({"name": name, "parameters": parameters}))
+        object.__setattr__(self, "fingerprint", canonical_sha256({"name": name, "parameters": parameters}))
 
     def __hash__(self) -> int:
         """Hash by identity-relevant fields (equal tools have equal fingerprints)."""
@@ -857,7 +852,7 @@ class ToolRegistry:
         setter(
             self,
             "_fingerprint",
-            _sha256({"server_tools": servers, "tools": sorted(t.fingerprint for t in self._tools)}),
+            canonical_sha256({"server_tools": servers, "tools": sorted(t.fingerprint for t in self._tools)}),
         )
         setter(self, "_compiled_forms", {})
         # Compiling now makes a schema that cannot be compiled a SchemaError here, where the tools are declared,

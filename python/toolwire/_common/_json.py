@@ -6,12 +6,14 @@ writes JSON text compactly, or canonically where the text is hashed or compared;
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = [
     "canonical",
+    "canonical_sha256",
     "compact",
     "compact_utf8",
     "json_type",
@@ -108,6 +110,11 @@ def canonical(value: Any, *, allow_nan: bool = False) -> str:
         As ``compact``.
     """
     return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=allow_nan, separators=(",", ":"))
+
+
+def canonical_sha256(value: Any) -> str:
+    """``sha256:<hex>`` of the value's ``canonical`` text as UTF-8: a fingerprint equal values share, whatever order."""
+    return "sha256:" + hashlib.sha256(canonical(value).encode("utf-8")).hexdigest()
 
 
 def compact_utf8(value: Any, *, allow_nan: bool = False) -> str:

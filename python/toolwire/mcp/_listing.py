@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import shlex
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Final
 
-from toolwire._common._json import canonical
+from toolwire._common._json import canonical_sha256
 from toolwire.errors import McpServerError
 
 if TYPE_CHECKING:
@@ -123,8 +122,6 @@ def snapshot(server: str, *, timeout: float = 30.0) -> dict[str, Any]:
     a changed description changes what the model does). ``taken`` is the UTC time of the listing.
     """
     tools = list_tools(server, timeout=timeout)
-    fingerprints = {
-        str(tool.get("name")): "sha256:" + hashlib.sha256(canonical(tool).encode("utf-8")).hexdigest() for tool in tools
-    }
+    fingerprints = {str(tool.get("name")): canonical_sha256(tool) for tool in tools}
     taken = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return {"server": server, "taken": taken, "tools": tools, "fingerprints": fingerprints}
