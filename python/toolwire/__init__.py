@@ -32,6 +32,7 @@ events = core.events
 aevents = core.aevents
 validate = core.validate
 validate_many = core.validate_many
+validate_result = core.validate_result
 normalize = core.normalize
 
 
@@ -79,4 +80,5 @@ __all__ += (
     "validate",
     "validate_batch",
     "validate_many",
+    "validate_result",
 )

@@ -178,9 +178,17 @@ class CallLogReader:
     """
 
     def __new__(
-        cls, validators: ToolValidators, path: str | os.PathLike[str] | None = None, chunk_size: int = ...
+        cls,
+        validators: ToolValidators,
+        path: str | os.PathLike[str] | None = None,
+        chunk_size: int = ...,
+        *,
+        hand_back_results: bool = False,
     ) -> CallLogReader:
         """A reader validating with ``validators``: of the file at ``path``, or (without) of the bytes it is fed.
+
+        With ``hand_back_results``, a line that records the call's result (``result``) is handed back too, for the
+        Python reader to check the result against its tool's output schema.
 
         Raises:
             OSError: The file cannot be opened.

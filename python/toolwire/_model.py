@@ -96,6 +96,8 @@ class ViolationCode(str, enum.Enum):
     REASONING_CUT = "REASONING_CUT"
     BUILTIN_TOOL = "BUILTIN_TOOL"
     MALFORMED_HEADER = "MALFORMED_HEADER"
+    MALFORMED_RESULT = "MALFORMED_RESULT"
+    MISSING_STRUCTURED_CONTENT = "MISSING_STRUCTURED_CONTENT"
 
 
 #: code -> (level, default severity, recoverable). ``recoverable`` says whether the model can fix the problem on
@@ -153,6 +155,8 @@ VIOLATION_TABLE: dict[ViolationCode, tuple[Literal["call", "stream", "call/strea
     ViolationCode.REASONING_CUT: ("stream", Severity.WARNING, False),
     ViolationCode.BUILTIN_TOOL: ("stream", Severity.WARNING, False),
     ViolationCode.MALFORMED_HEADER: ("stream", Severity.WARNING, False),
+    ViolationCode.MALFORMED_RESULT: ("call", Severity.ERROR, False),
+    ViolationCode.MISSING_STRUCTURED_CONTENT: ("call", Severity.ERROR, False),
 }
 
 

@@ -95,21 +95,26 @@ class MalformedChunkError(ToolwireError, TypeError):
 
 
 class SchemaError(ToolwireError, ValueError):
-    """A tool's parameter schema cannot be compiled (raised when the ``ToolRegistry`` is built).
+    """A tool's schema cannot be compiled.
+
+    Its parameters: raised when the ``ToolRegistry`` is built. Its MCP ``outputSchema``: raised by the first
+    ``validate_result`` that needs it.
 
     Attributes:
         tool: The tool whose schema fails.
         pointer: JSON pointer of the failing part inside that schema (``""`` for the whole schema).
         problem: What is wrong.
+        schema: Which of the tool's schemas: ``"parameters"`` or ``"outputSchema"``.
     """
 
-    def __init__(self, tool: str, pointer: str, problem: str) -> None:
-        """Build the error naming the tool, where in its schema, and the problem."""
+    def __init__(self, tool: str, pointer: str, problem: str, schema: str = "parameters") -> None:
+        """Build the error naming the tool, which of its schemas, where in it, and the problem."""
         self.tool = tool
         self.pointer = pointer
         self.problem = problem
+        self.schema = schema
         at = f"at {pointer}" if pointer else "at the root"
-        super().__init__(f"the parameters schema of tool {tool!r} is invalid {at}: {problem}")
+        super().__init__(f"the {schema} schema of tool {tool!r} is invalid {at}: {problem}")
 
 
 class CallLogWriteError(ToolwireError, OSError):

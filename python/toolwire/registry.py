@@ -231,6 +231,24 @@ def _object_schema(value: object, where: str, field_name: str) -> dict[str, Any]
     )
 
 
+def _output_schema(tool: Tool) -> dict[str, Any]:
+    """A tool's MCP ``outputSchema``, checked to be what the spec says: an object schema."""
+    where = f"Tool {tool.name!r}"
+    schema = tool.extra["outputSchema"]
+    if not isinstance(schema, dict):
+        raise TypeError(
+            f"{where}: outputSchema must be a JSON Schema object (a mapping) describing the structured result; got "
+            f"{type(schema).__name__}"
+        )
+    declared = schema.get("type", "object")
+    if declared != "object" and not (isinstance(declared, list) and "object" in declared):
+        raise ValueError(
+            f"{where}: outputSchema has the top-level type {declared!r}, but MCP's structuredContent is an object: "
+            'give the value as a member, e.g. {"type": "object", "properties": {"result": <this schema>}}'
+        )
+    return schema
+
+
 def _name(value: object, where: str, field_name: str, example: str) -> str:
     if value is None:
         raise ValueError(f"{where}: {field_name} is missing; every tool needs a non-empty string name, e.g. {example}")
@@ -296,6 +314,15 @@ class Tool:
     def __hash__(self) -> int:
         """Hash by identity-relevant fields (equal tools have equal fingerprints)."""
         return hash((self.name, self.fingerprint, self.description, self.strict, self.source))
+
+    @property
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON Schema of the tool's structured result (MCP ``outputSchema``, kept in ``extra``), or None.
+
+        ``toolwire.validate_result`` checks a result's ``structuredContent`` against it.
+        """
+        schema = self.extra.get("outputSchema")
+        return schema if isinstance(schema, dict) else None
 
     def _extra_for(self, source: ToolSource) -> dict[str, Any]:
         return _json_copy(self.extra, self.name, "extra") if self.source == source else {}
@@ -1023,6 +1050,27 @@ class ToolRegistry:
             compiled = self._compiled_forms[key] = build(self, max_depth, max_steps)
         return compiled
 
+    def _outputs(self) -> ToolRegistry:
+        """The tools that declare an MCP ``outputSchema``, each with that schema as its parameters, made once.
+
+        ``validate_result`` checks a structured result with the validator of arguments, compiled from this registry.
+        Made on first use rather than with the registry: a server whose output schema is broken still gives tools
+        whose calls can be checked.
+
+        Raises:
+            TypeError: An ``outputSchema`` is not a mapping (the tool named).
+            ValueError: An ``outputSchema`` is not an object schema.
+            SchemaError: An ``outputSchema`` the core cannot compile (named as the tool's parameters: the caller says
+                which schema it was).
+        """
+        outputs: ToolRegistry | None = self._compiled_forms.get(_OUTPUTS)
+        if outputs is None:
+            declared = [
+                Tool(tool.name, parameters=_output_schema(tool)) for tool in self._tools if "outputSchema" in tool.extra
+            ]
+            outputs = self._compiled_forms[_OUTPUTS] = ToolRegistry(declared)
+        return outputs
+
     def _schema_texts(self) -> list[tuple[str, str, str]]:
         """``(name, parameters as JSON text, fingerprint)`` of every function tool, for a validator to compile."""
         return [
@@ -1102,6 +1150,8 @@ or ``.jsonl`` file. A ``str`` is refused: a file is named by a ``Path``, JSON te
 #: tools are declared: ``Limits``'s defaults, which most streams use.
 _DEFAULT_DEPTH: Final = Limits().max_depth
 _DEFAULT_STEPS: Final = Limits().max_validation_steps
+#: The key of a registry's output-schema registry among its compiled forms.
+_OUTPUTS: Final = "outputSchema"
 
 
 class CompiledTools(Protocol):

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
-use toolwire_core::replay::{CallCounts, Segment, replay_lines};
+use toolwire_core::replay::{CallCounts, ResultLines, Segment, replay_lines};
 
 use crate::validators::ToolValidators;
 use crate::{collector, output};
@@ -33,14 +33,22 @@ pub(crate) struct CallLogReader {
     /// Calls read in the core per `(name, fingerprint)`: counted here and handed over once, since a batch of a log of
     /// many tools holds almost as many keys as calls.
     counts: CallCounts,
+    /// Whether a line recording a result is handed back, for the Python reader to check the result.
+    results: ResultLines,
 }
 
 #[pymethods]
 impl CallLogReader {
-    /// A reader validating with `validators`; it reads the file at `path` when given, else it is fed bytes.
+    /// A reader validating with `validators`; it reads the file at `path` when given, else it is fed bytes. With
+    /// `hand_back_results`, a line that records the call's result (`result`) is handed back too.
     #[new]
-    #[pyo3(signature = (validators, path = None, chunk_size = DEFAULT_CHUNK))]
-    fn new(validators: &ToolValidators, path: Option<PathBuf>, chunk_size: usize) -> PyResult<Self> {
+    #[pyo3(signature = (validators, path = None, chunk_size = DEFAULT_CHUNK, *, hand_back_results = false))]
+    fn new(
+        validators: &ToolValidators,
+        path: Option<PathBuf>,
+        chunk_size: usize,
+        hand_back_results: bool,
+    ) -> PyResult<Self> {
         if chunk_size == 0 {
             return Err(PyValueError::new_err("chunk_size must be at least 1"));
         }
@@ -54,6 +62,11 @@ impl CallLogReader {
             line: 1,
             ended: false,
             counts: CallCounts::default(),
+            results: if hand_back_results {
+                ResultLines::HandedBack
+            } else {
+                ResultLines::Read
+            },
         })
     }
 
@@ -139,7 +152,7 @@ impl CallLogReader {
             _ => (rest.len(), taken + 1),
         };
         let chunk = rest.get(..end).unwrap_or_default();
-        let segments = replay_lines(&self.validators, chunk, self.line, &mut self.counts);
+        let segments = replay_lines(&self.validators, chunk, self.line, &mut self.counts, self.results);
         Ok(Some((segments, self.start + end, lines as u64)))
     }
 

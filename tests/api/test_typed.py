@@ -207,6 +207,7 @@ def test_each_package_exports_the_shared_names_and_binds_every_entry_point_to_it
         "reassemble",
         "validate",
         "validate_many",
+        "validate_result",
     ]
     assert set(_exports.__all__) <= set(implementation.__all__)
     assert len(implementation.__all__) == len(set(implementation.__all__)), "a name listed twice"

@@ -58,6 +58,16 @@ CHANGED = [
 ]
 
 
+# What each tool answers: get_weather's structured content breaks its outputSchema (celsius is a number there).
+RESULTS = {
+    "get_weather": {
+        "content": [{"type": "text", "text": '{"celsius": "warm"}'}],
+        "structuredContent": {"celsius": "warm"},
+    },
+    "search": {"content": [{"type": "text", "text": "3 hits"}]},
+}
+
+
 def stdio(tools_file: Path, *options: str) -> str:
     return " ".join(["mcp+stdio:" + sys.executable, str(SERVER), str(tools_file), *options])
 
@@ -77,12 +87,19 @@ def changed(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def http_server(pinned: Path) -> Iterator[str]:
+def results(tmp_path: Path) -> Path:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(RESULTS), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def http_server(pinned: Path, results: Path) -> Iterator[str]:
     """The server over Streamable HTTP on a free port of 127.0.0.1, stopped by its PID."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [sys.executable, str(SERVER), str(pinned), "--http", str(port)]
+    command = [sys.executable, str(SERVER), str(pinned), "--http", str(port), "--results", str(results)]
     with subprocess.Popen(command, stderr=subprocess.PIPE) as process:
         try:
             deadline = time.monotonic() + 30
@@ -195,3 +212,57 @@ def test_the_command_line_reports_a_server_it_cannot_read_in_one_line(
     assert main(["lint", "--target", "openai", server]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"toolwire: {server}: FileNotFoundError")
+
+
+def called(server: str, name: str, arguments: dict[str, Any]) -> Any:
+    """The ``CallToolResult`` of one ``tools/call`` as the server sent it (the SDK's ``Client.call_tool`` would raise
+    one ``RuntimeError`` on a result that breaks its tool's outputSchema, which is what this checks)."""
+    import anyio
+    import mcp_types as types
+
+    from mcp import Client, StdioServerParameters
+
+    if server.startswith("mcp+stdio:"):
+        command = server.removeprefix("mcp+stdio:").split()
+        target: Any = StdioServerParameters(command=command[0], args=command[1:])
+    else:
+        target = server.removeprefix("mcp+")
+
+    async def call() -> Any:
+        async with Client(target) as client:
+            request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
+            return await client.session.send_request(request, types.CallToolResult)
+
+    return anyio.run(call)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_the_results_of_a_real_server_are_checked_against_its_output_schemas(
+    transport: str, pinned: Path, results: Path, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    server = (
+        stdio(pinned, "--results", str(results)) if transport == "stdio" else request.getfixturevalue("http_server")
+    )
+    registry = toolwire.ToolRegistry.from_mcp(server)
+    weather = called(server, "get_weather", {"city": "Oslo"})
+    (wrong,) = toolwire.validate_result("get_weather", weather, registry)
+    assert str(wrong) == "TYPE_MISMATCH at /structuredContent/celsius: expected number, got string"
+    search = called(server, "search", {"q": "rain"})
+    assert toolwire.validate_result("search", search, registry) == []
+    # Logged beside their calls, the results are checked again by replay.
+    log_path = tmp_path / "calls.jsonl"
+    with toolwire.CallLog(log_path, tools=registry) as log:
+        log.record(name="get_weather", arguments={"city": "Oslo"}, result=weather)
+        log.record(name="search", arguments={"q": "rain"}, result=search)
+    logged = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()]
+    for line, sent in zip(logged, (RESULTS["get_weather"], RESULTS["search"]), strict=True):
+        # As the spec writes it, with what the SDK adds (isError false, resultType, the server's _meta).
+        assert {key: line["result"][key] for key in sent} == sent
+        assert line["result"]["isError"] is False
+    from toolwire.schema.replay import replay_calls
+
+    report = replay_calls(log_path, registry)
+    assert (report.calls, report.invalid, report.by_code) == (2, 1, {"TYPE_MISMATCH": 1})
+    assert [(v.code.value, v.path) for v in report.failures[0].violations] == [
+        ("TYPE_MISMATCH", "/structuredContent/celsius")
+    ]

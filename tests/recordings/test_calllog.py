@@ -409,6 +409,33 @@ def test_timestamps_outcomes_and_extra_fields(tmp_path: Path) -> None:
     assert dict(observed[2].fields) == {"outcome": "timeout", "conversation": "c-9", "latency_ms": 31}
 
 
+def test_a_result_is_logged_as_the_spec_writes_it_redacted_and_read_back(tmp_path: Path) -> None:
+    mcp_types = pytest.importorskip("mcp_types")
+    path = tmp_path / "calls.jsonl"
+    sdk = mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(text="token sk-proj-" + "a1" * 20)], structured_content={"api_key": "k", "n": 1}
+    )
+    with CallLog(path) as log:
+        log.record(name="a", arguments="{}", result=sdk)
+        log.record(name="a", arguments="{}", result={"content": [], "isError": True})
+        log.record(name="a", arguments="{}")
+        with pytest.raises(TypeError, match="the result or an extra field is not JSON-compatible"):
+            log.record(name="a", arguments="{}", result={"content": {1, 2}})
+    written = lines(path)
+    # By the spec's names (structuredContent, isError), the type a model's default fills kept, secrets redacted.
+    assert written[0]["result"] == {
+        "content": [{"type": "text", "text": "token [REDACTED]"}],
+        "structuredContent": {"api_key": "[REDACTED]", "n": 1},
+        "isError": False,
+        "resultType": "complete",
+    }
+    assert written[1]["result"] == {"content": [], "isError": True}
+    assert "result" not in written[2]
+    observed = [o for o in read_calls(path) if isinstance(o, ObservedCall)]
+    assert [o.result for o in observed] == [written[0]["result"], written[1]["result"], None]
+    assert all("result" not in o.fields for o in observed)
+
+
 def test_closed_log_refuses_and_an_existing_file_is_appended_to(tmp_path: Path) -> None:
     path = tmp_path / "calls.jsonl"
     path.write_text('{"name":"earlier","arguments":"{}"}\n')

@@ -22,6 +22,7 @@ __all__ = [
     "plain_json",
     "pointer_token",
     "pointer_tokens",
+    "sdk_json",
     "unescape_token",
 ]
 
@@ -160,3 +161,15 @@ def plain_json(value: object, where: str) -> Any:
             copy[key] = plain_json(item, f"{where}/{key}")
         return copy
     raise TypeError(f"{where}: {type(value).__name__} is not a JSON value")
+
+
+def sdk_json(value: Any) -> Any:
+    """An SDK's pydantic model as its SDK writes it on the wire (by alias, ``None`` left out); any other value as is.
+
+    (``exclude_unset`` would leave out the members a model's defaults fill, such as an ``mcp`` ``TextContent``'s
+    ``"type": "text"``.)
+    """
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        return dump(mode="json", by_alias=True, exclude_none=True)
+    return value

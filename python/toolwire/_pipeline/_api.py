@@ -16,6 +16,14 @@ from toolwire._pipeline._options import Options
 from toolwire._pipeline._progress import AsyncEventStream, EventStream
 from toolwire._pipeline._protocol import Emit, Implementation, OnInvalid, OnViolation
 from toolwire._pipeline._repair import Repair
+from toolwire._pipeline._results import (
+    ResultLike,
+    is_final,
+    is_result,
+    result_data,
+    shape_violations,
+    structured_violations,
+)
 from toolwire._pipeline._sdk_bodies import async_sdk_source, sdk_engine, sdk_source
 from toolwire._pipeline._sources import AsyncSource, Source
 from toolwire._pipeline._streams import AsyncToolCallStream, ToolCallStream
@@ -27,6 +35,7 @@ from toolwire._pipeline._validation import (
     tool_name,
     validation_bounds,
 )
+from toolwire.errors import SchemaError
 from toolwire.formats import WireFormat
 from toolwire.registry import ToolRegistry, ToolsLike
 
@@ -225,6 +234,58 @@ class Api:
                 pairs.append((call_name, arguments_text(arguments, f"calls[{position}]")))
             found = compiled.validate_many(pairs)
         assert found is not None, "every item is a (name, text) pair now"
+        return found
+
+    def validate_result(
+        self, name: str, result: ResultLike, tools: ToolsLike, *, limits: Limits | None = None
+    ) -> list[Violation]:
+        """Check a tool result's shape (the MCP specification's) and its structured content (the tool's outputSchema).
+
+        Args:
+            name: The tool that gave the result.
+            result: A ``CallToolResult`` of the official ``mcp`` SDK (as ``ClientSession.call_tool`` returns it), a
+                mapping of its shape (``{"content": [...], "structuredContent": {...}, "isError": False}``), or its
+                JSON text.
+            tools: A ``ToolRegistry`` or anything it loads: MCP tools keep their ``outputSchema``
+                (``ToolRegistry.from_mcp``, a ``tools/list`` result). Pass a registry when checking many results: its
+                output schemas are compiled once and kept.
+            limits: As for ``validate``, applied to the structured content.
+
+        Returns:
+            Every violation, in order: the result's shape (``MALFORMED_RESULT``, in the order the result is written:
+            content blocks without their required members, of an unknown type, with data that is not base64, an
+            ``isError`` that is not a boolean); then ``UNKNOWN_TOOL``; then, for a tool that declares an
+            ``outputSchema``, ``MISSING_STRUCTURED_CONTENT`` or the schema's findings, with the validator and codes
+            of arguments and pointers into the result (``/structuredContent/temperature``). An error result
+            (``isError`` true) and one that is not final (a ``resultType`` other than ``"complete"``) are checked
+            for their shape only. Empty when the result is valid.
+
+        Raises:
+            TypeError: ``name`` is not a string, or ``result`` is neither a result object, a mapping nor JSON text,
+                or holds a value JSON cannot (a ``datetime``).
+            toolwire.errors.SchemaError: The tool's ``outputSchema`` cannot be compiled (``error.schema`` is
+                ``"outputSchema"``).
+            ValueError: The tool's ``outputSchema`` is not an object schema.
+        """
+        name = tool_name(name, "validate_result")
+        registry = ToolRegistry.load(tools)
+        data, unreadable = result_data(result)
+        found = [unreadable] if unreadable is not None else shape_violations(data)
+        depth, steps = validation_bounds(limits)
+        unknown = self.implementation.compile_tools(registry, depth, steps).unknown_tool(name)
+        if unknown is not None:
+            found.append(unknown)
+            return found
+        tool = registry.get(name)
+        if tool is None or "outputSchema" not in tool.extra:
+            return found
+        if not is_result(data) or data.get("isError") is True or not is_final(data):
+            return found
+        try:
+            outputs = self.implementation.compile_tools(registry._outputs(), depth, steps)
+        except SchemaError as error:
+            raise SchemaError(error.tool, error.pointer, error.problem, "outputSchema") from None
+        found.extend(structured_violations(name, data.get("structuredContent"), outputs))
         return found
 
     def normalize(

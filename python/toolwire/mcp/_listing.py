@@ -6,7 +6,7 @@ import shlex
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Final
 
-from toolwire._common._json import canonical_sha256
+from toolwire._common._json import canonical_sha256, sdk_json
 from toolwire.errors import McpServerError
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ async def alist_tools(server: str, *, timeout: float = 30.0, max_pages: int = 10
                 cursor: str | None = None
                 for _ in range(max_pages):
                     page = await client.list_tools(cursor=cursor)
-                    tools.extend(tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in page.tools)
+                    tools.extend(sdk_json(tool) for tool in page.tools)
                     cursor = page.next_cursor
                     if cursor is None:
                         return tools

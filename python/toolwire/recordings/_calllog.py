@@ -1,7 +1,8 @@
 """``toolwire.CallLog``: every tool call a production loop handles, appended as one JSON line, secrets redacted.
 
-A line is ``{"id", "name", "arguments", "tool_fingerprint", "ts", "outcome"}`` plus any extra keys given to
-``record``: exactly what ``toolwire replay`` (``toolwire.schema.read_calls``) reads back.
+A line is ``{"id", "name", "arguments", "tool_fingerprint", "ts", "outcome"}``, then ``"result"`` when the tool's result
+is given, plus any extra keys given to ``record``: exactly what ``toolwire replay`` (``toolwire.schema.read_calls``)
+reads back, checking a result against its tool's MCP ``outputSchema`` (``toolwire.validate_result``).
 
 - ``arguments`` is the JSON *text* of the arguments, kept exactly as the call carried it (whitespace, key order,
   duplicate keys, number spelling), so that a replay judges what the model sent; it is rewritten only where
@@ -10,6 +11,8 @@ A line is ``{"id", "name", "arguments", "tool_fingerprint", "ts", "outcome"}`` p
   of the tool of the same name in ``tools=``; null when neither knows it.
 - ``ts`` is ISO 8601 UTC with microseconds; ``outcome`` is ``"ok"``, ``"error"``, ``"invalid"`` or any word of
   the caller's (default: ``"invalid"`` for an ``InvalidToolCall``, ``"ok"`` otherwise).
+- ``result`` is what the tool answered: an MCP ``CallToolResult`` written as the spec's JSON (by its aliases:
+  ``structuredContent``, ``isError``), or JSON data as given.
 
 Redaction happens before anything is written, with the detectors every writer of toolwire uses
 (``toolwire._common._secrets``: API keys and tokens, JWTs, ``Basic`` and ``Bearer`` credentials, PEM private keys), each
@@ -17,7 +20,7 @@ match replaced by ``[REDACTED]``; the values of members whose name says secret (
 ``client_secret``, ``api_key``, ``authorization``...; ``redact_keys=`` adds names) are replaced whole, at any depth;
 ``redact=`` adds regexes. They run over every decoded string of the arguments (keys too, so a secret spelled with
 JSON escapes is still found), over the arguments text as a whole, and over the id, the name and every string of the
-extra keys.
+extra keys and of the result.
 
 Appends are thread-safe and async-safe: one lock, taken for no longer than one ``os.write`` of whole lines, never
 across an ``await``; the file is opened with ``O_APPEND``, so processes appending to the same file on a local file
@@ -48,7 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from toolwire._common._closing import AsyncClosingBlock
-from toolwire._common._json import compact, compact_utf8
+from toolwire._common._json import compact, compact_utf8, sdk_json
 from toolwire._common._jsontree import Pairs, dump_tree, parse_tree
 from toolwire._common._redact import REDACTED, Redactor, compile_patterns
 from toolwire.errors import CallLogWriteError
@@ -459,6 +462,7 @@ class CallLog(AsyncClosingBlock):
         arguments: Any = None,
         tool_fingerprint: str | None = None,
         ts: datetime | None = None,
+        result: Any = None,
         **fields: Any,
     ) -> dict[str, Any]:
         """The line ``record`` would write for a call, redacted, as a dict (nothing is written).
@@ -482,12 +486,7 @@ class CallLog(AsyncClosingBlock):
         if not isinstance(outcome, str) or not outcome:
             raise TypeError(f"CallLog.record: outcome must be a non-empty string ('ok', 'error', ...); got {outcome!r}")
         text = _arguments_text(arguments if arguments is not None else found_arguments)
-        fingerprint = tool_fingerprint or found_fingerprint
-        if fingerprint is not None and not isinstance(fingerprint, str):
-            raise TypeError(f"CallLog.record: tool_fingerprint must be a string (sha256:...); got {fingerprint!r:.60}")
-        if fingerprint is None and self._tools is not None and isinstance(name, str):
-            tool = self._tools.get(name)
-            fingerprint = tool.fingerprint if tool is not None else None
+        fingerprint = self._fingerprint(tool_fingerprint or found_fingerprint, name)
         redactor = self._redactor
         record: dict[str, Any] = {
             "id": redactor.text(identifier) if identifier is not None else None,
@@ -497,6 +496,8 @@ class CallLog(AsyncClosingBlock):
             "ts": _iso(ts if ts is not None else self._clock()),
             "outcome": redactor.text(outcome),
         }
+        if result is not None:
+            record["result"] = redactor.plain(sdk_json(result))
         for key, value in fields.items():
             if key in _ALIASES:
                 raise ValueError(
@@ -504,6 +505,15 @@ class CallLog(AsyncClosingBlock):
                 )
             record[redactor.text(key)] = REDACTED if redactor._secret(key) else redactor.plain(value)
         return record
+
+    def _fingerprint(self, given: object, name: str | None) -> str | None:
+        """The fingerprint given (checked), else that of the tool ``name`` in ``tools=``."""
+        if given is not None and not isinstance(given, str):
+            raise TypeError(f"CallLog.record: tool_fingerprint must be a string (sha256:...); got {given!r:.60}")
+        if given is None and self._tools is not None and isinstance(name, str):
+            tool = self._tools.get(name)
+            return tool.fingerprint if tool is not None else None
+        return given
 
     def record(
         self,
@@ -515,6 +525,7 @@ class CallLog(AsyncClosingBlock):
         arguments: Any = None,
         tool_fingerprint: str | None = None,
         ts: datetime | None = None,
+        result: Any = None,
         **fields: Any,
     ) -> dict[str, Any]:
         """Append one call as a line (redacted first); safe from any thread and from coroutines.
@@ -532,6 +543,9 @@ class CallLog(AsyncClosingBlock):
             arguments: The arguments (JSON text, or a JSON value dumped compactly), overriding the call's.
             tool_fingerprint: The fingerprint of the tool definition used, overriding the call's and ``tools``'.
             ts: When the call was handled (timezone-aware); now by default.
+            result: What the tool answered: an ``mcp`` ``CallToolResult`` (written by its aliases, as the spec's JSON),
+                or JSON data (a mapping of that shape for an MCP tool); left out of the line when None. ``replay``
+                checks it against the tool's ``outputSchema``.
             **fields: Extra keys for the line (``conversation="c-42"``, ``latency_ms=31``), redacted like the
                 arguments; ``replay`` keeps them in ``ObservedCall.fields``.
 
@@ -540,19 +554,27 @@ class CallLog(AsyncClosingBlock):
 
         Raises:
             TypeError: A name that is not a string, an empty outcome, arguments that are not JSON-compatible, or
-                extra fields JSON cannot represent.
+                a result or extra fields JSON cannot represent.
             ValueError: The log is closed, ``ts`` is naive, or an extra field is named like a call key's alias
                 (``input``, ``time``, ``schema_fingerprint``).
             CallLogWriteError: The write failed (a full disk): its ``records`` were not written (with
                 ``buffer_bytes``, earlier records gathered with this one too).
         """
         record = self.entry(
-            call, outcome, id=id, name=name, arguments=arguments, tool_fingerprint=tool_fingerprint, ts=ts, **fields
+            call,
+            outcome,
+            id=id,
+            name=name,
+            arguments=arguments,
+            tool_fingerprint=tool_fingerprint,
+            ts=ts,
+            result=result,
+            **fields,
         )
         try:
             line = _line(record)
         except (TypeError, ValueError) as error:
-            raise TypeError(f"CallLog.record: an extra field is not JSON-compatible: {error}") from None
+            raise TypeError(f"CallLog.record: the result or an extra field is not JSON-compatible: {error}") from None
         self._sink.append(line, record)
         return record
 

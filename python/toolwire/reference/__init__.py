@@ -25,6 +25,7 @@ events = _REFERENCE.events
 aevents = _REFERENCE.aevents
 validate = _REFERENCE.validate
 validate_many = _REFERENCE.validate_many
+validate_result = _REFERENCE.validate_result
 normalize = _REFERENCE.normalize
 
 
@@ -47,4 +48,5 @@ __all__ += (
     "reassemble",
     "validate",
     "validate_many",
+    "validate_result",
 )

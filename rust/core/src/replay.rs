@@ -92,6 +92,7 @@ const TOOL_FINGERPRINT: u8 = 4;
 const TS: u8 = 5;
 const TIME: u8 = 6;
 const CONVERSATION: u8 = 7;
+const RESULT: u8 = 8;
 
 fn key_slot(key: &str) -> Option<u8> {
     Some(match key {
@@ -103,6 +104,7 @@ fn key_slot(key: &str) -> Option<u8> {
         "ts" => TS,
         "time" => TIME,
         "role" | "messages" => CONVERSATION,
+        "result" => RESULT,
         _ => return None,
     })
 }
@@ -128,8 +130,17 @@ enum Value {
     Other,
 }
 
+/// What the fast reader does with a line that records the call's result (a `result` member).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultLines {
+    /// Read here, the result left unread: no tool declares an output schema to check it against.
+    Read,
+    /// Handed back, so that the Python reader checks the result against its tool's output schema.
+    HandedBack,
+}
+
 /// Reads one line (its line end included or not).
-pub fn read_line(line: &[u8]) -> LogLine<'_> {
+pub fn read_line(line: &[u8], results: ResultLines) -> LogLine<'_> {
     if line
         .iter()
         .all(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'))
@@ -144,15 +155,15 @@ pub fn read_line(line: &[u8]) -> LogLine<'_> {
     let Ok(text) = std::str::from_utf8(line) else {
         return LogLine::Other;
     };
-    match members(line) {
+    match members(line, results) {
         Some(values) => call(text, &values).map_or(LogLine::Other, LogLine::Call),
         None => LogLine::Other,
     }
 }
 
-/// The values of the keys read here, or None when the line is not one JSON object, repeats such a key, or is a
-/// conversation.
-fn members(line: &[u8]) -> Option<[Value; 7]> {
+/// The values of the keys read here, or None when the line is not one JSON object, repeats such a key, is a
+/// conversation, or records a result the reader hands back.
+fn members(line: &[u8], results: ResultLines) -> Option<[Value; 7]> {
     let mut values = [Value::Missing; 7];
     let mut jiter = Jiter::new(line);
     if jiter.peek().ok()? != Peek::Object {
@@ -165,6 +176,9 @@ fn members(line: &[u8]) -> Option<[Value; 7]> {
         let peek = jiter.peek().ok()?;
         match slot {
             Some(CONVERSATION) => return None,
+            Some(RESULT) if results == ResultLines::HandedBack => return None,
+            // A key not read here, or a result left unread.
+            Some(RESULT) | None => jiter.known_skip(peek).ok()?,
             Some(slot) => {
                 let at = values.get_mut(usize::from(slot))?;
                 if *at != Value::Missing {
@@ -200,7 +214,6 @@ fn members(line: &[u8]) -> Option<[Value; 7]> {
                     }
                 };
             }
-            None => jiter.known_skip(peek).ok()?,
         }
         key = jiter.next_key().ok()?.map(key_slot);
     }
@@ -439,12 +452,13 @@ pub fn plain_iso_time(text: &[u8]) -> bool {
 
 /// Reads and validates the lines of `chunk` (whole lines; the last may lack its line end), numbered from
 /// `first_line`: runs of lines of the usual shape validated as one batch ([`ToolValidators::validate_batch`]), the
-/// other lines handed back in place.
+/// other lines handed back in place (a line recording a result too, as `results` says).
 pub fn replay_lines(
     validators: &ToolValidators,
     chunk: &[u8],
     first_line: u64,
     counts: &mut CallCounts,
+    results: ResultLines,
 ) -> Vec<Segment> {
     let mut segments = Vec::new();
     let mut run: Vec<(u64, LoggedCall<'_>)> = Vec::new();
@@ -454,7 +468,7 @@ pub fn replay_lines(
         let end =
             memchr::memchr(b'\n', chunk.get(start..).unwrap_or_default()).map_or(chunk.len(), |at| start + at + 1);
         let line = chunk.get(start..end).unwrap_or_default();
-        match read_line(line) {
+        match read_line(line, results) {
             LogLine::Blank => {}
             LogLine::Call(found) => run.push((number, found)),
             LogLine::Other => {
@@ -564,7 +578,7 @@ mod tests {
     use super::*;
 
     fn called(line: &str) -> Option<(String, String, Option<String>, Option<String>)> {
-        match read_line(line.as_bytes()) {
+        match read_line(line.as_bytes(), ResultLines::Read) {
             LogLine::Call(found) => Some((
                 found.name.into_owned(),
                 found.arguments.into_owned(),
@@ -599,6 +613,18 @@ mod tests {
     }
 
     #[test]
+    fn a_recorded_result_is_read_past_or_handed_back() {
+        let line = br#"{"name":"f","arguments":"{}","result":{"content":[],"structuredContent":{"t":1}},"id":"c"}"#;
+        let LogLine::Call(found) = read_line(line, ResultLines::Read) else {
+            panic!("a line with a result is read when results are not checked");
+        };
+        assert_eq!((found.name.as_ref(), found.id.as_deref()), ("f", Some("c")));
+        assert_eq!(read_line(line, ResultLines::HandedBack), LogLine::Other);
+        let without = br#"{"name":"f","arguments":"{}"}"#;
+        assert!(matches!(read_line(without, ResultLines::HandedBack), LogLine::Call(_)));
+    }
+
+    #[test]
     fn other_lines() {
         for line in [
             r#"{"name":"f"}"#,
@@ -622,11 +648,14 @@ mod tests {
             r#"{"name":"f","arguments":"",}"#,
             r#"{"name":"f","arguments":"","x":NaN}"#,
         ] {
-            assert_eq!(read_line(line.as_bytes()), LogLine::Other, "{line}");
+            assert_eq!(read_line(line.as_bytes(), ResultLines::Read), LogLine::Other, "{line}");
         }
-        assert_eq!(read_line(b"{\"name\":\"f\",\"arguments\":\"\xff\"}"), LogLine::Other);
-        assert_eq!(read_line(b" \r\n"), LogLine::Blank);
-        assert_eq!(read_line(b"\x0c\n"), LogLine::Blank);
+        assert_eq!(
+            read_line(b"{\"name\":\"f\",\"arguments\":\"\xff\"}", ResultLines::Read),
+            LogLine::Other
+        );
+        assert_eq!(read_line(b" \r\n", ResultLines::Read), LogLine::Blank);
+        assert_eq!(read_line(b"\x0c\n", ResultLines::Read), LogLine::Blank);
     }
 
     #[test]
@@ -682,7 +711,7 @@ mod tests {
             .unwrap_or_else(|_| unreachable!());
         let chunk = b"{\"name\":\"f\",\"arguments\":\"{\\\"a\\\":1}\"}\n\n{\"name\":\"f\",\"arguments\":\"{}\",\"id\":\"x\"}\nnot json\n{\"name\":\"g\",\"arguments\":\"{}\"}";
         let mut counts = CallCounts::default();
-        let segments = replay_lines(&validators, chunk, 1, &mut counts);
+        let segments = replay_lines(&validators, chunk, 1, &mut counts, ResultLines::Read);
         assert_eq!(segments.len(), 3);
         let Some(Segment::Calls {
             calls,
@@ -704,7 +733,7 @@ mod tests {
         };
         assert_eq!(flagged.first().map(|f| f.line), Some(5));
         assert_eq!(counts.iter().collect::<Vec<_>>(), [("f", None, 2), ("g", None, 1)]);
-        let again = replay_lines(&validators, chunk, 6, &mut counts);
+        let again = replay_lines(&validators, chunk, 6, &mut counts, ResultLines::Read);
         let new_keys: Vec<_> = again
             .iter()
             .filter_map(|segment| match segment {

@@ -133,6 +133,8 @@ violation_codes! {
     REASONING_CUT => (Stream, Warning, false),
     BUILTIN_TOOL => (Stream, Warning, false),
     MALFORMED_HEADER => (Stream, Warning, false),
+    MALFORMED_RESULT => (Call, Error, false),
+    MISSING_STRUCTURED_CONTENT => (Call, Error, false),
 }
 
 /// A payload a violation must not lose.
@@ -221,10 +223,10 @@ mod tests {
     #[test]
     fn every_code_is_listed_once_and_spelled_as_its_name() {
         let mut names: Vec<&str> = ViolationCode::ALL.iter().map(|code| code.as_str()).collect();
-        assert_eq!(names.len(), 51);
+        assert_eq!(names.len(), 53);
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 51);
+        assert_eq!(names.len(), 53);
         assert_eq!(ViolationCode::TRAILING_DATA.as_str(), "TRAILING_DATA");
     }
 

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 import toolwire
 from tests.schema.replay.test_replay import TOOLS, workload, write
+from toolwire._core import CallLogReader
+from toolwire.registry import core_validators
 from toolwire.schema.replay import _replay
 from toolwire.schema.replay._replay import ReplayReport, replay_calls
 
@@ -217,3 +219,55 @@ def test_memory_bounded_on_a_large_log(tmp_path: Path) -> None:
     calls, grown_kib = map(int, done.stdout.split())
     assert calls == path.stat().st_size // len(line)
     assert grown_kib < 16 * 1024, grown_kib
+
+
+def test_recorded_results_are_checked_against_output_schemas_either_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log line with a result goes to the Python reader only when a tool declares an output schema to check it by."""
+    lookup = {
+        "name": "lookup",
+        "inputSchema": {"type": "object", "properties": {"id": {"type": "integer"}}},
+        "outputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]},
+    }
+    mcp = toolwire.ToolRegistry([*TOOLS, lookup])
+    ok = {"content": [], "structuredContent": {"title": "x"}}
+    records = [
+        {"id": "r1", "name": "lookup", "arguments": '{"id": 1}', "result": ok},
+        {"id": "r2", "name": "lookup", "arguments": '{"id": 2}', "result": {"content": [], "structuredContent": {}}},
+        {"id": "r3", "name": "lookup", "arguments": '{"id": "3"}', "result": {"content": [{"type": "text"}]}},
+        {"id": "r4", "name": "lookup", "arguments": '{"id": 4}', "result": {"content": [], "isError": True}},
+        {"id": "r5", "name": "lookup", "arguments": '{"id": 5}'},
+        {"id": "r6", "name": "now", "arguments": "{}", "result": "not checked: now declares no output schema"},
+    ]
+    path = write(tmp_path / "calls.jsonl", records)
+
+    def replayed(core: bool, registry: toolwire.ToolRegistry) -> ReplayReport:
+        with monkeypatch.context() as patch:
+            patch.setattr(_replay, "READ_IN_CORE", core)
+            return replay_calls(path, registry)
+
+    report = replayed(True, mcp)
+    assert _key(report) == _key(replayed(False, mcp))
+    assert (report.calls, report.valid, report.invalid) == (6, 4, 2)
+    assert [(f.id, [(v.code.value, v.path) for v in f.violations]) for f in report.failures] == [
+        ("r2", [("MISSING_REQUIRED_ARGUMENT", "/structuredContent/title")]),
+        (
+            "r3",
+            [
+                ("TYPE_MISMATCH", "/id"),
+                ("MALFORMED_RESULT", "/content/0/text"),
+                ("MISSING_STRUCTURED_CONTENT", "/structuredContent"),
+            ],
+        ),
+    ]
+    # Without an output schema the results are not checked, and the core reads every line itself.
+    plain = toolwire.ToolRegistry([*TOOLS, {"name": "lookup", "inputSchema": lookup["inputSchema"]}])
+    report = replayed(True, plain)
+    assert _key(report) == _key(replayed(False, plain))
+    assert (report.calls, report.invalid, [f.id for f in report.failures]) == (6, 1, ["r3"])
+    for hand_back, handed in ((False, []), (True, [1, 2, 3, 4, 6])):
+        reader = CallLogReader(core_validators(plain), path, hand_back_results=hand_back)
+        segments = reader.read(100)
+        assert segments is not None
+        assert [segment[0] for segment in segments if len(segment) == 2] == handed

@@ -76,9 +76,9 @@ def read_lines(
 ) -> Iterator[RawCall | Found]:
     """The records of JSONL given as bytes lines (blank lines are skipped; a line is numbered from 1).
 
-    A call record whose keys have their usual types comes out as a ``RawCall`` tuple (``observed`` makes it an
-    ``ObservedCall``); anything else goes through ``call_from_record`` or the conversation reader, with the same
-    result, only slower.
+    A call record whose keys have their usual types, and that records no result, comes out as a ``RawCall`` tuple
+    (``observed`` makes it an ``ObservedCall``); anything else goes through ``call_from_record`` or the conversation
+    reader, with the same result, only slower.
 
     Args:
         lines: The lines (a binary file, ``sys.stdin.buffer``).
@@ -115,7 +115,13 @@ def read_numbered(  # noqa: C901 (the inlined hot path)
             except orjson.JSONDecodeError:
                 yield from _cold_line(line, label, number)
                 continue
-            if type(value) is not dict or "name" not in value or "role" in value or "messages" in value:
+            if (
+                type(value) is not dict
+                or "name" not in value
+                or "role" in value
+                or "messages" in value
+                or "result" in value  # an ObservedCall carries it; a raw call keeps no record in replay
+            ):
                 yield from _record(value, f"{label}:{number}", dumps)
                 continue
             # The hot path, inlined (a function call per line is a tenth of the line's cost): the usual types only;

@@ -3,7 +3,8 @@
 Keys of a call record: ``name`` (required), ``arguments`` (JSON text as received, or an object, dumped compactly;
 ``input`` is accepted as an alias; absent or null is "no arguments"), ``id`` (a string or an integer), ``ts`` (ISO
 8601 text or epoch seconds; ``time`` is an alias; a time without zone is UTC), ``schema_fingerprint``
-(``tool_fingerprint`` is an alias, as ``toolwire.CallLog`` writes it). Every other key is kept in ``fields``.
+(``tool_fingerprint`` is an alias, as ``toolwire.CallLog`` writes it), ``result`` (what the tool answered: an MCP
+``CallToolResult`` as JSON). Every other key is kept in ``fields``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ __all__ = [
 
 #: The keys of a call record ``read_calls`` reads (with their aliases); every other key goes to ``fields``.
 CALL_KEYS: Final = frozenset(
-    {"id", "name", "arguments", "input", "ts", "time", "schema_fingerprint", "tool_fingerprint"}
+    {"id", "name", "arguments", "input", "ts", "time", "schema_fingerprint", "tool_fingerprint", "result"}
 )
 
 _URL: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -57,6 +58,7 @@ class ObservedCall:
         origin: Where the call was read: ``calls.jsonl:12``, ``chat.jsonl:3 messages[2].tool_calls[0]``,
             ``recordings/openai-chat/x.sse call 1``, ``sqlite:///db.sqlite row 5``.
         fields: The record's other keys (``outcome``, ``conversation``...), as read.
+        result: What the tool answered, as recorded (an MCP ``CallToolResult`` as JSON), or None.
     """
 
     name: str
@@ -66,6 +68,7 @@ class ObservedCall:
     schema_fingerprint: str | None = None
     origin: str = ""
     fields: Mapping[str, Any] = field(default_factory=dict)
+    result: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,11 +217,11 @@ def call_from_record(
     except ValueError as error:
         return UnreadableRecord(origin, f"{error} (tool {name!r})")
     others = {key: value for key, value in record.items() if key not in CALL_KEYS}
-    return ObservedCall(name, text, identifier, moment, fingerprint, origin, others)
+    return ObservedCall(name, text, identifier, moment, fingerprint, origin, others, record.get("result"))
 
 
 def observed(raw: RawCall) -> ObservedCall:
     """The ``ObservedCall`` of a call record read on the fast path."""
     name, text, identifier, moment, fingerprint, label, number, record = raw
     others = {key: value for key, value in record.items() if key not in CALL_KEYS}
-    return ObservedCall(name, text, identifier, moment, fingerprint, f"{label}:{number}", others)
+    return ObservedCall(name, text, identifier, moment, fingerprint, f"{label}:{number}", others, record.get("result"))

@@ -8,7 +8,10 @@ other than the tool's current one: the history replay, ``toolwire.RegistryHistor
 version they were made under).
 
 A call fails when a violation of severity ``error`` is found (an unknown tool is ``UNKNOWN_TOOL``); warnings and
-infos (``EMPTY_ARGUMENTS``...) are counted apart and do not fail it.
+infos (``EMPTY_ARGUMENTS``...) are counted apart and do not fail it. A call recorded with its result (``result``, as
+``toolwire.CallLog`` writes it) to a tool that declares an MCP ``outputSchema`` has the result checked too
+(``toolwire.validate_result``: its shape, and ``structuredContent`` against the schema), its violations beside those
+of the arguments; a log of such calls is read by the Python reader, about as fast as a log the core cannot read.
 """
 
 from __future__ import annotations
@@ -235,6 +238,8 @@ class _Replay:
         compiled = core_validators(registry)
         assert isinstance(compiled, ToolValidators), "the core's compiled tools"
         self.compiled = compiled
+        #: The tools whose recorded results are checked: those that declare an output schema.
+        self.with_results = frozenset(tool.name for tool in registry if "outputSchema" in tool.extra)
 
     def unreadable(self, record: UnreadableRecord) -> None:
         self.report.unreadable += 1
@@ -266,6 +271,8 @@ class _Replay:
         if not pairs:
             return
         results = core.validate_many(pairs, self.registry)
+        if self.with_results:
+            self.add_results(calls, results)
         invalid = 0
         failures = self.report.failures
         for position in compress(range(len(results)), results):  # the calls with any violation
@@ -279,6 +286,12 @@ class _Replay:
                     failures.append(Failure(call.origin, call.id, call.name, call.arguments, tuple(violations)))
         self.count(len(pairs), invalid)
 
+    def add_results(self, calls: list[RawCall | ObservedCall | UnreadableRecord], found: list[list[Violation]]) -> None:
+        """Add the violations of each recorded result to those of its call (raw calls record none: see read_numbered)."""
+        for position, call in enumerate(calls):
+            if isinstance(call, ObservedCall) and call.result is not None and call.name in self.with_results:
+                found[position] = [*found[position], *core.validate_result(call.name, call.result, self.registry)]
+
     def count(self, calls: int, invalid: int) -> None:
         self.report.calls += calls
         self.report.invalid += invalid
@@ -291,7 +304,12 @@ class _Replay:
         time; the others come back and are read here, in line order.
         """
         self.report.sources.append(log.shown)
-        reader = CallLogReader(self.compiled, log.path if log.stream is None else None, LOG_CHUNK)
+        reader = CallLogReader(
+            self.compiled,
+            log.path if log.stream is None else None,
+            LOG_CHUNK,
+            hand_back_results=bool(self.with_results),
+        )
 
         def judge_lines() -> None:
             while (found := reader.read(batch_size)) is not None:
