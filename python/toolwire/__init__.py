@@ -33,6 +33,8 @@ aevents = core.aevents
 validate = core.validate
 validate_many = core.validate_many
 validate_result = core.validate_result
+stream_object = core.stream_object
+astream_object = core.astream_object
 normalize = core.normalize
 
 
@@ -73,10 +75,12 @@ __all__ += (
     "__version__",
     "aevents",
     "areassemble",
+    "astream_object",
     "events",
     "migration",
     "normalize",
     "reassemble",
+    "stream_object",
     "validate",
     "validate_batch",
     "validate_many",

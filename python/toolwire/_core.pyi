@@ -26,6 +26,7 @@ __all__ = [
     "ToolCallReady",
     "ToolCallStarted",
     "ToolValidators",
+    "ValueReader",
     "Violation",
     "__version__",
     "dialect_findings",
@@ -166,6 +167,27 @@ class Engine:
         """Whether the stream made a finding of error severity of its own (not on a call), known without a result."""
     def amend(self, call: ToolCall | InvalidToolCall) -> None:
         """Replace the handed-over call with the same ``(choice, seq)`` by ``call`` (a repaired one)."""
+
+@final
+class ValueReader:
+    """One JSON value read as its text arrives (a streamed structured output): the scanner's verdict and a snapshot."""
+
+    def __new__(cls, max_depth: int = 128) -> ValueReader:
+        """A reader of a value nested at most ``max_depth`` levels."""
+    def feed(self, text: bytes) -> tuple[str, int | None, str | None]:
+        """Read the next piece of the text; the verdict on all of it so far.
+
+        ``"incomplete"``, ``"complete"`` with the offset just past the value (or where text after it starts), or
+        ``"invalid"`` with the offset of the byte that broke it and why.
+        """
+    def finish(self) -> tuple[str, int | None, str | None]:
+        """Declare the end of the text (a top-level number whole so far completes here); the verdict."""
+    def snapshot(self) -> Any:
+        """The value as it stands (None before it started); the live value, updated in place by later pieces."""
+    def take_duplicate_keys(self) -> list[tuple[str, int]]:
+        """The keys found twice in one object so far, not taken before: ``(JSON pointer of the second, offset)``."""
+    def open_values(self) -> list[Any]:
+        """The containers of the snapshot still open, outermost first."""
 
 @final
 class CallLogReader:

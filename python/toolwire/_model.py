@@ -98,6 +98,8 @@ class ViolationCode(str, enum.Enum):
     MALFORMED_HEADER = "MALFORMED_HEADER"
     MALFORMED_RESULT = "MALFORMED_RESULT"
     MISSING_STRUCTURED_CONTENT = "MISSING_STRUCTURED_CONTENT"
+    WRAPPED_OUTPUT = "WRAPPED_OUTPUT"
+    MISSING_OUTPUT = "MISSING_OUTPUT"
 
 
 #: code -> (level, default severity, recoverable). ``recoverable`` says whether the model can fix the problem on
@@ -157,6 +159,8 @@ VIOLATION_TABLE: dict[ViolationCode, tuple[Literal["call", "stream", "call/strea
     ViolationCode.MALFORMED_HEADER: ("stream", Severity.WARNING, False),
     ViolationCode.MALFORMED_RESULT: ("call", Severity.ERROR, False),
     ViolationCode.MISSING_STRUCTURED_CONTENT: ("call", Severity.ERROR, False),
+    ViolationCode.WRAPPED_OUTPUT: ("stream", Severity.ERROR, True),
+    ViolationCode.MISSING_OUTPUT: ("stream", Severity.ERROR, True),
 }
 
 

@@ -98,13 +98,14 @@ class SchemaError(ToolwireError, ValueError):
     """A tool's schema cannot be compiled.
 
     Its parameters: raised when the ``ToolRegistry`` is built. Its MCP ``outputSchema``: raised by the first
-    ``validate_result`` that needs it.
+    ``validate_result`` that needs it. The schema of a structured output (``stream_object``, ``tool`` empty, ``schema``
+    ``"output"``): raised when the stream is made.
 
     Attributes:
-        tool: The tool whose schema fails.
+        tool: The tool whose schema fails (empty for a structured output's).
         pointer: JSON pointer of the failing part inside that schema (``""`` for the whole schema).
         problem: What is wrong.
-        schema: Which of the tool's schemas: ``"parameters"`` or ``"outputSchema"``.
+        schema: Which schema: a tool's ``"parameters"`` or ``"outputSchema"``, or a structured ``"output"``.
     """
 
     def __init__(self, tool: str, pointer: str, problem: str, schema: str = "parameters") -> None:
@@ -114,7 +115,8 @@ class SchemaError(ToolwireError, ValueError):
         self.problem = problem
         self.schema = schema
         at = f"at {pointer}" if pointer else "at the root"
-        super().__init__(f"the {schema} schema of tool {tool!r} is invalid {at}: {problem}")
+        whose = f" of tool {tool!r}" if tool else ""
+        super().__init__(f"the {schema} schema{whose} is invalid {at}: {problem}")
 
 
 class CallLogWriteError(ToolwireError, OSError):

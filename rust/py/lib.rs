@@ -15,6 +15,7 @@ mod replay;
 mod scan;
 mod snapshot;
 mod validators;
+mod value_reader;
 mod values;
 
 #[pyo3::pymodule(gil_used = false)]
@@ -35,6 +36,8 @@ mod _core {
     use crate::scan::{frame, frame_body, framing_of, scan};
     #[pymodule_export]
     use crate::validators::{ToolValidators, schema_problems};
+    #[pymodule_export]
+    use crate::value_reader::ValueReader;
     #[pymodule_export]
     use crate::values::{ChoiceResult, InvalidToolCall, OutputItem, Pending, StreamResult, ToolCall, Violation};
 

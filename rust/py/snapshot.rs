@@ -152,6 +152,17 @@ impl Partial {
         Ok(self.root.as_ref().map(|root| root.clone_ref(py)))
     }
 
+    /// The containers still open, outermost first.
+    pub(crate) fn open_values(&self, py: Python<'_>) -> Vec<Py<PyAny>> {
+        self.stack
+            .iter()
+            .map(|frame| match frame {
+                Frame::Object { dict, .. } => dict.clone_ref(py).into_any(),
+                Frame::Array { list, .. } => list.clone_ref(py).into_any(),
+            })
+            .collect()
+    }
+
     /// The scalar still arriving, as a `Pending`.
     fn pending<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         match &self.token {

@@ -202,9 +202,11 @@ def test_each_package_exports_the_shared_names_and_binds_every_entry_point_to_it
     assert ENTRY_POINTS == [
         "aevents",
         "areassemble",
+        "astream_object",
         "events",
         "normalize",
         "reassemble",
+        "stream_object",
         "validate",
         "validate_many",
         "validate_result",

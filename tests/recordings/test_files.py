@@ -177,14 +177,16 @@ def test_manifest_shape(recording: Any) -> None:
     # A numbered quirk of streaming-anchors.md, a slug, or None for a recording that shows the format's normal case.
     quirk = manifest["quirk"]
     assert quirk is None or (isinstance(quirk, str) and QUIRK.match(quirk)), quirk
-    assert re.match(r"^(real|synthetic): \S", manifest["source"]), manifest["source"]
+    # real: a byte-identical copy of a corpus file; public: a public project's recorded fixture (public-reconstructed:
+    # with its framing restored, as the notes say); synthetic: written by hand from the rules.
+    assert re.match(r"^(real|public|public-reconstructed|synthetic): \S", manifest["source"]), manifest["source"]
     assert isinstance(manifest["notes"], str) and len(manifest["notes"]) > 40
     if manifest["source"].startswith("synthetic:") and recording.format == "openai-chat":
         assert recording.path.suffix == ".jsonl", "synthetic chat recordings are parsed chunks"
     if "request" in manifest:
         request = recording.request
         assert request is not None and isinstance(request["tools"], list)
-        assert set(manifest["request"]) <= {"tool_choice", "tools"}
+        assert set(manifest["request"]) <= {"tool_choice", "tools", "structured_output"}
         for tool in request["tools"]:
             # Built-in tools (Responses `tool_search`) are declared by type; only functions must be named.
             assert isinstance(tool.get("name"), str) or tool.get("type") not in (None, "function"), tool
@@ -196,7 +198,8 @@ def test_manifest_shape(recording: Any) -> None:
 def test_expected_shape(recording: Any) -> None:
     expected = recording.expected
     assert {"calls", "finish_reason", "text", "violations", "usage"} <= set(expected)
-    assert set(expected) <= {"calls", "finish_reason", "text", "violations", "usage", "output", "choices"}
+    assert set(expected) <= {"calls", "finish_reason", "text", "violations", "usage", "output", "choices", "object"}
+    assert ("object" in expected) == ("structured_output" in (recording.manifest.get("request") or {}))
     for item in expected.get("output", []):
         assert set(item) == {"after_calls", "value"}, item
         assert isinstance(item["after_calls"], int) and isinstance(item["value"], dict), item

@@ -8,13 +8,28 @@ what the closures it replaces cost; nothing here runs per chunk.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, Literal
 
 from toolwire._model import Limits, StreamResult, TextDialect, Violation
 from toolwire._pipeline._choice import ToolChoiceLike
 from toolwire._pipeline._normalize import buffered_stream, drained
+from toolwire._pipeline._objects import (
+    AsyncObjectStream,
+    ObjectResult,
+    ObjectStream,
+    SchemaLike,
+    ValueReading,
+    aread_events,
+    aread_texts,
+    compiled_schema,
+    element_schema,
+    output_schema,
+    read_events,
+    read_texts,
+)
 from toolwire._pipeline._options import Options
 from toolwire._pipeline._progress import AsyncEventStream, EventStream
-from toolwire._pipeline._protocol import Emit, Implementation, OnInvalid, OnViolation
+from toolwire._pipeline._protocol import Emit, Implementation, OnInvalid, OnViolation, SchemaCheck
 from toolwire._pipeline._repair import Repair
 from toolwire._pipeline._results import (
     ResultLike,
@@ -25,7 +40,7 @@ from toolwire._pipeline._results import (
     structured_violations,
 )
 from toolwire._pipeline._sdk_bodies import async_sdk_source, sdk_engine, sdk_source
-from toolwire._pipeline._sources import AsyncSource, Source
+from toolwire._pipeline._sources import AsyncSource, Source, is_raw
 from toolwire._pipeline._streams import AsyncToolCallStream, ToolCallStream
 from toolwire._pipeline._validation import (
     ArgumentsLike,
@@ -288,6 +303,98 @@ class Api:
         found.extend(structured_violations(name, data.get("structuredContent"), outputs))
         return found
 
+    def stream_object(
+        self,
+        source: Source,
+        *,
+        schema: SchemaLike,
+        format: WireFormat | Literal["text"] | None = None,
+        tool: str | None = None,
+        elements: bool | str = False,
+        recover: bool = False,
+        limits: Limits | None = None,
+    ) -> ObjectStream:
+        """A structured output as it arrives: honest snapshots while it streams, then its value checked.
+
+        The model writes one JSON value as its text (OpenAI ``response_format``/``text.format``, Anthropic structured
+        outputs, Gemini ``responseSchema``, Ollama ``format``); iterate the stream for an ``ObjectSnapshot`` after
+        every piece that adds to the value (a ``Pending`` where a value is still arriving, never shown as final), and
+        with ``elements=`` an ``ObjectElement`` for each element of an array the moment it is whole and checked.
+        ``result`` is the ``ObjectResult``: the value, checked against ``schema`` with the validator of arguments,
+        and every violation. The rules are docs/semantics.md's "Structured outputs".
+
+        Args:
+            source: Any source ``reassemble`` reads (its first choice's content text is the value), or plain text
+                deltas: a ``str``, a list of ``str``, or any iterable of ``str`` with ``format="text"``.
+            schema: The JSON Schema of the value, the ``response_format``/``text.format`` the request gave, or a
+                pydantic model class.
+            format: The wire format (detected when None), or ``"text"`` for text deltas.
+            tool: For providers whose structured output is a forced tool call (Anthropic tool-as-schema), the tool's
+                name: the value is that call's arguments.
+            elements: ``True`` for each element of a top-level array, or a member's name for each element of the
+                array that member of a top-level object holds, checked against the schema's ``items``.
+            recover: Read the value inside a code fence or after prose (``REPAIRED``, an info); without it, text that
+                is no JSON value is ``WRAPPED_OUTPUT`` and text after the value ``TRAILING_DATA``.
+            limits: ``max_depth``, ``max_validation_steps`` and ``max_text_bytes`` bound the value; the stream's
+                other limits as for ``reassemble``.
+
+        Raises:
+            TypeError: ``schema`` is no schema, or ``elements`` neither a bool nor a name.
+            ValueError: ``elements`` names an array the schema gives no ``items`` for.
+            toolwire.errors.SchemaError: ``schema`` cannot be compiled (``error.schema`` is ``"output"``).
+        """
+        reading = self._object_reading(schema, elements, recover, limits)
+        outcome: list[ObjectResult] = []
+        if _text_deltas(source, format):
+            texts = (source,) if isinstance(source, str) else source
+            return ObjectStream(read_texts(texts, reading, outcome), outcome)
+        events = self.events(source, limits=limits, format=None if format == "text" else format)
+        return ObjectStream(read_events(events, reading, tool, outcome), outcome)
+
+    def astream_object(
+        self,
+        source: AsyncSource,
+        *,
+        schema: SchemaLike,
+        format: WireFormat | Literal["text"] | None = None,
+        tool: str | None = None,
+        elements: bool | str = False,
+        recover: bool = False,
+        limits: Limits | None = None,
+    ) -> AsyncObjectStream:
+        """``stream_object`` over an async iterable (an SDK's async stream, or async text deltas with ``format="text"``)."""
+        reading = self._object_reading(schema, elements, recover, limits)
+        outcome: list[ObjectResult] = []
+        if format == "text":
+            return AsyncObjectStream(aread_texts(source, reading, outcome), outcome)
+        events = self.aevents(source, limits=limits, format=format)
+        return AsyncObjectStream(aread_events(events, reading, tool, outcome), outcome)
+
+    def _object_reading(
+        self, schema: SchemaLike, elements: bool | str, recover: bool, limits: Limits | None
+    ) -> ValueReading:
+        """The reading of one structured output: its reader, and its schema (and its elements') compiled."""
+        limits = limits if limits is not None else Limits()
+        if not isinstance(elements, (bool, str)) or elements == "":
+            raise TypeError(f"elements must be True, False or a member's name; got {elements!r}")
+        root = output_schema(schema)
+        part: str | Literal[True] | None = None if elements is False else elements
+        check_element = None if part is None else self._schema_check(element_schema(root, part), limits)
+        return ValueReading(
+            self.implementation.value_reader(limits.max_depth),
+            self._schema_check(root, limits),
+            recover=bool(recover),
+            elements=part,
+            check_element=check_element,
+            max_text_bytes=limits.max_text_bytes,
+        )
+
+    def _schema_check(self, schema: dict[str, Any], limits: Limits) -> SchemaCheck:
+        try:
+            return compiled_schema(self.implementation.compile_schema, schema, limits)
+        except SchemaError as error:
+            raise SchemaError("", error.pointer, error.problem, "output") from None
+
     def normalize(
         self,
         response: object,
@@ -323,3 +430,12 @@ class Api:
             events, tools=tools, tool_choice=tool_choice, on_invalid="yield", limits=limits, format=wire_format
         )
         return drained(stream, wire_format)
+
+
+def _text_deltas(source: object, format: str | None) -> bool:
+    """Whether ``source`` is plain text deltas: ``format="text"``, one ``str``, or a list of ``str`` that no body opens."""
+    if format == "text" or (format is None and isinstance(source, str)):
+        return True
+    if format is None and isinstance(source, (list, tuple)) and source:
+        return isinstance(source[0], str) and not is_raw(source[0], text_deltas=True)
+    return False

@@ -21,6 +21,15 @@ from toolwire._model import (
     ViolationCode,
 )
 from toolwire._pipeline._choice import ToolChoiceLike
+from toolwire._pipeline._objects import (
+    AsyncObjectStream,
+    ObjectElement,
+    ObjectEvent,
+    ObjectResult,
+    ObjectSnapshot,
+    ObjectStream,
+    SchemaLike,
+)
 from toolwire._pipeline._progress import (
     ArgumentsDelta,
     AsyncEventStream,
@@ -50,6 +59,7 @@ __all__: tuple[str, ...] = (
     "WIRE_FORMATS",
     "ArgumentsDelta",
     "AsyncEventStream",
+    "AsyncObjectStream",
     "AsyncSource",
     "AsyncToolCallStream",
     "ChoiceResult",
@@ -61,10 +71,16 @@ __all__: tuple[str, ...] = (
     "InvalidToolCallError",
     "Limits",
     "MalformedChunkError",
+    "ObjectElement",
+    "ObjectEvent",
+    "ObjectResult",
+    "ObjectSnapshot",
+    "ObjectStream",
     "OnInvalid",
     "OutputItem",
     "Pending",
     "SchemaError",
+    "SchemaLike",
     "ServerTool",
     "Severity",
     "Source",

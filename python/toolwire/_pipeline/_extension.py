@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from toolwire._core import Engine, ToolValidators
+    from toolwire._core import Engine, ToolValidators, ValueReader
 
-__all__ = ["available", "engine_factory", "require", "tool_validators", "version"]
+__all__ = ["available", "engine_factory", "require", "tool_validators", "value_reader", "version"]
 
 _missing: ImportError | None = None
 try:
@@ -68,6 +68,16 @@ def tool_validators() -> type[ToolValidators]:
     """
     require()
     return _core.ToolValidators
+
+
+def value_reader(max_depth: int) -> ValueReader:
+    """The core's reader of one JSON value as its text arrives (``stream_object``).
+
+    Raises:
+        ImportError: The extension is missing (see ``require``).
+    """
+    require()
+    return _core.ValueReader(max_depth)
 
 
 def dialect_names() -> tuple[str, ...]:

@@ -14,6 +14,8 @@ from toolwire._pipeline._choice import ToolChoice
 from toolwire.registry import CompileTools
 
 __all__ = [
+    "OUTPUT",
+    "CompileSchema",
     "DelegatingEngine",
     "Emit",
     "Emitted",
@@ -22,6 +24,8 @@ __all__ = [
     "Implementation",
     "OnInvalid",
     "OnViolation",
+    "SchemaCheck",
+    "ValueReaderLike",
 ]
 
 Emit = Literal["complete", "call_end", "stream_end"]
@@ -163,6 +167,41 @@ class EngineFactory(Protocol):
         ...
 
 
+#: The name a structured output's schema is compiled under (a ``SchemaError`` about it names no tool).
+OUTPUT = "output"
+
+SchemaCheck = Callable[[str], list[Violation]]
+"""Checks one value's JSON text against a compiled schema: every violation, as arguments are checked."""
+
+CompileSchema = Callable[[dict[str, Any], int, int], SchemaCheck]
+"""Compiles one JSON Schema (any type at its root) for values nested up to a depth (``Limits.max_depth``) whose
+problems are searched for within a budget (``Limits.max_validation_steps``)."""
+
+
+class ValueReaderLike(Protocol):
+    """One JSON value read as its text arrives: the core's ``_core.ValueReader``, the reference's twin."""
+
+    def feed(self, text: bytes) -> tuple[str, int | None, str | None]:
+        """Read the next piece; the verdict on the text so far: ``(state, end or offset, error kind)``."""
+        ...
+
+    def finish(self) -> tuple[str, int | None, str | None]:
+        """Declare the end of the text; the verdict."""
+        ...
+
+    def snapshot(self) -> Any:
+        """The value as it stands, a ``Pending`` where a value is still arriving; the live value."""
+        ...
+
+    def take_duplicate_keys(self) -> list[tuple[str, int]]:
+        """The keys found twice in one object, not taken before: ``(JSON pointer, offset)``."""
+        ...
+
+    def open_values(self) -> list[Any]:
+        """The containers of the snapshot still open, outermost first."""
+        ...
+
+
 class Implementation(NamedTuple):
     """One implementation of toolwire: the Rust core's (``toolwire``) or the reference's (``toolwire.reference``)."""
 
@@ -170,3 +209,7 @@ class Implementation(NamedTuple):
     """Builds the engine of one stream."""
     compile_tools: CompileTools
     """Compiles a registry into the form that engine validates calls with (and ``validate`` uses)."""
+    value_reader: Callable[[int], ValueReaderLike]
+    """Reads one JSON value as its text arrives (a structured output), nested at most that deep."""
+    compile_schema: CompileSchema
+    """Compiles a structured output's schema (``stream_object``)."""

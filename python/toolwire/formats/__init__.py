@@ -41,6 +41,7 @@ from toolwire.formats._request import (
     request_headers,
     spell_tool_choice,
 )
+from toolwire.formats._tool_result import problems
 
 if TYPE_CHECKING:
     from toolwire.formats._views import CallView, InvalidCallView, ResultView, ToolsView
@@ -65,6 +66,7 @@ __all__ = [
     "detect_buffered",
     "event_json",
     "format_of",
+    "problems",
     "request_headers",
     "request_tools",
     "spell_tool_choice",

@@ -8,12 +8,13 @@ wraps it in that format's tool-result shape with the call's id echoed exactly.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from toolwire.formats._views import InvalidCallView, ViolationView
 
-__all__ = ["MAX_PROBLEMS", "payload", "payload_text"]
+__all__ = ["MAX_PROBLEMS", "payload", "payload_text", "problems"]
 
 #: Problems listed in one payload; a call with more says how many were left out (a model fixes the first ones,
 #: and the next turn reports the rest).
@@ -24,13 +25,13 @@ _ALLOWED_KEYS: Final = ("expected", "allowed", "keyword", "limit")
 
 
 def _problem(violation: ViolationView) -> dict[str, Any]:
-    problem: dict[str, Any] = {"code": violation.code.value}
+    found: dict[str, Any] = {"code": violation.code.value}
     if violation.path is not None:
-        problem["path"] = violation.path
-    problem["message"] = violation.message
+        found["path"] = violation.path
+    found["message"] = violation.message
     if isinstance(violation.data, dict):
-        problem.update((key, violation.data[key]) for key in _ALLOWED_KEYS if key in violation.data)
-    return problem
+        found.update((key, violation.data[key]) for key in _ALLOWED_KEYS if key in violation.data)
+    return found
 
 
 def _instruction(call: InvalidCallView, codes: set[str], closest: str | None) -> str:
@@ -44,13 +45,21 @@ def _instruction(call: InvalidCallView, codes: set[str], closest: str | None) ->
     return f"Call {call.name!r} again with arguments that fix every problem listed; do not repeat the same arguments."
 
 
+def problems(errors: Sequence[ViolationView]) -> dict[str, Any]:
+    """``{"problems": [...]}`` for the model to act on, each with its code, path, message and what is allowed there.
+
+    At most ``MAX_PROBLEMS`` are listed; ``"more_problems"`` counts the rest.
+    """
+    listed: dict[str, Any] = {"problems": [_problem(violation) for violation in errors[:MAX_PROBLEMS]]}
+    if len(errors) > MAX_PROBLEMS:
+        listed["more_problems"] = len(errors) - MAX_PROBLEMS
+    return listed
+
+
 def payload(call: InvalidCallView) -> dict[str, Any]:
     """The JSON object sent back to the model for an invalid call."""
     codes = {violation.code.value for violation in call.errors}
-    body: dict[str, Any] = {"error": "invalid_tool_call", "tool": call.name}
-    body["problems"] = [_problem(violation) for violation in call.errors[:MAX_PROBLEMS]]
-    if len(call.errors) > MAX_PROBLEMS:
-        body["more_problems"] = len(call.errors) - MAX_PROBLEMS
+    body: dict[str, Any] = {"error": "invalid_tool_call", "tool": call.name, **problems(call.errors)}
     closest = None
     for violation in call.errors:
         if violation.code.value == "UNKNOWN_TOOL" and isinstance(violation.data, dict):

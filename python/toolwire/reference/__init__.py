@@ -14,10 +14,11 @@ from toolwire._pipeline._exports import __all__
 from toolwire._pipeline._protocol import Implementation
 from toolwire._pipeline._reassembler import Reassembler as _Reassembler
 from toolwire.reference._engine import Engine
-from toolwire.reference._tools import reference_validators
+from toolwire.reference._tools import reference_schema, reference_validators
+from toolwire.reference._value_reader import ValueReader
 from toolwire.reference.dialects import DIALECTS as _PARSERS
 
-_REFERENCE = Api(Implementation(Engine, reference_validators))
+_REFERENCE = Api(Implementation(Engine, reference_validators, ValueReader, reference_schema))
 
 reassemble = _REFERENCE.reassemble
 areassemble = _REFERENCE.areassemble
@@ -26,6 +27,8 @@ aevents = _REFERENCE.aevents
 validate = _REFERENCE.validate
 validate_many = _REFERENCE.validate_many
 validate_result = _REFERENCE.validate_result
+stream_object = _REFERENCE.stream_object
+astream_object = _REFERENCE.astream_object
 normalize = _REFERENCE.normalize
 
 
@@ -43,9 +46,11 @@ __all__ += (
     "Reassembler",
     "aevents",
     "areassemble",
+    "astream_object",
     "events",
     "normalize",
     "reassemble",
+    "stream_object",
     "validate",
     "validate_many",
     "validate_result",

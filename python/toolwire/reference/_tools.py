@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import partial
 from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from toolwire._model import VIOLATION_TABLE, Limits, Violation, ViolationCode
+from toolwire._pipeline._protocol import OUTPUT, SchemaCheck
 from toolwire.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from toolwire.reference._validator import Validators
 
-__all__ = ["ReferenceTools", "reference_validators"]
+__all__ = ["ReferenceTools", "reference_schema", "reference_validators"]
 
 
 class ReferenceTools:
@@ -149,3 +151,9 @@ def reference_validators(
 ) -> ReferenceTools:
     """The registry compiled by the reference, once per pair of limits."""
     return registry._compiled(ReferenceTools, max_depth, max_steps)
+
+
+def reference_schema(schema: dict[str, Any], max_depth: int, max_steps: int) -> SchemaCheck:
+    """A structured output's schema compiled by the reference's validator of arguments, checking any value."""
+    validators = _validator_module().Validators([(OUTPUT, schema)], (), max_depth, max_steps)
+    return partial(validators.validate, OUTPUT)

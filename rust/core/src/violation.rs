@@ -135,6 +135,8 @@ violation_codes! {
     MALFORMED_HEADER => (Stream, Warning, false),
     MALFORMED_RESULT => (Call, Error, false),
     MISSING_STRUCTURED_CONTENT => (Call, Error, false),
+    WRAPPED_OUTPUT => (Stream, Error, true),
+    MISSING_OUTPUT => (Stream, Error, true),
 }
 
 /// A payload a violation must not lose.
@@ -223,10 +225,10 @@ mod tests {
     #[test]
     fn every_code_is_listed_once_and_spelled_as_its_name() {
         let mut names: Vec<&str> = ViolationCode::ALL.iter().map(|code| code.as_str()).collect();
-        assert_eq!(names.len(), 53);
+        assert_eq!(names.len(), 55);
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), 53);
+        assert_eq!(names.len(), 55);
         assert_eq!(ViolationCode::TRAILING_DATA.as_str(), "TRAILING_DATA");
     }
 
