@@ -491,3 +491,15 @@ def test_gemma_calls_as_models_write_them(
     limits = Limits(max_argument_bytes=limit, max_depth=depth)
     got, want = both(dialect, deltas, reasoning=reasoning, limits=limits)
     assert got == want, deltas
+
+
+@pytest.mark.parametrize(("dialect", "start"), [("qwen3_coder", "<tool_call>"), ("seed_oss", "<seed:tool_call>")])
+def test_a_value_cut_past_the_limit_is_measured_in_bytes_by_both(dialect: str, start: str) -> None:
+    # Regression (hypothesis, in CI): a value the stream cuts, 36 bytes of which all but the last 11 (what may start
+    # `</parameter>`) count, past a limit of 24 with a two-byte `é` at its end. The reference measured the held-back
+    # end in characters, one byte short of the core's 25, and called the call cut where the core said TOO_LARGE.
+    text = f"{start}<function=f><parameter=a>1.50\n <parameter=a textHi </think>é"
+    for deltas in ([text], list(text)):
+        got, want = both(dialect, deltas, None, limits=Limits(max_argument_bytes=24))
+        assert got == want
+        assert [event.code for event in got if isinstance(event, Finding)] == ["TOO_LARGE", "CUT"]

@@ -52,7 +52,7 @@ class Qwen3CoderParser(Parser):
         if not self._marked:
             self._findings.append(("MISSING_START_MARKER", f"{self.function} came without {self.start}"))
         self._raw = marker
-        self._size = self._searched = self._measured = self._pending = 0
+        self._size = self._searched = self._measured = self._pending = self._counted = self._bytes = 0
         self._overflow = False
         self._state = "open" if self._marked else "name"
 
@@ -149,7 +149,7 @@ class Qwen3CoderParser(Parser):
             return self._state != "key"
         self._key = key
         self._state = "value"
-        self._searched = self._measured = self._pending = 0
+        self._searched = self._measured = self._pending = self._counted = self._bytes = 0
         return True
 
     def _advance_value(self) -> bool:
@@ -181,9 +181,12 @@ class Qwen3CoderParser(Parser):
             at = close + 1
         self._searched = len(buf) - start
         if not self._overflow:
-            # The value's bytes so far, less an end that may start its end tag (which the value does not hold).
-            measured = max(self._measured, len(buf) - start - (self.lookback - 1))
-            self._pending += utf8_len(buf[start + self._measured : start + measured])
+            # The value's bytes so far, less an end that may start its end tag (which the value does not hold): its
+            # last `lookback - 1` bytes, as the core counts them (characters would count a wide one as one byte).
+            self._bytes += utf8_len(buf[start + self._counted :])
+            self._counted = len(buf) - start
+            measured = max(self._measured, self._bytes - (self.lookback - 1))
+            self._pending += measured - self._measured
             self._measured = measured
             if self._size + self._pending <= self.limits.max_argument_bytes:
                 return False
