@@ -498,17 +498,20 @@ class ChoiceResult:
         choice: The choice index.
         text: Its concatenated content text.
         finish_reason: Its first non-null finish reason, or None.
+        refusal: What it said when it refused (OpenAI ``refusal`` deltas), concatenated; None when it did not.
     """
 
-    __match_args__ = ("choice", "text", "finish_reason")
+    __match_args__ = ("choice", "text", "finish_reason", "refusal")
 
-    def __new__(cls, choice: int, text: str, finish_reason: str | None) -> Self: ...
+    def __new__(cls, choice: int, text: str, finish_reason: str | None, refusal: str | None = ...) -> Self: ...
     @property
     def choice(self) -> int: ...
     @property
     def text(self) -> str: ...
     @property
     def finish_reason(self) -> str | None: ...
+    @property
+    def refusal(self) -> str | None: ...
     def __replace__(self, **changes: Any) -> Self:
         """A copy with the fields named in ``changes`` replaced (``copy.replace`` on Python 3.13+; not a dataclass)."""
     def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]: ...
@@ -579,6 +582,7 @@ class StreamResult:
         choices: Text and finish reason of every choice seen.
         output: The turn's other pieces in order (see ``OutputItem``): thinking, reasoning, server tool calls.
         format: The wire format the stream was read as (named or detected), or None when nothing told it.
+        refusal: What that same choice said when it refused (OpenAI ``refusal`` deltas), or None.
     """
 
     __match_args__ = (
@@ -591,6 +595,7 @@ class StreamResult:
         "choices",
         "output",
         "format",
+        "refusal",
     )
 
     def __new__(
@@ -604,6 +609,7 @@ class StreamResult:
         choices: tuple[ChoiceResult, ...] = ...,
         output: tuple[OutputItem, ...] = ...,
         format: str | None = ...,
+        refusal: str | None = ...,
     ) -> Self: ...
     @property
     def calls(self) -> tuple[ToolCall, ...]: ...
@@ -623,6 +629,8 @@ class StreamResult:
     def output(self) -> tuple[OutputItem, ...]: ...
     @property
     def format(self) -> str | None: ...
+    @property
+    def refusal(self) -> str | None: ...
     @property
     def server_calls(self) -> tuple[dict[str, Any], ...]:
         """The calls the provider ran itself, as sent (their results, kept in ``output`` too, are not calls)."""

@@ -31,6 +31,7 @@ __all__ = [
     "Violation",
     "ViolationCode",
     "replaced",
+    "violation",
 ]
 
 
@@ -221,6 +222,23 @@ else:
         Violation = _Violation
 
 _Value = TypeVar("_Value")
+
+
+def violation(
+    code: ViolationCode,
+    message: str,
+    *,
+    severity: Severity | None = None,
+    choice: int | None = None,
+    seq: int | None = None,
+    index: int | None = None,
+    path: str | None = None,
+    offset: int | None = None,
+    data: Any = None,
+) -> Violation:
+    """A violation with its code's severity (unless ``severity`` overrides it) and recoverability from the table."""
+    _, default_severity, recoverable = VIOLATION_TABLE[code]
+    return Violation(code, message, severity or default_severity, choice, seq, index, path, offset, recoverable, data)
 
 
 def replaced(value: _Value, **changes: Any) -> _Value:
@@ -419,11 +437,13 @@ class _ChoiceResult:
         choice: The choice index.
         text: Its concatenated content text.
         finish_reason: Its first non-null finish reason, or None.
+        refusal: What it said when it refused (OpenAI ``refusal`` deltas), concatenated; None when it did not.
     """
 
     choice: int
     text: str
     finish_reason: str | None
+    refusal: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,6 +512,7 @@ class _StreamResult:
         choices: Text and finish reason of every choice seen.
         output: The turn's other pieces in order (see ``OutputItem``): thinking, reasoning, server tool calls.
         format: The wire format the stream was read as (named or detected), or None when nothing told it.
+        refusal: What that same choice said when it refused (OpenAI ``refusal`` deltas), or None.
     """
 
     calls: tuple[ToolCall, ...] = ()
@@ -503,6 +524,7 @@ class _StreamResult:
     choices: tuple[ChoiceResult, ...] = field(default=())
     output: tuple[OutputItem, ...] = ()
     format: str | None = None
+    refusal: str | None = None
 
     def __replace__(self, **changes: Any) -> _StreamResult:
         """A copy with the fields named in ``changes`` replaced (``copy.replace``, as Python 3.13 adds it)."""

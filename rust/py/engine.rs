@@ -270,10 +270,14 @@ impl Engine {
                     .as_deref()
                     .map(|reason| output::text(py, reason))
                     .transpose()?;
+                let refusal = (!choice.refusal.is_empty())
+                    .then(|| output::text(py, &choice.refusal))
+                    .transpose()?;
                 let made = values::ChoiceResult {
                     choice: choice.choice.into_py_any(py)?,
                     text: output::text(py, &choice.text)?.into_any().unbind(),
                     finish_reason: finish.into_py_any(py)?,
+                    refusal: refusal.into_py_any(py)?,
                 };
                 Bound::new(py, made)
             })
@@ -287,10 +291,17 @@ impl Engine {
                 .map(|usage| output::json_bytes(py, &usage))
                 .transpose()?,
         };
-        // The result's finish reason and text are those of the lowest choice: reuse its strings, built once.
-        let (finish_reason, text) = match choices.first() {
-            Some(first) => (first.get().finish_reason.clone_ref(py), first.get().text.clone_ref(py)),
-            None => (py.None(), PyString::new(py, "").into_any().unbind()),
+        // The result's finish reason, text and refusal are those of the lowest choice: reuse its strings, built once.
+        let (finish_reason, text, refusal) = match choices.first() {
+            Some(first) => {
+                let first = first.get();
+                (
+                    first.finish_reason.clone_ref(py),
+                    first.text.clone_ref(py),
+                    first.refusal.clone_ref(py),
+                )
+            }
+            None => (py.None(), PyString::new(py, "").into_any().unbind(), py.None()),
         };
         let violations = self
             .accumulator
@@ -325,6 +336,7 @@ impl Engine {
             choices: PyTuple::new(py, choices)?.into_any().unbind(),
             output: PyTuple::new(py, output)?.into_any().unbind(),
             format: self.decoder.format().map(Format::name).into_py_any(py)?,
+            refusal,
         };
         Ok(Bound::new(py, made)?.into_any())
     }

@@ -148,7 +148,7 @@ impl<const N: usize> Keys<N> {
 
 static CHUNK: Keys<3> = Keys::new(["error", "choices", "usage"]);
 static CHOICE: Keys<3> = Keys::new(["index", "delta", "finish_reason"]);
-static DELTA: Keys<2> = Keys::new(["tool_calls", "content"]);
+static DELTA: Keys<3> = Keys::new(["tool_calls", "content", "refusal"]);
 static CALL: Keys<4> = Keys::new(["index", "id", "type", "function"]);
 static FUNCTION: Keys<2> = Keys::new(["name", "arguments"]);
 
@@ -287,7 +287,7 @@ impl Reader<'_> {
             return Ok(()); // a choice past `Limits.max_choices`: counted, not read
         }
         if let Some(delta) = delta {
-            let [tool_calls, content] = self.record(&delta, At::choice(position, ".delta"))?.fields(&DELTA)?;
+            let [tool_calls, content, refusal] = self.record(&delta, At::choice(position, ".delta"))?.fields(&DELTA)?;
             if let Some(tool_calls) = tool_calls {
                 let tool_calls = self.sequence(&tool_calls, At::choice(position, ".delta.tool_calls"))?;
                 for call in 0..tool_calls.len() {
@@ -297,6 +297,10 @@ impl Reader<'_> {
             if let Some(content) = content {
                 let content = self.string(&content, At::choice(position, ".delta.content"))?;
                 accumulator.text(number, &utf8(content)?);
+            }
+            if let Some(refusal) = refusal {
+                let refusal = self.string(&refusal, At::choice(position, ".delta.refusal"))?;
+                accumulator.refusal(number, &utf8(refusal)?);
             }
         }
         if let Some(reason) = finish_reason {

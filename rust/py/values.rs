@@ -255,6 +255,7 @@ value_class! {
     ///     choice: The choice index.
     ///     text: Its concatenated content text.
     ///     finish_reason: Its first non-null finish reason, or None.
+    ///     refusal: What it said when it refused (OpenAI ``refusal`` deltas), concatenated; None when it did not.
     ChoiceResult as "ChoiceResult" in "toolwire._model" {
         /// The choice index.
         choice,
@@ -262,6 +263,8 @@ value_class! {
         text,
         /// Its first non-null finish reason, or None.
         finish_reason,
+        /// What it said when it refused (OpenAI ``refusal`` deltas), concatenated; None when it did not.
+        refusal = none(),
     }
 }
 
@@ -296,6 +299,7 @@ value_class! {
     ///     choices: Text and finish reason of every choice seen.
     ///     output: The turn's other pieces in order (see ``OutputItem``): thinking, reasoning, server tool calls.
     ///     format: The wire format the stream was read as (named or detected), or None when nothing told it.
+    ///     refusal: What that same choice said when it refused (OpenAI ``refusal`` deltas), or None.
     StreamResult as "StreamResult" in "toolwire._model" {
         /// The valid calls, ordered by (choice, seq).
         calls = empty(),
@@ -315,6 +319,8 @@ value_class! {
         output = empty(),
         /// The wire format the stream was read as (named or detected), or None when nothing told it.
         format = none(),
+        /// What that same choice said when it refused (OpenAI ``refusal`` deltas), or None.
+        refusal = none(),
     }
     methods {
         /// The calls the provider ran itself, as sent (their results, kept in ``output`` too, are not calls).

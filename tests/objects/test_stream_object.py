@@ -31,8 +31,6 @@ def structured_output(recording: Recording) -> dict[str, Any] | None:
 
 
 STRUCTURED = [recording for recording in iter_recordings() if structured_output(recording) is not None]
-# OpenAI's `delta.refusal` is not read by the chat decoder yet: the refusal comes out as MISSING_OUTPUT.
-NOT_READ_YET = {"openai-chat/structured-gpt4o-refusal-delta"}
 
 
 def codes(violations: tuple[toolwire.Violation, ...]) -> list[str]:
@@ -46,10 +44,8 @@ def test_there_is_a_structured_output_recording_of_each_provider_that_has_one() 
 
 @pytest.mark.parametrize("recording", STRUCTURED, ids=[recording.name for recording in STRUCTURED])
 def test_a_recorded_structured_output_reads_to_its_expected_value(
-    recording: Recording, implementation: ModuleType, request: pytest.FixtureRequest
+    recording: Recording, implementation: ModuleType
 ) -> None:
-    if recording.name in NOT_READ_YET:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="delta.refusal is not decoded yet"))
     schema = structured_output(recording)["schema"] or {}  # type: ignore[index]
     expected = recording.expected["object"]
     stream = implementation.stream_object(recording.chunks(), schema=schema)

@@ -198,17 +198,22 @@ def test_manifest_shape(recording: Any) -> None:
 def test_expected_shape(recording: Any) -> None:
     expected = recording.expected
     assert {"calls", "finish_reason", "text", "violations", "usage"} <= set(expected)
-    assert set(expected) <= {"calls", "finish_reason", "text", "violations", "usage", "output", "choices", "object"}
+    allowed = {"calls", "finish_reason", "text", "violations", "usage", "output", "choices", "object", "refusal"}
+    assert set(expected) <= allowed
     assert ("object" in expected) == ("structured_output" in (recording.manifest.get("request") or {}))
     for item in expected.get("output", []):
         assert set(item) == {"after_calls", "value"}, item
         assert isinstance(item["after_calls"], int) and isinstance(item["value"], dict), item
     for choice in expected.get("choices", []):
-        assert set(choice) == {"choice", "text", "finish_reason"}, choice
+        assert {"choice", "text", "finish_reason"} <= set(choice) <= {"choice", "text", "finish_reason", "refusal"}, (
+            choice
+        )
         assert isinstance(choice["choice"], int) and isinstance(choice["text"], str), choice
+        assert isinstance(choice.get("refusal", ""), str), choice
         assert choice["finish_reason"] is None or isinstance(choice["finish_reason"], str), choice
     assert expected["finish_reason"] is None or isinstance(expected["finish_reason"], str)
     assert isinstance(expected["text"], str)
+    assert isinstance(expected.get("refusal", ""), str)  # absent when the first choice did not refuse
     assert expected["usage"] is None or isinstance(expected["usage"], dict)
     _check_codes(expected["violations"], STREAM_LEVEL, f"{recording.name} stream violations")
     calls = expected["calls"]

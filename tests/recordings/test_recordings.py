@@ -37,6 +37,7 @@ def test_recording_reassembles_to_its_expected_result(recording: Recording, impl
     assert sorted(handed_over, key=lambda call: (call["choice"], call["seq"])) == expected["calls"]
     assert result.finish_reason == expected["finish_reason"]
     assert result.text == expected["text"]
+    assert result.refusal == expected.get("refusal")
     assert codes(result.violations) == expected["violations"]
     assert result.usage == expected.get("usage")
     assert [{"after_calls": item.after_calls, "value": item.value} for item in result.output] == expected.get(
@@ -44,7 +45,12 @@ def test_recording_reassembles_to_its_expected_result(recording: Recording, impl
     )
     if "choices" in expected:
         described = [
-            {"choice": choice.choice, "text": choice.text, "finish_reason": choice.finish_reason}
+            {
+                "choice": choice.choice,
+                "text": choice.text,
+                "finish_reason": choice.finish_reason,
+                **({} if choice.refusal is None else {"refusal": choice.refusal}),
+            }
             for choice in result.choices
         ]
         assert described == expected["choices"]

@@ -22,9 +22,13 @@ from toolwire.recordings import iter_recordings
 
 def representable(chunks: list[dict[str, Any]]) -> bool:
     """LangChain keeps one choice, no error events, and argument text only (its ``args`` is a string)."""
+    numbers: set[Any] = set()
     for chunk in chunks:
         choices = chunk.get("choices") or ()
         if "error" in chunk or len(choices) > 1:
+            return False
+        numbers.update(choice.get("index") for choice in choices)
+        if len(numbers) > 1:  # choices interleaved one per chunk (n > 1): LangChain would merge them
             return False
         for choice in choices:
             for call in (choice.get("delta") or {}).get("tool_calls") or ():

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from toolwire._common._json import canonical
-from toolwire._model import VIOLATION_TABLE, Limits, Pending, Severity, StreamResult, Violation, ViolationCode
+from toolwire._model import Limits, Pending, Severity, StreamResult, Violation, ViolationCode, violation
 from toolwire._pipeline._progress import ArgumentsDelta, Finished, TextDelta, ToolCallStarted
 from toolwire._pipeline._protocol import CompileSchema, SchemaCheck, ValueReaderLike
 from toolwire.formats import problems
@@ -110,8 +110,8 @@ class ObjectResult:
             text's (``WRAPPED_OUTPUT``, ``MISSING_OUTPUT``, ``INVALID_JSON``, ``TRUNCATED``, ``TRAILING_DATA``,
             ``DUPLICATE_KEY``, ``REPAIRED``), then the schema's, with pointers into the value.
         text: The text read: the content text (or the tool's arguments), every piece joined.
-        refusal: What the model said when it refused (Anthropic ``stop_reason: "refusal"``), else None. A refusal is a
-            result, not a violation.
+        refusal: What the model said when it refused (OpenAI ``refusal`` deltas, Responses ``response.refusal.delta``,
+            Anthropic ``stop_reason: "refusal"``), else None. A refusal is a result, not a violation.
         finish_reason: The stream's finish reason (None for plain text deltas).
         stream: The ``StreamResult`` of the stream the value was read from (None for plain text deltas).
     """
@@ -220,13 +220,6 @@ def _json_schema(node: Any) -> Any:
     if node.get("nullable") is True and isinstance(converted.get("type"), str):
         converted["type"] = [converted["type"], "null"]
     return converted
-
-
-def _violation(
-    code: ViolationCode, message: str, *, path: str | None = None, offset: int | None = None, data: Any = None
-) -> Violation:
-    _, severity, recoverable = VIOLATION_TABLE[code]
-    return Violation(code, message, severity, path=path, offset=offset, recoverable=recoverable, data=data)
 
 
 # What the reading is at: before the value (whitespace, and with recovery a code fence or prose), in it, after it,
@@ -380,14 +373,17 @@ class ValueReading:
         finish_reason = stream.finish_reason if stream is not None else None
         if self._too_large:
             found.append(
-                _violation(
+                violation(
                     ViolationCode.TEXT_TOO_LARGE,
                     f"the text passed Limits.max_text_bytes ({self._max_text_bytes}); {self._too_large} bytes not read",
                     data={"limit": self._max_text_bytes, "bytes": self._too_large},
                 )
             )
-        if finish_reason == "refusal":
+        if finish_reason == "refusal":  # Anthropic's: the text is what the model said instead
             return ObjectResult(None, tuple(found), text, text, finish_reason, stream)
+        refusal = _refusal_of_first_choice(stream)
+        if refusal is not None:  # OpenAI's: said in `refusal` deltas, apart from the text
+            return ObjectResult(None, tuple(found), text, refusal, finish_reason, stream)
         value = self._value_found(found, missing)
         return ObjectResult(value, tuple(found), text, None, finish_reason, stream)
 
@@ -396,7 +392,7 @@ class ValueReading:
         if self._phase == _STOPPED:
             start = "".join(self._pieces)[self._wrapped_at or 0 :][:40]
             found.append(
-                _violation(
+                violation(
                     ViolationCode.WRAPPED_OUTPUT,
                     f"the text opens with {json.dumps(start, ensure_ascii=False)}, not a JSON value; pass recover=True "
                     "to read the value inside prose or a code fence",
@@ -405,7 +401,7 @@ class ValueReading:
             )
             return None
         if self._phase in (_BEFORE, _FENCE, _PROSE):
-            found.append(_violation(ViolationCode.MISSING_OUTPUT, missing or "the stream carried no JSON value"))
+            found.append(violation(ViolationCode.MISSING_OUTPUT, missing or "the stream carried no JSON value"))
             return None
         if self._phase == _VALUE:
             self._verdict = self._reader.finish()
@@ -414,13 +410,13 @@ class ValueReading:
         state, at, kind = self._verdict
         if state == "invalid":
             code = ViolationCode.TOO_DEEP if kind == "too_deep" else ViolationCode.INVALID_JSON
-            found.append(_violation(code, f"the value is not JSON: {kind} at byte {at} of it", offset=at))
+            found.append(violation(code, f"the value is not JSON: {kind} at byte {at} of it", offset=at))
             return None
         if state == "incomplete":
-            found.append(_violation(ViolationCode.TRUNCATED, "the text ended before the JSON value did"))
+            found.append(violation(ViolationCode.TRUNCATED, "the text ended before the JSON value did"))
             return None
         found.extend(
-            _violation(
+            violation(
                 ViolationCode.DUPLICATE_KEY, f"a key given twice (the last is kept) at {path}", path=path, offset=at
             )
             for path, at in self._reader.take_duplicate_keys()
@@ -430,7 +426,7 @@ class ValueReading:
         try:
             value = json.loads(value_text)
         except (ValueError, RecursionError) as error:
-            found.append(_violation(ViolationCode.INVALID_JSON, f"the value has no Python form: {error}"))
+            found.append(violation(ViolationCode.INVALID_JSON, f"the value has no Python form: {error}"))
             return None
         found.extend(self._check(value_text))
         return value
@@ -441,7 +437,7 @@ class ValueReading:
         if self._recover and (self._skipped or after):
             what = "inside a code fence" if self._fence else "inside prose"
             return [
-                _violation(
+                violation(
                     ViolationCode.REPAIRED,
                     f"the value was read from {what}: {self._skipped} characters before it and {len(after)} after it",
                     data={"before": self._skipped, "after": len(after)},
@@ -449,7 +445,7 @@ class ValueReading:
             ]
         if after:
             return [
-                _violation(
+                violation(
                     ViolationCode.TRAILING_DATA,
                     f"text after the JSON value: {json.dumps(after[:40], ensure_ascii=False)}; pass recover=True to "
                     "accept it",
@@ -457,6 +453,13 @@ class ValueReading:
                 )
             ]
         return []
+
+
+def _refusal_of_first_choice(stream: StreamResult | None) -> str | None:
+    """What choice 0, the one whose text is read, said in ``refusal`` deltas (None when nothing)."""
+    if stream is None:
+        return None
+    return next((choice.refusal for choice in stream.choices if choice.choice == 0), None)
 
 
 class _Route:

@@ -7,7 +7,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from toolwire._model import VIOLATION_TABLE, InvalidToolCall, ToolCall, Violation, ViolationCode
+from toolwire._model import InvalidToolCall, ToolCall, ViolationCode, violation
 from toolwire._pipeline._protocol import DelegatingEngine, Emitted, Engine, OnViolation
 from toolwire.registry import CompiledTools
 
@@ -106,18 +106,15 @@ class Repairing(DelegatingEngine):
             raise TypeError(f"repair returned arguments that are not JSON for call id={call.id!r}: {error}") from None
         if self._validators.validate(name, text):
             return None
-        _, severity, recoverable = VIOLATION_TABLE[ViolationCode.REPAIRED]
         fixed = ", ".join(
             f"{error.code.value} at {error.path}" if error.path else error.code.value for error in call.errors
         )
-        repaired = Violation(
+        repaired = violation(
             ViolationCode.REPAIRED,
             f"the repair hook replaced the arguments, which then validated; the model's arguments had: {fixed}",
-            severity,
-            call.choice,
-            call.seq,
-            call.index,
-            recoverable=recoverable,
+            choice=call.choice,
+            seq=call.seq,
+            index=call.index,
             data={
                 "original_arguments_json": call.arguments_json,
                 "errors": [

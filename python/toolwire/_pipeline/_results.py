@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeGuard
 
 from toolwire._common._json import json_type, sdk_json
-from toolwire._model import VIOLATION_TABLE, Violation, ViolationCode, replaced
+from toolwire._model import Violation, ViolationCode, replaced, violation
 
 if TYPE_CHECKING:
     from toolwire.registry import CompiledTools
@@ -27,7 +27,6 @@ __all__ = [
     "result_data",
     "shape_violations",
     "structured_violations",
-    "violation",
 ]
 
 ResultLike: TypeAlias = Mapping[str, Any] | str | bytes | object
@@ -46,14 +45,8 @@ _BLOCK_STRINGS: Final = {
 _BASE64: Final = {"image": "data", "audio": "data"}
 
 
-def violation(code: ViolationCode, path: str | None, message: str, data: Any = None) -> Violation:
-    """A violation with the code's severity and recoverability."""
-    _, severity, recoverable = VIOLATION_TABLE[code]
-    return Violation(code=code, message=message, severity=severity, path=path, recoverable=recoverable, data=data)
-
-
 def _malformed(path: str, message: str) -> Violation:
-    return violation(ViolationCode.MALFORMED_RESULT, path, message)
+    return violation(ViolationCode.MALFORMED_RESULT, message, path=path)
 
 
 def result_data(result: object) -> tuple[object, Violation | None]:
@@ -143,9 +136,9 @@ def structured_violations(name: str, structured: object, outputs: CompiledTools)
         return [
             violation(
                 ViolationCode.MISSING_STRUCTURED_CONTENT,
-                _STRUCTURED,
                 f"tool {tool} declares an outputSchema, so a result that is not an error carries structuredContent "
                 "that conforms to it; this one has none",
+                path=_STRUCTURED,
             )
         ]
     try:

@@ -47,6 +47,7 @@ def buffered_events(response: Any) -> list[Any]:
             calls = as_list(field(message, "tool_calls"), f"choices[{position}].message.tool_calls")
             delta = {
                 "content": field(message, "content"),
+                "refusal": field(message, "refusal"),
                 "tool_calls": [
                     {
                         "index": field(call, "index") if field(call, "index") is not None else at,
@@ -71,8 +72,10 @@ def call_entry(call: CallView, name: str) -> dict[str, Any]:
 
 
 def turn(result: ResultView, calls: list[CallView], own: bool) -> dict[str, Any]:
-    """One assistant message with its ``content`` and ``tool_calls`` (the text is the output's, own or not)."""
+    """One assistant message with its ``content``, ``refusal`` and ``tool_calls`` (the text is the output's, own or not)."""
     message: dict[str, Any] = {"role": "assistant", "content": result.text or None}
+    if result.refusal is not None:
+        message["refusal"] = result.refusal
     if calls:
         message["tool_calls"] = [call_entry(call, call_name(call)) for call in calls]
     return message

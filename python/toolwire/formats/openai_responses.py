@@ -31,6 +31,13 @@ def looks_buffered(response: Any) -> bool:
     )
 
 
+#: A message's content parts that are words, by type: the event whose delta carries them, and the member holding them.
+_WORDS: Final = {
+    "output_text": ("response.output_text.delta", "text"),
+    "refusal": ("response.refusal.delta", "refusal"),
+}
+
+
 def buffered_events(response: Any) -> list[Any]:
     """The events a ``response`` stands for: each output item added and done, then the terminal event."""
     response = as_dict(response)
@@ -44,10 +51,10 @@ def buffered_events(response: Any) -> list[Any]:
             events.append({"type": "response.output_item.added", "output_index": position, "item": item})
         elif isinstance(item, Mapping) and item.get("type") == "message":
             for part in as_list(item.get("content"), f"output[{position}].content"):
-                if isinstance(part, Mapping) and part.get("type") == "output_text":
-                    events.append(
-                        {"type": "response.output_text.delta", "output_index": position, "delta": part.get("text")}
-                    )
+                kind = part.get("type") if isinstance(part, Mapping) else None
+                if kind in _WORDS:
+                    event, member = _WORDS[kind]
+                    events.append({"type": event, "output_index": position, "delta": part.get(member)})
         events.append({"type": "response.output_item.done", "output_index": position, "item": item})
     status = response.get("status") or "completed"
     # A response still "queued" or "in_progress" (background mode) has not finished: like a stream that stopped

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolwire._model import (
-    VIOLATION_TABLE,
     ChoiceResult,
     InvalidToolCall,
     Limits,
@@ -24,6 +23,7 @@ from toolwire._model import (
     Violation,
     ViolationCode,
     replaced,
+    violation,
 )
 from toolwire._pipeline._choice import ToolChoice
 from toolwire.reference._numbers import NUMBER_TOO_LONG, loads_arguments
@@ -192,8 +192,9 @@ _Counted = _Tally | Literal[False] | None
 class _Choice:
     number: int
     text: list[str] = field(default_factory=list)
-    text_bytes: int = 0  # the UTF-8 bytes of ``text``
-    text_over: _Counted = None  # its TEXT_TOO_LARGE: once the text passed Limits.max_text_bytes, no more is kept
+    refusal: list[str] = field(default_factory=list)
+    text_bytes: int = 0  # the UTF-8 bytes of ``text`` and ``refusal``, which Limits.max_text_bytes bounds together
+    text_over: _Counted = None  # its TEXT_TOO_LARGE: once they passed Limits.max_text_bytes, no more of either is kept
     finish_reason: str | None = None
     finish_kind: FinishKind | None = None
     cut: bool = False
@@ -467,14 +468,36 @@ class Accumulator:
         elif self.admit_output(size + BOOKKEEPING):
             self._reasoning.append((opened, [text]))
 
+    def refusal(self, choice_number: int, text: str) -> None:
+        """What a choice says when it refuses (OpenAI ``delta.refusal``, Responses ``response.refusal.delta``).
+
+        Kept apart from its content text, within the same ``Limits.max_text_bytes`` as that text, never read for calls.
+        """
+        choice = self._within_text_budget(choice_number, text)
+        if choice is not None:
+            choice.refusal.append(text)
+
     def _keep_text(self, choice_number: int, text: str) -> None:
         """Append content text to a choice, while its text stays within ``Limits.max_text_bytes``.
 
         The text that would take it past, and all of the choice's text after, is counted by its ``TEXT_TOO_LARGE``.
         """
+        choice = self._within_text_budget(choice_number, text)
+        if choice is None:
+            return
+        choice.text.append(text)
+        if self._steps is not None:
+            self._steps.append(("text", choice_number, text))
+
+    def _within_text_budget(self, choice_number: int, text: str) -> _Choice | None:
+        """The choice, when ``text`` (not empty) may be kept for it, its bytes then counted.
+
+        A choice's text and refusal stay within ``Limits.max_text_bytes`` together: what would take them past, and
+        all of either after, is counted by its ``TEXT_TOO_LARGE``.
+        """
         choice = self._admitted(choice_number)
         if choice is None or not text:
-            return
+            return None
         size = len(text.encode("utf-8", "surrogatepass"))
         limit = self._limits.max_text_bytes
         if choice.text_over is not None or choice.text_bytes + size > limit:
@@ -488,11 +511,9 @@ class Accumulator:
                 size,
                 choice=choice_number,
             )
-            return
-        choice.text.append(text)
+            return None
         choice.text_bytes += size
-        if self._steps is not None:
-            self._steps.append(("text", choice_number, text))
+        return choice
 
     def take_steps(self) -> list[tuple[Any, ...]]:
         """The progress since the last take (empty without ``log_steps``).
@@ -646,7 +667,7 @@ class Accumulator:
 
     def has_stream_errors(self) -> bool:
         """Whether a stream-level finding is an error (what ``on_invalid="raise"`` raises for at the end)."""
-        return any(violation.severity is Severity.ERROR for violation in _settled(self._stream_violations))
+        return any(found.severity is Severity.ERROR for found in _settled(self._stream_violations))
 
     def result(self, *, output: tuple[OutputItem, ...] = ()) -> StreamResult:
         """The result so far (final once ``end`` was called), with the decoder's ``output`` items.
@@ -661,7 +682,7 @@ class Accumulator:
             ]
             output = tuple(sorted((*output, *reasoning), key=lambda item: item.after_calls))
         choices = tuple(
-            ChoiceResult(c.number, "".join(c.text), c.finish_reason)
+            ChoiceResult(c.number, "".join(c.text), c.finish_reason, "".join(c.refusal) if c.refusal else None)
             for c in sorted(self._choices.values(), key=lambda c: c.number)
         )
         first = choices[0] if choices else None
@@ -674,6 +695,7 @@ class Accumulator:
             violations=_settled(self._stream_violations),
             choices=choices,
             output=output,
+            refusal=first.refusal if first else None,
         )
 
     # ---------------------------------------------------------------------------------------- call identity
@@ -794,9 +816,8 @@ class Accumulator:
             return counted
         if counted is False:
             return False
-        _, severity, recoverable = VIOLATION_TABLE[code]
         counts = {"limit": limit, unit: count}
-        found = Violation(code, message, severity, choice, recoverable=recoverable, data=dict(counts))
+        found = violation(code, message, choice=choice, data=dict(counts))
         tally = _Tally(found, counts)
         return tally if self._keep(self._stream_violations, tally, _STREAM) else False
 
@@ -858,20 +879,16 @@ class Accumulator:
         if not stripped:
             return
         on_stream = call.handed_over
-        _, severity, recoverable = VIOLATION_TABLE[ViolationCode.TRAILING_DATA]
         text, counts = bytearray(data[:cap]), {"bytes": len(data), "fragments": 1}
-        found = Violation(
+        found = violation(
             ViolationCode.TRAILING_DATA,
             f"arguments arrived after the call was {'handed over' if on_stream else 'over'}; `data` holds their text "
             f"(up to Limits.max_argument_bytes), bytes and fragments",
-            severity,
-            call.choice,
-            call.seq,
-            call.index,
-            None,
-            start + len(data) - len(stripped),
-            recoverable,
-            {"text": bytes(text).decode("utf-8", "replace"), **counts},
+            choice=call.choice,
+            seq=call.seq,
+            index=call.index,
+            offset=start + len(data) - len(stripped),
+            data={"text": bytes(text).decode("utf-8", "replace"), **counts},
         )
         tally = _Tally(found, counts, text)
         if on_stream:
@@ -1038,8 +1055,8 @@ class Accumulator:
             found = validators.validate(call.name, "{}", call=False)
         else:
             return
-        for violation in found:
-            adopted = replaced(violation, choice=call.choice, seq=call.seq, index=call.index)
+        for each in found:
+            adopted = replaced(each, choice=call.choice, seq=call.seq, index=call.index)
             self._keep(call.violations, adopted, call.scope)
 
     def amend(self, call: Emitted) -> None:
@@ -1165,14 +1182,13 @@ class Accumulator:
         settle: bool = False,
     ) -> None:
         """A call-level finding: on the call while it is held, on the stream once the call was handed over."""
-        _, severity, recoverable = VIOLATION_TABLE[code]
-        violation = Violation(
-            code, message, severity, call.choice, call.seq, call.index, path, offset, recoverable, data
+        found = violation(
+            code, message, choice=call.choice, seq=call.seq, index=call.index, path=path, offset=offset, data=data
         )
         if call.handed_over and not settle:
-            self._keep(self._stream_violations, violation, _STREAM)
+            self._keep(self._stream_violations, found, _STREAM)
         else:
-            self._keep(call.violations, violation, call.scope)
+            self._keep(call.violations, found, call.scope)
 
     def _report_stream(
         self,
@@ -1185,11 +1201,8 @@ class Accumulator:
         severity: Severity | None = None,
         data: Any = None,
     ) -> None:
-        _, default_severity, recoverable = VIOLATION_TABLE[code]
-        violation = Violation(
-            code, message, severity or default_severity, choice, seq, index, None, None, recoverable, data
-        )
-        self._keep(self._stream_violations, violation, _STREAM)
+        found = violation(code, message, severity=severity, choice=choice, seq=seq, index=index, data=data)
+        self._keep(self._stream_violations, found, _STREAM)
 
     def _keep(self, findings: _Findings, finding: Violation | _Tally, scope: _Scope) -> bool:
         """Files a finding within ``Limits.max_violations`` and logs what that adds; returns whether it was kept."""
@@ -1209,14 +1222,14 @@ class Accumulator:
             last.counts["omitted"] += count
             return
         limit = self._limits.max_violations
-        _, severity, recoverable = VIOLATION_TABLE[ViolationCode.VIOLATIONS_OMITTED]
+        choice, seq, index = scope
         counts = {"omitted": count}
-        found = Violation(
+        found = violation(
             ViolationCode.VIOLATIONS_OMITTED,
             f"more than {limit} violations (Limits.max_violations): the rest were counted, not kept (`data`)",
-            severity,
-            *scope,
-            recoverable=recoverable,
+            choice=choice,
+            seq=seq,
+            index=index,
             data=dict(counts),
         )
         marker = _Tally(found, counts)

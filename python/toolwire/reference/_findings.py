@@ -10,8 +10,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from toolwire import _model as model
 from toolwire._common._json import json_type
-from toolwire._model import VIOLATION_TABLE, Violation, ViolationCode
+from toolwire._model import Violation, ViolationCode
 
 __all__ = [
     "LIMITED",
@@ -54,9 +55,8 @@ LIMITED = frozenset(
 
 
 def violation(code: ViolationCode, path: str | None, message: str, data: Any = None) -> Violation:
-    """A violation with the code's severity and recoverability."""
-    _, severity, recoverable = VIOLATION_TABLE[code]
-    return Violation(code=code, message=message, severity=severity, path=path, recoverable=recoverable, data=data)
+    """A violation at ``path`` with the code's severity and recoverability."""
+    return model.violation(code, message, path=path, data=data)
 
 
 def constraint(path: str, message: str, keyword: str, limit: Any = None) -> Violation:

@@ -12,7 +12,7 @@ from functools import partial
 from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
-from toolwire._model import VIOLATION_TABLE, Limits, Violation, ViolationCode
+from toolwire._model import Limits, Violation, ViolationCode, violation
 from toolwire._pipeline._protocol import OUTPUT, SchemaCheck
 from toolwire.registry import ToolRegistry
 
@@ -69,7 +69,7 @@ class ReferenceTools:
         checked: bytes | None = text
         parsed = True  # whether the text is one JSON value
         if not text.strip(b" \t\n\r"):  # JSON's whitespace: a text of nothing else is no value
-            found.append(_violation(ViolationCode.EMPTY_ARGUMENTS, "the call came without arguments"))
+            found.append(violation(ViolationCode.EMPTY_ARGUMENTS, "the call came without arguments"))
             checked = b"{}"
         elif self._module._too_deep(text, self._max_depth):
             found.append(self._module._too_deep_violation(self._max_depth))
@@ -81,7 +81,7 @@ class ReferenceTools:
             # Every integer read as 0: the kind of the value is all that is wanted here.
             kind = _json_kind(json.loads(text.decode("utf-8"), parse_int=lambda _: 0))
             found.append(
-                _violation(ViolationCode.ARGUMENTS_NOT_OBJECT, f"the arguments are a JSON {kind}, not an object")
+                violation(ViolationCode.ARGUMENTS_NOT_OBJECT, f"the arguments are a JSON {kind}, not an object")
             )
             checked = None
         if unknown is None and checked is not None:
@@ -106,11 +106,6 @@ class ReferenceTools:
                 return None
             pairs.append((item[0], item[1]))
         return [self.validate(name, arguments) for name, arguments in pairs]
-
-
-def _violation(code: ViolationCode, message: str) -> Violation:
-    _, severity, recoverable = VIOLATION_TABLE[code]
-    return Violation(code, message, severity, recoverable=recoverable)
 
 
 def _validator_module() -> ModuleType:

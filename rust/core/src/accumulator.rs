@@ -243,6 +243,8 @@ pub struct ChoiceSummary {
     pub choice: i64,
     /// Its content text.
     pub text: Vec<u8>,
+    /// What it said when it refused (chat `delta.refusal`, Responses `response.refusal.delta`); empty when it did not.
+    pub refusal: Vec<u8>,
     /// Its first non-null finish reason.
     pub finish_reason: Option<Vec<u8>>,
 }
@@ -376,7 +378,9 @@ const REPLACED_WITH_THE_TEXT: [ViolationCode; 5] = [
 #[derive(Debug, Default)]
 struct Choice {
     text: Vec<u8>,
-    // The choice's `TEXT_TOO_LARGE`: once its text passed `Limits.max_text_bytes`, no more of it is kept.
+    refusal: Vec<u8>,
+    // The choice's `TEXT_TOO_LARGE`: once its text and refusal passed `Limits.max_text_bytes`, no more of either is
+    // kept.
     text_over: Merged,
     finish_reason: Option<Vec<u8>>,
     finish_kind: Option<FinishKind>,
@@ -637,17 +641,12 @@ impl Accumulator {
     /// Append content text to a choice: kept while the choice's text stays within `Limits.max_text_bytes`; the text
     /// that would take it past, and all of the choice's text after, is counted by its `TEXT_TOO_LARGE`.
     fn keep_text(&mut self, choice: i64, text: &[u8]) {
-        let limits = self.config.limits;
-        let Some(state) = admitted(&mut self.choices, choice, limits.max_choices) else {
+        if !self.within_text_budget(choice, text) {
+            return;
+        }
+        let Some(state) = self.choices.get_mut(&choice) else {
             return;
         };
-        if text.is_empty() {
-            return;
-        }
-        if state.text_over != Merged::None || state.text.len() + text.len() > limits.max_text_bytes {
-            self.text_too_large(choice, text.len());
-            return;
-        }
         state.text.extend_from_slice(text);
         if self.config.log_steps {
             self.steps.push(Step::Text {
@@ -655,6 +654,37 @@ impl Accumulator {
                 text: text.to_vec(),
             });
         }
+    }
+
+    /// What a choice says when it refuses (chat `delta.refusal`, Responses `response.refusal.delta`): kept apart
+    /// from its content text, within the same `Limits.max_text_bytes` as that text, and never read for calls.
+    pub fn refusal(&mut self, choice: i64, text: &[u8]) {
+        if !self.within_text_budget(choice, text) {
+            return;
+        }
+        if let Some(state) = self.choices.get_mut(&choice) {
+            state.refusal.extend_from_slice(text);
+        }
+    }
+
+    /// Whether `text` (not empty) may be kept for `choice`: the choice is admitted and its text and refusal stay
+    /// within `Limits.max_text_bytes` with it. What would take them past, and all of either after, is counted by the
+    /// choice's `TEXT_TOO_LARGE`.
+    fn within_text_budget(&mut self, choice: i64, text: &[u8]) -> bool {
+        let limits = self.config.limits;
+        let Some(state) = admitted(&mut self.choices, choice, limits.max_choices) else {
+            return false;
+        };
+        if text.is_empty() {
+            return false;
+        }
+        if state.text_over != Merged::None
+            || state.text.len() + state.refusal.len() + text.len() > limits.max_text_bytes
+        {
+            self.text_too_large(choice, text.len());
+            return false;
+        }
+        true
     }
 
     /// Note that a choice appeared, even with nothing in it (a format of one choice).
@@ -837,6 +867,7 @@ impl Accumulator {
             .map(|(number, choice)| ChoiceSummary {
                 choice: *number,
                 text: choice.text.clone(),
+                refusal: choice.refusal.clone(),
                 finish_reason: choice.finish_reason.clone(),
             })
             .collect()
@@ -2100,6 +2131,53 @@ mod tests {
         assert_eq!(stream.stream_violations()[3].seq, None);
         // The log (on_violation) sees what was kept, and each VIOLATIONS_OMITTED once, when it was added.
         assert_eq!(codes(&stream.take_log()).len(), 8);
+    }
+
+    #[test]
+    fn a_refusal_is_kept_apart_from_the_text_within_the_same_limit() {
+        let limits = Limits {
+            max_text_bytes: 8,
+            ..Limits::default()
+        };
+        let mut stream = with_limits(Emit::CallEnd, limits);
+        stream.text(0, b"ok ");
+        stream.refusal(0, b"no, ");
+        stream.refusal(1, b"fine");
+        stream.refusal(0, b"sorry");
+        stream.text(0, b"!");
+        stream.finish(0, b"stop", FinishKind::Stop);
+        stream.finish(1, b"stop", FinishKind::Stop);
+        stream.end();
+        let choices: Vec<(i64, Vec<u8>, Vec<u8>)> = stream
+            .choices()
+            .into_iter()
+            .map(|c| (c.choice, c.text, c.refusal))
+            .collect();
+        assert_eq!(
+            choices,
+            [
+                (0, b"ok ".to_vec(), b"no, ".to_vec()),
+                (1, Vec::new(), b"fine".to_vec())
+            ],
+            "3 + 4 bytes fit in 8; the refusal's next 5 do not, nor the text's 1 after them"
+        );
+        let found: Vec<(&str, Option<i64>, Option<ViolationData>)> = stream
+            .stream_violations()
+            .iter()
+            .map(|v| (v.code.as_str(), v.choice, v.data.clone()))
+            .collect();
+        assert_eq!(
+            found,
+            [(
+                "TEXT_TOO_LARGE",
+                Some(0),
+                Some(ViolationData::Counted {
+                    limit: 8,
+                    unit: "bytes",
+                    count: 6,
+                })
+            )]
+        );
     }
 
     #[test]

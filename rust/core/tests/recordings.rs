@@ -245,7 +245,7 @@ fn replay(manifest: &Value, data: &Path, decoder: &mut Decoder, accumulator: &mu
     handed
 }
 
-/// The stream's own expectations: output items, stream violations, choices, finish reason and text.
+/// The stream's own expectations: output items, stream violations, choices, refusal, finish reason and text.
 fn check_stream(name: &str, expected: &Value, decoder: &Decoder, accumulator: &Accumulator) {
     // The decoder's items and the dialect's reasoning, placed by the calls opened before each (as the binding does).
     let mut items = decoder.output();
@@ -278,16 +278,36 @@ fn check_stream(name: &str, expected: &Value, decoder: &Decoder, accumulator: &A
             .choices()
             .into_iter()
             .map(|choice| {
-                serde_json::json!({
-                    "choice": choice.choice,
-                    "text": String::from_utf8(choice.text).expect("UTF-8 text"),
-                    "finish_reason": choice.finish_reason.map(|reason| String::from_utf8(reason).expect("UTF-8")),
-                })
+                let mut described = serde_json::Map::new();
+                described.insert("choice".into(), choice.choice.into());
+                described.insert(
+                    "text".into(),
+                    String::from_utf8(choice.text).expect("UTF-8 text").into(),
+                );
+                let finish = choice
+                    .finish_reason
+                    .map(|reason| String::from_utf8(reason).expect("UTF-8"));
+                described.insert("finish_reason".into(), finish.into());
+                // A choice that refused lists its refusal; one that did not has none to list.
+                if !choice.refusal.is_empty() {
+                    let refusal = String::from_utf8(choice.refusal).expect("UTF-8 refusal");
+                    described.insert("refusal".into(), refusal.into());
+                }
+                Value::Object(described)
             })
             .collect();
         assert_eq!(&Value::Array(choices), want_choices, "{name}: choices");
     }
     let first = accumulator.choices().into_iter().next();
+    let refusal = first
+        .as_ref()
+        .filter(|choice| !choice.refusal.is_empty())
+        .map(|choice| String::from_utf8(choice.refusal.clone()).expect("UTF-8 refusal"));
+    assert_eq!(
+        refusal.as_deref(),
+        expected.get("refusal").and_then(Value::as_str),
+        "{name}: refusal"
+    );
     assert_eq!(
         first.as_ref().and_then(|choice| choice.finish_reason.as_deref()),
         expected["finish_reason"].as_str().map(str::as_bytes),

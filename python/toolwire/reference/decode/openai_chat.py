@@ -76,20 +76,27 @@ def read_chunk(accumulator: Accumulator, chunk: Any, number: int) -> None:
             continue  # a choice past Limits.max_choices: counted, not read
         delta = reader.get(choice, "delta")
         if delta is not None:
-            reader.record(delta, f"{where}.delta")
-            tool_calls = reader.sequence(delta, "tool_calls", f"{where}.delta.tool_calls")
-            for call_position, tool_call in enumerate(tool_calls):
-                at = f"{where}.delta.tool_calls[{call_position}]"
-                accumulator.fragment(choice_number, reader.fragment(tool_call, at))
-            content = reader.string(delta, "content", f"{where}.delta.content")
-            if content is not None:
-                accumulator.text(choice_number, content)
+            _read_delta(accumulator, reader, delta, choice_number, f"{where}.delta")
         finish_reason = reader.string(choice, "finish_reason", f"{where}.finish_reason")
         if finish_reason is not None:
             accumulator.finish(choice_number, finish_reason, finish_kind(finish_reason))
     usage = reader.get(chunk, "usage")
     if usage is not None:
         accumulator.usage(usage)
+
+
+def _read_delta(accumulator: Accumulator, reader: _Reader, delta: Any, choice_number: int, where: str) -> None:
+    """A choice's ``delta``: its call fragments, then its content text, then its refusal."""
+    reader.record(delta, where)
+    tool_calls = reader.sequence(delta, "tool_calls", f"{where}.tool_calls")
+    for call_position, tool_call in enumerate(tool_calls):
+        accumulator.fragment(choice_number, reader.fragment(tool_call, f"{where}.tool_calls[{call_position}]"))
+    content = reader.string(delta, "content", f"{where}.content")
+    if content is not None:
+        accumulator.text(choice_number, content)
+    refusal = reader.string(delta, "refusal", f"{where}.refusal")
+    if refusal is not None:
+        accumulator.refusal(choice_number, refusal)
 
 
 class _Reader(Fields):

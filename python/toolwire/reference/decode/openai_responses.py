@@ -68,10 +68,8 @@ class OpenAiResponsesDecoder:
                 self._delta(event, fields, custom=custom)
             else:
                 self._done(event, fields, custom=custom)
-        elif kind == "response.output_text.delta":
-            text = fields.string(event, "delta", "delta")
-            if text is not None:
-                self._accumulator.text(0, text)
+        elif kind in ("response.output_text.delta", "response.refusal.delta"):
+            self._words(kind, event, fields)
         elif kind in _TERMINAL:
             self._terminal(kind, event, fields)
         elif kind == "error":
@@ -88,6 +86,16 @@ class OpenAiResponsesDecoder:
         """The usage is the last one sent (the accumulator keeps it)."""
 
     # ------------------------------------------------------------------------------------------------- events
+
+    def _words(self, kind: str, event: dict[str, Any], fields: Fields) -> None:
+        """A ``.delta`` of the message's text, or of what it says when it refuses."""
+        text = fields.string(event, "delta", "delta")
+        if text is None:
+            return
+        if kind == "response.refusal.delta":
+            self._accumulator.refusal(0, text)
+        else:
+            self._accumulator.text(0, text)
 
     def _read_tools(self, event: dict[str, Any], fields: Fields) -> None:
         """The custom tools an echoed response object lists."""

@@ -144,7 +144,7 @@ impl ChatTemplate {
         let Some(Field::Value(delta)) = &choice.delta else {
             return None;
         };
-        if delta.content.is_some() {
+        if delta.content.is_some() || delta.refusal.is_some() {
             return None;
         }
         let Some(Field::Value(calls)) = &delta.tool_calls else {
@@ -246,6 +246,9 @@ fn read_choice(
             if let Some(content) = delta.content {
                 accumulator.text(number, &string(content, at(".delta.content"))?);
             }
+            if let Some(refusal) = delta.refusal {
+                accumulator.refusal(number, &string(refusal, at(".delta.refusal"))?);
+            }
         }
     }
     if let Some(reason) = choice.finish_reason {
@@ -340,6 +343,7 @@ struct ChoiceIndex<'a> {
 struct DeltaIndex<'a> {
     tool_calls: Option<Field<'a, Vec<Field<'a, CallIndex<'a>>>>>,
     content: Option<&'a [u8]>,
+    refusal: Option<&'a [u8]>,
 }
 
 #[derive(Default)]
@@ -410,7 +414,7 @@ fn index_delta<'a>(jiter: &mut Jiter<'_>, data: &'a [u8], peek: Peek) -> Indexed
         jiter,
         data,
         peek,
-        &["tool_calls", "content"],
+        &["tool_calls", "content", "refusal"],
         |jiter, delta: &mut DeltaIndex<'a>, slot, peek| {
             match slot {
                 Some(0) => {
@@ -419,6 +423,7 @@ fn index_delta<'a>(jiter: &mut Jiter<'_>, data: &'a [u8], peek: Peek) -> Indexed
                     })?;
                 }
                 Some(1) => delta.content = leaf(jiter, data, peek)?,
+                Some(2) => delta.refusal = leaf(jiter, data, peek)?,
                 _ => jiter.known_skip(peek)?,
             }
             Ok(())
@@ -687,6 +692,34 @@ mod tests {
         assert_eq!(ready[0].id, b"call_1");
         assert_eq!(ready[0].arguments_json, "{\"a\": \"\\u00e9\"}".as_bytes());
         assert!(ready[0].is_valid());
+    }
+
+    #[test]
+    fn a_refusal_is_read_apart_from_the_content_per_choice() {
+        let mut stream = accumulator();
+        let chunk = |index: u8, delta: &str| format!(r#"{{"choices":[{{"index":{index},"delta":{delta}}}]}}"#);
+        read(&mut stream, &chunk(0, r#"{"role":"assistant","content":"","refusal":null}"#)).unwrap();
+        read(&mut stream, &chunk(1, r#"{"role":"assistant","content":null,"refusal":""}"#)).unwrap();
+        read(&mut stream, &chunk(0, r#"{"content":"{}"}"#)).unwrap();
+        read(&mut stream, &chunk(1, r#"{"refusal":"I can\u2019t"}"#)).unwrap();
+        read(&mut stream, &chunk(1, r#"{"refusal":"."}"#)).unwrap();
+        let choices: Vec<(i64, Vec<u8>, Vec<u8>)> = stream
+            .choices()
+            .into_iter()
+            .map(|c| (c.choice, c.text, c.refusal))
+            .collect();
+        assert_eq!(
+            choices,
+            [
+                (0, b"{}".to_vec(), Vec::new()),
+                (1, Vec::new(), "I can\u{2019}t.".as_bytes().to_vec())
+            ]
+        );
+        let wrong = read(&mut stream, &chunk(0, r#"{"refusal":["no"]}"#)).unwrap_err();
+        assert_eq!(
+            (wrong.path.as_str(), wrong.problem.as_str()),
+            ("choices[0].delta.refusal", "expected a string or null, got list")
+        );
     }
 
     #[test]

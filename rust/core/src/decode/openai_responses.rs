@@ -100,6 +100,11 @@ impl FormatDecoder for OpenAiResponses {
                     sink.accumulator.text(CHOICE, &delta);
                 }
             }
+            b"response.refusal.delta" => {
+                if let Some(delta) = event.object.string("delta", &root)? {
+                    sink.accumulator.refusal(CHOICE, &delta);
+                }
+            }
             b"response.completed" | b"response.incomplete" | b"response.failed" | b"response.cancelled" => {
                 return finished(sink.accumulator, &event.object, kind);
             }
@@ -407,6 +412,25 @@ mod tests {
             stream.stream_violations().is_empty(),
             "the item's same text is no second mismatch"
         );
+    }
+
+    #[test]
+    fn a_responses_refusal_is_read_apart_from_the_text() {
+        let mut decoder = Decoder::new(Some(Format::OpenAiResponses));
+        let mut stream = accumulator();
+        run(
+            &mut decoder,
+            &mut stream,
+            &[
+                r#"{"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "delta": "{"}"#,
+                r#"{"type": "response.refusal.delta", "output_index": 0, "content_index": 1, "delta": "I can't"}"#,
+                r#"{"type": "response.refusal.delta", "output_index": 0, "content_index": 1, "delta": " help."}"#,
+                r#"{"type": "response.refusal.done", "output_index": 0, "content_index": 1, "refusal": "I can't help."}"#,
+                r#"{"type": "response.completed", "response": {"status": "completed"}}"#,
+            ],
+        );
+        let choice = &stream.choices()[0];
+        assert_eq!((&choice.text[..], &choice.refusal[..]), (&b"{"[..], &b"I can't help."[..]));
     }
 
     #[test]
