@@ -25,8 +25,9 @@ Fixtures:
 - ``toolwire_registry``: the ``ToolRegistry`` of ``toolwire_tools`` (loaded once per session).
 - ``toolwire_server``: a started ``toolwire.server.LocalEndpoint`` on ``toolwire_script`` (or the bundled
   script), also serving ``toolwire_recordings`` when that folder exists; one per test, stopped after it.
-- ``toolwire_serve``: a factory, ``toolwire_serve(script=None, *, recordings=None)`` → base URL; every endpoint
-  it starts is stopped after the test. ``None`` means the same defaults as ``toolwire_server``.
+- ``toolwire_serve``: a factory, ``toolwire_serve(script=None, *, recordings=None)`` → a started ``LocalEndpoint``,
+  as ``toolwire_server`` gives (its base URL is ``.url`` in both); every endpoint it starts is stopped after the
+  test. ``None`` means the same defaults as ``toolwire_server``.
 
 Example:
     >>> @pytest.mark.toolwire_live  # doctest: +SKIP
@@ -83,9 +84,9 @@ class LiveTarget:
 
 
 class ServeFactory(Protocol):
-    """The ``toolwire_serve`` fixture: starts a local endpoint and returns its base URL."""
+    """The ``toolwire_serve`` fixture: starts a local endpoint and returns it (its base URL is ``.url``)."""
 
-    def __call__(self, script: object = None, *, recordings: str | os.PathLike[str] | None = None) -> str:
+    def __call__(self, script: object = None, *, recordings: str | os.PathLike[str] | None = None) -> LocalEndpoint:
         """Start an endpoint on ``script`` (a path, mapping or Script; None: the configured default)."""
 
 
@@ -324,15 +325,15 @@ def toolwire_server(pytestconfig: pytest.Config) -> Iterator[LocalEndpoint]:
 
 @pytest.fixture
 def toolwire_serve(pytestconfig: pytest.Config) -> Iterator[ServeFactory]:
-    """A factory starting local endpoints, ``toolwire_serve(script)`` → base URL; all stopped after the test."""
-    from toolwire.server import serve
+    """A factory starting local endpoints, ``toolwire_serve(script)`` → ``LocalEndpoint``; all stopped after the test."""
+    from toolwire.server import LocalEndpoint
 
     default_script, default_recordings = _endpoint_defaults(pytestconfig)
     with ExitStack() as stack:
 
-        def start(script: Any = None, *, recordings: str | os.PathLike[str] | None = None) -> str:
+        def start(script: Any = None, *, recordings: str | os.PathLike[str] | None = None) -> LocalEndpoint:
             chosen = default_recordings if recordings is None else recordings
-            url: str = stack.enter_context(serve(default_script if script is None else script, recordings=chosen))
-            return url
+            endpoint = LocalEndpoint(default_script if script is None else script, recordings=chosen)
+            return stack.enter_context(endpoint)
 
         yield start

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -210,4 +211,83 @@ def test_reassemble_prints_json_lines_that_say_ok(capsys: pytest.CaptureFixture[
     assert main(["reassemble", str(RECORDINGS / "openai-chat" / "parallel-calls.sse")]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line["name"] for line in lines[:-1]] == ["plus", "minus"] and all(line["ok"] for line in lines[:-1])
-    assert lines[-1] == {"result": {"finish_reason": "tool_calls", "violations": [], "ok": True}}
+    assert lines[-1] == {
+        "result": {"format": "openai-chat", "finish_reason": "tool_calls", "violations": [], "ok": True}
+    }
+
+
+PARALLEL = RECORDINGS / "openai-chat" / "parallel-calls.sse"
+
+
+def json_lines(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_reassemble_reads_a_raw_capture_without_a_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capture = tmp_path / "capture.sse"
+    capture.write_bytes(PARALLEL.read_bytes())
+    assert main(["reassemble", str(capture)]) == 0
+    lines = json_lines(capsys.readouterr().out)
+    assert [(line["name"], line["arguments"]) for line in lines[:-1]] == [
+        ("plus", {"a": 2, "b": 3}),
+        ("minus", {"a": 3, "b": 2}),
+    ]
+    assert lines[-1] == {
+        "result": {"format": "openai-chat", "finish_reason": "tool_calls", "violations": [], "ok": True}
+    }
+
+
+def test_reassemble_checks_a_capture_against_the_tools_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capture = tmp_path / "capture"  # no suffix: still a capture
+    capture.write_bytes(PARALLEL.read_bytes())
+    tools = tmp_path / "tools.json"
+    strings = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+    tools.write_text(json.dumps([{"name": "plus", "parameters": strings}]), encoding="utf-8")
+    assert main(["reassemble", str(capture), "--tools", str(tools)]) == 1
+    lines = json_lines(capsys.readouterr().out)
+    assert [(line["name"], line["ok"], line["violations"]) for line in lines[:-1]] == [
+        ("plus", False, ["TYPE_MISMATCH /a"]),
+        ("minus", False, ["UNKNOWN_TOOL"]),
+    ]
+
+
+def test_reassemble_reads_a_capture_from_standard_input_as_it_arrives() -> None:
+    body = PARALLEL.read_bytes()
+    events = body.split(b"\n\n")
+    # Up to the event after the first call's closing brace: the first call is whole, the second not begun.
+    first_whole = next(at for at, event in enumerate(events) if b"minus" in event)
+    command = [
+        sys.executable,
+        "-m",
+        "toolwire",
+        "reassemble",
+        "-",
+        "--emit",
+        "complete",
+        "--wire-format",
+        "openai-chat",
+    ]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=REPO) as process:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(b"\n\n".join(events[:first_whole]) + b"\n\n")
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        assert ready, "the first call is printed before standard input ends"
+        assert json.loads(process.stdout.readline())["name"] == "plus"
+        process.stdin.write(b"\n\n".join(events[first_whole:]))
+        process.stdin.close()
+        rest = json_lines(process.stdout.read().decode())
+        assert process.wait(timeout=60) == 0
+    assert [line.get("name") for line in rest] == ["minus", None] and rest[-1]["result"]["ok"] is True
+
+
+def test_reassemble_says_in_one_line_what_it_cannot_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reassemble", str(tmp_path / "missing.sse")]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"toolwire: {tmp_path / 'missing.sse'}: no such file"]
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_bytes(b"\xff\xfe not a stream")
+    assert main(["reassemble", str(garbage)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"toolwire: {garbage}: chunk 0: the body is none of the framings toolwire reads"), line

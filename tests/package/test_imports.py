@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from tests.support.paths import REPO
 
@@ -198,3 +199,9 @@ def test_cycles_are_found_through_any_number_of_modules() -> None:
     ring = [Import("a", "b", None, 1), Import("b", "c", None, 1), Import("c", "a", None, 1), Import("c", "d", None, 1)]
     assert cycles({"a", "b", "c", "d"}, ring) == [["a", "b", "c"]]
     assert cycles({"a", "b", "d"}, ring) == []
+
+
+def test_the_all_extra_is_every_other_extra() -> None:
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    everything = {requirement for name, listed in extras.items() if name != "all" for requirement in listed}
+    assert sorted(extras["all"]) == sorted(everything)

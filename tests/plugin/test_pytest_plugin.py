@@ -389,7 +389,9 @@ def test_server_was_stopped():
 
 
 def test_serve_a_script(toolwire_serve):
-    url = toolwire_serve({{"models": {{"greeter": {{"otherwise": {{"text": "hello from the script"}}}}}}}})
+    endpoint = toolwire_serve({{"models": {{"greeter": {{"otherwise": {{"text": "hello from the script"}}}}}}}})
+    assert endpoint.running and "greeter" in endpoint.models  # a LocalEndpoint, as toolwire_server gives
+    url = endpoint.url
     URLS.append(url)
     with openai.OpenAI(base_url=url, api_key="test") as client:
         response = client.chat.completions.create(model="greeter", messages=[{{"role": "user", "content": "hi"}}])
@@ -397,7 +399,7 @@ def test_serve_a_script(toolwire_serve):
 
 
 def test_serve_recordings_from_the_ini_folder(toolwire_serve):
-    url = toolwire_serve()
+    url = toolwire_serve().url
     URLS.append(url)
     with openai.OpenAI(base_url=url, api_key="test") as client:
         stream = client.chat.completions.create(
@@ -436,7 +438,7 @@ def test_server_fixture_uses_the_configured_script(inner: pytest.Pytester) -> No
             assert ask(toolwire_server.url) == "from the ini script"
 
         def test_serve_default(toolwire_serve):
-            assert ask(toolwire_serve()) == "from the ini script"
+            assert ask(toolwire_serve().url) == "from the ini script"
         """
     )
     inner.runpytest().assert_outcomes(passed=2)

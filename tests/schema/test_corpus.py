@@ -17,6 +17,7 @@ import pytest
 
 from tests.support.paths import corpus
 from toolwire.schema import FindingReport, ToolSource, load_tools
+from toolwire.schema._rule_ids import rule_ids
 from toolwire.schema.check._check import check_tools
 
 JSON_TYPES = {"null", "boolean", "object", "array", "number", "integer", "string"}
@@ -115,3 +116,5 @@ def test_the_rules_that_fire_on_real_schemas(report: FindingReport) -> None:
     assert rules["ambiguous-tools"] > 0 and rules["property-description-missing"] > 0
     ambiguous = next(f for f in report.findings if f.rule == "ambiguous-tools")
     assert set(ambiguous.data) >= {"other", "score", "threshold", "shared"}
+    # Each is a rule the project's configuration may name (an id it refuses would be a finding nobody can silence).
+    assert set(rules) <= rule_ids()

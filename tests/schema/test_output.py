@@ -9,6 +9,7 @@ from xml.etree import ElementTree
 
 import pytest
 
+from tests.support.paths import REPO
 from toolwire.schema import Finding, FindingReport, load_config, render
 from toolwire.schema._findings import level_reaches, sorted_findings
 
@@ -166,6 +167,19 @@ refund = "app.handlers:refund"
     [
         ('fail-on = "loud"', "fail-on: one of info, warning, error or never"),
         ('colour = "red"', "unknown key(s) colour"),
+        ('rule = "x"', "unknown key(s) rule (did you mean 'rules'?)"),
+        (
+            '[tool.toolwire.rules]\n"description-mising" = "off"',
+            "rules.\"description-mising\": no rule has this id (did you mean 'description-missing'?)",
+        ),
+        (
+            '[tool.toolwire.rules]\n"gemnii/*" = "off"',
+            "rules.\"gemnii/*\": no rule has this id (did you mean 'gemini/*'?)",
+        ),
+        (
+            '[tool.toolwire.rules]\n"no-such-rule" = "off"',
+            'rules."no-such-rule": no rule has this id; the ids are listed',
+        ),
         ("similarity-threshold = 2", "similarity-threshold: a number in"),
         ('[tool.toolwire.rules]\nx = "fatal"', "rules.x: one of"),
         ("tools = 3", "tools: expected a string or a list of strings"),
@@ -201,3 +215,26 @@ def test_github_annotations_point_at_the_file_not_the_origin_suffix(origin: str,
     finding = Finding("check/x", "error", "m", tool="t", origin=origin)
     line = render(FindingReport("check", (finding,)), "github").splitlines()[0]
     assert line.startswith(f"::error {expected}")
+
+
+def test_every_rule_a_command_reports_is_one_the_configuration_may_name() -> None:
+    from toolwire.schema._rule_ids import DIFF_OUTCOME_RULES, rule_ids
+
+    sources = (REPO / "python" / "toolwire" / "schema" / "diff").glob("*.py")
+    written = {found for path in sources for found in re.findall(r'"(diff/[a-z-]+)"', path.read_text("utf-8"))}
+    assert written == set(DIFF_OUTCOME_RULES), "a diff finding of its own is listed in DIFF_OUTCOME_RULES"
+    known = rule_ids()
+    assert {"description-missing", "gemini/format", "diff/type-changed", "lint/not-loadable"} <= known
+
+
+def test_findings_are_ordered_by_the_numbers_in_their_origins() -> None:
+    origins = ["tools.yaml:10#2", "tools.yaml:9#1", "tools.jsonl:12", "tools.jsonl:3"]
+    found = [Finding("duplicate-name", "error", "twice", origin=origin) for origin in origins]
+    assert [f.origin for f in sorted_findings(found)] == [
+        "tools.jsonl:3",
+        "tools.jsonl:12",
+        "tools.yaml:9#1",
+        "tools.yaml:10#2",
+    ]
+    annotation = render(FindingReport("check", sorted_findings(found)), "github").splitlines()[-2]
+    assert annotation.startswith("::error file=tools.yaml,line=10,title=duplicate-name::")

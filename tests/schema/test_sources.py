@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -88,8 +89,8 @@ def test_mappings_jsonl_lines_directories_and_import_paths(tmp_path: Path, monke
     assert origins == [
         ("one", "lines.jsonl:1", True),
         (None, "lines.jsonl:3", False),
-        ("get_weather", "map.json#0", True),
-        ("ping", "map.json#1", True),
+        ("get_weather", "map.json:1#0", True),  # the map is written on one line
+        ("ping", "map.json:1#1", True),
         ("lookup", "mytools:TOOLS#0", True),
     ]
     assert "invalid JSON" in (sources[1].error or "")
@@ -106,3 +107,46 @@ def test_misuse_is_named(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("{", encoding="utf-8")
     with pytest.raises(ValueError, match="invalid JSON at line 1"):
         load_tools([tmp_path / "bad.json"])
+
+
+def test_a_definition_s_origin_names_the_line_it_opens_on(tmp_path: Path) -> None:
+    yaml_file = tmp_path / "tools.yaml"
+    yaml_file.write_text(
+        "# the team's tools\n"
+        "tools:\n"
+        "  - name: first\n"  # line 3
+        "    parameters: {type: object}\n"
+        "\n"
+        "  - name: second\n"  # line 6
+        "    parameters:\n"
+        "      type: object\n",
+        encoding="utf-8",
+    )
+    json_file = tmp_path / "tools.json"
+    json_file.write_text(
+        '{"get_weather": {"type": "object"},\n'  # line 1
+        ' "ping":\n'
+        '   {"type": "object"}}\n',  # line 3: where the value opens
+        encoding="utf-8",
+    )
+    origins = [source.origin for source in load_tools([yaml_file, json_file])]
+    assert origins == [f"{yaml_file}:3#0", f"{yaml_file}:6#1", f"{json_file}:1#0", f"{json_file}:3#1"]
+
+
+def test_a_file_whose_lines_cannot_be_told_keeps_its_definition_numbers(tmp_path: Path) -> None:
+    # JSON that YAML cannot read: a key of more than 1,024 characters, which YAML refuses as a simple key.
+    path = tmp_path / "tools.json"
+    schema = {"type": "object", "properties": {"k" * 1100: {}}}
+    path.write_text(json.dumps([{"name": "a", "parameters": schema}]), encoding="utf-8")
+    (source,) = load_tools([path])
+    assert source.tool is not None and source.origin == f"{path}#0"
+
+
+def test_a_missing_tool_file_names_the_closest_one_beside_it(tmp_path: Path) -> None:
+    (tmp_path / "tools.yaml").write_text("[]\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("not a tool file", encoding="utf-8")
+    with pytest.raises(FileNotFoundError, match=re.escape(f"(did you mean '{tmp_path / 'tools.yaml'}'?)")):
+        load_tools([tmp_path / "tols.yaml"])
+    with pytest.raises(FileNotFoundError) as raised:
+        load_tools([tmp_path / "notes.tx"])  # a file that is no tool file is never suggested
+    assert "did you mean" not in str(raised.value)

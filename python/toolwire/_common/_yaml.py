@@ -7,9 +7,13 @@ before a YAML file is read; a YAML error names the file and, where PyYAML knows 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, TypeAlias
 
-__all__ = ["YamlError", "parse_yaml"]
+__all__ = ["Lines", "YamlError", "parse_yaml", "value_lines"]
+
+#: Where a value of a document starts: ``(line from 1, its children's)``, the children a list for a sequence's items,
+#: a dict by key for a mapping's values (a repeated key's last, as a load keeps it), None past the depth asked for.
+Lines: TypeAlias = "tuple[int, list[Lines] | dict[str, Lines] | None]"
 
 
 class YamlError(ValueError):
@@ -52,3 +56,32 @@ def parse_yaml(text: str, where: str, *, install: str = "pip install 'toolwire[y
         mark = getattr(error, "problem_mark", None)
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
         raise YamlError(where, line, column, getattr(error, "problem", None) or str(error)) from error
+
+
+def value_lines(text: str, depth: int) -> Lines | None:
+    """The line each value of a YAML text (or a JSON one, which YAML reads) starts on, ``depth`` levels down.
+
+    None when PyYAML is missing or cannot read the text: lines are a help to the reader of a report, never a reason
+    to fail where the document itself loads.
+    """
+    try:
+        yaml = importlib.import_module("yaml")
+    except ImportError:
+        return None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        node = yaml.compose(text, Loader=loader)
+    except yaml.YAMLError:
+        return None
+    return None if node is None else _lines(yaml, node, depth)
+
+
+def _lines(yaml: Any, node: Any, depth: int) -> Lines:
+    line = node.start_mark.line + 1
+    if depth <= 0:
+        return line, None
+    if isinstance(node, yaml.SequenceNode):
+        return line, [_lines(yaml, item, depth - 1) for item in node.value]
+    if isinstance(node, yaml.MappingNode):
+        return line, {str(key.value): _lines(yaml, value, depth - 1) for key, value in node.value}
+    return line, None

@@ -11,7 +11,6 @@ naming the file (and the line, for YAML), the case (position and name), the JSON
 from __future__ import annotations
 
 import datetime
-import difflib
 import functools
 import importlib
 import json
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolwire._common._json import pointer_token, pointer_tokens, unescape_token
+from toolwire._common._suggest import did_you_mean
 from toolwire._common._yaml import YamlError, parse_yaml
 from toolwire._core import ToolValidators
 from toolwire._model import Violation
@@ -223,11 +223,6 @@ def _allowed_keys(parent: str) -> list[str]:
     return list(node.get("properties", {}))
 
 
-def _did_you_mean(word: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(word, known, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 def _schema_problem(violation: Violation) -> Problem:
     pointer = violation.path or ""
     parent, _, key = pointer.rpartition("/")
@@ -239,7 +234,7 @@ def _schema_problem(violation: Violation) -> Problem:
         return Problem(pointer, f"missing key {key!r}", f"add {key}:{hint}")
     if code == "UNEXPECTED_ARGUMENT":
         allowed = _allowed_keys(parent)
-        fix = f"remove it; the keys allowed here are {', '.join(allowed)}{_did_you_mean(key, allowed)}"
+        fix = f"remove it; the keys allowed here are {', '.join(allowed)}{did_you_mean(key, allowed)}"
         return Problem(pointer, f"unknown key {key!r}", fix)
     if code == "ENUM_OUT_OF_RANGE":
         allowed = [str(value) for value in data.get("allowed", [])]
@@ -265,7 +260,7 @@ def _enum_value(problem: Problem, data: Any) -> Problem:
         return problem
     allowed = problem.fix.removeprefix("use one of ").split(", ")
     return Problem(
-        problem.pointer, f"{value!r} is not one of the allowed values", problem.fix + _did_you_mean(value, allowed)
+        problem.pointer, f"{value!r} is not one of the allowed values", problem.fix + did_you_mean(value, allowed)
     )
 
 

@@ -69,10 +69,11 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "reassemble",
-        "print the calls of one recorded stream as JSON lines",
-        "Reassemble one recorded stream and print a JSON line per call handed over (seq, id, name, arguments, ok, "
-        "violations), then one with the stream's result (finish reason, violations, ok). Exits 1 when the stream is "
-        "not ok.",
+        "print the calls of one recorded or captured stream as JSON lines",
+        "Reassemble one stream, a recording or a raw capture of a response body (a file, or '-' for standard input, "
+        "read as it arrives), and print a JSON line per call handed over (seq, id, name, arguments, ok, "
+        "violations), then one with the stream's result (format, finish reason, violations, ok). Exits 1 when the "
+        "stream is not ok.",
     ),
     Command(
         "serve",

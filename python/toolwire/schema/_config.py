@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolwire._common._suggest import did_you_mean
 from toolwire.schema._findings import LEVELS
 
 __all__ = ["Config", "find_pyproject", "load_config"]
@@ -106,6 +107,32 @@ def _path_like(entry: str, root: Path) -> str:
     return str(path if path.is_absolute() else root / path)
 
 
+def _check_rule_ids(rules: Mapping[str, Any], where: str) -> None:
+    """Refuse a rule id no command reports (a typo would otherwise silently leave the rule at its default level).
+
+    Raises:
+        ValueError: An id, or a ``prefix/*``, that names no rule, with the closest id.
+    """
+    if not rules:
+        return
+    from toolwire.schema._rule_ids import rule_ids
+
+    known = rule_ids()
+    for rule in rules:
+        prefix = rule.removesuffix("*") if rule.endswith("/*") else None
+        if rule in known or (prefix is not None and any(each.startswith(prefix) for each in known)):
+            continue
+        if prefix is not None:
+            prefixes = {each.partition("/")[0] + "/*" for each in known if "/" in each}
+            hint = did_you_mean(rule, prefixes)
+        else:
+            hint = did_you_mean(rule, known)
+        raise ValueError(
+            f'{where}."{rule}": no rule has this id{hint}; the ids are listed in docs/schema-rules.md and each '
+            "finding names its own"
+        )
+
+
 def load_config(path: Path | None = None, *, start: Path | None = None) -> Config:
     """Read ``[tool.toolwire]``.
 
@@ -129,7 +156,10 @@ def load_config(path: Path | None = None, *, start: Path | None = None) -> Confi
         raise ValueError(f"{where} must be a table")
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_KNOWN_KEYS))}")
+        hints = "".join(did_you_mean(key, _KNOWN_KEYS) for key in unknown)
+        raise ValueError(
+            f"{where}: unknown key(s) {', '.join(unknown)}{hints}; known: {', '.join(sorted(_KNOWN_KEYS))}"
+        )
     fail_on = table.get("fail-on", "error")
     if fail_on not in (*LEVELS, "never"):
         raise ValueError(f"{where}.fail-on: one of {', '.join(LEVELS)} or never; got {fail_on!r}")
@@ -140,6 +170,7 @@ def load_config(path: Path | None = None, *, start: Path | None = None) -> Confi
     for rule, level in rules.items():
         if level not in (*LEVELS, "off"):
             raise ValueError(f"{where}.rules.{rule}: one of {', '.join(LEVELS)} or off; got {level!r}")
+    _check_rule_ids(rules, f"{where}.rules")
     root = path.parent
     return Config(
         path=path,

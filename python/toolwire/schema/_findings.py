@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from toolwire._common._json_data import json_fields
 
 __all__ = ["LEVELS", "Finding", "FindingReport", "Level", "Rule", "level_reaches", "sorted_findings"]
+
+_DIGITS: Final = re.compile(r"(\d+)")
 
 #: How serious a finding is; ``--fail-on`` names the lowest level that fails a command.
 Level = Literal["info", "warning", "error"]
@@ -153,7 +156,15 @@ def _configured(rule: str, levels: Mapping[str, str]) -> str | None:
 
 
 def sorted_findings(findings: Iterable[Finding]) -> tuple[Finding, ...]:
-    """Findings in the order reports show them: by origin, tool, pointer, then rule and target."""
+    """Findings in the order reports show them: by origin (its numbers as numbers), tool, pointer, rule, target."""
     return tuple(
-        sorted(findings, key=lambda f: (f.origin or "", f.tool or "", f.pointer, f.rule, f.target or "", f.message))
+        sorted(
+            findings,
+            key=lambda f: (_natural(f.origin or ""), f.tool or "", f.pointer, f.rule, f.target or "", f.message),
+        )
     )
+
+
+def _natural(text: str) -> tuple[str | int, ...]:
+    """``tools.yaml:9#1`` before ``tools.yaml:10#2``: the digits of a text compared as numbers (str, int, str...)."""
+    return tuple(int(part) if index % 2 else part for index, part in enumerate(_DIGITS.split(text)))

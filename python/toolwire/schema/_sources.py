@@ -26,7 +26,8 @@ from typing import Any
 
 from toolwire._common._import_path import import_object
 from toolwire._common._json import parse_json
-from toolwire._common._yaml import parse_yaml
+from toolwire._common._suggest import closest
+from toolwire._common._yaml import Lines, parse_yaml, value_lines
 from toolwire.errors import SchemaError
 from toolwire.mcp import is_server, list_tools
 from toolwire.registry import ServerTool, Tool, ToolRegistry
@@ -46,8 +47,8 @@ class ToolSource:
     Attributes:
         name: The declared name, or None when the definition has no usable one.
         definition: The definition as written (the toolkit's own keys removed).
-        origin: Where it is: ``tools.yaml#2`` (the third definition of a file), ``tools.jsonl:12`` (a line), or
-            ``package.module:attr#0``.
+        origin: Where it is: ``tools.yaml:14#2`` (the third definition of a file, starting on line 14; ``tools.yaml#2``
+            when the line is not known), ``tools.jsonl:12`` (a line), or ``package.module:attr#0``.
         tool: The canonical tool, when the definition loads.
         server_tool: The server tool, when the definition is one (they have no schema to check).
         error: Why the definition does not load, when it does not.
@@ -165,40 +166,57 @@ def _python_source(item: object, origin: str) -> ToolSource:
     return ToolSource(tool.name, tool.to_openai(), origin, tool=tool)
 
 
-def iter_definitions(data: Any, origin: str) -> Iterator[ToolSource]:
-    """Split loaded data (a list, a request body with ``tools``, one definition, or a ``{name: schema}`` mapping)."""
+def iter_definitions(data: Any, origin: str, lines: Lines | None = None) -> Iterator[ToolSource]:
+    """Split loaded data (a list, a request body with ``tools``, one definition, or a ``{name: schema}`` mapping).
+
+    With ``lines`` (where each value of ``data`` starts, ``value_lines``), each origin names the line its definition
+    starts on: ``tools.yaml:14#2``.
+    """
+    children = lines[1] if lines is not None else None
     if isinstance(data, Mapping):
         for key in ("tools", "functions"):
             if isinstance(data.get(key), list) and not isinstance(data.get("type"), str):
-                yield from iter_definitions(data[key], origin)
+                yield from iter_definitions(data[key], origin, _child(children, key))
                 return
         if (
             isinstance(data.get("type"), str)
             or isinstance(data.get("name"), str)
             or any(k in data for k in ("function", "input_schema", "inputSchema", "parameters"))
         ):
-            yield _source(data, f"{origin}#0")
+            yield _source(data, _place(origin, 0, lines))
             return
         for number, (name, value) in enumerate(data.items()):
+            where = _place(origin, number, _child(children, str(name)))
             if isinstance(value, Mapping):
-                yield _source(value, f"{origin}#{number}", fallback_name=str(name))
+                yield _source(value, where, fallback_name=str(name))
             else:
                 yield (
-                    _source({}, f"{origin}#{number}", fallback_name=str(name))
+                    _source({}, where, fallback_name=str(name))
                     if value is None
-                    else ToolSource(
-                        str(name), {}, f"{origin}#{number}", error=f"{name}: expected a schema mapping; got {value!r}"
-                    )
+                    else ToolSource(str(name), {}, where, error=f"{name}: expected a schema mapping; got {value!r}")
                 )
         return
     if isinstance(data, (list, tuple)):
         for number, item in enumerate(data):
-            if isinstance(item, Mapping):
-                yield _source(item, f"{origin}#{number}")
-            else:
-                yield _python_source(item, f"{origin}#{number}")
+            where = _place(origin, number, _child(children, number))
+            yield _source(item, where) if isinstance(item, Mapping) else _python_source(item, where)
         return
     raise ValueError(f"{origin}: expected a list of tool definitions or a {{name: schema}} mapping")
+
+
+def _child(children: list[Lines] | dict[str, Lines] | None, key: str | int) -> Lines | None:
+    """Where the value under ``key`` starts, when it is known."""
+    if isinstance(children, dict) and isinstance(key, str):
+        return children.get(key)
+    if isinstance(children, list) and isinstance(key, int) and key < len(children):
+        found: Lines = children[key]
+        return found
+    return None
+
+
+def _place(origin: str, number: int, lines: Lines | None) -> str:
+    """The origin of a file's definition ``number``: ``tools.yaml:14#2`` when its line is known, else ``tools.yaml#2``."""
+    return f"{origin}:{lines[0]}#{number}" if lines is not None else f"{origin}#{number}"
 
 
 def jsonl_values(text: str, origin: str) -> Iterator[tuple[str, Any, str | None]]:
@@ -234,7 +252,8 @@ def _read_file(path: Path) -> Iterator[ToolSource]:
         data = parse_json(text, str(path))
     else:
         data = parse_yaml(text, str(path))
-    yield from iter_definitions(data, str(path))
+    # Three levels: the root, its `tools` list, the definitions in it: each origin then names its definition's line.
+    yield from iter_definitions(data, str(path), value_lines(text, 2))
 
 
 def _import(spec: str) -> Iterator[ToolSource]:
@@ -280,9 +299,21 @@ def load_tools(specs: Sequence[str | Path]) -> list[ToolSource]:
             found.extend(_import(spec))
         else:
             raise FileNotFoundError(
-                f"{spec}: no such file or directory (an import path is written package.module:attr)"
+                f"{spec}: no such file or directory{_nearby(path)} (an import path is written package.module:attr)"
             )
     return found
+
+
+def _nearby(path: Path) -> str:
+    """`` (did you mean 'tools.yaml'?)`` for the tool file or directory beside a missing path whose name is closest."""
+    if not path.parent.is_dir():
+        return ""
+    names = [each.name for each in path.parent.iterdir() if each.is_dir() or each.suffix.lower() in _FILE_SUFFIXES]
+    close = closest(path.name, names)
+    if close is None:
+        return ""
+    shown = close if path.parent == Path(".") else str(path.parent / close)
+    return f" (did you mean {shown!r}?)"
 
 
 def sources_of(given: object, caller: str = "check_tools") -> list[ToolSource]:

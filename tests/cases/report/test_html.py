@@ -93,9 +93,15 @@ def result() -> Iterator[MatrixResult]:
         yield run_matrix(cases, models, source=str(SUPPORT))
 
 
+def _label(th: Node) -> str:
+    """A column's name: its header's text without the line saying where the model is (``.where``)."""
+    where = "".join(span.text() for span in th.find_all("span") if "where" in span.classes())
+    return th.text().removesuffix(where).strip()
+
+
 def grid_of(document: Node) -> tuple[list[str], dict[str, list[Node]]]:
     (table,) = document.find_all("table", id="grid")
-    header = [th.text().strip() for th in table.find_all("thead")[0].find_all("th")]
+    header = [_label(th) for th in table.find_all("thead")[0].find_all("th")]
     rows = {}
     for row in table.find_all("tbody")[0].find_all("tr"):
         rows[row.attributes["data-case"] or ""] = row.find_all("td")
@@ -114,6 +120,14 @@ def test_the_grid_has_a_row_per_case_and_a_cell_per_model(result: MatrixResult) 
             assert node.attributes["data-status"] == cell.status and cell.status in node.classes()
             links = node.find_all("a")
             assert bool(links) is (cell.status != "pass")
+
+
+def test_each_model_column_names_its_format_and_url(result: MatrixResult) -> None:
+    (table,) = parse(render_html(result)).find_all("table", id="grid")
+    columns = table.find_all("thead")[0].find_all("th")[1:]
+    shown = [[span.text() for span in th.find_all("span") if "where" in span.classes()] for th in columns]
+    assert shown == [[f"{spec.format} · {spec.base_url}"] for spec in result.models]
+    assert {spec.format for spec in result.models} == {"openai-chat", "anthropic-messages"}
 
 
 def test_a_failing_cell_opens_to_expected_versus_received_and_the_contract_findings(result: MatrixResult) -> None:

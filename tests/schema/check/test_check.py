@@ -57,6 +57,8 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {
     "name-not-portable": ([tool("get-weather")], [tool("get_weather")]),
     # A dot breaks OpenAI's, Anthropic's and Bedrock's rule; a hyphen breaks none of the five (only portability).
     "name-rejected-by-target": ([tool("weather.get")], [tool("get-weather")]),
+    # A space breaks all five; a dot breaks three of them.
+    "name-rejected-everywhere": ([tool("get weather")], [tool("weather.get")]),
     "schema-invalid": ([tool(parameters=weather(properties={"city": {"type": "float"}}))], [tool()]),
     "root-not-object": ([tool(parameters={"type": "array", "items": CITY})], [tool()]),
     "required-not-a-property": (
@@ -134,8 +136,8 @@ def test_duplicate_names_name_both_origins(tmp_path: Path) -> None:
     (tmp_path / "b.jsonl").write_text(json.dumps(tool(description="Another weather tool, same name.")) + "\n")
     (finding,) = findings_of([tmp_path / "a.json", str(tmp_path / "b.jsonl")], "duplicate-name")
     assert finding.origin == f"{tmp_path / 'b.jsonl'}:1"
-    assert f"{tmp_path / 'a.json'}#0" in finding.message and finding.origin in finding.message
-    assert finding.data["origins"] == [f"{tmp_path / 'a.json'}#0", f"{tmp_path / 'b.jsonl'}:1"]
+    assert f"{tmp_path / 'a.json'}:1#0" in finding.message and finding.origin in finding.message
+    assert finding.data["origins"] == [f"{tmp_path / 'a.json'}:1#0", f"{tmp_path / 'b.jsonl'}:1"]
     # A duplicate is not also reported as a pair of look-alike tools.
     assert not findings_of([tmp_path / "a.json", tmp_path / "b.jsonl"], "ambiguous-tools")
 
@@ -152,7 +154,19 @@ def test_target_name_rules_name_the_targets() -> None:
     assert findings_of([tool("_private")], "name-not-portable") and not findings_of(
         [tool("_private")], "name-rejected-by-target"
     )
-    assert findings_of([tool("get_weather\n")], "name-rejected-by-target")  # fullmatch: a trailing newline counts
+    # fullmatch: a trailing newline counts, and no target takes it.
+    assert rules_of([tool("get_weather\n")]) == {"name-rejected-everywhere"}
+
+
+def test_a_name_every_target_rejects_is_an_error_alone() -> None:
+    (found,) = check_tools([tool("get weather")], today=TODAY).findings
+    assert (found.rule, found.level) == ("name-rejected-everywhere", "error")
+    assert found.message.startswith(
+        "no provider accepts the name 'get weather': it breaks the tool-name rule of openai"
+    )
+    assert set(found.data["rules"]) == {"openai", "anthropic", "gemini", "vertex", "bedrock"}
+    assert rules_of([tool("x" * 129)]) == {"name-rejected-everywhere"}  # Gemini's rule takes 128
+    assert "name-rejected-everywhere" not in rules_of([tool("math.sum")])  # Gemini takes dots
 
 
 def test_bfcl_types_are_schema_invalid_with_pointers_and_fixes() -> None:
@@ -177,6 +191,35 @@ def test_bfcl_types_are_schema_invalid_with_pointers_and_fixes() -> None:
     # The registry refuses the top-level dict itself; the root rule leaves a non-type to schema-invalid.
     assert {f.rule for f in found} >= {"tool-not-loadable", "schema-invalid"}
     assert "root-not-object" not in {f.rule for f in found}
+
+
+@pytest.mark.parametrize(
+    ("written", "fix"),
+    [
+        ("str", "write 'string'"),
+        ("int", "write 'integer'"),
+        ("bool", "write 'boolean'"),
+        ("NoneType", "write 'null'"),
+        ("strin", "did you mean 'string'?"),
+        ("Integer", "did you mean 'integer'?"),
+        ("nubmer", "did you mean 'number'?"),
+        (["Integer", "null"], "type 'Integer' is not a JSON Schema type: did you mean 'integer'?"),
+    ],
+)
+def test_a_mistyped_type_says_which_type_was_meant(written: Any, fix: str) -> None:
+    properties = {"city": {"type": written, "description": "The city."}}
+    found = check_tools([tool(parameters=weather(properties=properties))], today=TODAY).findings
+    (invalid,) = [f for f in found if f.rule == "schema-invalid"]
+    assert invalid.pointer == "/properties/city/type" and fix in invalid.message
+    # The registry refuses the tool for that same problem: its finding points there rather than quoting it again.
+    (refused,) = [f for f in found if f.rule == "tool-not-loadable"]
+    assert refused.message.endswith("its schema is invalid at /properties/city/type (the schema-invalid finding there)")
+
+
+def test_a_type_nothing_is_close_to_keeps_the_meta_schemas_words() -> None:
+    properties = {"city": {"type": "geolocation", "description": "The city."}}
+    (invalid,) = findings_of([tool(parameters=weather(properties=properties))], "schema-invalid")
+    assert invalid.message.startswith('"geolocation" is not valid under any of the schemas')
 
 
 def test_schema_invalid_follows_the_declared_draft() -> None:

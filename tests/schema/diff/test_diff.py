@@ -127,10 +127,15 @@ def test_git_sources_read_a_file_or_a_directory_at_a_revision(repo: Path) -> Non
     report = diff_tools("git:HEAD~1:tools.json", "git:HEAD:tools.json", cwd=repo, today=TODAY)
     assert kinds(report) == EXPECTED
     assert report.old == "git:HEAD~1:tools.json"
-    assert {change.origin for change in report.changes} == {"git:HEAD:tools.json#0", "git:HEAD:tools.json#1"}
+    # Each origin names the line its definition opens on (json.dumps with indent=1 opens each item with " {").
+    opening = [number for number, line in enumerate((repo / "tools.json").read_text().splitlines(), 1) if line == " {"]
+    assert {change.origin for change in report.changes} == {
+        f"git:HEAD:tools.json:{opening[0]}#0",
+        f"git:HEAD:tools.json:{opening[1]}#1",
+    }
     sources = read_git("git:HEAD:tools/", cwd=repo)
     assert [(s.name, s.origin) for s in sources] == [
-        ("create_ticket", "git:HEAD:tools/a.json#0"),
+        ("create_ticket", "git:HEAD:tools/a.json:2#0"),
         ("get_weather", "git:HEAD:tools/sub/b.jsonl:1"),
     ]
     # A directory at a revision against the working tree's file: same tools, no change.

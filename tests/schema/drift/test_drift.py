@@ -280,7 +280,7 @@ def test_examples_come_from_the_tool_source(tmp_path):
     (source,) = load_tools([path])
     report = check_handler(source, RefundArgs)
     (refused,) = by_rule(report, "example-refused")
-    assert refused.origin == f"{path}#0"
+    assert refused.origin == f"{path}:1#0"  # a YAML list of one definition opens on line 1
     assert refused.pointer == "/properties/amount"
     assert "greater than 0" in refused.message
     # The second example is one the schema refuses: `check` reports it, drift skips it.

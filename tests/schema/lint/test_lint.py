@@ -530,6 +530,8 @@ def test_targets_resolve_all_lists_and_reject_unknown_names() -> None:
     assert resolve_targets(["vllm", "ollama,vllm"]) == ("vllm", "ollama")
     with pytest.raises(ValueError, match=r"unknown lint target 'gpt'; known: openai, openai-strict, .*llama-cpp"):
         lint_tools([tool(NAMED)], "openai,gpt")
+    with pytest.raises(ValueError, match=r"unknown lint target 'gemnii' \(did you mean 'gemini'\?\); known: openai"):
+        resolve_targets("gemnii")
     with pytest.raises(ValueError, match="no lint target"):
         resolve_targets([])
     with pytest.raises(TypeError, match="lint_tools: a int is not a tool source"):

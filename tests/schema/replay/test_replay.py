@@ -187,7 +187,7 @@ def test_tools_from_files_and_broken_definitions(tmp_path: Path) -> None:
     assert registry_of([str(good)]).names == ("create_ticket", "now")
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps([TOOLS[0], {"name": "bad", "parameters": {"type": "objekt"}}]))
-    with pytest.raises(ValueError, match=r"1 tool definition\(s\) do not load: .*broken.json#1"):
+    with pytest.raises(ValueError, match=r"1 tool definition\(s\) do not load: .*broken.json:\d+#1"):
         registry_of(broken)
 
 

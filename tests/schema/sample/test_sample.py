@@ -542,3 +542,17 @@ def test_cli_samples_a_sqlite_database(tmp_path: Path, capsys: pytest.CaptureFix
     capsys.readouterr()
     units = sorted(json.loads(json.loads(line)["arguments"])["unit"] for line in fixture.read_text().splitlines())
     assert units == ["celsius", "kelvin"]
+
+
+def test_a_fixture_line_is_keyed_as_a_call_log_line(tmp_path: Path) -> None:
+    from toolwire.recordings._calllog import RECORD_KEYS
+
+    calls = [ObservedCall("lookup", '{"q": "x"}', "c1", schema_fingerprint="sha256:abc", origin="gen:0")]
+    result = sample_calls(calls, per_tool=1, seed=0)
+    (line,) = [json.loads(text) for text in result.to_jsonl().splitlines()]
+    assert tuple(line) == tuple(key for key in RECORD_KEYS if key != "outcome")
+    fixture = tmp_path / "fixture.jsonl"
+    fixture.write_text(result.to_jsonl(), encoding="utf-8")
+    (again,) = [call for call in read_calls([fixture]) if isinstance(call, ObservedCall)]
+    # Read back as replay reads it (the id is scrubbed, as every identifier is).
+    assert (again.name, again.arguments, again.schema_fingerprint) == ("lookup", '{"q": "x"}', "sha256:abc")

@@ -46,6 +46,7 @@ table.grid { border-collapse: collapse; margin-top: 8px; }
 .grid th[scope=row] { text-align: left; font-weight: normal; }
 .grid th[scope=row] .case { font-family: ui-monospace, monospace; font-weight: 600; display: block; }
 .grid th[scope=row] .expect { font-size: 12px; }
+.grid th[scope=col] .where { display: block; font-size: 12px; font-weight: normal; color: var(--muted); }
 .grid td.pass { background: var(--pass); } .grid td.flaky { background: var(--flaky); }
 .grid td.fail { background: var(--fail); font-weight: 600; } .grid td.error { background: var(--error); }
 .grid td.unreachable { background: var(--unreachable); font-style: italic; }
@@ -244,7 +245,12 @@ def render_html(result: Matrix) -> str:
     ]
     grid = ['<table class="grid" id="grid">', "<thead><tr><th>case</th>"]
     for spec in result.models:
-        grid.append(f'<th scope="col" title="{escape(spec.compact())}">{escape(spec.label)}</th>')
+        # Which API a column spoke to, in sight: the same model name behind two servers is two columns.
+        where = f"{spec.format} · {spec.base_url}"
+        grid.append(
+            f'<th scope="col" title="{escape(spec.compact())}">{escape(spec.label)}'
+            f'<span class="where">{escape(where)}</span></th>'
+        )
     grid.append("</tr></thead><tbody>")
     sections = []
     for row, (info, cells) in enumerate(rows(result)):

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from toolwire._common._secrets import find_secrets, masked_text
+from toolwire._common._suggest import closest
 from toolwire._core import schema_problems
 from toolwire._model import Severity
 from toolwire._pipeline._bound import core
@@ -49,6 +50,11 @@ CHECK_RULES: Final[tuple[Rule, ...]] = (
         "name-not-portable", "warning", "The name is outside ^[a-zA-Z][a-zA-Z0-9_]{0,62}$, the form every target takes."
     ),
     Rule("name-rejected-by-target", "info", "The name breaks the tool-name rule of the targets named."),
+    Rule(
+        "name-rejected-everywhere",
+        "error",
+        "The name breaks the tool-name rule of every target: no provider accepts a request that declares it.",
+    ),
     Rule(
         "schema-invalid", "error", "The parameters break the JSON Schema meta-schema of their draft (with the pointer)."
     ),
@@ -95,8 +101,14 @@ MAX_DESCRIPTION: Final = 1024
 #: neither when to use the tool nor what it returns (Anthropic's guide asks for three to four sentences).
 MIN_DESCRIPTION: Final = 20
 
-# What BFCL and Java/JavaScript sources write for a type, and the JSON Schema type meant (BFCL's own mapping).
+# What BFCL, Python and Java/JavaScript sources write for a type, and the JSON Schema type meant (BFCL's own mapping,
+# with Python's names).
 _TYPE_FIXES: Final = {
+    "str": "string",
+    "int": "integer",
+    "bool": "boolean",
+    "None": "null",
+    "NoneType": "null",
     "dict": "object",
     "HashMap": "object",
     "Hashtable": "object",
@@ -145,10 +157,17 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=_plain)
 
 
-def _not_loadable(source: ToolSource) -> Iterator[Finding]:
-    if source.error is not None:
-        data = {"pointer": source.error_pointer} if source.error_pointer is not None else {}
-        yield finding("tool-not-loadable", source, f"the registry refuses it: {source.error}", **data)
+def _not_loadable(source: ToolSource, invalid: list[Finding]) -> Iterator[Finding]:
+    """The registry's refusal; one for a meta-schema problem that ``invalid`` reports, with its fix, points there."""
+    if source.error is None:
+        return
+    pointer = source.error_pointer
+    data = {"pointer": pointer} if pointer is not None else {}
+    if pointer is not None and any(found.pointer == pointer for found in invalid):
+        message = f"the registry refuses it: its schema is invalid at {pointer} (the schema-invalid finding there)"
+    else:
+        message = f"the registry refuses it: {source.error}"
+    yield finding("tool-not-loadable", source, message, **data)
 
 
 def _names(source: ToolSource) -> Iterator[Finding]:
@@ -156,6 +175,15 @@ def _names(source: ToolSource) -> Iterator[Finding]:
     if name is None:
         return
     rejected = [target for target, rule in TARGET_NAME_RULES.items() if not rule.fullmatch(name)]
+    if len(rejected) == len(TARGET_NAME_RULES):
+        yield finding(
+            "name-rejected-everywhere",
+            source,
+            f"no provider accepts the name {name!r}: it breaks the tool-name rule of {', '.join(rejected)}; use "
+            "letters, digits and '_', starting with a letter, at most 63 characters",
+            rules={target: TARGET_NAME_RULES[target].pattern for target in rejected},
+        )
+        return
     if not PORTABLE_NAME.fullmatch(name):
         accepted = "" if rejected else " (the targets checked accept it, but not every provider or SDK does)"
         yield finding(
@@ -180,10 +208,22 @@ def _type_fix(parameters: Any, pointer: str) -> str | None:
     if not (pointer.endswith("/type") or "/type/" in pointer):
         return None
     written = resolve(parameters, "#" + pointer)
-    if isinstance(written, str) and written in _TYPE_FIXES:
+    if isinstance(written, list):  # the meta-schema faults the whole list: fix each item that is no type
+        fixes = [_named_type_fix(item) for item in written if isinstance(item, str) and item not in JSON_TYPES]
+        known = [fix for fix in fixes if fix is not None]
+        return "; ".join(known) if known else None
+    return _named_type_fix(written) if isinstance(written, str) else None
+
+
+def _named_type_fix(written: str) -> str | None:
+    """The fix of one ``type`` name that is no JSON Schema type, or None when nothing is close to it."""
+    if written in _TYPE_FIXES:
         return f"type {written!r} is not a JSON Schema type: write {_TYPE_FIXES[written]!r}"
     if written in ("any", "Any"):
         return f"type {written!r} is not a JSON Schema type: leave 'type' out to allow any value"
+    meant = closest(written.lower(), JSON_TYPES)
+    if meant is not None:
+        return f"type {written!r} is not a JSON Schema type: did you mean {meant!r}?"
     return None
 
 
@@ -392,17 +432,20 @@ def _secrets(source: ToolSource) -> Iterator[Finding]:
 
 def per_tool(source: ToolSource, today: datetime.date) -> Iterator[Finding]:
     """Every finding of the per-tool rules for one definition (server tools have no schema and are skipped)."""
-    yield from _not_loadable(source)
+    # A server tool has no schema; an item that is no definition at all is only not loadable.
+    has_schema = source.server_tool is None and (source.tool is not None or bool(source.definition))
+    parameters = source.parameters
+    invalid = list(_schema_invalid(source, parameters)) if has_schema and parameters is not None else []
+    yield from _not_loadable(source, invalid)
     yield from _names(source)
     yield from _lifecycle(source, today)
     yield from _secrets(source)
-    if source.server_tool is not None or (source.tool is None and not source.definition):
-        return  # a server tool has no schema; an item that is no definition at all is only not loadable
-    parameters = source.parameters
+    if not has_schema:
+        return
     yield from _descriptions(source, parameters if isinstance(parameters, Mapping) else {})
     if parameters is None:
         return
-    yield from _schema_invalid(source, parameters)
+    yield from invalid
     yield from _root(source, parameters)
     if isinstance(parameters, Mapping):
         yield from _required(source, parameters)

@@ -22,6 +22,7 @@ from importlib import resources
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
+from toolwire._common._suggest import did_you_mean
 from toolwire.registry import Tool, ToolRegistry
 from toolwire.schema._findings import Finding, FindingReport, Rule, sorted_findings
 from toolwire.schema._sources import ToolSource, sources_of
@@ -51,6 +52,12 @@ LINT_TARGETS: tuple[str, ...] = (
 _NOT_LOADABLE_SUMMARY = "the definition does not load, so no target can be judged; fix it first (toolwire check)"
 
 
+def _unknown_target(target: str) -> str:
+    return (
+        f"unknown lint target {target!r}{did_you_mean(target, LINT_TARGETS)}; known: {', '.join(LINT_TARGETS)} (or all)"
+    )
+
+
 @functools.cache
 def target_rules(target: str) -> TargetRules:
     """A target's data file, read and checked once.
@@ -59,7 +66,7 @@ def target_rules(target: str) -> TargetRules:
         ValueError: An unknown target, or a data file that breaks the format (named with the rule and field).
     """
     if target not in LINT_TARGETS:
-        raise ValueError(f"unknown lint target {target!r}; known: {', '.join(LINT_TARGETS)} (or all)")
+        raise ValueError(_unknown_target(target))
     name = f"{target}.yaml"
     text = resources.files("toolwire.schema.lint").joinpath("rules", name).read_text(encoding="utf-8")
     return parse_rules_yaml(text, f"toolwire/schema/lint/rules/{name}", target)
@@ -126,7 +133,7 @@ def resolve_targets(targets: str | Iterable[str]) -> tuple[str, ...]:
             expanded = LINT_TARGETS if name == "all" else (name,)
             for target in expanded:
                 if target not in LINT_TARGETS:
-                    raise ValueError(f"unknown lint target {target!r}; known: {', '.join(LINT_TARGETS)} (or all)")
+                    raise ValueError(_unknown_target(target))
                 if target not in names:
                     names.append(target)
     if not names:

@@ -17,8 +17,8 @@ scrubbing; a value whose placeholder breaks the schema gets a same-shape placeho
 everywhere), and a call that still fails is left out of the fixture, reported, and replaced by the next best call,
 so that no identifier is ever kept to satisfy a schema.
 
-The output is JSONL that ``read_calls`` (and so ``toolwire replay``) reads: ``{"id", "name", "arguments", "ts",
-"schema_fingerprint"}`` per line, in the order the calls were read. Memory grows with the calls read (each is kept
+The output is JSONL that ``read_calls`` (and so ``toolwire replay``) reads: ``{"id", "name", "arguments",
+"tool_fingerprint", "ts"}`` per line, the keys a ``CallLog`` writes, in the order the calls were read. Memory grows with the calls read (each is kept
 until the sample is chosen).
 """
 
@@ -118,14 +118,14 @@ class SampleResult:
         return not self.unreadable and not self.dropped
 
     def records(self) -> list[dict[str, Any]]:
-        """The fixture's lines as dicts: ``id``, ``name``, ``arguments`` (text), ``ts`` (ISO 8601), fingerprint."""
+        """The fixture's lines as dicts, keyed as a ``CallLog`` writes (``tool_fingerprint``, ``ts`` in ISO 8601)."""
         return [
             {
                 "id": call.id,
                 "name": call.name,
                 "arguments": call.arguments,
+                "tool_fingerprint": call.schema_fingerprint,
                 "ts": call.ts.isoformat() if call.ts is not None else None,
-                "schema_fingerprint": call.schema_fingerprint,
             }
             for call in self.calls
         ]

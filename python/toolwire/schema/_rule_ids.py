@@ -1,0 +1,34 @@
+"""Every rule id the schema commands' findings carry: what ``[tool.toolwire.rules]`` may name.
+
+The rules of ``check``, ``drift`` and ``examples`` are declared ``Rule``s, the lint's come from its data files, and
+``diff`` names a finding after its change kind (``diff/<kind>``) or after one of its own outcomes below.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+__all__ = ["DIFF_OUTCOME_RULES", "rule_ids"]
+
+#: The ``diff`` findings that are no change kind: about the diff's inputs, its evidence and its waivers.
+DIFF_OUTCOME_RULES: tuple[str, ...] = (
+    "diff/duplicate-name",
+    "diff/evidence-unreadable",
+    "diff/not-loadable",
+    "diff/unexplained-failure",
+    "diff/waiver-expired",
+    "diff/waiver-unused",
+)
+
+
+@cache
+def rule_ids() -> frozenset[str]:
+    """Every rule id (the lint's read from its data files, which needs PyYAML, the ``schema`` extra's)."""
+    from toolwire.schema.check import CHECK_RULES
+    from toolwire.schema.diff import CHANGE_KINDS
+    from toolwire.schema.drift import DRIFT_RULES
+    from toolwire.schema.examples import EXAMPLE_RULES
+    from toolwire.schema.lint import LINT_RULES
+
+    declared = {rule.id for rule in (*CHECK_RULES, *DRIFT_RULES, *EXAMPLE_RULES, *LINT_RULES)}
+    return frozenset({*declared, *DIFF_OUTCOME_RULES, *(f"diff/{kind}" for kind in CHANGE_KINDS)})
