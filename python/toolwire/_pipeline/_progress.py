@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
+from toolwire._pipeline._observers import Watches, watch_stream
 from toolwire._pipeline._protocol import Engine
 from toolwire._pipeline._sources import AsyncSource, Source, aclose_source, chunks_of, close_source, reader
 
@@ -148,13 +149,39 @@ def _events(engine: Engine) -> list[Event]:
     return events
 
 
+class _Seen:
+    """What an event stream came to, for its watchers: its result once ``Finished`` was made, or what stopped it."""
+
+    __slots__ = ("error", "result")
+
+    def __init__(self) -> None:
+        self.result: StreamResult | None = None
+        self.error: BaseException | None = None
+
+    def stopped(self, error: BaseException) -> None:
+        # A consumer that closes the stream once ``Finished`` came has read it to its end: no early close.
+        if not (isinstance(error, GeneratorExit) and self.result is not None):
+            self.error = error
+
+    def tell(self, watch: Watches | None, engine: Engine) -> None:
+        if watch is None:
+            return
+        result = self.result
+        if result is None:
+            try:
+                result = engine.result()  # the result so far
+            except Exception:  # the engine could not build it: the watchers get none, the consumer sees the error
+                result = None
+        watch.ended(result, self.error)
+
+
 class EventStream(Iterator[Event]):
     """The events of one stream; the source is closed at the end, on an error, or when this is closed early."""
 
     def __init__(self, source: Source, engine: Engine) -> None:
         """Wrap an engine around a source (use ``toolwire.events`` rather than this)."""
         self._engine = engine
-        self._events = _run(chunks_of(source, text_deltas=engine.text_deltas), source, engine)
+        self._events = _run(chunks_of(source, text_deltas=engine.text_deltas), source, engine, watch_stream("events"))
 
     def __iter__(self) -> EventStream:
         """Return self."""
@@ -173,7 +200,8 @@ class EventStream(Iterator[Event]):
         self._events.close()
 
 
-def _run(chunks: Iterator[Any], source: Any, engine: Engine) -> Generator[Event, None, None]:
+def _run(chunks: Iterator[Any], source: Any, engine: Engine, watch: Watches | None) -> Generator[Event, None, None]:
+    seen = _Seen()
     try:
         first = next(chunks, _END)
         if first is not _END:  # the first item says what the source is: a raw body, or chunks
@@ -183,9 +211,14 @@ def _run(chunks: Iterator[Any], source: Any, engine: Engine) -> Generator[Event,
                 yield from _events(engine)
         engine.end()
         yield from _events(engine)
-        yield Finished(engine.result())
+        seen.result = engine.result()
+        yield Finished(seen.result)
+    except BaseException as error:
+        seen.stopped(error)
+        raise
     finally:
         close_source(source)
+        seen.tell(watch, engine)
 
 
 class AsyncEventStream:
@@ -196,7 +229,7 @@ class AsyncEventStream:
         if not hasattr(source, "__aiter__"):
             raise TypeError(f"source must be an async iterable of chunks; got {type(source).__name__}")
         self._engine = engine
-        self._events = _arun(source, engine)
+        self._events = _arun(source, engine, watch_stream("events"))
 
     def __aiter__(self) -> AsyncEventStream:
         """Return self."""
@@ -215,7 +248,8 @@ class AsyncEventStream:
         await self._events.aclose()
 
 
-async def _arun(source: AsyncIterable[Any], engine: Engine) -> AsyncGenerator[Event, None]:
+async def _arun(source: AsyncIterable[Any], engine: Engine, watch: Watches | None) -> AsyncGenerator[Event, None]:
+    seen = _Seen()
     try:
         items = aiter(source)
         first = await anext(items, _END)
@@ -231,6 +265,11 @@ async def _arun(source: AsyncIterable[Any], engine: Engine) -> AsyncGenerator[Ev
         engine.end()
         for event in _events(engine):
             yield event
-        yield Finished(engine.result())
+        seen.result = engine.result()
+        yield Finished(seen.result)
+    except BaseException as error:
+        seen.stopped(error)
+        raise
     finally:
         await aclose_source(source)
+        seen.tell(watch, engine)

@@ -13,6 +13,7 @@ from typing import Any
 
 from toolwire._common._closing import ClosingBlock
 from toolwire._model import InvalidToolCall, Severity, StreamResult, Violation
+from toolwire._pipeline._observers import Watches, watch_stream
 from toolwire._pipeline._protocol import Emitted, Engine
 from toolwire._pipeline._sources import RAW, AsyncSource, Source, aclose_source, chunks_of, close_source, puller, reader
 from toolwire.errors import InvalidToolCallError, MalformedChunkError, StreamContractError
@@ -42,12 +43,13 @@ class _Outcome:
     makes the engine build no call twice (the core keeps records, not objects, of the calls it handed over).
     """
 
-    __slots__ = ("closed", "ended", "stopped_by", "value")
+    __slots__ = ("closed", "ended", "error", "stopped_by", "value")
 
     def __init__(self) -> None:
         self.value: StreamResult | None = None
         self.ended: Engine | None = None
         self.stopped_by: str | None = None
+        self.error: BaseException | None = None
         self.closed = False
 
     def describe(self) -> str:
@@ -76,9 +78,29 @@ class _Outcome:
             raise StreamContractError(self.value, contract_errors(self.value))
         self.ended = engine
 
+    def tell(self, watch: Watches | None, engine: Engine) -> None:
+        """Tell the stream's watchers (if any) what it came to: its result, or the result so far, and what stopped it."""
+        if watch is None:
+            return
+        error = self.error
+        if self.value is None and self.ended is None:
+            result = _result_so_far(engine)
+            if error is None and self.closed:
+                error = GeneratorExit()  # the consumer closed it (or dropped it) before its end
+        else:
+            result = self._built()
+        watch.ended(result, error)
+
+    def _built(self) -> StreamResult | None:
+        try:
+            return self.result()
+        except Exception:  # the engine could not build it: the watchers get none, the consumer sees the error
+            return None
+
     def stopped(self, engine: Engine, error: BaseException) -> None:
         """Iteration stopped on ``error``: the result so far holds every call handed over, yielded or not."""
         self.stopped_by = type(error).__name__
+        self.error = error
         if self.value is None:
             self.value = _result_so_far(engine)
         if isinstance(error, MalformedChunkError) and error.result is None:
@@ -100,7 +122,7 @@ def carry_result(error: MalformedChunkError, engine: Engine) -> None:
 
 
 def _run(
-    chunks: Iterator[Any], source: Any, engine: Engine, on_invalid: str, outcome: _Outcome
+    chunks: Iterator[Any], source: Any, engine: Engine, on_invalid: str, outcome: _Outcome, watch: Watches | None
 ) -> Generator[Emitted, None, None]:
     try:
         first = next(chunks, _END)
@@ -111,16 +133,18 @@ def _run(
         yield from _checked(engine.end(), on_invalid, engine)
         outcome.settle(engine, on_invalid)
     except GeneratorExit:
+        outcome.closed = True
         raise  # the consumer stopped early: there is no result
     except BaseException as error:
         outcome.stopped(engine, error)
         raise
     finally:
         close_source(source)
+        outcome.tell(watch, engine)
 
 
 async def _arun(
-    source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome
+    source: AsyncIterable[Any], engine: Engine, on_invalid: str, outcome: _Outcome, watch: Watches | None
 ) -> AsyncGenerator[Emitted, None]:
     try:
         items = aiter(source)
@@ -140,12 +164,14 @@ async def _arun(
             yield call
         outcome.settle(engine, on_invalid)
     except GeneratorExit:
+        outcome.closed = True
         raise  # the consumer stopped early: there is no result
     except BaseException as error:
         outcome.stopped(engine, error)
         raise
     finally:
         await aclose_source(source)
+        outcome.tell(watch, engine)
 
 
 class ToolCallStream(ClosingBlock, Iterator[Emitted]):
@@ -163,7 +189,7 @@ class ToolCallStream(ClosingBlock, Iterator[Emitted]):
         self._outcome = _Outcome()
         # The generator must not refer to self: a cycle would keep the source open until the cyclic GC runs,
         # instead of closing it the moment the consumer drops the stream (``break``).
-        self._calls = _run(self._chunks, source, engine, on_invalid, self._outcome)
+        self._calls = _run(self._chunks, source, engine, on_invalid, self._outcome, watch_stream("reassemble"))
 
     def __iter__(self) -> ToolCallStream:
         """Return self."""
@@ -204,7 +230,7 @@ class AsyncToolCallStream(AsyncIterator[Emitted]):
         if isinstance(source, (*RAW, str, dict)) or not hasattr(source, "__aiter__"):
             raise TypeError(f"source must be an async iterable of chunks; got {type(source).__name__}")
         self._outcome = _Outcome()
-        self._calls = _arun(source, engine, on_invalid, self._outcome)
+        self._calls = _arun(source, engine, on_invalid, self._outcome, watch_stream("reassemble"))
 
     def __aiter__(self) -> AsyncToolCallStream:
         """Return self."""
