@@ -112,6 +112,18 @@ COMMANDS: tuple[Command, ...] = (
         config_keys=("tools", "targets", "fail-on", "rules"),
     ),
     Command(
+        "adapt",
+        "rewrite tool schemas into one provider's subset, saying what each change costs",
+        "Rewrite each tool's schema so that a target takes it, led by the lint's rules for that target: keywords it "
+        "refuses or ignores lifted into the description, oneOf as anyOf, allOf merged, $ref with siblings written "
+        "out, objects closed, and for openai-strict every optional property required and nullable. The adapted "
+        "definitions go to --output (or stdout, the report then on stderr); keep checking calls against the "
+        "originals. Exits 1 when a finding reaches --fail-on (what the target still refuses is an error), 2 on a "
+        "usage error.",
+        extra="schema",
+        config_keys=("tools", "fail-on", "rules"),
+    ),
+    Command(
         "drift",
         "check handlers (functions, dataclasses, pydantic models...) against their tool schemas",
         "Compare each tool's parameters schema with the handler that runs its calls: fields the handler requires "

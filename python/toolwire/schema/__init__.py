@@ -19,6 +19,7 @@ from toolwire.schema.drift import DRIFT_RULES, check_handler, tool_from_function
 from toolwire.schema.examples import EXAMPLE_RULES, check_examples
 
 if TYPE_CHECKING:
+    from toolwire.schema.adapt import AdaptReport, adapt_tools
     from toolwire.schema.calls import ObservedCall, UnreadableRecord, read_calls
     from toolwire.schema.diff import CHANGE_KINDS, Change, DiffReport, diff_tools
     from toolwire.schema.history import (
@@ -42,6 +43,8 @@ _LAZY = {
     "LINT_RULES": "lint",
     "LINT_TARGETS": "lint",
     "lint_tools": "lint",
+    "AdaptReport": "adapt",
+    "adapt_tools": "adapt",
     "CHANGE_KINDS": "diff",
     "Change": "diff",
     "DiffReport": "diff",
@@ -85,6 +88,7 @@ __all__ = [
     "LINT_RULES",
     "LINT_TARGETS",
     "OUTPUT_FORMATS",
+    "AdaptReport",
     "CallProblem",
     "Change",
     "Config",
@@ -107,6 +111,7 @@ __all__ = [
     "ToolSource",
     "UnreadableRecord",
     "VersionMatch",
+    "adapt_tools",
     "check_examples",
     "check_handler",
     "check_tools",

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from toolwire.schema.lint import _lint
 from toolwire.schema.lint._lint import LINT_TARGETS, lint_tools, message_template, resolve_targets, target_rules
 from toolwire.schema.lint._matrix import refresh_matrix, render_matrix
+from toolwire.schema.lint._rules import LintRule
 
 if TYPE_CHECKING:
     from toolwire.schema.lint._lint import LINT_RULES
@@ -22,6 +23,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "LINT_RULES",
     "LINT_TARGETS",
+    "LintRule",
     "lint_tools",
     "message_template",
     "refresh_matrix",
