@@ -11,12 +11,12 @@ import json
 import logging
 import os
 from collections.abc import Iterator
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
 from opentelemetry import metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from toolwire._common._closing import ClosingBlock
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall, Violation
 from toolwire._pipeline._observers import StreamKind, add_observer, remove_observer
 
@@ -86,8 +86,8 @@ def instrument(
     return instrumentation
 
 
-class Instrumentation:
-    """The streams' observer ``instrument`` registers; ``uninstrument()`` stops it (also a context manager)."""
+class Instrumentation(ClosingBlock):
+    """The streams' observer ``instrument`` registers; ``uninstrument()`` stops it, as the end of a ``with`` does."""
 
     def __init__(
         self, tracer_provider: TracerProvider | None, meter_provider: MeterProvider | None, *, capture_content: bool
@@ -115,14 +115,8 @@ class Instrumentation:
         """Trace no stream made from now on (one already traced still ends its span)."""
         remove_observer(self)
 
-    def __enter__(self) -> Instrumentation:
-        """Instrumented until the block ends."""
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Uninstrument."""
+    def close(self) -> None:
+        """Uninstrument: what the end of a ``with`` block does."""
         self.uninstrument()
 
 
