@@ -18,6 +18,7 @@ from toolwire._model import InvalidToolCall, StreamResult, ToolCall
 from toolwire._pipeline._observers import Watches, watch_stream
 from toolwire._pipeline._protocol import Engine
 from toolwire._pipeline._sources import AsyncSource, Source, aclose_source, chunks_of, close_source, reader
+from toolwire._pipeline._streams import result_so_far
 
 __all__ = [
     "ArgumentsDelta",
@@ -166,13 +167,7 @@ class _Seen:
     def tell(self, watch: Watches | None, engine: Engine) -> None:
         if watch is None:
             return
-        result = self.result
-        if result is None:
-            try:
-                result = engine.result()  # the result so far
-            except Exception:  # the engine could not build it: the watchers get none, the consumer sees the error
-                result = None
-        watch.ended(result, self.error)
+        watch.ended(self.result if self.result is not None else result_so_far(engine), self.error)
 
 
 class EventStream(Iterator[Event]):

@@ -18,7 +18,7 @@ from toolwire._pipeline._protocol import Emitted, Engine
 from toolwire._pipeline._sources import RAW, AsyncSource, Source, aclose_source, chunks_of, close_source, puller, reader
 from toolwire.errors import InvalidToolCallError, MalformedChunkError, StreamContractError
 
-__all__ = ["AsyncToolCallStream", "ToolCallStream", "carry_result", "contract_errors"]
+__all__ = ["AsyncToolCallStream", "ToolCallStream", "carry_result", "contract_errors", "result_so_far"]
 
 _END = object()
 
@@ -84,7 +84,7 @@ class _Outcome:
             return
         error = self.error
         if self.value is None and self.ended is None:
-            result = _result_so_far(engine)
+            result = result_so_far(engine)
             if error is None and self.closed:
                 error = GeneratorExit()  # the consumer closed it (or dropped it) before its end
         else:
@@ -102,12 +102,12 @@ class _Outcome:
         self.stopped_by = type(error).__name__
         self.error = error
         if self.value is None:
-            self.value = _result_so_far(engine)
+            self.value = result_so_far(engine)
         if isinstance(error, MalformedChunkError) and error.result is None:
             error.result = self.value
 
 
-def _result_so_far(engine: Engine) -> StreamResult | None:
+def result_so_far(engine: Engine) -> StreamResult | None:
     """The engine's result, for an error on its way out (None if building it fails: that error is not the one)."""
     try:
         return engine.result()
@@ -118,7 +118,7 @@ def _result_so_far(engine: Engine) -> StreamResult | None:
 def carry_result(error: MalformedChunkError, engine: Engine) -> None:
     """A ``MalformedChunkError`` raised from a stream carries the stream's result so far."""
     if error.result is None:
-        error.result = _result_so_far(engine)
+        error.result = result_so_far(engine)
 
 
 def _run(

@@ -18,6 +18,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from toolwire._common._closing import ClosingBlock
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall, Violation
+from toolwire._pipeline._extension import version
 from toolwire._pipeline._observers import StreamKind, add_observer, remove_observer
 
 if TYPE_CHECKING:
@@ -56,10 +57,8 @@ _log = logging.getLogger(__name__)
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
-
-        return version("toolwire")
-    except Exception:  # an uninstalled checkout: the spans say no version rather than fail
+        return version()
+    except ImportError:  # a source tree neither built nor installed: the spans say no version rather than fail
         return "unknown"
 
 

@@ -243,14 +243,22 @@ def _inline(schema: Any, node: MutableMapping[str, Any], finding: Finding, rule:
     reference = node["$ref"]
     if not isinstance(reference, str) or not reference.startswith("#"):
         return None
+    if not _write_out(schema, node):
+        return None  # a recursive definition cannot be written out
+    return Adaptation(rule.id, finding.pointer, "inlined", False, f"{reference} written out in place")
+
+
+def _write_out(schema: Any, holder: MutableMapping[str, Any]) -> bool:
+    """Replace a local ``$ref`` by a copy of what it names, its siblings kept; False (unchanged) for recursion."""
+    reference = holder["$ref"]
     target = _node(schema, reference[1:])
     if not isinstance(target, MutableMapping) or _refers_to(target, reference):
-        return None  # a recursive definition cannot be written out
-    siblings = {key: value for key, value in node.items() if key != "$ref"}
-    node.clear()
-    node.update(json.loads(json.dumps(target)))
-    node.update(siblings)  # the siblings (a description) say more about this use than the definition does
-    return Adaptation(rule.id, finding.pointer, "inlined", False, f"{reference} written out in place")
+        return False
+    siblings = {key: value for key, value in holder.items() if key != "$ref"}
+    holder.clear()
+    holder.update(json.loads(json.dumps(target)))
+    holder.update(siblings)  # the siblings (a description) say more about this use than the definition does
+    return True
 
 
 def _definitions(
@@ -268,14 +276,8 @@ def _definitions(
         if not holders:
             break
         for holder in holders:
-            reference = holder["$ref"]
-            target = _node(schema, reference[1:])
-            if not isinstance(target, MutableMapping) or _refers_to(target, reference):
+            if not _write_out(schema, holder):
                 return _written(rule, finding, written, keyword, dropped=False)
-            siblings = {key: value for key, value in holder.items() if key != "$ref"}
-            holder.clear()
-            holder.update(json.loads(json.dumps(target)))
-            holder.update(siblings)
             written += 1
     if any(holder["$ref"].startswith(prefix) for holder in _reference_holders(schema)):
         return _written(rule, finding, written, keyword, dropped=False)
