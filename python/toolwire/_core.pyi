@@ -2,7 +2,9 @@
 
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Final, Literal, Self, TypeAlias, final
+from typing import Any, Final, Literal, TypeAlias, final
+
+from typing_extensions import Self  # typing's from Python 3.11
 
 from toolwire._model import Limits, Severity, TextDialect, ViolationCode
 from toolwire._pipeline._choice import ToolChoice

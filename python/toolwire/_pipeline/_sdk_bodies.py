@@ -40,7 +40,7 @@ import inspect
 import sys
 from collections.abc import AsyncIterator, Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolwire._model import StreamResult, replaced
 from toolwire._pipeline._protocol import DelegatingEngine, Engine
@@ -48,6 +48,8 @@ from toolwire._pipeline._sources import AsyncSource, Source
 from toolwire.formats import WireFormat
 
 if TYPE_CHECKING:
+    from typing_extensions import Self  # typing's from Python 3.11
+
     from toolwire._pipeline._options import Options
 
 __all__ = [

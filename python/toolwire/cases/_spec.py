@@ -50,7 +50,6 @@ import json
 import math
 import os
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -390,13 +389,11 @@ def _read_models_file(path: Path) -> Any:
     suffix = path.suffix.lower()
     raw = path.read_bytes()
     if suffix == ".toml":
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover - Python 3.10
-            import tomli as tomllib
+        from toolwire._common import _toml
+
         try:
-            return tomllib.loads(raw.decode("utf-8"))
-        except tomllib.TOMLDecodeError as error:
+            return _toml.loads(raw.decode("utf-8"))
+        except _toml.TOMLDecodeError as error:
             raise ValueError(f"{path}: not valid TOML: {error}") from None
     if suffix in (".yaml", ".yml"):
         yaml = importlib.import_module("yaml")

@@ -23,7 +23,6 @@ Relative paths are read from the folder of the ``pyproject.toml``. Command-line 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,14 +73,11 @@ def find_pyproject(start: Path | None = None) -> Path | None:
 
 
 def _toml(path: Path) -> Mapping[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+    from toolwire._common import _toml
+
     try:
-        with path.open("rb") as file:
-            return tomllib.load(file)
-    except tomllib.TOMLDecodeError as error:
+        return _toml.loads(path.read_bytes().decode("utf-8"))
+    except _toml.TOMLDecodeError as error:
         raise ValueError(f"{path}: not valid TOML: {error}") from error
 
 

@@ -30,7 +30,6 @@ info finding (``diff/waiver-unused``). Unknown keys and kinds are usage errors t
 from __future__ import annotations
 
 import datetime
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -233,13 +232,11 @@ def _read(path: Path) -> Any:
     if suffix in (".yaml", ".yml"):
         return parse_yaml(text, str(path)) or {}
     if suffix == ".toml":
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover - Python 3.10
-            import tomli as tomllib
+        from toolwire._common import _toml
+
         try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
+            return _toml.loads(text)
+        except _toml.TOMLDecodeError as error:
             raise ValueError(f"{path}: invalid TOML: {error}") from None
     raise ValueError(f"{path}: a rules file is .toml, .yaml, .yml or .json")
 

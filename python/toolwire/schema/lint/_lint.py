@@ -68,7 +68,7 @@ def target_rules(target: str) -> TargetRules:
     if target not in LINT_TARGETS:
         raise ValueError(_unknown_target(target))
     name = f"{target}.yaml"
-    text = resources.files("toolwire.schema.lint").joinpath("rules", name).read_text(encoding="utf-8")
+    text = resources.files("toolwire.schema.lint").joinpath("rules").joinpath(name).read_text(encoding="utf-8")
     return parse_rules_yaml(text, f"toolwire/schema/lint/rules/{name}", target)
 
 
