@@ -83,7 +83,7 @@ wheel-check: ## install dist/'s wheel into clean venvs without Rust on PATH; too
 		venv=$(CHECK_VENV)/$$($$python -c 'import sys; print("cp%d%d" % sys.version_info[:2])'); \
 		echo "::: the wheel on $$($$python --version) in $$venv"; \
 		$$python -m venv $$venv; \
-		$$venv/bin/python -m pip install --quiet --no-index --only-binary toolwire --find-links $(DIST) toolwire; \
+		$$venv/bin/python -m pip install --quiet $(DIST)/toolwire-*.whl; \
 		$$venv/bin/python -m pip install --quiet $$(grep '^pytest==' requirements-dev.txt); \
 		env -i HOME="$$HOME" PATH=$(CLEAN_PATH) $$venv/bin/toolwire --help > /dev/null; \
 		env -i HOME="$$HOME" PATH=$(CLEAN_PATH) $$venv/bin/python -I -m pytest -q -p no:cacheprovider \

@@ -42,33 +42,19 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=100_000, help="calls in the log (default 100,000)")
     parser.add_argument("--rounds", type=int, default=3, help="timed runs per job after the warm-up (default 3)")
     arguments = parser.parse_args()
-    import duckdb
-
+    figures = {}
+    reference = None
     with tempfile.TemporaryDirectory() as scratch:
         log = engines.write_log(Path(scratch), arguments.calls)
-        ray = engines.start_ray()
-        spark = engines.start_spark()
-        connection = duckdb.connect()
-        connection.execute(f"SET threads = {engines.CORES}")
-        jobs: dict[str, tuple[int, Callable[[], Any]]] = {
-            "one process": (1, lambda: engines.single_process(log)),
-            "DuckDB UDF": (engines.CORES, lambda: engines.duckdb_job(log, connection)),
-            "Ray Data map_batches": (engines.CORES, lambda: engines.ray_job(log, ray)),
-            "Spark mapInArrow": (engines.CORES, lambda: engines.spark_job(log, spark)),
-        }
-        figures = {}
-        reference = None
-        for name, (cores, job) in jobs.items():
-            seconds, table = best(job, arguments.rounds)
+        for name, (cores, engine) in engines.ENGINES.items():
+            with engine() as job:
+                seconds, table = best(lambda job=job: job(log), arguments.rounds)
             verdicts = sorted(
-                zip(table["id"].to_pylist(), table["ok"].to_pylist(), table["codes"].to_pylist(), strict=False)
+                zip(table["id"].to_pylist(), table["ok"].to_pylist(), table["codes"].to_pylist(), strict=True)
             )
             reference = verdicts if reference is None else reference
             assert verdicts == reference, f"{name}: verdicts differ from the one process's"
             figures[name] = (cores, seconds)
-        connection.close()
-        spark.stop()
-        ray.shutdown()
     baseline = figures["one process"][1]
     print(f"{arguments.calls:,} calls, best of {arguments.rounds} warm runs\n")
     print("| job | cores | seconds | calls/s | calls/s per core | time / one process |")

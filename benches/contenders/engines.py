@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,3 +166,55 @@ def spark_job(log: Log, spark: Any) -> pa.Table:
         spark_check(str(log.tools)), "id string, ok boolean, codes array<string>"
     )
     return checked.toArrow()
+
+
+# --- each engine started, its job given, and stopped ---------------------------------------------------------------
+
+Job = Callable[[Log], pa.Table]
+
+
+class EngineMissing(RuntimeError):
+    """What an engine needs and this machine lacks (the tests skip on it; CI installs it)."""
+
+
+@contextmanager
+def one_process() -> Iterator[Job]:
+    yield single_process
+
+
+@contextmanager
+def duckdb_engine() -> Iterator[Job]:
+    import duckdb
+
+    with duckdb.connect() as connection:
+        connection.execute(f"SET threads = {CORES}")
+        yield lambda log: duckdb_job(log, connection)
+
+
+@contextmanager
+def ray_engine() -> Iterator[Job]:
+    ray = start_ray()
+    try:
+        yield lambda log: ray_job(log, ray)
+    finally:
+        ray.shutdown()
+
+
+@contextmanager
+def spark_engine() -> Iterator[Job]:
+    if shutil.which("java") is None:
+        raise EngineMissing("Spark needs a Java runtime: apt-get install default-jre-headless")
+    spark = start_spark()
+    try:
+        yield lambda log: spark_job(log, spark)
+    finally:
+        spark.stop()
+
+
+#: Every way of running the log, by the name the figures give it: how many cores it is given, and the engine.
+ENGINES: dict[str, tuple[int, Callable[[], AbstractContextManager[Job]]]] = {
+    "one process": (1, one_process),
+    "DuckDB UDF": (CORES, duckdb_engine),
+    "Ray Data map_batches": (CORES, ray_engine),
+    "Spark mapInArrow": (CORES, spark_engine),
+}

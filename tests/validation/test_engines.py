@@ -10,8 +10,8 @@ valid. ``benches/engines.py`` times the same jobs.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -55,37 +55,16 @@ def test_replay_finds_the_invalid_calls_the_log_was_made_with(replayed: Verdicts
     assert sorted(invalid) == [f"call_{number:06d}" for number, kind in enumerate(kinds) if kind != "valid"]
 
 
-def test_one_process(log: engines.Log, replayed: Verdicts) -> None:
-    assert verdicts(engines.single_process(log)) == replayed
+@pytest.fixture(scope="module", params=list(engines.ENGINES))
+def job(request: pytest.FixtureRequest) -> Iterator[engines.Job]:
+    _, engine = engines.ENGINES[request.param]
+    with ExitStack() as stack:
+        try:
+            job = stack.enter_context(engine())
+        except engines.EngineMissing as missing:
+            pytest.skip(str(missing))
+        yield job
 
 
-def test_duckdb_udf_over_a_table_of_logged_calls(log: engines.Log, replayed: Verdicts) -> None:
-    duckdb = pytest.importorskip("duckdb")
-    with duckdb.connect() as connection:
-        assert verdicts(engines.duckdb_job(log, connection)) == replayed
-
-
-@pytest.fixture(scope="module")
-def ray() -> Iterator[Any]:
-    pytest.importorskip("ray")
-    ray = engines.start_ray()
-    yield ray
-    ray.shutdown()
-
-
-def test_ray_data_map_batches(ray: Any, log: engines.Log, replayed: Verdicts) -> None:
-    assert verdicts(engines.ray_job(log, ray)) == replayed
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("Spark needs a Java runtime: apt-get install default-jre-headless")
-    session = engines.start_spark()
-    yield session
-    session.stop()
-
-
-def test_spark_map_in_arrow(spark: Any, log: engines.Log, replayed: Verdicts) -> None:
-    assert verdicts(engines.spark_job(log, spark)) == replayed
+def test_each_engine_reaches_replays_verdicts(job: engines.Job, log: engines.Log, replayed: Verdicts) -> None:
+    assert verdicts(job(log)) == replayed
