@@ -14,6 +14,14 @@ CHECK_VENV ?= target/wheel-check
 CHECK_PYTHONS ?= python3
 CLEAN_PATH := /usr/local/bin:/usr/bin:/bin
 export HYPOTHESIS_PROFILE ?= dev
+# `cargo test` runs in the environment `maturin develop` builds in (its PYO3_* variables and pyproject's
+# pyo3/extension-module feature; `RUST_LOG=maturin=debug maturin develop` shows them), with both crates selected so
+# that their features unify: it then reuses every crate the extension's build compiled and compiles only the core's
+# tests. Should maturin's environment change, the cost is a second build, never a wrong result.
+PY_MINOR = $$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+CARGO_TEST_ENV = PYO3_BUILD_EXTENSION_MODULE=1 PYO3_PYTHON=$(abspath $(PY)) PYTHON_SYS_EXECUTABLE=$(abspath $(PY)) \
+	PYO3_ENVIRONMENT_SIGNATURE=cpython-$(PY_MINOR)-64bit \
+	PYO3_CONFIG_FILE=$$(cd "$${CARGO_TARGET_DIR:-target}" && pwd)/maturin/pyo3-config-$$(rustc -vV | sed -n 's/^host: //p')-$(PY_MINOR)-abi3.txt
 
 .PHONY: help install build-dev build-prod format lint typecheck test-rust test-python test bench-smoke bench wheel \
 	wheel-check demo clean
@@ -54,13 +62,13 @@ typecheck: install build-dev ## mypy strict on the package, stubtest on the exte
 	$(VENV)/bin/mypy
 	$(VENV)/bin/python -m mypy.stubtest toolwire._core
 
-test-rust: ## cargo test of the core crate
-	cargo test --locked -p toolwire-core
+test-rust: build-dev ## cargo test, reusing every crate the extension's build compiled
+	$(CARGO_TEST_ENV) cargo test --locked --workspace --features pyo3/extension-module
 
 test-python: install build-dev ## pytest (builds the extension first)
 	$(PY) -m pytest
 
-test: test-rust test-python ## cargo test, then build and pytest
+test: test-rust test-python ## build, then cargo test and pytest
 
 bench-smoke: install build-dev ## run the benchmarks once each, untimed, on the smallest inputs
 	$(PY) -m pytest benches --benchmark-disable -q -p no:randomly -m "not slow"

@@ -16,6 +16,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use jiter::{Jiter, JiterResult, Peek};
 use serde_json::Value;
 use toolwire_core::accumulator::TextDialect;
 use toolwire_core::dialects::Dialect;
@@ -59,11 +60,64 @@ fn chunks(path: &Path) -> Vec<Payload> {
     payloads
 }
 
-/// Arguments sent as a value get the compact text Python's `json.dumps` gives (the tests' `serde_json` keeps key
-/// order).
+/// Arguments sent as a value get the compact text Python's `json.dumps` gives the recordings' values: members in
+/// their order, numbers as written, strings escaped as `serde_json` escapes them. Written with jiter, because a
+/// `serde_json::Value` keeps order only with `preserve_order`, a dev-only feature that would make `cargo test`
+/// build `serde_json` and every crate above it a second time.
 fn canonical(raw: &[u8]) -> Result<Vec<u8>, String> {
-    let value: Value = serde_json::from_slice(raw).map_err(|error| error.to_string())?;
-    Ok(value.to_string().into_bytes())
+    let mut jiter = Jiter::new(raw);
+    let mut text = Vec::with_capacity(raw.len());
+    let peek = jiter.peek().map_err(|error| error.to_string())?;
+    write_compact(&mut jiter, peek, &mut text).map_err(|error| error.to_string())?;
+    jiter.finish().map_err(|error| error.to_string())?;
+    Ok(text)
+}
+
+fn write_compact(jiter: &mut Jiter<'_>, peek: Peek, text: &mut Vec<u8>) -> JiterResult<()> {
+    match peek {
+        Peek::Null => {
+            jiter.known_null()?;
+            text.extend_from_slice(b"null");
+        }
+        Peek::True | Peek::False => {
+            let literal: &[u8] = if jiter.known_bool(peek)? { b"true" } else { b"false" };
+            text.extend_from_slice(literal);
+        }
+        Peek::String => write_string(text, jiter.known_str()?),
+        Peek::Array => {
+            text.push(b'[');
+            let mut item = jiter.known_array()?;
+            while let Some(peek) = item {
+                write_compact(jiter, peek, text)?;
+                item = jiter.array_step()?;
+                if item.is_some() {
+                    text.push(b',');
+                }
+            }
+            text.push(b']');
+        }
+        Peek::Object => {
+            text.push(b'{');
+            let mut key = jiter.known_object()?.map(str::to_owned);
+            while let Some(name) = key {
+                write_string(text, &name);
+                text.push(b':');
+                let peek = jiter.peek()?;
+                write_compact(jiter, peek, text)?;
+                key = jiter.next_key()?.map(str::to_owned);
+                if key.is_some() {
+                    text.push(b',');
+                }
+            }
+            text.push(b'}');
+        }
+        _ => text.extend_from_slice(jiter.known_number_bytes(peek)?),
+    }
+    Ok(())
+}
+
+fn write_string(text: &mut Vec<u8>, value: &str) {
+    text.extend(serde_json::to_vec(value).expect("a string is written"));
 }
 
 /// One event through the decoder, as the binding drives it: its error reported, then any finish it carried.

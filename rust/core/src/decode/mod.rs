@@ -395,10 +395,13 @@ mod test_support {
         })
     }
 
-    /// The compact text of a value (the binding's is Python's `json.dumps`; `serde_json` keeps key order here).
+    /// The compact text of a value, as the binding's `json.dumps` writes these tests' ASCII values: key order and
+    /// number text kept (a `serde_json::Value` would need `preserve_order`, a dev-only feature that makes `cargo test`
+    /// build `serde_json` and every crate above it a second time).
     pub(super) fn compact(raw: &[u8]) -> Result<Vec<u8>, String> {
-        let value: serde_json::Value = serde_json::from_slice(raw).map_err(|error| error.to_string())?;
-        Ok(value.to_string().into_bytes())
+        let text = std::str::from_utf8(raw).map_err(|error| error.to_string())?;
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|error| error.to_string())?;
+        Ok(crate::dialects::compact_text(text).into_bytes())
     }
 
     /// Feed events; the calls each one made ready, event by event.

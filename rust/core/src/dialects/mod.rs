@@ -41,6 +41,9 @@ mod shared;
 pub(crate) mod test_support;
 mod xlam;
 
+// The decoders' tests write output items compact with it, as the binding does.
+#[cfg(test)]
+pub(crate) use shared::compact_text;
 use std::sync::Arc;
 
 use crate::accumulator::Limits;
