@@ -6,8 +6,9 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
+import jsonschema
 import pytest
 from openai.lib._pydantic import to_strict_json_schema
 from pydantic import BaseModel, Field
@@ -157,6 +158,120 @@ def test_openai_strict_closes_and_requires_as_the_anchors_do(anchor: Any) -> Non
         rejects({"name": "order", "description": DESCRIPTION, "parameters": ours, "strict": True}, "openai-strict")
         == []
     )
+
+
+class Pickup(BaseModel):
+    kind: Literal["pickup"]
+    store: str = Field(pattern="^s-[0-9]+$")
+
+
+class Delivery(BaseModel):
+    kind: Literal["delivery"]
+    address: Address
+
+
+class Shipment(BaseModel):
+    order: Order
+    method: Pickup | Delivery = Field(discriminator="kind")
+    note: str = Field("", max_length=20)
+
+
+def _openapi_as_json_schema(schema: Any) -> Any:
+    """OpenAPI 3.0's ``nullable: true`` in JSON Schema's words: null joins the type and the enum."""
+    if isinstance(schema, list):
+        return [_openapi_as_json_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    written = {key: _openapi_as_json_schema(value) for key, value in schema.items() if key != "nullable"}
+    if schema.get("nullable") is True:
+        written["type"] = [schema["type"], "null"]
+        if "enum" in written:
+            written["enum"] = [*written["enum"], None]
+    return written
+
+
+def _shipment(**changes: Any) -> dict[str, Any]:
+    """A valid call's arguments, with the values at ``changes``' dotted paths replaced (``...`` removes one)."""
+    arguments: dict[str, Any] = {
+        "order": {"customer": "c-1", "items": [{"sku": "A", "quantity": 2}], "address": {"street": "Main 1"}},
+        "method": {"kind": "pickup", "store": "s-12"},
+    }
+    for path, value in changes.items():
+        *parents, last = path.split("__")
+        node: Any = arguments
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        if value is ...:
+            del node[last]
+        else:
+            node[last] = value
+    return arguments
+
+
+# Each call: the original's verdict, ours, pydantic-ai's, and for a call only ours takes, the weakening that explains
+# it (the pointer of the constraint lifted into the description). Derived from the models by hand.
+_GEMINI_CALLS: Final = [
+    ("valid pickup", _shipment(), True, True, True, None),
+    ("nulls where allowed", _shipment(order__channel=None, order__address__zip=None), True, True, True, None),
+    ("valid delivery", _shipment(method={"kind": "delivery", "address": {"street": "Elm 2"}}), True, True, True, None),
+    ("a channel", _shipment(order__channel="web", note="ring twice"), True, True, True, None),
+    (
+        "quantity 0",
+        _shipment(order__items__0__quantity=0),
+        False,
+        True,
+        False,
+        "/$defs/Item/properties/quantity/minimum",
+    ),
+    (
+        "store off pattern",
+        _shipment(method__store="north"),
+        False,
+        True,
+        False,
+        "/$defs/Pickup/properties/store/pattern",
+    ),
+    ("note too long", _shipment(note="x" * 21), False, True, False, "/properties/note/maxLength"),
+    ("unknown kind", _shipment(method__kind="drone"), False, False, False, None),
+    ("unknown channel", _shipment(order__channel="fax"), False, False, False, None),
+    ("no customer", _shipment(order__customer=...), False, False, False, None),
+    ("gift not a boolean", _shipment(order__gift="yes"), False, False, False, None),
+    ("zip not a string", _shipment(order__address__zip=5), False, False, False, None),
+    ("pickup without store", _shipment(method__store=...), False, False, False, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "original", "ours", "theirs", "weakened"),
+    [case[1:] for case in _GEMINI_CALLS],
+    ids=[case[0] for case in _GEMINI_CALLS],
+)
+def test_gemini_takes_what_pydantic_ais_profile_takes_but_for_the_constraints_it_only_guides(
+    call: dict[str, Any], original: bool, ours: bool, theirs: bool, weakened: str | None
+) -> None:
+    """Ours and pydantic-ai's ``GoogleOpenAPISchemaTransformer`` (the same OpenAPI subset) judged on the same calls.
+
+    Neither narrows the original. They differ only where they read Gemini differently: pydantic-ai keeps
+    ``minimum``, ``pattern`` and ``maxLength``, which VALIDATED mode enforces, while the rule file reads AUTO mode,
+    where they only guide the model, so ours lifts them into the description and reports each as a weakening. Both
+    outputs are schemas Gemini takes by the rule file; ours keeps the root ``$defs`` the Schema proto has, theirs
+    writes every reference out.
+    """
+    from pydantic_ai.profiles.google import GoogleOpenAPISchemaTransformer
+
+    schema = Shipment.model_json_schema()
+    theirs_schema = GoogleOpenAPISchemaTransformer(copy.deepcopy(schema)).walk()
+    tool = adapted("gemini", copy.deepcopy(schema))
+    for definition in (tool.definition, {"name": "ship", "description": DESCRIPTION, "parameters": theirs_schema}):
+        assert rejects(definition, "gemini") == []
+    verdicts = [
+        jsonschema.Draft202012Validator(judge).is_valid(call)
+        for judge in (schema, tool.definition["parameters"], _openapi_as_json_schema(theirs_schema))
+    ]
+    assert verdicts == [original, ours, theirs]
+    lifted = {change.pointer for change in tool.adaptations if change.weakening}
+    assert weakened is None or weakened in lifted
+    assert "discriminator" not in json.dumps(tool.definition["parameters"])  # it only documents: removed quietly
 
 
 def test_what_no_rewrite_answers_is_left_and_reported() -> None:

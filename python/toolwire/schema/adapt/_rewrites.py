@@ -330,5 +330,6 @@ _REWRITTEN: Final[dict[str, Callable[[MutableMapping[str, Any], Finding, LintRul
 }
 # What a call may hold: a rewrite never removes these.
 _MEANING: Final = frozenset({"required", "properties", "items", "anyOf", "enum", "type", "description"})
-# Documentation only, removed without a word in the description.
-_QUIET: Final = frozenset({"title", "$comment", "$schema", "deprecated", "readOnly", "writeOnly"})
+# Documentation only, removed without a word in the description. OpenAPI's `discriminator` names the property that
+# tells `oneOf` branches apart; the branches themselves say the same, so it constrains nothing a call holds.
+_QUIET: Final = frozenset({"title", "$comment", "$schema", "deprecated", "readOnly", "writeOnly", "discriminator"})
