@@ -127,11 +127,26 @@ def test_breaking_out_closes_the_source(implementation: ModuleType) -> None:
     assert source.read == 4
 
 
-def test_a_with_block_closes_the_source(implementation: ModuleType) -> None:
+@pytest.mark.parametrize("opened", ["reassemble", "events"])
+def test_a_with_block_closes_the_source(implementation: ModuleType, opened: str) -> None:
     source = Source(two_calls())
-    with implementation.reassemble(source) as calls:
-        next(calls)
+    with getattr(implementation, opened)(source) as stream:
+        next(stream)
     assert source.closed
+    assert source.read < len(two_calls())
+
+
+@pytest.mark.parametrize("opened", ["areassemble", "aevents"])
+def test_an_async_with_block_closes_the_source(implementation: ModuleType, opened: str) -> None:
+    async def run() -> AsyncSource:
+        source = AsyncSource(two_calls())
+        async with getattr(implementation, opened)(source) as stream:
+            await anext(stream)
+        return source
+
+    source = asyncio.run(run())
+    assert source.closed
+    assert source.read < len(two_calls())
 
 
 def test_an_exhausted_stream_closes_its_source(implementation: ModuleType) -> None:

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
+from toolwire._common._closing import AcloseBlock, ClosingBlock
 from toolwire._common._json import canonical
 from toolwire._model import Limits, Pending, Severity, StreamResult, Violation, ViolationCode, violation
 from toolwire._pipeline._progress import ArgumentsDelta, Finished, TextDelta, ToolCallStarted
@@ -537,7 +538,7 @@ async def aread_texts(texts: Any, reading: ValueReading, outcome: list[ObjectRes
     outcome.append(reading.end(None))
 
 
-class ObjectStream(Iterator[ObjectEvent]):
+class ObjectStream(ClosingBlock, Iterator[ObjectEvent]):
     """The snapshots (and elements) of one structured output as it arrives; ``result`` once it ended.
 
     The source is closed at the end, on an error, and when this is closed (``with`` closes it).
@@ -555,14 +556,6 @@ class ObjectStream(Iterator[ObjectEvent]):
     def __next__(self) -> ObjectEvent:
         """The next snapshot or element."""
         return next(self._events)
-
-    def __enter__(self) -> ObjectStream:
-        """Enter a ``with`` block that closes the source on exit."""
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        """Close the source."""
-        self.close()
 
     @property
     def result(self) -> ObjectResult:
@@ -584,7 +577,7 @@ class ObjectStream(Iterator[ObjectEvent]):
             close()
 
 
-class AsyncObjectStream(AsyncIterator[ObjectEvent]):
+class AsyncObjectStream(AcloseBlock, AsyncIterator[ObjectEvent]):
     """The async twin of ``ObjectStream``: ``async for snapshot in ...``; ``await stream.aresult()`` at the end."""
 
     def __init__(self, events: AsyncIterator[ObjectEvent], outcome: list[ObjectResult]) -> None:
@@ -599,14 +592,6 @@ class AsyncObjectStream(AsyncIterator[ObjectEvent]):
     async def __anext__(self) -> ObjectEvent:
         """The next snapshot or element."""
         return await self._events.__anext__()
-
-    async def __aenter__(self) -> AsyncObjectStream:
-        """Enter an ``async with`` block that closes the source on exit."""
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        """Close the source."""
-        await self.aclose()
 
     @property
     def result(self) -> ObjectResult:

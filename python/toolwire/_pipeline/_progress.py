@@ -14,6 +14,7 @@ from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from toolwire._common._closing import AcloseBlock, ClosingBlock
 from toolwire._model import InvalidToolCall, StreamResult, ToolCall
 from toolwire._pipeline._observers import Watches, watch_stream
 from toolwire._pipeline._protocol import Engine
@@ -170,8 +171,11 @@ class _Seen:
         watch.ended(self.result if self.result is not None else result_so_far(engine), self.error)
 
 
-class EventStream(Iterator[Event]):
-    """The events of one stream; the source is closed at the end, on an error, or when this is closed early."""
+class EventStream(ClosingBlock, Iterator[Event]):
+    """The events of one stream; the source is closed at the end, on an error, or when this is closed early.
+
+    ``with toolwire.events(...) as events:`` closes it when the block ends.
+    """
 
     def __init__(self, source: Source, engine: Engine) -> None:
         """Wrap an engine around a source (use ``toolwire.events`` rather than this)."""
@@ -216,8 +220,8 @@ def _run(chunks: Iterator[Any], source: Any, engine: Engine, watch: Watches | No
         seen.tell(watch, engine)
 
 
-class AsyncEventStream:
-    """The async twin of ``EventStream``: ``async for event in ...``."""
+class AsyncEventStream(AcloseBlock):
+    """The async twin of ``EventStream``: ``async for event in ...``; ``async with`` awaits ``aclose()`` at its end."""
 
     def __init__(self, source: AsyncSource, engine: Engine) -> None:
         """Wrap an engine around an async source (use ``toolwire.aevents`` rather than this)."""

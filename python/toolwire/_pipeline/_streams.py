@@ -8,10 +8,9 @@ the source closed when the consumer stops early (``_sources``).
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Generator, Iterator
-from types import TracebackType
 from typing import Any
 
-from toolwire._common._closing import ClosingBlock
+from toolwire._common._closing import AcloseBlock, ClosingBlock
 from toolwire._model import InvalidToolCall, Severity, StreamResult, Violation
 from toolwire._pipeline._observers import Watches, watch_stream
 from toolwire._pipeline._protocol import Emitted, Engine
@@ -222,7 +221,7 @@ class ToolCallStream(ClosingBlock, Iterator[Emitted]):
         self._calls.close()
 
 
-class AsyncToolCallStream(AsyncIterator[Emitted]):
+class AsyncToolCallStream(AcloseBlock, AsyncIterator[Emitted]):
     """The async twin of ``ToolCallStream``: ``async for call in ...``; the source is ``aclose()``d likewise."""
 
     def __init__(self, source: AsyncSource, engine: Engine, on_invalid: str) -> None:
@@ -253,13 +252,3 @@ class AsyncToolCallStream(AsyncIterator[Emitted]):
         """Stop reading and close the source (idempotent)."""
         self._outcome.closed = True
         await self._calls.aclose()
-
-    async def __aenter__(self) -> AsyncToolCallStream:
-        """Enter an ``async with`` block that closes the source on exit."""
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        """Close the source."""
-        await self.aclose()
