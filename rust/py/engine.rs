@@ -87,19 +87,21 @@ impl Engine {
             "stream_end" => Emit::StreamEnd,
             other => return Err(PyValueError::new_err(format!("unknown emission policy {other:?}"))),
         };
-        let max_event_bytes = limits.getattr("max_event_bytes")?.extract()?;
+        // Interned names: a `&str` would make a new Python string per attribute and per stream.
+        let py = limits.py();
+        let max_event_bytes = limits.getattr(intern!(py, "max_event_bytes"))?.extract()?;
         let limits = Limits {
-            max_argument_bytes: limits.getattr("max_argument_bytes")?.extract()?,
-            max_depth: limits.getattr("max_depth")?.extract()?,
-            max_calls: limits.getattr("max_calls")?.extract()?,
-            max_violations: limits.getattr("max_violations")?.extract()?,
-            max_text_bytes: limits.getattr("max_text_bytes")?.extract()?,
-            max_choices: limits.getattr("max_choices")?.extract()?,
-            max_output_bytes: limits.getattr("max_output_bytes")?.extract()?,
+            max_argument_bytes: limits.getattr(intern!(py, "max_argument_bytes"))?.extract()?,
+            max_depth: limits.getattr(intern!(py, "max_depth"))?.extract()?,
+            max_calls: limits.getattr(intern!(py, "max_calls"))?.extract()?,
+            max_violations: limits.getattr(intern!(py, "max_violations"))?.extract()?,
+            max_text_bytes: limits.getattr(intern!(py, "max_text_bytes"))?.extract()?,
+            max_choices: limits.getattr(intern!(py, "max_choices"))?.extract()?,
+            max_output_bytes: limits.getattr(intern!(py, "max_output_bytes"))?.extract()?,
         };
         let tool_choice = ToolChoice {
-            required: tool_choice.getattr("required")?.extract()?,
-            name: tool_choice.getattr("name")?.extract()?,
+            required: tool_choice.getattr(intern!(py, "required"))?.extract()?,
+            name: tool_choice.getattr(intern!(py, "name"))?.extract()?,
         };
         let text_calls = dialect
             .map(|dialect| text_dialect(dialect, validators.as_ref()))
