@@ -7,7 +7,6 @@
 //!
 //! Each argument byte is appended once and scanned once: total work is linear in the bytes received.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -18,8 +17,10 @@ use crate::scanner::{ScanErrorKind, ScanState, Scanner, ValueKind};
 use crate::validator::ToolValidators;
 use crate::violation::{Severity, Violation, ViolationCode, ViolationData};
 
+mod choices;
 mod text_calls;
 
+use choices::Choices;
 use text_calls::TextCalls;
 pub use text_calls::TextDialect;
 
@@ -293,8 +294,8 @@ struct Call {
     over_limit: bool,
     missing_index_reported: bool,
     // The conflicting ids and names reported, at most `Limits.max_violations` of them (as many as findings it keeps).
-    changed_ids: FxHashSet<Vec<u8>>,
-    changed_names: FxHashSet<Vec<u8>>,
+    // Boxed: few calls have any, and every call would carry two empty sets inline.
+    changed: Option<Box<Changed>>,
     violations: Vec<Violation>,
     stage: Stage,
     extra: Vec<(&'static str, Vec<u8>)>,
@@ -336,12 +337,9 @@ impl Call {
     /// Each distinct conflicting id (`is_id`) or name is reported once per call, however often it repeats. Only the
     /// first `limit` distinct ones are remembered: past them, a conflicting value is reported each time it comes.
     fn first_time(&mut self, is_id: bool, value: &[u8], limit: usize) -> bool {
-        let remembered = self.changed_ids.len() + self.changed_names.len();
-        let seen = if is_id {
-            &mut self.changed_ids
-        } else {
-            &mut self.changed_names
-        };
+        let changed = self.changed.get_or_insert_with(Box::default);
+        let remembered = changed.ids.len() + changed.names.len();
+        let seen = if is_id { &mut changed.ids } else { &mut changed.names };
         if seen.contains(value) {
             return false;
         }
@@ -350,6 +348,13 @@ impl Call {
         }
         true
     }
+}
+
+/// The distinct ids and names a call was sent after its first (each reported once).
+#[derive(Debug, Default)]
+struct Changed {
+    ids: FxHashSet<Vec<u8>>,
+    names: FxHashSet<Vec<u8>>,
 }
 
 /// Where the one violation lives that a repeated finding grows instead of adding more (`TRAILING_DATA` for the
@@ -417,10 +422,10 @@ struct Detail {
 #[derive(Debug)]
 pub struct Accumulator {
     config: Config,
-    // Boxed: a B-tree leaf holds room for eleven entries, eleven choices' worth for a stream's one choice. With the
-    // room for one call `open` gives a stream's first (a vector grows to room for four), a stream held 8 KiB before
-    // its first argument byte, 5.5 KiB since: what a server holding thousands of streams at once pays for each.
-    choices: BTreeMap<i64, Box<Choice>>,
+    // With the room for one call `open` gives a stream's first (a vector grows to room for four) and one choice in
+    // one allocation (`Choices`), a stream held 8 KiB before its first argument byte, 5.5 KiB since: what a server
+    // holding thousands of streams at once pays for each.
+    choices: Choices<Choice>,
     calls: Vec<Call>,
     ready: Vec<HandedOver>,
     stream_violations: Vec<Violation>,
@@ -438,17 +443,18 @@ pub struct Accumulator {
     // The format sends each call's final text (Responses `.done`): handed-over calls keep a digest to compare it with.
     final_texts: bool,
     ended: bool,
-    // The dialect parsers of the stream's text (`Config.text_calls`), and what they made.
-    text_calls: Option<TextCalls>,
+    // The dialect parsers of the stream's text (`Config.text_calls`), and what they made. Boxed: most streams have
+    // none, and each would carry its room inline (192 bytes).
+    text_calls: Option<Box<TextCalls>>,
 }
 
 impl Accumulator {
     /// An empty stream.
     pub fn new(config: Config) -> Self {
         Self {
-            text_calls: config.text_calls.clone().map(TextCalls::new),
+            text_calls: config.text_calls.clone().map(TextCalls::new).map(Box::new),
             config,
-            choices: BTreeMap::new(),
+            choices: Choices::default(),
             calls: Vec::new(),
             ready: Vec::new(),
             stream_violations: Vec::new(),
@@ -644,7 +650,7 @@ impl Accumulator {
         if !self.within_text_budget(choice, text) {
             return;
         }
-        let Some(state) = self.choices.get_mut(&choice) else {
+        let Some(state) = self.choices.get_mut(choice) else {
             return;
         };
         state.text.extend_from_slice(text);
@@ -662,7 +668,7 @@ impl Accumulator {
         if !self.within_text_budget(choice, text) {
             return;
         }
-        if let Some(state) = self.choices.get_mut(&choice) {
+        if let Some(state) = self.choices.get_mut(choice) {
             state.refusal.extend_from_slice(text);
         }
     }
@@ -672,7 +678,7 @@ impl Accumulator {
     /// choice's `TEXT_TOO_LARGE`.
     fn within_text_budget(&mut self, choice: i64, text: &[u8]) -> bool {
         let limits = self.config.limits;
-        let Some(state) = admitted(&mut self.choices, choice, limits.max_choices) else {
+        let Some(state) = self.choices.admitted(choice, limits.max_choices) else {
             return false;
         };
         if text.is_empty() {
@@ -746,7 +752,7 @@ impl Accumulator {
 
     /// A non-null finish reason for a choice, of the class its decoder gives it.
     pub fn finish(&mut self, choice: i64, reason: &[u8], kind: FinishKind) {
-        let Some(state) = admitted(&mut self.choices, choice, self.config.limits.max_choices) else {
+        let Some(state) = self.choices.admitted(choice, self.config.limits.max_choices) else {
             return;
         };
         if let Some(first) = &state.finish_reason {
@@ -794,7 +800,7 @@ impl Accumulator {
         );
         if !self.errored {
             self.errored = true;
-            let choices: Vec<i64> = self.choices.keys().copied().collect();
+            let choices: Vec<i64> = self.choices.numbers().collect();
             for choice in choices {
                 self.cut(choice, "an error event", false);
             }
@@ -865,7 +871,7 @@ impl Accumulator {
         self.choices
             .iter()
             .map(|(number, choice)| ChoiceSummary {
-                choice: *number,
+                choice: number,
                 text: choice.text.clone(),
                 refusal: choice.refusal.clone(),
                 finish_reason: choice.finish_reason.clone(),
@@ -880,7 +886,7 @@ impl Accumulator {
 
     /// Whether `choice` is one of the stream's (opened now if it is new and there is room for it).
     fn admitted(&mut self, choice: i64) -> bool {
-        admitted(&mut self.choices, choice, self.config.limits.max_choices).is_some()
+        self.choices.admitted(choice, self.config.limits.max_choices).is_some()
     }
 
     // --------------------------------------------------------------------------------------- call identity
@@ -890,7 +896,7 @@ impl Accumulator {
         if let Some(index) = fragment.index {
             let current = self
                 .choices
-                .get(&choice)
+                .get(choice)
                 .and_then(|state| state.by_index.get(&index))
                 .copied();
             let Some(current) = current else {
@@ -936,8 +942,8 @@ impl Accumulator {
             }
             return current;
         }
-        let known = call_id.and_then(|id| self.choices.get(&choice).and_then(|state| state.by_id.get(id)).copied());
-        let latest = self.choices.get(&choice).and_then(|state| {
+        let known = call_id.and_then(|id| self.choices.get(choice).and_then(|state| state.by_id.get(id)).copied());
+        let latest = self.choices.get(choice).and_then(|state| {
             if state.refused {
                 Some(REFUSED)
             } else {
@@ -984,8 +990,7 @@ impl Accumulator {
             received: 0,
             over_limit: false,
             missing_index_reported: false,
-            changed_ids: FxHashSet::default(),
-            changed_names: FxHashSet::default(),
+            changed: None,
             violations: Vec::new(),
             stage: Stage::Open,
             extra: Vec::new(),
@@ -999,14 +1004,15 @@ impl Accumulator {
             },
             trailing: Merged::None,
         });
-        let state = self.choices.entry(choice).or_default();
-        state.calls.push(seq);
-        state.pending.push(seq);
+        if let Some(state) = self.choices.opened(choice) {
+            state.calls.push(seq);
+            state.pending.push(seq);
+            if let Some(index) = fragment.index {
+                state.by_index.insert(index, seq);
+            }
+        }
         if self.config.log_steps {
             self.steps.push(Step::Opened { seq });
-        }
-        if let Some(index) = fragment.index {
-            state.by_index.insert(index, seq);
         }
         if value_or_none(fragment.kind).is_none() {
             let message = "the call's first fragment has no type".to_owned();
@@ -1026,10 +1032,11 @@ impl Accumulator {
     /// it (they are the refused call's, and so refused too).
     #[cold]
     fn refuse(&mut self, choice: i64, index: Option<i64>) -> usize {
-        let state = self.choices.entry(choice).or_default();
-        state.refused = true;
-        if let Some(index) = index {
-            state.by_index.remove(&index);
+        if let Some(state) = self.choices.opened(choice) {
+            state.refused = true;
+            if let Some(index) = index {
+                state.by_index.remove(&index);
+            }
         }
         REFUSED
     }
@@ -1055,7 +1062,7 @@ impl Accumulator {
     /// The choice's text passed `Limits.max_text_bytes`: `bytes` more counted by its `TEXT_TOO_LARGE`.
     #[cold]
     fn text_too_large(&mut self, choice: i64, bytes: usize) {
-        let Some(merged) = self.choices.get(&choice).map(|state| state.text_over) else {
+        let Some(merged) = self.choices.get(choice).map(|state| state.text_over) else {
             return;
         };
         let past = Past {
@@ -1071,7 +1078,7 @@ impl Accumulator {
                 past.limit
             )
         });
-        if let Some(state) = self.choices.get_mut(&choice) {
+        if let Some(state) = self.choices.get_mut(choice) {
             state.text_over = merged;
         }
     }
@@ -1091,11 +1098,9 @@ impl Accumulator {
         {
             state.id = Some(new_id.to_vec());
             let choice = state.choice;
-            self.choices
-                .entry(choice)
-                .or_default()
-                .by_id
-                .insert(new_id.to_vec(), call);
+            if let Some(state) = self.choices.opened(choice) {
+                state.by_id.insert(new_id.to_vec(), call);
+            }
         }
         if let Some(name) = value_or_none(fragment.name)
             && let Some(state) = self.calls.get_mut(call)
@@ -1288,7 +1293,7 @@ impl Accumulator {
 
     fn by_index(&self, choice: i64, index: i64) -> Option<usize> {
         self.choices
-            .get(&choice)
+            .get(choice)
             .and_then(|state| state.by_index.get(&index))
             .copied()
     }
@@ -1319,7 +1324,7 @@ impl Accumulator {
 
     fn pending(&self, choice: i64) -> Vec<usize> {
         self.choices
-            .get(&choice)
+            .get(choice)
             .map(|state| state.pending.clone())
             .unwrap_or_default()
     }
@@ -1328,7 +1333,7 @@ impl Accumulator {
         if self.config.emit == Emit::StreamEnd {
             return;
         }
-        let Some(state) = self.choices.get(&choice) else { return };
+        let Some(state) = self.choices.get(choice) else { return };
         // The common case is one pending call, the current one: nothing to do and no allocation.
         if state.pending.iter().all(|call| *call == current) {
             return;
@@ -1341,7 +1346,7 @@ impl Accumulator {
     }
 
     fn cut(&mut self, choice: i64, because: &str, seqless: bool) {
-        let Some(state) = self.choices.get_mut(&choice) else {
+        let Some(state) = self.choices.get_mut(choice) else {
             return;
         };
         if state.cut {
@@ -1387,10 +1392,10 @@ impl Accumulator {
         if self.config.log_steps {
             self.steps.push(Step::HandedOver { seq });
         }
-        if let Some(choice_state) = self.choices.get_mut(&choice) {
+        if let Some(choice_state) = self.choices.get_mut(choice) {
             choice_state.pending.retain(|pending| *pending != call);
         }
-        let cut = cut || self.choices.get(&choice).is_some_and(|state| state.cut);
+        let cut = cut || self.choices.get(choice).is_some_and(|state| state.cut);
         let Some(state) = self.calls.get_mut(call) else { return };
         let mut findings: Vec<(ViolationCode, String, Detail)> = Vec::new();
         if state.id.is_none() {
@@ -1511,8 +1516,7 @@ impl Accumulator {
         }
         let mut findings: Vec<(ViolationCode, String, i64, Option<Severity>)> = Vec::new();
         let wanted = &self.config.tool_choice;
-        for (number, choice) in &self.choices {
-            let number = *number;
+        for (number, choice) in self.choices.iter() {
             let names: Vec<Option<&[u8]>> = choice
                 .calls
                 .iter()
@@ -1701,15 +1705,6 @@ impl Accumulator {
         let found = filed.added().and_then(|index| self.stream_violations.get(index));
         log(&self.config, &mut self.log, &mut self.logged, found);
         filed.kept()
-    }
-}
-
-/// The choice `choice` of `choices`, opened when it is new and fewer than `max` are; None when it cannot be.
-fn admitted(choices: &mut BTreeMap<i64, Box<Choice>>, choice: i64, max: usize) -> Option<&mut Choice> {
-    let room = choices.len() < max;
-    match choices.entry(choice) {
-        std::collections::btree_map::Entry::Occupied(entry) => Some(entry.into_mut()),
-        std::collections::btree_map::Entry::Vacant(entry) => room.then(|| &mut **entry.insert(Box::default())),
     }
 }
 

@@ -225,7 +225,7 @@ impl Framer {
                     let opening = opening.take();
                     return Err(self.fail(FramingError::Unrecognized { opening }));
                 }
-                Told::Framing(framing, rest) => {
+                Told::Framing(framing, opened) => {
                     let held = opening.take();
                     self.state = match framing {
                         Framing::EventStream => State::Sse(SseFramer::new(self.limit)),
@@ -233,8 +233,13 @@ impl Framer {
                         Framing::JsonArray => State::Json(JsonSeq::new(self.limit, true)),
                         Framing::AwsEventStream => State::Aws(AwsFrames::new(self.limit)),
                     };
-                    self.framed(&held, on_event)?;
-                    rest
+                    match opened {
+                        Opened::InRead(body) => body,
+                        Opened::Held(rest) => {
+                            self.framed(&held, on_event)?;
+                            rest
+                        }
+                    }
                 }
             },
             State::Sse(_) | State::Json(_) | State::Aws(_) => read,
@@ -421,8 +426,18 @@ struct Opening {
 
 enum Told<'b> {
     Pending,
-    Framing(Framing, &'b [u8]),
+    Framing(Framing, Opened<'b>),
     Unrecognized,
+}
+
+/// Where the body goes on from once its opening told the framing.
+enum Opened<'b> {
+    /// The opening is all in this read: the body from its first byte, held bytes included. Framing the read whole lets
+    /// a first event that fits in it be handed over from the read itself: framed as held bytes and then the rest, it
+    /// spanned two feeds, and the framer's line buffers kept its size for the rest of the stream.
+    InRead(&'b [u8]),
+    /// The opening began in an earlier read: the held bytes are framed first, then the rest of this read.
+    Held(&'b [u8]),
 }
 
 impl Opening {
@@ -447,11 +462,18 @@ impl Opening {
         if self.refused {
             return self.collect(bytes);
         }
+        let in_read = self.held.is_empty();
         for (at, &byte) in bytes.iter().enumerate() {
             self.held.push(byte);
             match tell(&self.held) {
                 Verdict::Need => {}
-                Verdict::Is(framing) => return Told::Framing(framing, bytes.get(at + 1..).unwrap_or_default()),
+                Verdict::Is(framing) if in_read => {
+                    self.held.clear();
+                    return Told::Framing(framing, Opened::InRead(bytes));
+                }
+                Verdict::Is(framing) => {
+                    return Told::Framing(framing, Opened::Held(bytes.get(at + 1..).unwrap_or_default()));
+                }
                 Verdict::Not => {
                     self.refused = true;
                     return self.collect(bytes.get(at + 1..).unwrap_or_default());
@@ -669,6 +691,40 @@ pub(crate) mod tests {
         );
         assert_eq!(framing_of(b"<html>"), None);
         assert_eq!(framing_of(b"dat"), None, "not told yet");
+    }
+
+    #[test]
+    fn a_first_event_within_the_read_that_told_the_framing_is_handed_over_from_that_read() {
+        for body in [
+            &b"\xEF\xBB\xBF  data: {\"a\":1}\n\n"[..],
+            b"\n{\"a\":1}\n",
+            b"[{\"a\":1}]",
+        ] {
+            let read = body.to_vec();
+            let span = read.as_ptr_range();
+            let mut borrowed = Vec::new();
+            let mut framer = Framer::new(1 << 20);
+            let mut collect = |event: Event<'_>| -> Result<(), FramingError> {
+                let data = event.data.as_ptr_range();
+                borrowed.push((
+                    String::from_utf8_lossy(event.data).into_owned(),
+                    span.contains(&data.start),
+                ));
+                Ok(())
+            };
+            framer.feed(&read, &mut collect).unwrap_or_default();
+            framer.finish(&mut collect).unwrap_or_default();
+            assert_eq!(borrowed, [("{\"a\":1}".to_owned(), true)], "{}", shown(body));
+        }
+        // An opening that spans reads is framed from the bytes it held, then the rest.
+        for cut in 1..10 {
+            let body = b"data: {\"a\":1}\n\ndata: 2\n\n";
+            let (first, rest) = body.split_at(cut);
+            assert_eq!(
+                data_of(&[first, rest], 1 << 20),
+                Ok(vec!["{\"a\":1}".to_owned(), "2".to_owned()])
+            );
+        }
     }
 
     #[test]

@@ -250,7 +250,12 @@ enum Track {
         current: Option<usize>,
         /// Key hash to the latest span with that hash, chained through `KeySpan::next_same_hash`;
         /// built once an object passes `LINEAR_KEYS` keys, so small objects never hash.
-        index: Option<HashMap<u64, usize>>,
+        #[expect(
+            clippy::box_collection,
+            reason = "the box halves the frame every open container pays for; its one more allocation comes only \
+                      with a large object's map"
+        )]
+        index: Option<Box<HashMap<u64, usize>>>,
     },
 }
 
@@ -795,7 +800,8 @@ impl Scanner {
         });
         *current = Some(new);
         if index.is_none() && new - *first_span >= LINEAR_KEYS {
-            *index = Some(index_keys(&mut self.spans, &self.keys, &self.hasher, *first_span));
+            let keys = index_keys(&mut self.spans, &self.keys, &self.hasher, *first_span);
+            *index = Some(Box::new(keys));
         }
     }
 

@@ -45,7 +45,9 @@ impl Template {
             .map(|(value, hole)| Some((span(event, value)?, *hole)))
             .collect::<Option<Vec<_>>>()?;
         spans.sort_by_key(|(range, _)| range.start);
-        let mut literals = Vec::new();
+        // The literals are at most the event: room for them at once spares the doubling's slack, which a stream kept
+        // for as long as it kept the template.
+        let mut literals = Vec::with_capacity(event.len().min(MAX_LITERAL));
         let mut kept = Vec::with_capacity(spans.len());
         let mut at = 0;
         for (range, hole) in spans {
@@ -176,6 +178,10 @@ impl<K: Copy + PartialEq> Templates<K> {
     pub(crate) fn keep(&mut self, key: K, name: Option<&[u8]>, template: Template) {
         self.forget(key);
         self.kept.truncate(KEPT - 1);
+        if self.kept.capacity() == 0 {
+            // Room for one: a stream of one call keeps one template (a vector's first growth makes room for four).
+            self.kept.reserve_exact(1);
+        }
         self.kept.insert(0, (key, name.map(<[u8]>::to_vec), template));
     }
 
