@@ -1,50 +1,73 @@
-//! A stream's choices by number: a vector kept in order, searched by halves.
+//! A stream's choices by number: a short vector kept in order while they are few, a B-tree past that.
 //!
-//! A stream has one choice, or the few `n` asked for (at most `Limits.max_choices`). A B-tree held room for eleven
-//! entries in its first node and a box per choice besides; here a stream's one choice is one allocation, and finding it
-//! is one comparison.
+//! A stream has one choice, or the few `n` asked for. A B-tree held room for eleven entries in its first node and a box
+//! per choice besides; the vector holds a stream's one choice in one allocation, found by one comparison. A stream
+//! that opens many choices (up to `Limits.max_choices`, which a caller may raise) moves them to a B-tree, so that
+//! opening each stays logarithmic however the numbers come: inserting into the middle of a long vector would make a
+//! stream of descending numbers quadratic.
+
+use std::collections::BTreeMap;
+
+/// Choices kept in the vector at most; the next one moves them all to the B-tree.
+const FEW: usize = 8;
 
 /// Each choice of a stream, in the order of its number.
 #[derive(Debug)]
 pub(super) struct Choices<C> {
-    entries: Vec<(i64, C)>,
+    few: Vec<(i64, C)>,
+    /// Empty until the stream opens more than `FEW` choices; then it holds them all and `few` none.
+    many: BTreeMap<i64, C>,
 }
 
 impl<C> Default for Choices<C> {
     fn default() -> Self {
-        Self { entries: Vec::new() }
+        Self {
+            few: Vec::new(),
+            many: BTreeMap::new(),
+        }
     }
 }
 
 impl<C: Default> Choices<C> {
     fn position(&self, number: i64) -> Result<usize, usize> {
-        self.entries.binary_search_by_key(&number, |(kept, _)| *kept)
+        self.few.binary_search_by_key(&number, |(kept, _)| *kept)
     }
 
     pub(super) fn get(&self, number: i64) -> Option<&C> {
-        let at = self.position(number).ok()?;
-        self.entries.get(at).map(|(_, choice)| choice)
+        match self.position(number) {
+            Ok(at) => self.few.get(at).map(|(_, choice)| choice),
+            Err(_) => self.many.get(&number),
+        }
     }
 
     pub(super) fn get_mut(&mut self, number: i64) -> Option<&mut C> {
-        let at = self.position(number).ok()?;
-        self.entries.get_mut(at).map(|(_, choice)| choice)
+        match self.position(number) {
+            Ok(at) => self.few.get_mut(at).map(|(_, choice)| choice),
+            Err(_) => self.many.get_mut(&number),
+        }
     }
 
     /// The choice `number`, opened when it is new and fewer than `max` are; None when it cannot be.
     pub(super) fn admitted(&mut self, number: i64, max: usize) -> Option<&mut C> {
         let at = match self.position(number) {
-            Ok(at) => at,
-            Err(_) if self.entries.len() >= max => return None,
-            Err(at) => {
-                if self.entries.capacity() == 0 {
-                    self.entries.reserve_exact(1); // most streams have one choice
-                }
-                self.entries.insert(at, (number, C::default()));
-                at
-            }
+            Ok(at) => return self.few.get_mut(at).map(|(_, choice)| choice),
+            Err(at) => at,
         };
-        self.entries.get_mut(at).map(|(_, choice)| choice)
+        if self.many.contains_key(&number) {
+            return self.many.get_mut(&number);
+        }
+        if self.few.len() + self.many.len() >= max {
+            return None;
+        }
+        if self.many.is_empty() && self.few.len() < FEW {
+            if self.few.capacity() == 0 {
+                self.few.reserve_exact(1); // most streams have one choice
+            }
+            self.few.insert(at, (number, C::default()));
+            return self.few.get_mut(at).map(|(_, choice)| choice);
+        }
+        self.many.extend(self.few.drain(..));
+        Some(self.many.entry(number).or_default())
     }
 
     /// The choice `number`, opened when it is new whatever the limit (a call's choice was admitted when it opened).
@@ -53,19 +76,21 @@ impl<C: Default> Choices<C> {
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.few.is_empty() && self.many.is_empty()
+    }
+
+    /// Each choice with its number, in the order of the numbers (one of the two stores is empty).
+    pub(super) fn iter(&self) -> impl Iterator<Item = (i64, &C)> {
+        let few = self.few.iter().map(|(number, choice)| (*number, choice));
+        few.chain(self.many.iter().map(|(number, choice)| (*number, choice)))
     }
 
     pub(super) fn numbers(&self) -> impl Iterator<Item = i64> + '_ {
-        self.entries.iter().map(|(number, _)| *number)
+        self.iter().map(|(number, _)| number)
     }
 
     pub(super) fn values(&self) -> impl Iterator<Item = &C> {
-        self.entries.iter().map(|(_, choice)| choice)
-    }
-
-    pub(super) fn iter(&self) -> impl Iterator<Item = (i64, &C)> {
-        self.entries.iter().map(|(number, choice)| (*number, choice))
+        self.iter().map(|(_, choice)| choice)
     }
 }
 
@@ -73,18 +98,39 @@ impl<C: Default> Choices<C> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn choices_keep_the_order_of_their_numbers_whatever_the_order_they_open_in() {
-        let mut choices = Choices::<Vec<u8>>::default();
-        for number in [5, -1, 2, 5, 0] {
+    /// Each number opened in turn, each choice holding the numbers it was opened with.
+    fn opened(numbers: impl IntoIterator<Item = i64>) -> Choices<Vec<i64>> {
+        let mut choices = Choices::<Vec<i64>>::default();
+        for number in numbers {
             if let Some(choice) = choices.opened(number) {
-                choice.push(u8::try_from(number.rem_euclid(256)).unwrap_or_default());
+                choice.push(number);
             }
         }
+        choices
+    }
+
+    #[test]
+    fn choices_keep_the_order_of_their_numbers_whatever_the_order_they_open_in() {
+        let choices = opened([5, -1, 2, 5, 0]);
         assert_eq!(choices.numbers().collect::<Vec<_>>(), [-1, 0, 2, 5]);
         assert_eq!(choices.get(5), Some(&vec![5, 5]));
         assert_eq!(choices.get(3), None);
-        assert_eq!(choices.values().count(), 4);
+        assert!(choices.many.is_empty(), "a few choices stay in the vector");
+    }
+
+    #[test]
+    fn many_choices_move_to_the_tree_and_keep_their_order_and_values() {
+        let descending = (0..40).rev().chain([7, 39, 0]);
+        let mut choices = opened(descending);
+        assert!(choices.few.is_empty() && choices.many.len() == 40);
+        assert_eq!(choices.numbers().collect::<Vec<_>>(), (0..40).collect::<Vec<_>>());
+        assert_eq!(choices.get(7), Some(&vec![7, 7]));
+        assert_eq!(choices.values().map(Vec::len).sum::<usize>(), 43);
+        assert!(choices.get_mut(40).is_none());
+        // The move happens when the vector is full: the choices it held come along.
+        let moved = opened(0..=i64::try_from(FEW).unwrap_or_default());
+        assert_eq!(moved.many.len(), FEW + 1);
+        assert_eq!(moved.get(0), Some(&vec![0]));
     }
 
     #[test]
@@ -96,5 +142,6 @@ mod tests {
         assert!(choices.admitted(7, 2).is_some());
         assert_eq!(choices.numbers().collect::<Vec<_>>(), [0, 7]);
         assert!(choices.get_mut(3).is_none());
+        assert!(!choices.is_empty());
     }
 }
