@@ -66,7 +66,8 @@ impl<C: Default> Choices<C> {
             self.few.insert(at, (number, C::default()));
             return self.few.get_mut(at).map(|(_, choice)| choice);
         }
-        self.many.extend(self.few.drain(..));
+        // Taken, not drained: the vector's room goes with it rather than staying with a stream of many choices.
+        self.many.extend(std::mem::take(&mut self.few));
         Some(self.many.entry(number).or_default())
     }
 
